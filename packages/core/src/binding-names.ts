@@ -1,0 +1,183 @@
+/**
+ * The name rules of CONTRACT section 1 and the one validator that applies them. Every backend
+ * calls {@link validateRunRequest}, so one namespace list behaves the same on every backend,
+ * including a future Python one (hence the Python keywords and the refusal of `$`).
+ */
+import { CodeRuntimeError, describeValue } from './errors.js'
+import type { CodeBindingErrorClass, CodeBindingFunction, CodeBindingNamespace, CodeRunRequest } from './types.js'
+
+/** A namespace global or error-class name: an ASCII identifier without `$`. */
+export const BINDING_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/** ECMAScript reserved words, strict-mode reserved words, and `arguments`/`eval`. */
+export const ECMASCRIPT_RESERVED_WORDS: ReadonlySet<string> = new Set([
+  'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete',
+  'do', 'else', 'enum', 'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'import',
+  'in', 'instanceof', 'new', 'null', 'return', 'super', 'switch', 'this', 'throw', 'true', 'try',
+  'typeof', 'var', 'void', 'while', 'with', 'yield',
+  'implements', 'interface', 'let', 'package', 'private', 'protected', 'public', 'static',
+  'arguments', 'eval',
+])
+
+/** Read-only value properties of the JavaScript global object: binding one can never work. */
+export const ECMASCRIPT_READONLY_GLOBALS: ReadonlySet<string> = new Set(['undefined', 'NaN', 'Infinity'])
+
+/** Python keywords and the soft keywords `match`, `case`, `type` and `_`. */
+export const PYTHON_RESERVED_WORDS: ReadonlySet<string> = new Set([
+  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue',
+  'def', 'del', 'elif', 'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in',
+  'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try', 'while', 'with',
+  'yield', 'match', 'case', 'type', '_',
+])
+
+/** Globals the runtimes own themselves; no namespace or error class may take them. */
+export const RESERVED_GLOBALS: ReadonlySet<string> = new Set([
+  'console', '__dsh_main__', '__builtins__', '__name__', '__debug__',
+])
+
+/** Properties an error class needs for itself (JavaScript and Python), refused as `memberNameProperty`. */
+export const RESERVED_MEMBER_NAME_PROPERTIES: ReadonlySet<string> = new Set([
+  'name', 'message', 'stack', 'args', 'with_traceback', 'add_note',
+])
+
+/** Python's dunder form `__x__`, refused as `memberNameProperty`. */
+export const DUNDER_PATTERN = /^__.*__$/s
+
+/** One namespace after validation: a frozen copy the backend can trust and read freely. */
+export interface ValidatedNamespace {
+  readonly global: string
+  /** Members keyed by name; a `Map`, so `__proto__` or `constructor` are ordinary keys. */
+  readonly functions: ReadonlyMap<string, CodeBindingFunction>
+  readonly errorClass?: CodeBindingErrorClass
+}
+
+/** A request after validation: what a backend acts on. */
+export interface ValidatedRunRequest {
+  readonly program: string
+  readonly namespaces: readonly ValidatedNamespace[]
+  readonly signal?: AbortSignal
+}
+
+function refuseBindings(field: string, value: unknown, rule: string): never {
+  throw new CodeRuntimeError(
+    'CODE_RUNTIME_INVALID_BINDINGS',
+    `Invalid bindings: ${field} ${describeValue(value)} ${rule}.`,
+    { field, value, rule },
+  )
+}
+
+/** Why `name` cannot be a global, or `undefined` when it can. */
+function explainGlobalNameProblem(name: string): string | undefined {
+  if (!BINDING_NAME_PATTERN.test(name)) {
+    return 'must match [A-Za-z_][A-Za-z0-9_]* (ASCII letters, digits and _, no $, not starting with a digit)'
+  }
+  if (ECMASCRIPT_RESERVED_WORDS.has(name)) return 'is a reserved word of JavaScript'
+  if (PYTHON_RESERVED_WORDS.has(name)) return 'is a reserved word of Python'
+  if (ECMASCRIPT_READONLY_GLOBALS.has(name)) return 'is a read-only global of JavaScript'
+  if (RESERVED_GLOBALS.has(name)) return 'is a global the runtime reserves for itself'
+  return undefined
+}
+
+function readErrorClass(field: string, value: unknown): CodeBindingErrorClass {
+  if (typeof value !== 'object' || value === null) {
+    refuseBindings(field, value, 'must be an object { name, memberNameProperty }')
+  }
+  const { name, memberNameProperty } = value as Record<string, unknown>
+  if (typeof name !== 'string') refuseBindings(`${field}.name`, name, 'must be a string')
+  const nameProblem = explainGlobalNameProblem(name)
+  if (nameProblem !== undefined) refuseBindings(`${field}.name`, name, nameProblem)
+  if (typeof memberNameProperty !== 'string') {
+    refuseBindings(`${field}.memberNameProperty`, memberNameProperty, 'must be a string')
+  }
+  if (memberNameProperty === '') refuseBindings(`${field}.memberNameProperty`, memberNameProperty, 'must not be empty')
+  if (RESERVED_MEMBER_NAME_PROPERTIES.has(memberNameProperty)) {
+    refuseBindings(`${field}.memberNameProperty`, memberNameProperty,
+      `is a property errors need for themselves (refused: ${[...RESERVED_MEMBER_NAME_PROPERTIES].join(', ')})`)
+  }
+  if (DUNDER_PATTERN.test(memberNameProperty)) {
+    refuseBindings(`${field}.memberNameProperty`, memberNameProperty, 'must not have the dunder form __x__')
+  }
+  return Object.freeze({ name, memberNameProperty })
+}
+
+function readFunctions(field: string, value: unknown): ReadonlyMap<string, CodeBindingFunction> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    refuseBindings(field, value, 'must be an object of functions')
+  }
+  const functions = new Map<string, CodeBindingFunction>()
+  for (const key of Reflect.ownKeys(value)) {
+    if (typeof key !== 'string') refuseBindings(field, value, 'must have string keys only')
+    const descriptor = Reflect.getOwnPropertyDescriptor(value, key)
+    if (descriptor === undefined || descriptor.enumerable !== true) continue
+    if (!('value' in descriptor)) refuseBindings(`${field}[${JSON.stringify(key)}]`, undefined, 'must be a data property, not a getter')
+    const member: unknown = descriptor.value
+    if (typeof member !== 'function') refuseBindings(`${field}[${JSON.stringify(key)}]`, member, 'must be a function')
+    functions.set(key, member as CodeBindingFunction)
+  }
+  return functions
+}
+
+/**
+ * Checks binding declarations against the name rules and returns a frozen, validated copy.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_BINDINGS`, naming the offending value and the rule.
+ */
+export function validateBindings(bindings: unknown): readonly ValidatedNamespace[] {
+  if (!Array.isArray(bindings)) refuseBindings('bindings', bindings, 'must be an array of namespaces')
+  const takenGlobals = new Map<string, string>()
+  const namespaces: ValidatedNamespace[] = []
+  for (let index = 0; index < bindings.length; index++) {
+    const field = `bindings[${index}]`
+    const namespace: unknown = bindings[index]
+    if (typeof namespace !== 'object' || namespace === null) {
+      refuseBindings(field, namespace, 'must be an object { global, functions, errorClass? }')
+    }
+    const { global, functions, errorClass } = namespace as Partial<Record<keyof CodeBindingNamespace, unknown>>
+    if (typeof global !== 'string') refuseBindings(`${field}.global`, global, 'must be a string')
+    const globalProblem = explainGlobalNameProblem(global)
+    if (globalProblem !== undefined) refuseBindings(`${field}.global`, global, globalProblem)
+    const earlier = takenGlobals.get(global)
+    if (earlier !== undefined) refuseBindings(`${field}.global`, global, `is already taken by ${earlier}`)
+    takenGlobals.set(global, `${field}.global`)
+    const members = readFunctions(`${field}.functions`, functions)
+    namespaces.push(errorClass === undefined
+      ? { global, functions: members }
+      : { global, functions: members, errorClass: readErrorClass(`${field}.errorClass`, errorClass) })
+  }
+  // Error-class names are checked once every namespace global is known, so the order of the
+  // namespaces does not change which one is blamed.
+  for (let index = 0; index < namespaces.length; index++) {
+    const errorClass = namespaces[index]?.errorClass
+    if (errorClass === undefined) continue
+    const field = `bindings[${index}].errorClass.name`
+    const earlier = takenGlobals.get(errorClass.name)
+    if (earlier !== undefined) refuseBindings(field, errorClass.name, `is already taken by ${earlier}`)
+    takenGlobals.set(errorClass.name, field)
+  }
+  return Object.freeze(namespaces.map((namespace) => Object.freeze(namespace)))
+}
+
+/**
+ * Checks a whole run request and returns the validated copy a backend acts on.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_REQUEST` for a malformed request,
+ *   `CODE_RUNTIME_INVALID_BINDINGS` for bindings that break the name rules.
+ */
+export function validateRunRequest(request: CodeRunRequest): ValidatedRunRequest {
+  if (typeof request !== 'object' || request === null) {
+    throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
+      `Invalid run request: expected an object { program, bindings, signal? }, got ${describeValue(request)}.`,
+      { field: 'request', value: request })
+  }
+  const { program, bindings, signal } = request as Partial<Record<keyof CodeRunRequest, unknown>>
+  if (typeof program !== 'string') {
+    throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
+      `Invalid run request: program must be a string, got ${describeValue(program)}.`,
+      { field: 'program', value: program })
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
+      `Invalid run request: signal must be an AbortSignal, got ${describeValue(signal)}.`,
+      { field: 'signal', value: signal })
+  }
+  const namespaces = validateBindings(bindings)
+  return Object.freeze(signal === undefined ? { program, namespaces } : { program, namespaces, signal })
+}

@@ -1,0 +1,53 @@
+/**
+ * The seam: an abstract cordis service registered as `ctx.codeRuntime`. It says what a code
+ * runtime does (run one program against host bindings, report `{ value, logs, error }`) and
+ * nothing about how.
+ */
+import { type Context, Service } from '@deepseek-ai/cordis'
+import type { CodeRunRequest, CodeRunResult, CodeRuntimeIsolation, CodeRuntimeLanguage } from './types.js'
+
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    codeRuntime: CodeRuntime
+  }
+}
+
+/** The service name every backend registers under. */
+export const CODE_RUNTIME_SERVICE_NAME = 'codeRuntime'
+
+/**
+ * A code runtime. Implementations subclass it, call `super(ctx)` and are loaded with
+ * `ctx.plugin(Backend, config)`; disposing that plugin disposes the runtime.
+ *
+ * Contract of {@link CodeRuntime.run} (CONTRACT sections 1 to 4): it resolves for every outcome
+ * of the program, with `error` set on failure, and rejects only for misuse by the caller (a run
+ * after disposal, invalid bindings). No state survives between runs. Disposal settles in-flight
+ * runs as `abort` and completes only once their substrates have exited.
+ *
+ * Cordis hands out a proxy of the service, so subclasses keep state in ordinary (TypeScript
+ * `private`) fields, not `#private` ones.
+ *
+ * @example
+ * ```ts
+ * const ctx = new Context()
+ * await ctx.plugin(WorkerThreadCodeRuntime, { computeMs: 5_000 })
+ * const result = await ctx.codeRuntime.run({ program: 'return 1 + 1', bindings: [] })
+ * ```
+ */
+export abstract class CodeRuntime extends Service {
+  /** The source language `run` expects. Informational: consumers that present code switch on it. */
+  abstract readonly language: CodeRuntimeLanguage
+  /** The execution substrate. A label for operators, not a security claim. */
+  abstract readonly isolation: CodeRuntimeIsolation
+
+  constructor(ctx: Context) {
+    super(ctx, CODE_RUNTIME_SERVICE_NAME)
+  }
+
+  /**
+   * Runs one program against the request's bindings.
+   * @throws {CodeRuntimeError} (as a rejection) `CODE_RUNTIME_DISPOSED`, `CODE_RUNTIME_INVALID_BINDINGS`
+   *   or `CODE_RUNTIME_INVALID_REQUEST`; never for a program outcome.
+   */
+  abstract run(request: CodeRunRequest): Promise<CodeRunResult>
+}

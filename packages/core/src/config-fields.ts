@@ -1,0 +1,96 @@
+/**
+ * Small shared readers for backend config. Each reads one field by name, applies its default
+ * when the field is absent, and refuses anything else with a message naming the field, the rule
+ * and the value received. Nothing is clamped, rounded or skipped silently.
+ */
+import { CodeRuntimeError, describeValue } from './errors.js'
+
+/** A config object after {@link readConfigObject}: own fields only, unknown keys refused. */
+export type ConfigRecord = Readonly<Record<string, unknown>>
+
+function refuseConfig(label: string, field: string, rule: string, value: unknown): never {
+  throw new CodeRuntimeError(
+    'CODE_RUNTIME_INVALID_CONFIG',
+    `Invalid ${label} config: ${field} ${rule}, got ${describeValue(value)}.`,
+    { field, value, rule },
+  )
+}
+
+/**
+ * Accepts `undefined` (all defaults) or a plain object whose keys are all in `knownFields`.
+ * @param label names the config in messages, e.g. `worker-thread`.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG` for a non-object or an unknown key.
+ */
+export function readConfigObject(label: string, input: unknown, knownFields: readonly string[]): ConfigRecord {
+  if (input === undefined || input === null) return {}
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    throw new CodeRuntimeError('CODE_RUNTIME_INVALID_CONFIG',
+      `Invalid ${label} config: expected an object, got ${describeValue(input)}.`, { value: input })
+  }
+  const record: Record<string, unknown> = {}
+  for (const key of Object.keys(input)) {
+    if (!knownFields.includes(key)) {
+      throw new CodeRuntimeError('CODE_RUNTIME_INVALID_CONFIG',
+        `Invalid ${label} config: unknown field ${JSON.stringify(key)}; known fields are ${knownFields.join(', ')}.`,
+        { field: key, rule: 'unknown field' })
+    }
+    record[key] = (input as Record<string, unknown>)[key]
+  }
+  return record
+}
+
+/** Rule of {@link readIntegerField}. */
+export interface IntegerFieldRule {
+  readonly default: number
+  readonly min: number
+  readonly max: number
+}
+
+/**
+ * Reads an integer in `[min, max]`, or the default when the field is absent (`undefined`).
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG`
+ */
+export function readIntegerField(label: string, config: ConfigRecord, field: string, rule: IntegerFieldRule): number {
+  const value = config[field]
+  if (value === undefined) return rule.default
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < rule.min || value > rule.max) {
+    refuseConfig(label, field, `must be an integer from ${rule.min} to ${rule.max}`, value)
+  }
+  return value
+}
+
+/**
+ * Reads a boolean, or the default when absent.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG`
+ */
+export function readBooleanField(label: string, config: ConfigRecord, field: string, defaultValue: boolean): boolean {
+  const value = config[field]
+  if (value === undefined) return defaultValue
+  if (typeof value !== 'boolean') refuseConfig(label, field, 'must be true or false', value)
+  return value
+}
+
+/**
+ * Reads one of a fixed set of strings, or the default when absent.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG`
+ */
+export function readOneOfField<T extends string>(label: string, config: ConfigRecord, field: string,
+  choices: readonly T[], defaultValue: T): T {
+  const value = config[field]
+  if (value === undefined) return defaultValue
+  if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) {
+    refuseConfig(label, field, `must be one of ${choices.map((choice) => JSON.stringify(choice)).join(', ')}`, value)
+  }
+  return value as T
+}
+
+/**
+ * Reads a non-empty string, or the default when absent.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG`
+ */
+export function readStringField(label: string, config: ConfigRecord, field: string, defaultValue: string): string {
+  const value = config[field]
+  if (value === undefined) return defaultValue
+  if (typeof value !== 'string' || value === '') refuseConfig(label, field, 'must be a non-empty string', value)
+  return value
+}

@@ -1,0 +1,70 @@
+// The seam
+export { CodeRuntime, CODE_RUNTIME_SERVICE_NAME } from './code-runtime.js'
+export { startCodeRuntime, type CodeRuntimeBackend, type StartedCodeRuntime } from './start-runtime.js'
+
+// Vocabulary
+export {
+  CODE_RUN_FAILURE_KINDS,
+  type CodeBindingErrorClass,
+  type CodeBindingFunction,
+  type CodeBindingNamespace,
+  type CodeJsonValue,
+  type CodeRunFailure,
+  type CodeRunFailureKind,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeRuntimeIsolation,
+  type CodeRuntimeLanguage,
+} from './types.js'
+
+// Host-facing errors
+export { CodeRuntimeError, describeValue, type CodeRuntimeErrorCode, type CodeRuntimeErrorDetails } from './errors.js'
+
+// Name rules and request validation
+export {
+  BINDING_NAME_PATTERN,
+  DUNDER_PATTERN,
+  ECMASCRIPT_READONLY_GLOBALS,
+  ECMASCRIPT_RESERVED_WORDS,
+  PYTHON_RESERVED_WORDS,
+  RESERVED_GLOBALS,
+  RESERVED_MEMBER_NAME_PROPERTIES,
+  validateBindings,
+  validateRunRequest,
+  type ValidatedNamespace,
+  type ValidatedRunRequest,
+} from './binding-names.js'
+
+// Lossless JSON
+export {
+  formatLosslessJsonRefusal,
+  isLosslessJson,
+  safeSnapshotLosslessJson,
+  snapshotLosslessJson,
+  type LosslessJsonOptions,
+  type LosslessJsonRefusal,
+  type LosslessJsonSnapshot,
+} from './lossless-json.js'
+
+// Output ledger
+export {
+  buildOutputLimitResult,
+  fitLogsPrefix,
+  fitStringPrefix,
+  jsonStringByteLength,
+  jsonValueByteLength,
+  logsByteLength,
+  outputLimitMessage,
+  OutputLedger,
+} from './output-ledger.js'
+
+// Config readers shared by backends
+export {
+  readBooleanField,
+  readConfigObject,
+  readIntegerField,
+  readOneOfField,
+  readStringField,
+  type ConfigRecord,
+  type IntegerFieldRule,
+} from './config-fields.js'

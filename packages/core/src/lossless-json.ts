@@ -1,0 +1,289 @@
+/**
+ * The lossless-JSON checker and snapshotter of CONTRACT section 3.
+ *
+ * A value crosses a boundary only as a fresh copy made here: every property is read exactly once
+ * (a getter runs once; a throwing getter refuses the value), `toJSON` is never called, and
+ * anything JSON would change or drop is refused instead of silently altered. The walk is
+ * iterative, so depth is bounded by memory, not by the call stack.
+ *
+ * Every intrinsic used is captured when this module loads, so code that later replaces
+ * `Object`, `Array`, `JSON`, `Reflect` or prototype methods cannot change what is accepted.
+ */
+import { types } from 'node:util'
+import { CodeRuntimeError } from './errors.js'
+import type { CodeJsonValue } from './types.js'
+
+const { ownKeys, getOwnPropertyDescriptor, getPrototypeOf, apply, defineProperty } = Reflect
+const { isArray } = Array
+const { keys: objectKeys, hasOwn } = Object
+const { isFinite } = Number
+const functionToString = Function.prototype.toString
+const { isProxy, isMap, isSet, isDate, isRegExp, isTypedArray, isAnyArrayBuffer, isPromise, isBoxedPrimitive, isNativeError, isWeakMap, isWeakSet } = types
+const OBJECT_PROTOTYPE: object = Object.prototype
+const ARRAY_PROTOTYPE: object = Array.prototype
+const SetConstructor = Set
+const setHas = Set.prototype.has
+const setAdd = Set.prototype.add
+const setDelete = Set.prototype.delete
+const weakSetHas = WeakSet.prototype.has
+const weakSetAdd = WeakSet.prototype.add
+const arrayPush = Array.prototype.push
+const arrayPop = Array.prototype.pop
+const stringify = JSON.stringify
+
+/** Why a value was refused, and where. */
+export interface LosslessJsonRefusal {
+  /** Where the offending part sits, e.g. `args.filters[2]`; the root label alone for the root. */
+  readonly path: string
+  /** What is wrong, in words a model can act on, e.g. `is a Map`. */
+  readonly reason: string
+}
+
+/** The result of {@link safeSnapshotLosslessJson}. */
+export type LosslessJsonSnapshot =
+  | { readonly ok: true; readonly value: CodeJsonValue }
+  | { readonly ok: false; readonly refusal: LosslessJsonRefusal }
+
+/** Options of the snapshotter. */
+export interface LosslessJsonOptions {
+  /** How the root is named in a refusal's path; default `value`. */
+  readonly rootLabel?: string
+}
+
+// Prototypes proven to be some realm's `Object.prototype` or `Array.prototype`. A vm context has
+// its own intrinsics; their plain objects and arrays are as plain as ours.
+const realmObjectPrototypes = new WeakSet<object>([OBJECT_PROTOTYPE])
+const realmArrayPrototypes = new WeakSet<object>([ARRAY_PROTOTYPE])
+
+/**
+ * True when `prototype` is the intrinsic prototype of the built-in `constructorName` of some
+ * realm. The test reads data properties only (no getter runs) and relies on the intrinsic's
+ * `prototype` being non-writable and on native functions printing their own name, which a
+ * program cannot fake: a bound function or a class prints differently.
+ */
+function isIntrinsicPrototype(prototype: object, constructorName: 'Object' | 'Array'): boolean {
+  if (isProxy(prototype)) return false
+  const constructorDescriptor = getOwnPropertyDescriptor(prototype, 'constructor')
+  const candidate: unknown = constructorDescriptor?.value
+  if (typeof candidate !== 'function' || isProxy(candidate)) return false
+  const prototypeDescriptor = getOwnPropertyDescriptor(candidate, 'prototype')
+  if (prototypeDescriptor?.value !== prototype || prototypeDescriptor.writable !== false) return false
+  let source: string
+  try {
+    source = apply(functionToString, candidate, []) as string
+  } catch {
+    return false
+  }
+  return source === `function ${constructorName}() { [native code] }`
+}
+
+function isPlainObjectPrototype(prototype: object | null): boolean {
+  if (prototype === null) return true
+  if (apply(weakSetHas, realmObjectPrototypes, [prototype])) return true
+  if (getPrototypeOf(prototype) !== null || !isIntrinsicPrototype(prototype, 'Object')) return false
+  apply(weakSetAdd, realmObjectPrototypes, [prototype])
+  return true
+}
+
+function isPlainArrayPrototype(prototype: object | null): boolean {
+  if (prototype === null) return false
+  if (apply(weakSetHas, realmArrayPrototypes, [prototype])) return true
+  if (!isArray(prototype) || !isIntrinsicPrototype(prototype, 'Array')) return false
+  apply(weakSetAdd, realmArrayPrototypes, [prototype])
+  return true
+}
+
+/** Names what kind of non-plain object `value` is, without running any of its code. */
+function describeObject(value: object): string {
+  if (isProxy(value)) return 'is a Proxy'
+  if (typeof value === 'function') return 'is a function'
+  if (isMap(value)) return 'is a Map'
+  if (isSet(value)) return 'is a Set'
+  if (isWeakMap(value) || isWeakSet(value)) return 'is a WeakMap or WeakSet'
+  if (isDate(value)) return 'is a Date (pass date.toISOString() instead)'
+  if (isRegExp(value)) return 'is a RegExp'
+  if (isTypedArray(value)) return 'is a typed array (pass a plain array of numbers instead)'
+  if (isAnyArrayBuffer(value)) return 'is an ArrayBuffer'
+  if (isPromise(value)) return 'is a Promise (await it first)'
+  if (isBoxedPrimitive(value)) return 'is a boxed primitive'
+  if (isNativeError(value)) return 'is an Error (pass { message } instead)'
+  return isArray(value) ? 'is an array with a custom prototype' : 'is an instance of a class or has a custom prototype'
+}
+
+/** Names why a primitive is not lossless JSON, or `undefined` when it is. */
+function describePrimitiveProblem(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return undefined
+    case 'number':
+      if (!isFinite(value)) return `is ${String(value)}, which JSON cannot represent`
+      if (value === 0 && 1 / value < 0) return 'is -0, which JSON turns into 0'
+      return undefined
+    case 'undefined':
+      return 'is undefined (use null, or leave the key out)'
+    case 'bigint':
+      return 'is a BigInt (pass a string or a number)'
+    case 'symbol':
+      return 'is a symbol'
+    case 'function':
+      return 'is a function'
+    default:
+      return undefined
+  }
+}
+
+function appendKey(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${stringify(key)}]`
+}
+
+interface Frame {
+  readonly source: object
+  readonly target: CodeJsonValue[] | { [key: string]: CodeJsonValue }
+  readonly keys: readonly string[] | undefined // undefined for arrays
+  readonly length: number
+  readonly path: string
+  index: number
+}
+
+class Refusal {
+  readonly path: string
+  readonly reason: string
+  constructor(path: string, reason: string) {
+    this.path = path
+    this.reason = reason
+  }
+}
+
+/** Reads `source[key]` once; a throwing getter becomes a refusal. */
+function readOnce(source: object, key: string | number, path: string): unknown {
+  try {
+    return (source as Record<string | number, unknown>)[key]
+  } catch {
+    throw new Refusal(path, 'has a getter that threw')
+  }
+}
+
+/**
+ * Opens an object or array for copying: checks it is plain and returns its frame, or throws a
+ * {@link Refusal}. `ancestors` holds the objects on the current path, to tell a cycle from a
+ * shared reference (which is simply copied twice).
+ */
+function openFrame(source: object, path: string, ancestors: Set<object>): Frame {
+  if (typeof source === 'function' || isProxy(source)) throw new Refusal(path, describeObject(source))
+  if (apply(setHas, ancestors, [source])) throw new Refusal(path, 'refers back to one of its own ancestors (a cycle)')
+  const prototype = getPrototypeOf(source)
+  const allKeys = ownKeys(source)
+  if (isArray(source)) {
+    if (!isPlainArrayPrototype(prototype)) throw new Refusal(path, describeObject(source))
+    const length = (source as unknown[]).length
+    if (allKeys.length !== length + 1) {
+      throw new Refusal(path, allKeys.length < length + 1
+        ? 'is a sparse array (it has holes)'
+        : 'is an array with extra properties besides its elements')
+    }
+    apply(setAdd, ancestors, [source])
+    return { source, target: [], keys: undefined, length, path, index: 0 }
+  }
+  if (!isPlainObjectPrototype(prototype)) throw new Refusal(path, describeObject(source))
+  const enumerableKeys = objectKeys(source)
+  if (enumerableKeys.length !== allKeys.length) {
+    throw new Refusal(path, 'has hidden (non-enumerable) or symbol-keyed properties')
+  }
+  apply(setAdd, ancestors, [source])
+  return { source, target: {}, keys: enumerableKeys, length: enumerableKeys.length, path, index: 0 }
+}
+
+function store(frame: Frame, key: string | number, value: CodeJsonValue): void {
+  if (typeof key === 'number') {
+    (frame.target as CodeJsonValue[])[key] = value
+  } else if (key === '__proto__') {
+    // A literal own `__proto__` key stays an ordinary key of the copy.
+    defineProperty(frame.target, key, { value, writable: true, enumerable: true, configurable: true })
+  } else {
+    (frame.target as Record<string, CodeJsonValue>)[key] = value
+  }
+}
+
+function snapshot(root: unknown, rootLabel: string): CodeJsonValue {
+  if (typeof root !== 'object' || root === null) {
+    const problem = describePrimitiveProblem(root)
+    if (problem !== undefined) throw new Refusal(rootLabel, problem)
+    return root as CodeJsonValue
+  }
+  const ancestors = new SetConstructor<object>()
+  const first = openFrame(root, rootLabel, ancestors)
+  const stack: Frame[] = [first]
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1] as Frame
+    if (frame.index === frame.length) {
+      apply(arrayPop, stack, [])
+      apply(setDelete, ancestors, [frame.source])
+      continue
+    }
+    const index = frame.index++
+    let key: string | number
+    let childPath: string
+    if (frame.keys === undefined) {
+      key = index
+      // The length check above proves no holes only when every index is own.
+      if (!hasOwn(frame.source, index)) throw new Refusal(frame.path, 'is a sparse array (it has holes)')
+      childPath = `${frame.path}[${index}]`
+    } else {
+      key = frame.keys[index] as string
+      childPath = appendKey(frame.path, key)
+    }
+    const child = readOnce(frame.source, key, childPath)
+    if (typeof child === 'object' && child !== null) {
+      const childFrame = openFrame(child, childPath, ancestors)
+      store(frame, key, childFrame.target)
+      apply(arrayPush, stack, [childFrame])
+    } else {
+      const problem = describePrimitiveProblem(child)
+      if (problem !== undefined) throw new Refusal(childPath, problem)
+      store(frame, key, child as CodeJsonValue)
+    }
+  }
+  return first.target
+}
+
+/**
+ * Copies `value` if it is lossless JSON, or explains why not. Never throws.
+ * @example
+ * safeSnapshotLosslessJson(new Map(), { rootLabel: 'args' })
+ * // { ok: false, refusal: { path: 'args', reason: 'is a Map' } }
+ */
+export function safeSnapshotLosslessJson(value: unknown, options: LosslessJsonOptions = {}): LosslessJsonSnapshot {
+  const rootLabel = options.rootLabel ?? 'value'
+  try {
+    return { ok: true, value: snapshot(value, rootLabel) }
+  } catch (error) {
+    if (error instanceof Refusal) return { ok: false, refusal: { path: error.path, reason: error.reason } }
+    // Only a resource failure (out of memory) lands here.
+    return { ok: false, refusal: { path: rootLabel, reason: 'could not be copied' } }
+  }
+}
+
+/** Formats a refusal as one sentence: `args.filters is a Map; pass plain objects and arrays only.` */
+export function formatLosslessJsonRefusal(refusal: LosslessJsonRefusal): string {
+  return `${refusal.path} ${refusal.reason}; pass JSON values only (null, booleans, finite numbers, strings, plain arrays and objects).`
+}
+
+/**
+ * Copies `value` if it is lossless JSON.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_NOT_LOSSLESS_JSON` with the path and reason in the message.
+ */
+export function snapshotLosslessJson(value: unknown, options: LosslessJsonOptions = {}): CodeJsonValue {
+  const result = safeSnapshotLosslessJson(value, options)
+  if (result.ok) return result.value
+  throw new CodeRuntimeError('CODE_RUNTIME_NOT_LOSSLESS_JSON', formatLosslessJsonRefusal(result.refusal), {
+    field: result.refusal.path,
+    rule: result.refusal.reason,
+  })
+}
+
+/** True when `value` is lossless JSON. Reads every property once, like the snapshotter. */
+export function isLosslessJson(value: unknown): boolean {
+  return safeSnapshotLosslessJson(value).ok
+}

@@ -1,0 +1,207 @@
+/**
+ * The output ledger of CONTRACT section 4: one cap, `maxOutputBytes`, on the compact JSON of the
+ * `logs` array plus the JSON of the value or of the failure message.
+ *
+ * Sizes are computed from the text itself, never by building the escaped JSON: a log flood or a
+ * 64 MiB value must not cost a second copy just to be measured.
+ */
+import type { CodeJsonValue, CodeRunResult } from './types.js'
+
+// Characters that JSON escapes or that need more than one UTF-8 byte force the slow path.
+const NEEDS_CHARACTER_WALK = /["\\\u0000-\u001f\u0080-\uffff]/
+const { byteLength } = Buffer
+const charCodeAt = String.prototype.charCodeAt
+
+/** Bytes one UTF-16 code unit sequence costs inside a JSON string; `index` is advanced by the caller. */
+function characterBytes(text: string, index: number): { bytes: number; units: 1 | 2 } {
+  const code = text.charCodeAt(index)
+  if (code < 0x80) {
+    if (code === 0x22 || code === 0x5c) return { bytes: 2, units: 1 }
+    if (code >= 0x20) return { bytes: 1, units: 1 }
+    // \b \t \n \f \r have two-character escapes; other control characters need \u00XX.
+    return { bytes: code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6, units: 1 }
+  }
+  if (code < 0x800) return { bytes: 2, units: 1 }
+  if (code >= 0xd800 && code <= 0xdbff) {
+    const next = index + 1 < text.length ? text.charCodeAt(index + 1) : 0
+    if (next >= 0xdc00 && next <= 0xdfff) return { bytes: 4, units: 2 }
+    return { bytes: 6, units: 1 } // a lone high surrogate is written as \uXXXX
+  }
+  if (code >= 0xdc00 && code <= 0xdfff) return { bytes: 6, units: 1 } // a lone low surrogate
+  return { bytes: 3, units: 1 }
+}
+
+/** Bytes of the JSON string contents of `text` (without the quotes). */
+function contentBytes(text: string): number {
+  if (!NEEDS_CHARACTER_WALK.test(text)) return text.length
+  let bytes = 0
+  let index = 0
+  while (index < text.length) {
+    const code = charCodeAt.call(text, index) as number
+    // Plain ASCII dominates real text; keep it off the general path.
+    if (code >= 0x20 && code < 0x80 && code !== 0x22 && code !== 0x5c) {
+      bytes += 1
+      index += 1
+      continue
+    }
+    const step = characterBytes(text, index)
+    bytes += step.bytes
+    index += step.units
+  }
+  return bytes
+}
+
+/**
+ * Exact byte length of `JSON.stringify(text)` encoded as UTF-8, quotes included.
+ * @example jsonStringByteLength('€') // 5
+ */
+export function jsonStringByteLength(text: string): number {
+  return contentBytes(text) + 2
+}
+
+/** Exact byte length of the compact JSON of a lossless JSON value, computed without building it. */
+export function jsonValueByteLength(value: CodeJsonValue): number {
+  let bytes = 0
+  const pending: CodeJsonValue[] = [value]
+  while (pending.length > 0) {
+    const item = pending.pop() as CodeJsonValue
+    if (item === null) bytes += 4
+    else if (typeof item === 'boolean') bytes += item ? 4 : 5
+    else if (typeof item === 'number') bytes += String(item).length
+    else if (typeof item === 'string') bytes += jsonStringByteLength(item)
+    else if (Array.isArray(item)) {
+      bytes += 2 + Math.max(0, item.length - 1)
+      for (let index = item.length - 1; index >= 0; index--) pending.push(item[index] as CodeJsonValue)
+    } else {
+      const keys = Object.keys(item)
+      bytes += 2 + Math.max(0, keys.length - 1)
+      for (const key of keys) {
+        bytes += jsonStringByteLength(key) + 1
+        pending.push(item[key] as CodeJsonValue)
+      }
+    }
+  }
+  return bytes
+}
+
+/** Bytes of the compact JSON of a logs array: brackets, one comma between entries. */
+export function logsByteLength(logs: readonly string[]): number {
+  let bytes = 2
+  for (let index = 0; index < logs.length; index++) {
+    bytes += jsonStringByteLength(logs[index] as string) + (index > 0 ? 1 : 0)
+  }
+  return bytes
+}
+
+/**
+ * The longest prefix of `text` whose JSON string (quotes included) fits in `maxBytes`, cut at a
+ * code-point boundary; `undefined` when not even the empty string fits.
+ */
+export function fitStringPrefix(text: string, maxBytes: number): string | undefined {
+  if (maxBytes < 2) return undefined
+  let bytes = 2
+  let index = 0
+  while (index < text.length) {
+    const step = characterBytes(text, index)
+    if (bytes + step.bytes > maxBytes) break
+    bytes += step.bytes
+    index += step.units
+  }
+  return text.slice(0, index)
+}
+
+/**
+ * The longest prefix of `logs` whose JSON array fits in `maxBytes`; the last entry kept may be
+ * cut at a code-point boundary. An entry cut to nothing is dropped.
+ */
+export function fitLogsPrefix(logs: readonly string[], maxBytes: number): string[] {
+  const kept: string[] = []
+  let bytes = 2
+  for (const entry of logs) {
+    const separator = kept.length > 0 ? 1 : 0
+    const entryBytes = jsonStringByteLength(entry)
+    if (bytes + separator + entryBytes <= maxBytes) {
+      kept.push(entry)
+      bytes += separator + entryBytes
+      continue
+    }
+    const cut = fitStringPrefix(entry, maxBytes - bytes - separator)
+    if (cut !== undefined && cut.length > 0) kept.push(cut)
+    break
+  }
+  return kept
+}
+
+/** The message of an `output-limit` failure; it names the cap and how to stay under it. */
+export function outputLimitMessage(maxOutputBytes: number): string {
+  return `Output exceeded ${maxOutputBytes} bytes (maxOutputBytes). Print less and return only what you need next.`
+}
+
+/**
+ * Builds the `output-limit` result: no value, the message naming the cap, and the longest prefix
+ * of the logs that fits beside it. The total never exceeds the cap: with a tiny cap the message
+ * itself is cut.
+ */
+export function buildOutputLimitResult(logs: readonly string[], maxOutputBytes: number): CodeRunResult {
+  const fullMessage = outputLimitMessage(maxOutputBytes)
+  const message = fitStringPrefix(fullMessage, maxOutputBytes - 2) ?? ''
+  const messageBytes = jsonStringByteLength(message)
+  return { logs: fitLogsPrefix(logs, maxOutputBytes - messageBytes), error: { kind: 'output-limit', message } }
+}
+
+/**
+ * Running account of one run's output. Logs are charged as they arrive, so a flood is caught at
+ * the line that crosses the cap; the completion is charged once at the end.
+ */
+export class OutputLedger {
+  readonly maxOutputBytes: number
+  readonly logs: string[] = []
+  #logsBytes = 2
+  #overflowed = false
+
+  constructor(maxOutputBytes: number) {
+    this.maxOutputBytes = maxOutputBytes
+  }
+
+  /** Bytes charged so far for the logs array. */
+  get logsBytes(): number {
+    return this.#logsBytes
+  }
+
+  /** True once the logs alone passed the cap. */
+  get isOverflowed(): boolean {
+    return this.#overflowed
+  }
+
+  /**
+   * Records one log entry. Returns false when the logs no longer fit; the entry is kept so
+   * {@link buildOutputLimitResult} can cut it, and later entries are ignored.
+   */
+  appendLog(entry: string): boolean {
+    if (this.#overflowed) return false
+    this.#logsBytes += jsonStringByteLength(entry) + (this.logs.length > 0 ? 1 : 0)
+    this.logs.push(entry)
+    // The smallest completion costs nothing (no value), so the logs alone decide here.
+    if (this.#logsBytes > this.maxOutputBytes) this.#overflowed = true
+    return !this.#overflowed
+  }
+
+  /**
+   * Settles a successful completion: the result with the value, or the `output-limit` result
+   * when logs plus value exceed the cap. `valueBytes` is the JSON size of the value (0 when absent).
+   */
+  settleValue(value: CodeJsonValue | undefined, valueBytes: number): CodeRunResult {
+    if (this.#overflowed || this.#logsBytes + valueBytes > this.maxOutputBytes) {
+      return buildOutputLimitResult(this.logs, this.maxOutputBytes)
+    }
+    return value === undefined ? { logs: this.logs } : { logs: this.logs, value }
+  }
+
+  /** Settles a failure: the failure, or `output-limit` when logs plus its message exceed the cap. */
+  settleFailure(kind: Exclude<CodeRunResult['error'], undefined>['kind'], message: string): CodeRunResult {
+    if (this.#overflowed || this.#logsBytes + jsonStringByteLength(message) > this.maxOutputBytes) {
+      return buildOutputLimitResult(this.logs, this.maxOutputBytes)
+    }
+    return { logs: this.logs, error: { kind, message } }
+  }
+}

@@ -1,0 +1,30 @@
+// Runs every compiled test file (`*.test.js` under packages/*/dist) with Node's own test runner.
+// Node 20's `--test` has no glob support, so the file list is built here.
+import { spawnSync } from 'node:child_process'
+import { readdirSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
+
+function findTests(directory) {
+  const found = []
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name)
+    if (entry.isDirectory()) found.push(...findTests(path))
+    else if (entry.name.endsWith('.test.js')) found.push(path)
+  }
+  return found
+}
+
+const only = process.argv.slice(2)
+const files = []
+for (const name of readdirSync('packages').sort()) {
+  const dist = join('packages', name, 'dist')
+  if (!existsSync(dist)) continue
+  files.push(...findTests(dist))
+}
+const selected = only.length === 0 ? files : files.filter((file) => only.some((part) => file.includes(part)))
+if (selected.length === 0) {
+  console.error('No test files found: run `npm run build` first.')
+  process.exit(1)
+}
+const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...selected.sort()], { stdio: 'inherit' })
+process.exit(result.status ?? 1)
