@@ -27,8 +27,7 @@ const setAdd = Set.prototype.add
 const setDelete = Set.prototype.delete
 const weakSetHas = WeakSet.prototype.has
 const weakSetAdd = WeakSet.prototype.add
-const arrayPush = Array.prototype.push
-const arrayPop = Array.prototype.pop
+const charCodeAt = String.prototype.charCodeAt
 const stringify = JSON.stringify
 
 /** Why a value was refused, and where. */
@@ -62,7 +61,6 @@ const realmArrayPrototypes = new WeakSet<object>([ARRAY_PROTOTYPE])
  * program cannot fake: a bound function or a class prints differently.
  */
 function isIntrinsicPrototype(prototype: object, constructorName: 'Object' | 'Array'): boolean {
-  if (isProxy(prototype)) return false
   const constructorDescriptor = getOwnPropertyDescriptor(prototype, 'constructor')
   const candidate: unknown = constructorDescriptor?.value
   if (typeof candidate !== 'function' || isProxy(candidate)) return false
@@ -80,6 +78,8 @@ function isIntrinsicPrototype(prototype: object, constructorName: 'Object' | 'Ar
 function isPlainObjectPrototype(prototype: object | null): boolean {
   if (prototype === null) return true
   if (apply(weakSetHas, realmObjectPrototypes, [prototype])) return true
+  // A Proxy is refused before anything asks it a question: each question would run a trap.
+  if (isProxy(prototype)) return false
   if (getPrototypeOf(prototype) !== null || !isIntrinsicPrototype(prototype, 'Object')) return false
   apply(weakSetAdd, realmObjectPrototypes, [prototype])
   return true
@@ -88,6 +88,7 @@ function isPlainObjectPrototype(prototype: object | null): boolean {
 function isPlainArrayPrototype(prototype: object | null): boolean {
   if (prototype === null) return false
   if (apply(weakSetHas, realmArrayPrototypes, [prototype])) return true
+  if (isProxy(prototype)) return false
   if (!isArray(prototype) || !isIntrinsicPrototype(prototype, 'Array')) return false
   apply(weakSetAdd, realmArrayPrototypes, [prototype])
   return true
@@ -117,7 +118,7 @@ function describePrimitiveProblem(value: unknown): string | undefined {
     case 'boolean':
       return undefined
     case 'number':
-      if (!isFinite(value)) return `is ${String(value)}, which JSON cannot represent`
+      if (!isFinite(value)) return `is ${value}, which JSON cannot represent`
       if (value === 0 && 1 / value < 0) return 'is -0, which JSON turns into 0'
       return undefined
     case 'undefined':
@@ -133,18 +134,66 @@ function describePrimitiveProblem(value: unknown): string | undefined {
   }
 }
 
-function appendKey(path: string, key: string | number): string {
-  if (typeof key === 'number') return `${path}[${key}]`
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${stringify(key)}]`
+// A refusal path shows at most this many steps; a deeper one keeps its two ends, so a refusal
+// under 100 000 levels still reads as one short sentence.
+const PATH_HEAD_STEPS = 12
+const PATH_TAIL_STEPS = 12
+
+/** True when `key` can follow a dot in a path: `a.b` rather than `a["b-c"]`. */
+function isIdentifierKey(key: string): boolean {
+  if (key.length === 0) return false
+  for (let index = 0; index < key.length; index++) {
+    const code = apply(charCodeAt, key, [index]) as number
+    const isLetter = (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f || code === 0x24
+    const isDigit = code >= 0x30 && code <= 0x39
+    if (!isLetter && !(isDigit && index > 0)) return false
+  }
+  return true
 }
 
+function pathStep(key: string | number): string {
+  if (typeof key === 'number') return `[${key}]`
+  return isIdentifierKey(key) ? `.${key}` : `[${stringify(key)}]`
+}
+
+/**
+ * One object or array being copied. Frames form a linked list from the innermost back to the
+ * root, so the walk needs no array (whose methods a caller could have replaced) and the path of
+ * a refusal is only built when there is one.
+ */
 interface Frame {
   readonly source: object
   readonly target: CodeJsonValue[] | { [key: string]: CodeJsonValue }
   readonly keys: readonly string[] | undefined // undefined for arrays
   readonly length: number
-  readonly path: string
+  readonly parent: Frame | undefined
+  /** The position of the child being read; one past it once the read started. */
   index: number
+}
+
+/** The key of the child `frame` is reading now. */
+function currentKey(frame: Frame): string | number {
+  return frame.keys === undefined ? frame.index - 1 : frame.keys[frame.index - 1] as string
+}
+
+/** The path from the root to the child `innermost` is reading now; the root alone when `undefined`. */
+function pathOf(rootLabel: string, innermost: Frame | undefined): string {
+  let steps = 0
+  for (let frame = innermost; frame !== undefined; frame = frame.parent) steps++
+  const isElided = steps > PATH_HEAD_STEPS + PATH_TAIL_STEPS
+  let path = ''
+  let position = steps
+  for (let frame = innermost; frame !== undefined; frame = frame.parent, position--) {
+    if (isElided && position > PATH_HEAD_STEPS && position <= steps - PATH_TAIL_STEPS) {
+      if (position === steps - PATH_TAIL_STEPS) {
+        const hidden = steps - PATH_HEAD_STEPS - PATH_TAIL_STEPS
+        path = `...(${hidden} more ${hidden === 1 ? 'level' : 'levels'})...${path}`
+      }
+      continue
+    }
+    path = pathStep(currentKey(frame)) + path
+  }
+  return rootLabel + path
 }
 
 class Refusal {
@@ -156,50 +205,44 @@ class Refusal {
   }
 }
 
-/** Reads `source[key]` once; a throwing getter becomes a refusal. */
-function readOnce(source: object, key: string | number, path: string): unknown {
-  try {
-    return (source as Record<string | number, unknown>)[key]
-  } catch {
-    throw new Refusal(path, 'has a getter that threw')
-  }
-}
-
 /**
- * Opens an object or array for copying: checks it is plain and returns its frame, or throws a
- * {@link Refusal}. `ancestors` holds the objects on the current path, to tell a cycle from a
+ * Opens an object or array for copying: checks it is plain and returns its frame, or the reason
+ * it is refused. `ancestors` holds the objects on the current path, to tell a cycle from a
  * shared reference (which is simply copied twice).
  */
-function openFrame(source: object, path: string, ancestors: Set<object>): Frame {
-  if (typeof source === 'function' || isProxy(source)) throw new Refusal(path, describeObject(source))
-  if (apply(setHas, ancestors, [source])) throw new Refusal(path, 'refers back to one of its own ancestors (a cycle)')
+function openFrame(source: object, parent: Frame | undefined, ancestors: Set<object>): Frame | string {
+  if (typeof source === 'function' || isProxy(source)) return describeObject(source)
+  if (apply(setHas, ancestors, [source])) return 'refers back to one of its own ancestors (a cycle)'
   const prototype = getPrototypeOf(source)
   const allKeys = ownKeys(source)
   if (isArray(source)) {
-    if (!isPlainArrayPrototype(prototype)) throw new Refusal(path, describeObject(source))
+    if (!isPlainArrayPrototype(prototype)) return describeObject(source)
     const length = (source as unknown[]).length
     if (allKeys.length !== length + 1) {
-      throw new Refusal(path, allKeys.length < length + 1
+      return allKeys.length < length + 1
         ? 'is a sparse array (it has holes)'
-        : 'is an array with extra properties besides its elements')
+        : 'is an array with extra properties besides its elements'
     }
     apply(setAdd, ancestors, [source])
-    return { source, target: [], keys: undefined, length, path, index: 0 }
+    return { source, target: [], keys: undefined, length, parent, index: 0 }
   }
-  if (!isPlainObjectPrototype(prototype)) throw new Refusal(path, describeObject(source))
+  if (!isPlainObjectPrototype(prototype)) return describeObject(source)
   const enumerableKeys = objectKeys(source)
   if (enumerableKeys.length !== allKeys.length) {
-    throw new Refusal(path, 'has hidden (non-enumerable) or symbol-keyed properties')
+    return 'has hidden (non-enumerable) or symbol-keyed properties'
   }
   apply(setAdd, ancestors, [source])
-  return { source, target: {}, keys: enumerableKeys, length: enumerableKeys.length, path, index: 0 }
+  return { source, target: {}, keys: enumerableKeys, length: enumerableKeys.length, parent, index: 0 }
 }
 
+/**
+ * Stores one copied child. Defining (not assigning) the property means a setter on some
+ * prototype never runs and a literal `__proto__` key stays an ordinary own key.
+ */
 function store(frame: Frame, key: string | number, value: CodeJsonValue): void {
   if (typeof key === 'number') {
     (frame.target as CodeJsonValue[])[key] = value
   } else if (key === '__proto__') {
-    // A literal own `__proto__` key stays an ordinary key of the copy.
     defineProperty(frame.target, key, { value, writable: true, enumerable: true, configurable: true })
   } else {
     (frame.target as Record<string, CodeJsonValue>)[key] = value
@@ -213,35 +256,37 @@ function snapshot(root: unknown, rootLabel: string): CodeJsonValue {
     return root as CodeJsonValue
   }
   const ancestors = new SetConstructor<object>()
-  const first = openFrame(root, rootLabel, ancestors)
-  const stack: Frame[] = [first]
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1] as Frame
+  const first = openFrame(root, undefined, ancestors)
+  if (typeof first === 'string') throw new Refusal(rootLabel, first)
+  let top: Frame | undefined = first
+  while (top !== undefined) {
+    const frame: Frame = top
     if (frame.index === frame.length) {
-      apply(arrayPop, stack, [])
       apply(setDelete, ancestors, [frame.source])
+      top = frame.parent
       continue
     }
-    const index = frame.index++
-    let key: string | number
-    let childPath: string
-    if (frame.keys === undefined) {
-      key = index
-      // The length check above proves no holes only when every index is own.
-      if (!hasOwn(frame.source, index)) throw new Refusal(frame.path, 'is a sparse array (it has holes)')
-      childPath = `${frame.path}[${index}]`
-    } else {
-      key = frame.keys[index] as string
-      childPath = appendKey(frame.path, key)
+    const index = frame.index
+    // The length check in openFrame proves no holes only when every index is own.
+    if (frame.keys === undefined && !hasOwn(frame.source, index)) {
+      throw new Refusal(pathOf(rootLabel, frame.parent), 'is a sparse array (it has holes)')
     }
-    const child = readOnce(frame.source, key, childPath)
+    frame.index = index + 1
+    const key = frame.keys === undefined ? index : frame.keys[index] as string
+    let child: unknown
+    try {
+      child = (frame.source as Record<string | number, unknown>)[key]
+    } catch {
+      throw new Refusal(pathOf(rootLabel, frame), 'has a getter that threw')
+    }
     if (typeof child === 'object' && child !== null) {
-      const childFrame = openFrame(child, childPath, ancestors)
+      const childFrame = openFrame(child, frame, ancestors)
+      if (typeof childFrame === 'string') throw new Refusal(pathOf(rootLabel, frame), childFrame)
       store(frame, key, childFrame.target)
-      apply(arrayPush, stack, [childFrame])
+      top = childFrame
     } else {
       const problem = describePrimitiveProblem(child)
-      if (problem !== undefined) throw new Refusal(childPath, problem)
+      if (problem !== undefined) throw new Refusal(pathOf(rootLabel, frame), problem)
       store(frame, key, child as CodeJsonValue)
     }
   }
