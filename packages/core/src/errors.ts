@@ -48,9 +48,15 @@ export class CodeRuntimeError extends Error {
     Object.defineProperty(this, BRAND, { value: true })
   }
 
-  /** True for a {@link CodeRuntimeError} from any copy of this package or any realm. */
+  /** True for a {@link CodeRuntimeError} from any copy of this package or any realm. Never throws. */
   static is(value: unknown): value is CodeRuntimeError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true
+    if (typeof value !== 'object' || value === null) return false
+    try {
+      return (value as Record<symbol, unknown>)[BRAND] === true
+    } catch {
+      // A Proxy or a getter on the brand can throw; such a value is not one of ours.
+      return false
+    }
   }
 }
 
