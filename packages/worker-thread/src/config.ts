@@ -1,0 +1,59 @@
+/**
+ * The worker-thread backend's config (CONTRACT section 5 plus our own knobs), validated once
+ * when the plugin loads. `run()` never defaults or rechecks.
+ */
+import { readConfigObject, readIntegerField, readBooleanField } from '@code-runtime/core'
+
+/** The largest timer delay Node accepts. */
+export const MAX_TIMER_MS = 2_147_483_647
+
+/** A fully defaulted, validated config. */
+export interface WorkerThreadConfig {
+  /** Budget of measured busy time of the worker, in milliseconds. */
+  readonly computeMs: number
+  /** Wall-clock ceiling of a run, in milliseconds. */
+  readonly maxWallMs: number
+  /** Cap on the compact JSON of logs plus value or failure message, in bytes. */
+  readonly maxOutputBytes: number
+  /** Heap cap of each worker (V8 old generation), in MiB. */
+  readonly maxOldGenerationSizeMb: number
+  /** How many fresh, never-used workers to keep spawned ahead of demand. */
+  readonly spawnAhead: number
+  /**
+   * Opt-in high-throughput mode: reuse one worker for many runs, each in a fresh `vm` context.
+   * Weaker isolation between runs (they share a thread and its heap); off by default.
+   */
+  readonly reuseWorkers: boolean
+}
+
+/** The config as users write it: every field optional. */
+export type WorkerThreadConfigInput = Partial<WorkerThreadConfig>
+
+export const DEFAULT_WORKER_THREAD_CONFIG: WorkerThreadConfig = Object.freeze({
+  computeMs: 60_000,
+  maxWallMs: 600_000,
+  maxOutputBytes: 64 * 1024 * 1024,
+  maxOldGenerationSizeMb: 512,
+  spawnAhead: 1,
+  reuseWorkers: false,
+})
+
+const FIELDS = Object.keys(DEFAULT_WORKER_THREAD_CONFIG)
+const LABEL = 'worker-thread'
+
+/**
+ * Validates and defaults a worker-thread config.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG` naming the field, the rule and the value.
+ */
+export function resolveWorkerThreadConfig(input: unknown): WorkerThreadConfig {
+  const config = readConfigObject(LABEL, input, FIELDS)
+  const defaults = DEFAULT_WORKER_THREAD_CONFIG
+  return Object.freeze({
+    computeMs: readIntegerField(LABEL, config, 'computeMs', { default: defaults.computeMs, min: 1, max: MAX_TIMER_MS }),
+    maxWallMs: readIntegerField(LABEL, config, 'maxWallMs', { default: defaults.maxWallMs, min: 1, max: MAX_TIMER_MS }),
+    maxOutputBytes: readIntegerField(LABEL, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),
+    maxOldGenerationSizeMb: readIntegerField(LABEL, config, 'maxOldGenerationSizeMb', { default: defaults.maxOldGenerationSizeMb, min: 8, max: 65_536 }),
+    spawnAhead: readIntegerField(LABEL, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),
+    reuseWorkers: readBooleanField(LABEL, config, 'reuseWorkers', defaults.reuseWorkers),
+  })
+}

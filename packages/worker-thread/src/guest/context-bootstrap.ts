@@ -1,0 +1,401 @@
+/**
+ * Code that runs INSIDE the program's vm context, before the program: it builds every global the
+ * program gets (console, timers, the `process` shim, binding namespaces, error classes) out of
+ * the context's own intrinsics, so no object of the worker's realm is ever reachable from the
+ * program.
+ *
+ * {@link contextBootstrap} is not called as an import: the guest runtime evaluates its source
+ * text (`Function.prototype.toString`) inside the context. It must therefore be self-contained:
+ * no imports, no module-level names, no Node globals. It captures every intrinsic it uses when it
+ * runs, because the program runs later and may replace any global or prototype method.
+ *
+ * The host functions it receives are worker-realm functions. They stay in local constants, are
+ * only ever called directly with primitives or program values, return primitives, and every call
+ * sits in a try/catch that throws a fresh context-realm error instead of the caught value.
+ */
+
+/** What the guest runtime (worker realm) offers the context. Primitives in, primitives out. */
+export interface BootstrapHost {
+  /** Appends one log entry. */
+  emitLog(text: string): void
+  /** Formats console arguments inspect-style: mode 0 as `console.log`, 1 as `console.dir`, 2 as `console.table`. */
+  formatLog(args: readonly unknown[], mode: number): string
+  /** Starts a binding call; returns the call id, or a message when the call is refused. */
+  requestCall(namespace: number, member: string, args: unknown): number | string
+  /** The program's completion value. */
+  completeRun(value: unknown): void
+  /** The program's rejection. */
+  failRun(thrown: unknown): void
+  /** An exception thrown from a timer or microtask callback. */
+  reportUncaught(thrown: unknown): void
+  /** Schedules timer `id`; a negative delay means "next turn" (setImmediate). */
+  scheduleTimer(id: number, delayMs: number, repeat: boolean): void
+  cancelTimer(id: number): void
+  /** Milliseconds from a monotonic clock. */
+  now(): number
+}
+
+/** What the context offers the guest runtime. */
+export interface BootstrapControl {
+  /** Installs the binding namespaces from a JSON array of {@link NamespaceSpec}-shaped entries. */
+  installNamespaces(specJson: string): void
+  /** Calls the program's main function and reports its outcome to the host. */
+  runProgram(main: unknown): void
+  /** Settles binding call `id`: `ok` with a JSON payload, or a rejection with a message. */
+  settleCall(id: number, ok: boolean, payload: string): void
+  /** Runs timer `id`'s callback. */
+  fireTimer(id: number): void
+}
+
+/** The web globals built by the web-globals bootstrap, installed as they are. */
+export type ContextWebGlobals = Readonly<Record<string, unknown>>
+
+/** Guards against allocations that are fatal to the whole process in V8 despite the heap cap. */
+export interface ResourceGuardLimits {
+  /** Largest `Map`/`Set` size allowed; V8 aborts the process a little above 2^24 entries. */
+  readonly maxCollectionSize: number
+  /** Largest array `fill`/`Array(n).fill` range allowed in one call. */
+  readonly maxFillLength: number
+}
+
+export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlobals, limits: ResourceGuardLimits): BootstrapControl {
+  'use strict'
+  const { emitLog, formatLog, requestCall, completeRun, failRun, reportUncaught, scheduleTimer, cancelTimer, now } = host
+  const global = globalThis
+  const { defineProperty, freeze, create, keys: objectKeys } = Object
+  const { apply } = Reflect
+  const parseJson = JSON.parse
+  const PromiseConstructor = Promise
+  const promiseThen = Promise.prototype.then
+  const resolvedPromise = Promise.resolve()
+  const ErrorConstructor = Error
+  const TypeErrorConstructor = TypeError
+  const RangeErrorConstructor = RangeError
+  const MapConstructor = Map
+  const mapGet = Map.prototype.get
+  const mapSet = Map.prototype.set
+  const mapHas = Map.prototype.has
+  const mapDelete = Map.prototype.delete
+  const mapSizeGetter = Object.getOwnPropertyDescriptor(Map.prototype, 'size')?.get as (this: Map<unknown, unknown>) => number
+  const setSizeGetter = Object.getOwnPropertyDescriptor(Set.prototype, 'size')?.get as (this: Set<unknown>) => number
+  const stringConstructor = String
+  const numberConstructor = Number
+  const stringSplit = String.prototype.split
+  const arrayJoin = Array.prototype.join
+  const mathTrunc = Math.trunc
+
+  /** Calls a host function; a failure becomes a fresh context-realm error, never the caught value. */
+  function callHost<Result>(run: () => Result): Result {
+    try {
+      return run()
+    } catch {
+      throw new ErrorConstructor('The sandbox could not complete this operation.')
+    }
+  }
+
+  function defineGlobal(name: string, value: unknown): void {
+    defineProperty(global, name, { value, writable: true, configurable: true, enumerable: false })
+  }
+
+  // --- Resource guards -------------------------------------------------------------------------
+  // Some allocations abort the whole process in V8 instead of throwing. Refusing them here turns
+  // a host crash into an ordinary RangeError the program can see.
+  function guardMethod(owner: object, name: string, check: (receiver: unknown, args: unknown[]) => void): void {
+    const original = (owner as Record<string, (...args: unknown[]) => unknown>)[name] as (...args: unknown[]) => unknown
+    const guarded = {
+      [name](this: unknown, ...args: unknown[]): unknown {
+        check(this, args)
+        return apply(original, this, args)
+      },
+    }[name] as (...args: unknown[]) => unknown
+    defineProperty(owner, name, { value: guarded, writable: true, configurable: true, enumerable: false })
+  }
+  guardMethod(Map.prototype, 'set', (receiver, args) => {
+    const size = apply(mapSizeGetter, receiver, [])
+    if (size >= limits.maxCollectionSize && !apply(mapHas, receiver, [args[0]])) {
+      throw new RangeErrorConstructor(`Map maximum size exceeded (${limits.maxCollectionSize} entries in this sandbox)`)
+    }
+  })
+  const setHas = Set.prototype.has
+  guardMethod(Set.prototype, 'add', (receiver, args) => {
+    const size = apply(setSizeGetter, receiver, [])
+    if (size >= limits.maxCollectionSize && !apply(setHas, receiver, [args[0]])) {
+      throw new RangeErrorConstructor(`Set maximum size exceeded (${limits.maxCollectionSize} entries in this sandbox)`)
+    }
+  })
+  guardMethod(Array.prototype, 'fill', (receiver, args) => {
+    if (receiver === null || receiver === undefined) return
+    const length = numberConstructor((receiver as { length?: unknown }).length)
+    const start = args.length > 1 ? numberConstructor(args[1]) : 0
+    const end = args.length > 2 && args[2] !== undefined ? numberConstructor(args[2]) : length
+    const span = (end < 0 ? length + end : end) - (start < 0 ? length + start : start)
+    if (span > limits.maxFillLength) {
+      throw new RangeErrorConstructor(`Array fill of ${span} elements refused (at most ${limits.maxFillLength} in this sandbox)`)
+    }
+  })
+  // WebAssembly compilation is disabled in this context; remove the namespace so nothing pretends otherwise.
+  delete (global as Record<string, unknown>).WebAssembly
+
+  // --- Console ---------------------------------------------------------------------------------
+  let groupIndent = ''
+  function emit(text: string): void {
+    let entry = text
+    if (groupIndent !== '') {
+      entry = apply(arrayJoin, apply(stringSplit, text, ['\n']), [`\n${groupIndent}`]) as string
+      entry = groupIndent + entry
+    }
+    callHost(() => emitLog(entry))
+  }
+  function format(args: unknown[], mode: number): string {
+    return callHost(() => formatLog(args, mode))
+  }
+  const counts = new MapConstructor<string, number>()
+  const timers = new MapConstructor<string, number>()
+  function labelOf(label: unknown): string {
+    return label === undefined ? 'default' : stringConstructor(label)
+  }
+  function elapsed(label: string): string | undefined {
+    const start = apply(mapGet, timers, [label]) as number | undefined
+    if (start === undefined) return undefined
+    const ms = callHost(() => now()) - start
+    return `${label}: ${mathTrunc(ms * 1000) / 1000}ms`
+  }
+  const plain = (...args: unknown[]): void => emit(format(args, 0))
+  const consoleObject = {
+    log: plain,
+    info: plain,
+    debug: plain,
+    warn: plain,
+    error: plain,
+    trace(...args: unknown[]): void {
+      emit(args.length > 0 ? `Trace: ${format(args, 0)}` : 'Trace')
+    },
+    dir(value?: unknown): void {
+      emit(format([value], 1))
+    },
+    dirxml: plain,
+    table(data?: unknown): void {
+      emit(format([data], typeof data === 'object' && data !== null ? 2 : 0))
+    },
+    assert(condition?: unknown, ...args: unknown[]): void {
+      if (condition) return
+      emit(args.length > 0 ? `Assertion failed: ${format(args, 0)}` : 'Assertion failed')
+    },
+    count(label?: unknown): void {
+      const key = labelOf(label)
+      const next = ((apply(mapGet, counts, [key]) as number | undefined) ?? 0) + 1
+      apply(mapSet, counts, [key, next])
+      emit(`${key}: ${next}`)
+    },
+    countReset(label?: unknown): void {
+      apply(mapSet, counts, [labelOf(label), 0])
+    },
+    time(label?: unknown): void {
+      apply(mapSet, timers, [labelOf(label), callHost(() => now())])
+    },
+    timeLog(label?: unknown, ...args: unknown[]): void {
+      const key = labelOf(label)
+      const line = elapsed(key)
+      emit(line === undefined ? `Warning: No such label '${key}' for console.timeLog()` : args.length > 0 ? `${line} ${format(args, 0)}` : line)
+    },
+    timeEnd(label?: unknown): void {
+      const key = labelOf(label)
+      const line = elapsed(key)
+      apply(mapDelete, timers, [key])
+      emit(line ?? `Warning: No such label '${key}' for console.timeEnd()`)
+    },
+    group(...labels: unknown[]): void {
+      if (labels.length > 0) emit(format(labels, 0))
+      groupIndent += '  '
+    },
+    groupCollapsed(...labels: unknown[]): void {
+      if (labels.length > 0) emit(format(labels, 0))
+      groupIndent += '  '
+    },
+    groupEnd(): void {
+      groupIndent = groupIndent.slice(0, -2)
+    },
+    clear(): void {},
+  }
+  defineGlobal('console', consoleObject)
+
+  // --- Tasks: microtasks and timers ------------------------------------------------------------
+  function runCallback(callback: unknown, args: readonly unknown[]): void {
+    try {
+      apply(callback as (...a: unknown[]) => unknown, undefined, args)
+    } catch (thrown) {
+      callHost(() => reportUncaught(thrown))
+    }
+  }
+  defineGlobal('queueMicrotask', function queueMicrotask(callback: unknown): void {
+    if (typeof callback !== 'function') throw new TypeErrorConstructor('The "callback" argument must be of type function')
+    void apply(promiseThen, resolvedPromise, [() => runCallback(callback, [])])
+  })
+
+  interface TimerEntry { readonly callback: unknown; readonly args: readonly unknown[]; readonly repeat: boolean }
+  const timerEntries = new MapConstructor<number, TimerEntry>()
+  let lastTimerId = 0
+  function toDelay(delay: unknown): number {
+    const ms = numberConstructor(delay)
+    // As in Node: anything not in [1, 2^31 - 1] becomes 1.
+    return ms >= 1 && ms <= 2147483647 ? mathTrunc(ms) : 1
+  }
+  function addTimer(callback: unknown, delayMs: number, repeat: boolean, args: unknown[]): number {
+    if (typeof callback !== 'function') throw new TypeErrorConstructor('The "callback" argument must be of type function')
+    const id = ++lastTimerId
+    apply(mapSet, timerEntries, [id, { callback, args, repeat }])
+    callHost(() => scheduleTimer(id, delayMs, repeat))
+    return id
+  }
+  function clearTimer(id: unknown): void {
+    if (typeof id !== 'number' || !apply(mapHas, timerEntries, [id])) return
+    apply(mapDelete, timerEntries, [id])
+    callHost(() => cancelTimer(id))
+  }
+  defineGlobal('setTimeout', function setTimeout(callback: unknown, delay?: unknown, ...args: unknown[]): number {
+    return addTimer(callback, toDelay(delay), false, args)
+  })
+  defineGlobal('setInterval', function setInterval(callback: unknown, delay?: unknown, ...args: unknown[]): number {
+    return addTimer(callback, toDelay(delay), true, args)
+  })
+  defineGlobal('setImmediate', function setImmediate(callback: unknown, ...args: unknown[]): number {
+    return addTimer(callback, -1, false, args)
+  })
+  defineGlobal('clearTimeout', function clearTimeout(id?: unknown): void {
+    clearTimer(id)
+  })
+  defineGlobal('clearInterval', function clearInterval(id?: unknown): void {
+    clearTimer(id)
+  })
+  defineGlobal('clearImmediate', function clearImmediate(id?: unknown): void {
+    clearTimer(id)
+  })
+
+  // --- Web globals -----------------------------------------------------------------------------
+  for (const name of objectKeys(webGlobals)) defineGlobal(name, webGlobals[name])
+  const TextDecoderConstructor = webGlobals.TextDecoder as (new () => { decode(input: unknown): string }) | undefined
+
+  // --- The minimal `process` shim --------------------------------------------------------------
+  function createStream(): object {
+    return freeze({
+      write(chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
+        let text: string
+        if (typeof chunk === 'string') text = chunk
+        else if (TextDecoderConstructor !== undefined && typeof chunk === 'object' && chunk !== null) {
+          text = new TextDecoderConstructor().decode(chunk)
+        } else {
+          throw new TypeErrorConstructor('The "chunk" argument must be of type string or Uint8Array')
+        }
+        callHost(() => emitLog(text))
+        const done = typeof encoding === 'function' ? encoding : callback
+        if (typeof done === 'function') void apply(promiseThen, resolvedPromise, [() => runCallback(done, [])])
+        return true
+      },
+    })
+  }
+  defineGlobal('process', freeze({ stdout: createStream(), stderr: createStream(), env: freeze(create(null) as object) }))
+
+  // --- Binding namespaces ----------------------------------------------------------------------
+  interface PendingCall {
+    readonly resolve: (value: unknown) => void
+    readonly reject: (reason: unknown) => void
+    readonly fail: (message: string) => unknown
+  }
+  const pendingCalls = new MapConstructor<number, PendingCall>()
+
+  function createErrorClass(name: string, memberNameProperty: string): new (message: string, member: string) => Error {
+    const ErrorClass = class extends ErrorConstructor {
+      constructor(message?: string, member?: string) {
+        super(message)
+        defineProperty(this, memberNameProperty, { value: member, writable: true, enumerable: true, configurable: true })
+      }
+    }
+    defineProperty(ErrorClass, 'name', { value: name })
+    defineProperty(ErrorClass.prototype, 'name', { value: name, writable: true, enumerable: false, configurable: true })
+    return ErrorClass as new (message: string, member: string) => Error
+  }
+
+  function installNamespaces(specJson: string): void {
+    const specs = parseJson(specJson) as { global: string; members: string[]; errorClass: { name: string; memberNameProperty: string } | null }[]
+    for (let namespaceIndex = 0; namespaceIndex < specs.length; namespaceIndex++) {
+      const spec = specs[namespaceIndex] as (typeof specs)[number]
+      const ErrorClass = spec.errorClass === null ? undefined : createErrorClass(spec.errorClass.name, spec.errorClass.memberNameProperty)
+      const namespace = create(null) as Record<string, unknown>
+      const globalName = spec.global
+      for (let memberIndex = 0; memberIndex < spec.members.length; memberIndex++) {
+        const member = spec.members[memberIndex] as string
+        const fail = (message: string): unknown => ErrorClass === undefined ? new ErrorConstructor(message) : new ErrorClass(message, member)
+        const binding = {
+          [member](args?: unknown): Promise<unknown> {
+            let ticket: number | string
+            try {
+              ticket = requestCall(namespaceIndex, member, args)
+            } catch {
+              ticket = `${globalName}.${member}: the call could not be sent.`
+            }
+            if (typeof ticket === 'string') {
+              const message = ticket
+              return new PromiseConstructor((_resolve, reject) => reject(fail(message)))
+            }
+            const id = ticket
+            return new PromiseConstructor((resolve, reject) => {
+              apply(mapSet, pendingCalls, [id, { resolve, reject, fail }])
+            })
+          },
+        }[member] as (args?: unknown) => Promise<unknown>
+        defineProperty(namespace, member, { value: binding, writable: true, enumerable: true, configurable: true })
+      }
+      defineGlobal(globalName, namespace)
+      if (ErrorClass !== undefined && spec.errorClass !== null) defineGlobal(spec.errorClass.name, ErrorClass)
+    }
+  }
+
+  function settleCall(id: number, ok: boolean, payload: string): void {
+    const pending = apply(mapGet, pendingCalls, [id]) as PendingCall | undefined
+    if (pending === undefined) return
+    apply(mapDelete, pendingCalls, [id])
+    if (!ok) {
+      pending.reject(pending.fail(payload))
+      return
+    }
+    let value: unknown
+    try {
+      value = parseJson(payload)
+    } catch {
+      pending.reject(pending.fail('The tool result could not be read.'))
+      return
+    }
+    pending.resolve(value)
+  }
+
+  function fireTimer(id: number): void {
+    const entry = apply(mapGet, timerEntries, [id]) as TimerEntry | undefined
+    if (entry === undefined) return
+    if (!entry.repeat) apply(mapDelete, timerEntries, [id])
+    runCallback(entry.callback, entry.args)
+  }
+
+  function runProgram(main: unknown): void {
+    let completion: unknown
+    try {
+      completion = apply(main as () => unknown, undefined, [])
+    } catch (thrown) {
+      callHost(() => failRun(thrown))
+      return
+    }
+    // The original `then`, applied directly: a program that replaced Promise.prototype.then
+    // before its first await must not see (or break) how its completion is collected.
+    const onValue = (value: unknown): void => { callHost(() => completeRun(value)) }
+    const onError = (thrown: unknown): void => { callHost(() => failRun(thrown)) }
+    try {
+      void apply(promiseThen, completion, [onValue, onError])
+      return
+    } catch {
+      // Not a native promise (the source closed the wrapper early): resolve it as a value below.
+    }
+    const settled = new PromiseConstructor((resolve) => resolve(completion))
+    void apply(promiseThen, settled, [onValue, onError])
+  }
+
+  return freeze({ installNamespaces, runProgram, settleCall, fireTimer })
+}

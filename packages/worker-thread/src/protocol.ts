@@ -1,0 +1,184 @@
+/**
+ * The wire between the host and the guest runtime (inside a worker thread or a child process):
+ * one closed table of message kinds per direction, and one decoder per direction that checks the
+ * shape and rebuilds plain data. Nothing is read from a raw message except through a decoder.
+ */
+
+/** Declares one namespace to the guest: names only; the functions stay on the host. */
+export interface NamespaceSpec {
+  readonly global: string
+  readonly members: readonly string[]
+  readonly errorClass: { readonly name: string; readonly memberNameProperty: string } | null
+}
+
+/** Host → guest: run this (already transformed) program against these namespaces. */
+export interface RunStartMessage {
+  readonly kind: 'run-start'
+  /** The transformed program, wrapped as `(async function () {\n…\n})`. */
+  readonly source: string
+  readonly namespaces: readonly NamespaceSpec[]
+  /** The output cap, so the guest can stop sending logs the host would only discard. */
+  readonly maxOutputBytes: number
+}
+
+/** Host → guest: the outcome of one binding call. */
+export type CallResultMessage =
+  | { readonly kind: 'call-result'; readonly id: number; readonly ok: true; readonly valueJson: string }
+  | { readonly kind: 'call-result'; readonly id: number; readonly ok: false; readonly message: string }
+
+export type HostToGuestMessage = RunStartMessage | CallResultMessage
+
+/** Guest → host: the substrate is up and its context is prepared. */
+export interface GuestReadyMessage {
+  readonly kind: 'guest-ready'
+}
+
+/** Guest → host: the program called `namespaces[namespace].member(args)`; `argsJson` is lossless JSON text. */
+export interface CallRequestMessage {
+  readonly kind: 'call-request'
+  readonly id: number
+  readonly namespace: number
+  readonly member: string
+  readonly argsJson: string
+}
+
+/** Guest → host: one log entry, as printed. */
+export interface LogLineMessage {
+  readonly kind: 'log-line'
+  readonly text: string
+}
+
+/** Guest → host: the program settled. */
+export type RunEndMessage =
+  | { readonly kind: 'run-end'; readonly outcome: 'value'; readonly valueJson: string | null }
+  | { readonly kind: 'run-end'; readonly outcome: 'exception' | 'invalid-output'; readonly message: string }
+
+export type GuestToHostMessage = GuestReadyMessage | CallRequestMessage | LogLineMessage | RunEndMessage
+
+/** A decoder's verdict: the rebuilt message, or why the raw value was refused. */
+export type Decoded<T> = { readonly ok: true; readonly message: T } | { readonly ok: false; readonly problem: string }
+
+type RawRecord = Record<string, unknown>
+
+function readRecord(raw: unknown): RawRecord | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined
+  return raw as RawRecord
+}
+
+// Reads one own data property: never runs a getter, never looks at the prototype chain.
+function own(record: RawRecord, key: string): unknown {
+  const descriptor = Object.getOwnPropertyDescriptor(record, key)
+  return descriptor !== undefined && 'value' in descriptor ? descriptor.value : undefined
+}
+
+function isCallId(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+}
+
+const refuse = (problem: string): { ok: false; problem: string } => ({ ok: false, problem })
+
+/** Checks and rebuilds a message that arrived from the guest. Never throws. */
+export function decodeGuestMessage(raw: unknown): Decoded<GuestToHostMessage> {
+  const record = readRecord(raw)
+  if (record === undefined) return refuse('a message that is not an object')
+  const kind = own(record, 'kind')
+  switch (kind) {
+    case 'guest-ready':
+      return { ok: true, message: { kind } }
+    case 'log-line': {
+      const text = own(record, 'text')
+      if (typeof text !== 'string') return refuse('a log-line without text')
+      return { ok: true, message: { kind, text } }
+    }
+    case 'call-request': {
+      const id = own(record, 'id')
+      const namespace = own(record, 'namespace')
+      const member = own(record, 'member')
+      const argsJson = own(record, 'argsJson')
+      if (!isCallId(id)) return refuse('a call-request with an invalid id')
+      if (typeof namespace !== 'number' || !Number.isSafeInteger(namespace) || namespace < 0) {
+        return refuse('a call-request with an invalid namespace')
+      }
+      if (typeof member !== 'string' || typeof argsJson !== 'string') return refuse('a malformed call-request')
+      return { ok: true, message: { kind, id, namespace, member, argsJson } }
+    }
+    case 'run-end': {
+      const outcome = own(record, 'outcome')
+      if (outcome === 'value') {
+        const valueJson = own(record, 'valueJson')
+        if (valueJson !== null && typeof valueJson !== 'string') return refuse('a run-end with a malformed value')
+        return { ok: true, message: { kind, outcome, valueJson } }
+      }
+      if (outcome === 'exception' || outcome === 'invalid-output') {
+        const message = own(record, 'message')
+        if (typeof message !== 'string') return refuse('a run-end without a message')
+        return { ok: true, message: { kind, outcome, message } }
+      }
+      return refuse('a run-end with an unknown outcome')
+    }
+    default:
+      return refuse('a message of unknown kind')
+  }
+}
+
+function decodeNamespaceSpec(raw: unknown): NamespaceSpec | undefined {
+  const record = readRecord(raw)
+  if (record === undefined) return undefined
+  const global = own(record, 'global')
+  const members = own(record, 'members')
+  const errorClass = own(record, 'errorClass')
+  if (typeof global !== 'string' || !Array.isArray(members)) return undefined
+  const memberNames: string[] = []
+  for (const member of members as unknown[]) {
+    if (typeof member !== 'string') return undefined
+    memberNames.push(member)
+  }
+  if (errorClass === null) return { global, members: memberNames, errorClass: null }
+  const errorRecord = readRecord(errorClass)
+  if (errorRecord === undefined) return undefined
+  const name = own(errorRecord, 'name')
+  const memberNameProperty = own(errorRecord, 'memberNameProperty')
+  if (typeof name !== 'string' || typeof memberNameProperty !== 'string') return undefined
+  return { global, members: memberNames, errorClass: { name, memberNameProperty } }
+}
+
+/** Checks and rebuilds a message that arrived from the host. Never throws. */
+export function decodeHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
+  const record = readRecord(raw)
+  if (record === undefined) return refuse('a message that is not an object')
+  const kind = own(record, 'kind')
+  switch (kind) {
+    case 'run-start': {
+      const source = own(record, 'source')
+      const namespaces = own(record, 'namespaces')
+      const maxOutputBytes = own(record, 'maxOutputBytes')
+      if (typeof source !== 'string' || !Array.isArray(namespaces)) return refuse('a malformed run-start')
+      if (typeof maxOutputBytes !== 'number' || !Number.isSafeInteger(maxOutputBytes)) return refuse('a run-start without a cap')
+      const specs: NamespaceSpec[] = []
+      for (const namespace of namespaces as unknown[]) {
+        const spec = decodeNamespaceSpec(namespace)
+        if (spec === undefined) return refuse('a run-start with a malformed namespace')
+        specs.push(spec)
+      }
+      return { ok: true, message: { kind, source, namespaces: specs, maxOutputBytes } }
+    }
+    case 'call-result': {
+      const id = own(record, 'id')
+      const ok = own(record, 'ok')
+      if (!isCallId(id)) return refuse('a call-result with an invalid id')
+      if (ok === true) {
+        const valueJson = own(record, 'valueJson')
+        if (typeof valueJson !== 'string') return refuse('a call-result without a value')
+        return { ok: true, message: { kind, id, ok, valueJson } }
+      }
+      if (ok === false) {
+        const message = own(record, 'message')
+        if (typeof message !== 'string') return refuse('a call-result without a message')
+        return { ok: true, message: { kind, id, ok, message } }
+      }
+      return refuse('a malformed call-result')
+    }
+    default:
+      return refuse('a message of unknown kind')
+  }
+}

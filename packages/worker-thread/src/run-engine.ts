@@ -1,0 +1,118 @@
+/**
+ * The run path of a substrate backend, as a table of contents: validate → transform → take a
+ * fresh substrate → run session (bridge, ledger, budgets) → result. It also owns disposal to
+ * quiescence: every in-flight run settles as `abort` and every substrate has exited before
+ * {@link RunEngine.dispose} resolves.
+ */
+import {
+  CodeRuntimeError,
+  OutputLedger,
+  validateRunRequest,
+  type CodeRunFailureKind,
+  type CodeRunRequest,
+  type CodeRunResult,
+} from '@code-runtime/core'
+import type { RunBudgetLimits } from './budgets.js'
+import { abortMessage, RunSession } from './run-session.js'
+import { SubstratePool } from './substrate-pool.js'
+import type { Substrate, SubstrateFactory } from './substrate.js'
+import { transformProgram } from './transform.js'
+
+/** The validated config a run engine needs. */
+export interface RunEngineOptions {
+  readonly factory: SubstrateFactory
+  readonly spawnAhead: number
+  readonly budgets: RunBudgetLimits
+  readonly maxOutputBytes: number
+  readonly maxOldGenerationSizeMb: number
+}
+
+const DISPOSED_MESSAGE = 'The runtime was disposed before the program finished.'
+
+type Acquired = { readonly kind: 'substrate'; readonly substrate: Substrate } | { readonly kind: 'stopped'; readonly failure: CodeRunFailureKind; readonly message: string }
+
+export class RunEngine {
+  private readonly options: RunEngineOptions
+  private readonly pool: SubstratePool
+  private readonly sessions = new Set<RunSession>()
+  private readonly waiting = new Set<(acquired: Acquired) => void>()
+  private disposed = false
+  private disposal: Promise<void> | undefined
+
+  constructor(options: RunEngineOptions) {
+    this.options = options
+    this.pool = new SubstratePool(options.factory, options.spawnAhead)
+  }
+
+  /** Runs one program; see CodeRuntime.run for the contract. */
+  async run(request: CodeRunRequest): Promise<CodeRunResult> {
+    if (this.disposed) {
+      throw new CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'This code runtime was disposed; start a new one to run programs.')
+    }
+    const validated = validateRunRequest(request)
+    const signal = validated.signal
+    if (signal?.aborted === true) return this.fail('abort', abortMessage(signal))
+    const transformed = transformProgram(validated.program)
+    if (!transformed.ok) return this.fail('exception', transformed.message)
+    const acquired = await this.acquire(signal)
+    if (acquired.kind === 'stopped') return this.fail(acquired.failure, acquired.message)
+    const session = new RunSession(acquired.substrate, {
+      request: validated,
+      source: transformed.source,
+      budgets: this.options.budgets,
+      maxOutputBytes: this.options.maxOutputBytes,
+      maxOldGenerationSizeMb: this.options.maxOldGenerationSizeMb,
+    })
+    this.sessions.add(session)
+    session.start()
+    try {
+      return await session.result
+    } finally {
+      this.sessions.delete(session)
+    }
+  }
+
+  /** Settles every in-flight run as `abort` and resolves once every substrate has exited. */
+  dispose(): Promise<void> {
+    this.disposal ??= this.disposeOnce()
+    return this.disposal
+  }
+
+  private async disposeOnce(): Promise<void> {
+    this.disposed = true
+    for (const settle of this.waiting) settle({ kind: 'stopped', failure: 'abort', message: DISPOSED_MESSAGE })
+    this.waiting.clear()
+    for (const session of this.sessions) session.stop('abort', DISPOSED_MESSAGE)
+    await this.pool.dispose()
+  }
+
+  private fail(kind: CodeRunFailureKind, message: string): CodeRunResult {
+    return new OutputLedger(this.options.maxOutputBytes).settleFailure(kind, message)
+  }
+
+  /** Takes a substrate, unless the signal fires or the runtime is disposed first. */
+  private acquire(signal: AbortSignal | undefined): Promise<Acquired> {
+    return new Promise((resolve) => {
+      let done = false
+      const settle = (acquired: Acquired): void => {
+        if (done) {
+          if (acquired.kind === 'substrate') acquired.substrate.terminate()
+          return
+        }
+        done = true
+        this.waiting.delete(settle)
+        signal?.removeEventListener('abort', onAbort)
+        resolve(acquired)
+      }
+      const onAbort = (): void => {
+        if (signal !== undefined) settle({ kind: 'stopped', failure: 'abort', message: abortMessage(signal) })
+      }
+      this.waiting.add(settle)
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.pool.acquire().then(
+        (substrate) => settle({ kind: 'substrate', substrate }),
+        () => settle({ kind: 'stopped', failure: 'worker-exit', message: 'The sandbox for this program could not be started.' }),
+      )
+    })
+  }
+}

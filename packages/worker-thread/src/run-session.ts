@@ -1,0 +1,183 @@
+/**
+ * One run on one substrate, from `run-start` to the settled result: it routes the guest's
+ * messages (logs to the ledger, calls to the bridge, the end to the result), watches the budgets
+ * and the abort signal, and settles exactly once. Settling closes the bridge, stops the budgets
+ * and kills the substrate; the substrate's exit is awaited by the engine, not by the result.
+ */
+import {
+  buildOutputLimitResult,
+  jsonValueByteLength,
+  OutputLedger,
+  safeSnapshotLosslessJson,
+  type CodeRunFailureKind,
+  type CodeRunResult,
+  type ValidatedRunRequest,
+} from '@code-runtime/core'
+import { BindingBridge } from './binding-bridge.js'
+import { RunBudgets, type RunBudgetLimits } from './budgets.js'
+import { decodeGuestMessage, type GuestToHostMessage, type NamespaceSpec } from './protocol.js'
+import type { Substrate, SubstrateExit } from './substrate.js'
+
+/** What a session needs besides the substrate. */
+export interface RunSessionOptions {
+  readonly request: ValidatedRunRequest
+  /** The transformed, wrapped program. */
+  readonly source: string
+  readonly budgets: RunBudgetLimits
+  readonly maxOutputBytes: number
+  /** Heap cap, named in the out-of-memory message. */
+  readonly maxOldGenerationSizeMb: number
+}
+
+/** The text of an `abort` failure: the signal's reason, as `String(reason)`. */
+export function abortMessage(signal: AbortSignal): string {
+  try {
+    return String(signal.reason)
+  } catch {
+    return 'The run was aborted.'
+  }
+}
+
+function describeExit(reason: SubstrateExit, maxOldGenerationSizeMb: number): string {
+  switch (reason.kind) {
+    case 'out-of-memory':
+      return `The program ran out of memory (maxOldGenerationSizeMb: ${maxOldGenerationSizeMb} MiB) and was stopped. Hold less data at once.`
+    case 'crashed':
+      return 'The sandbox running the program crashed before the program finished.'
+    case 'exited':
+      return `The sandbox running the program exited before the program finished (exit code ${String(reason.code)}).`
+  }
+}
+
+export class RunSession {
+  /** Resolves once, with the run's result. */
+  readonly result: Promise<CodeRunResult>
+  private readonly substrate: Substrate
+  private readonly options: RunSessionOptions
+  private readonly ledger: OutputLedger
+  private readonly bridge: BindingBridge
+  private readonly budgets: RunBudgets
+  private resolveResult!: (result: CodeRunResult) => void
+  private settled = false
+  private readonly onAbort = (): void => {
+    const signal = this.options.request.signal
+    if (signal !== undefined) this.settleFailure('abort', abortMessage(signal))
+  }
+
+  constructor(substrate: Substrate, options: RunSessionOptions) {
+    this.substrate = substrate
+    this.options = options
+    this.result = new Promise((resolve) => {
+      this.resolveResult = resolve
+    })
+    this.ledger = new OutputLedger(options.maxOutputBytes)
+    this.bridge = new BindingBridge(options.request.namespaces, (message) => this.substrate.send(message))
+    this.budgets = new RunBudgets(substrate, options.budgets, (message) => this.settleFailure('timeout', message))
+  }
+
+  /** True once the result is settled. */
+  get isSettled(): boolean {
+    return this.settled
+  }
+
+  /** Starts the program. */
+  start(): void {
+    const { request, source, maxOutputBytes } = this.options
+    this.substrate.attach({
+      message: (raw) => this.receive(raw),
+      exit: (reason) => this.settleFailure('worker-exit', describeExit(reason, this.options.maxOldGenerationSizeMb)),
+    })
+    const signal = request.signal
+    if (signal !== undefined) {
+      if (signal.aborted) {
+        this.onAbort()
+        return
+      }
+      signal.addEventListener('abort', this.onAbort, { once: true })
+    }
+    const namespaces: NamespaceSpec[] = request.namespaces.map((namespace) => ({
+      global: namespace.global,
+      members: [...namespace.functions.keys()],
+      errorClass: namespace.errorClass === undefined ? null : { ...namespace.errorClass },
+    }))
+    this.budgets.start()
+    this.substrate.send({ kind: 'run-start', source, namespaces, maxOutputBytes })
+  }
+
+  /** Stops the run from outside (disposal): it settles with `kind`. */
+  stop(kind: CodeRunFailureKind, message: string): void {
+    this.settleFailure(kind, message)
+  }
+
+  private receive(raw: unknown): void {
+    if (this.settled) return
+    const decoded = decodeGuestMessage(raw)
+    if (!decoded.ok) {
+      this.protocolViolation(decoded.problem)
+      return
+    }
+    this.handle(decoded.message)
+  }
+
+  private handle(message: GuestToHostMessage): void {
+    switch (message.kind) {
+      case 'guest-ready':
+        return
+      case 'log-line':
+        if (!this.ledger.appendLog(message.text)) this.settle(buildOutputLimitResult(this.ledger.logs, this.ledger.maxOutputBytes))
+        return
+      case 'call-request': {
+        const problem = this.bridge.handle(message)
+        if (problem !== undefined) this.protocolViolation(problem)
+        return
+      }
+      case 'run-end':
+        if (message.outcome !== 'value') {
+          this.settleFailure(message.outcome, message.message)
+          return
+        }
+        this.settleValue(message.valueJson)
+        return
+    }
+  }
+
+  private settleValue(valueJson: string | null): void {
+    if (valueJson === null) {
+      this.settle(this.ledger.settleValue(undefined, 0))
+      return
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(valueJson)
+    } catch {
+      this.protocolViolation('a completion value that is not JSON')
+      return
+    }
+    const value = safeSnapshotLosslessJson(parsed)
+    if (!value.ok) {
+      this.protocolViolation('a completion value that is not lossless JSON')
+      return
+    }
+    this.settle(this.ledger.settleValue(value.value, jsonValueByteLength(value.value)))
+  }
+
+  // The guest runtime is ours; traffic it could not have sent means the sandbox was subverted.
+  private protocolViolation(problem: string): void {
+    this.settleFailure('worker-exit', `The sandbox sent ${problem} and was stopped.`)
+  }
+
+  private settleFailure(kind: CodeRunFailureKind, message: string): void {
+    if (this.settled) return
+    this.settle(this.ledger.settleFailure(kind, message))
+  }
+
+  private settle(result: CodeRunResult): void {
+    if (this.settled) return
+    this.settled = true
+    this.budgets.stop()
+    this.bridge.close()
+    this.options.request.signal?.removeEventListener('abort', this.onAbort)
+    this.substrate.terminate()
+    this.resolveResult(result)
+  }
+}

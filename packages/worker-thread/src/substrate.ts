@@ -1,0 +1,40 @@
+/**
+ * What a run needs from the thing its program executes in (a worker thread, a child process):
+ * send messages to the guest runtime, hear its messages and its death, measure its busy time,
+ * and kill it. Backends differ only in how they implement this.
+ */
+import type { HostToGuestMessage } from './protocol.js'
+
+/** How a substrate ended without being asked to. */
+export type SubstrateExit =
+  | { readonly kind: 'out-of-memory' }
+  | { readonly kind: 'crashed'; readonly detail: string }
+  | { readonly kind: 'exited'; readonly code: number | null }
+
+/** The one listener a run attaches to its substrate. Calls to it never throw into the substrate. */
+export interface SubstrateListener {
+  message(raw: unknown): void
+  exit(reason: SubstrateExit): void
+}
+
+/** A spawned substrate whose guest runtime said it is ready for one program. */
+export interface Substrate {
+  /** Sends one message to the guest. Never throws; a dead substrate drops it. */
+  send(message: HostToGuestMessage): void
+  /** Routes the guest's messages and exit to `listener` (one run at a time). */
+  attach(listener: SubstrateListener): void
+  /** Starts measuring busy time from now. */
+  resetBusyTime(): void
+  /** Milliseconds the substrate was busy (not idle-waiting) since {@link resetBusyTime}. */
+  busyMs(): number
+  /** Kills the substrate at once, even inside a synchronous loop. Idempotent. */
+  terminate(): void
+  /** Resolves once the substrate has exited, however it ended. */
+  readonly exited: Promise<void>
+}
+
+/** Spawns fresh substrates. */
+export interface SubstrateFactory {
+  /** Spawns one substrate; resolves when its guest is ready, rejects if it dies first. */
+  spawn(): Promise<Substrate>
+}

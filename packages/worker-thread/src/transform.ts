@@ -1,0 +1,79 @@
+/**
+ * The transform step, on the host: strip TypeScript types with amaro (strip-only mode: erasable
+ * syntax only, every line and column kept) from the program wrapped as the body of an async
+ * function, so top-level `await` and `return` parse. A program that fails here never reaches a
+ * substrate.
+ */
+import { transformSync } from 'amaro'
+
+/** The wrapper's first line; the program starts on line 2, which the guest compiles as line 1. */
+const WRAPPER_HEAD = '(async function () {\n'
+const WRAPPER_TAIL = '\n})'
+
+/** The outcome of {@link transformProgram}. */
+export type TransformResult = { readonly ok: true; readonly source: string } | { readonly ok: false; readonly message: string }
+
+// `import(...)` in a vm script rejects with an error object of the substrate's own realm, which
+// would hand the program a way out. Dynamic import is syntax, so it can be refused at the
+// source: the keyword, then only whitespace and comments (including Annex B HTML-like
+// comments), then `(`. Matches inside strings are refused too: a rare false refusal is the
+// price of never missing a real one.
+const GAP = String.raw`(?:\s|\/\*[\s\S]*?\*\/|\/\/[^\n\r\u2028\u2029]*|<!--[^\n\r\u2028\u2029]*|-->[^\n\r\u2028\u2029]*)*`
+const DYNAMIC_IMPORT = new RegExp(String.raw`(?<![\p{ID_Continue}$\u200c\u200d])import${GAP}\(`, 'u')
+
+const SYNTAX_HINTS: readonly (readonly [RegExp, string])[] = [
+  [/\benum\b/i, "'enum' cannot run here; use a union of string literals (type Color = 'red' | 'green') or a plain object."],
+  [/\bnamespace\b/i, "a value 'namespace' cannot run here; use a plain object or top-level functions."],
+  [/parameter propert/i, 'parameter properties cannot run here; declare the field in the class body and assign it in the constructor.'],
+  [/angle-bracket|<T>expr/i, "'<T>value' assertions cannot run here; write 'value as T'."],
+  [/decorator/i, 'decorators cannot run here; call the function directly.'],
+]
+
+interface AmaroError {
+  readonly code?: unknown
+  readonly message?: unknown
+  readonly startLine?: unknown
+  readonly startColumn?: unknown
+}
+
+function positionOf(source: string, index: number): { line: number; column: number } {
+  let line = 1
+  let lineStart = 0
+  for (let cursor = 0; cursor < index; cursor++) {
+    if (source.charCodeAt(cursor) === 10) {
+      line++
+      lineStart = cursor + 1
+    }
+  }
+  return { line, column: index - lineStart + 1 }
+}
+
+function describeTransformError(error: unknown): string {
+  const details = (typeof error === 'object' && error !== null ? error : {}) as AmaroError
+  const text = typeof details.message === 'string' ? details.message : String(error)
+  // amaro lines are 1-based in the wrapped text (the program starts on line 2); columns are 0-based.
+  const line = typeof details.startLine === 'number' ? Math.max(1, details.startLine - 1) : undefined
+  const column = typeof details.startColumn === 'number' ? details.startColumn + 1 : undefined
+  const where = line === undefined ? '' : column === undefined ? `Line ${line}: ` : `Line ${line}, col ${column}: `
+  if (details.code === 'UnsupportedSyntax') {
+    const hint = SYNTAX_HINTS.find(([pattern]) => pattern.test(text))
+    if (hint !== undefined) return `${where}${hint[1]} Only erasable TypeScript runs (types, interfaces, 'as', generics).`
+    return `${where}${text}. Only erasable TypeScript runs (types, interfaces, 'as', generics).`
+  }
+  return `${where}SyntaxError: ${text}`
+}
+
+/** Strips types from a program and wraps it, or explains in the program's own positions why not. */
+export function transformProgram(program: string): TransformResult {
+  const dynamicImport = DYNAMIC_IMPORT.exec(program)
+  if (dynamicImport !== null) {
+    const { line, column } = positionOf(program, dynamicImport.index)
+    return { ok: false, message: `Line ${line}, col ${column}: import() cannot run here; no modules can be loaded. Use the tools you were given.` }
+  }
+  try {
+    const { code } = transformSync(WRAPPER_HEAD + program + WRAPPER_TAIL, { mode: 'strip-only' })
+    return { ok: true, source: code }
+  } catch (error) {
+    return { ok: false, message: describeTransformError(error) }
+  }
+}

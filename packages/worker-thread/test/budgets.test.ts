@@ -1,0 +1,80 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import type { CodeBindingNamespace } from '@code-runtime/core'
+import { countWorkerSpawns, echoTools, startWorkerRuntime } from './start.js'
+
+describe('worker-thread budgets', () => {
+  let started: Awaited<ReturnType<typeof startWorkerRuntime>>
+  before(async () => {
+    started = await startWorkerRuntime({ computeMs: 400, maxWallMs: 3_000 })
+  })
+  after(() => started.dispose())
+
+  it('catches a hot loop while a decoy binding call is pending', async () => {
+    const decoy: CodeBindingNamespace = { global: 'slow', functions: { wait: () => new Promise(() => {}) } }
+    const result = await started.runtime.run({
+      program: 'const pending = slow.wait({}); while (true) {}',
+      bindings: [decoy],
+    })
+    assert.equal(result.error?.kind, 'timeout')
+    assert.match(result.error?.message ?? '', /400 ms of compute \(computeMs\)/)
+  })
+
+  it('does not charge time spent awaiting a slow binding to computeMs', async () => {
+    const slow: CodeBindingNamespace = {
+      global: 'slow',
+      functions: { wait: () => new Promise((resolve) => setTimeout(() => resolve('done'), 900)) },
+    }
+    const result = await started.runtime.run({ program: 'return await slow.wait({})', bindings: [slow] })
+    assert.deepEqual(result, { logs: [], value: 'done' })
+  })
+
+  it('stops a program awaiting forever at maxWallMs', async () => {
+    const { runtime, dispose } = await startWorkerRuntime({ maxWallMs: 300 })
+    try {
+      const result = await runtime.run({ program: 'console.log("waiting"); await new Promise(() => {})', bindings: [] })
+      assert.equal(result.error?.kind, 'timeout')
+      assert.match(result.error?.message ?? '', /300 ms of wall time \(maxWallMs\)/)
+      assert.deepEqual(result.logs, ['waiting'])
+    } finally {
+      await dispose()
+    }
+  })
+
+  it('aborts a hot loop with the signal reason as the message', async () => {
+    const controller = new AbortController()
+    setTimeout(() => controller.abort('user pressed stop'), 100)
+    const result = await started.runtime.run({ program: 'while (true) {}', bindings: [], signal: controller.signal })
+    assert.deepEqual(result.error, { kind: 'abort', message: 'user pressed stop' })
+  })
+
+  it('settles an already-aborted run without starting a worker', async () => {
+    const { runtime, dispose } = await startWorkerRuntime({ spawnAhead: 0 })
+    const spawns = countWorkerSpawns()
+    try {
+      const controller = new AbortController()
+      controller.abort(new Error('too late'))
+      const result = await runtime.run({ program: 'return 1', bindings: [echoTools], signal: controller.signal })
+      assert.deepEqual(result, { logs: [], error: { kind: 'abort', message: 'Error: too late' } })
+      assert.equal(spawns.count, 0)
+    } finally {
+      spawns.stop()
+      await dispose()
+    }
+  })
+
+  it('reports heap exhaustion as worker-exit and runs the next program on the same runtime', async () => {
+    const { runtime, dispose } = await startWorkerRuntime({ maxOldGenerationSizeMb: 32 })
+    try {
+      const result = await runtime.run({
+        program: 'const hoard = []; while (true) hoard.push({ index: hoard.length, text: "x".repeat(64) + hoard.length })',
+        bindings: [],
+      })
+      assert.equal(result.error?.kind, 'worker-exit')
+      assert.match(result.error?.message ?? '', /memory \(maxOldGenerationSizeMb: 32 MiB\)/)
+      assert.deepEqual(await runtime.run({ program: 'return 6 * 7', bindings: [] }), { logs: [], value: 42 })
+    } finally {
+      await dispose()
+    }
+  })
+})

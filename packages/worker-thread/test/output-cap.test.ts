@@ -1,0 +1,40 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { logsByteLength, jsonStringByteLength } from '@code-runtime/core'
+import { startWorkerRuntime } from './start.js'
+
+describe('worker-thread output cap (CONTRACT section 4)', () => {
+  let started: Awaited<ReturnType<typeof startWorkerRuntime>>
+  before(async () => {
+    started = await startWorkerRuntime()
+  })
+  after(() => started.dispose())
+
+  // 64 MiB = 67 108 864 bytes: "[]" (2) + the string's quotes (2) leave 67 108 860 characters.
+  it('fits a returned string of 67 108 860 characters under the default 64 MiB cap', async () => {
+    const result = await started.runtime.run({ program: "return 'x'.repeat(67_108_860)", bindings: [] })
+    assert.equal(result.error, undefined)
+    assert.equal((result.value as string).length, 67_108_860)
+  })
+
+  it('fails one character past the default cap with output-limit naming the cap', async () => {
+    const result = await started.runtime.run({ program: "return 'x'.repeat(67_108_861)", bindings: [] })
+    assert.equal(result.error?.kind, 'output-limit')
+    assert.match(result.error?.message ?? '', /67108864 bytes \(maxOutputBytes\)/)
+    assert.equal('value' in result, false)
+  })
+
+  it('keeps the logs that fit when a flood passes a small cap, never above the cap', async () => {
+    const { runtime, dispose } = await startWorkerRuntime({ maxOutputBytes: 300 })
+    try {
+      const result = await runtime.run({ program: "for (let i = 0; ; i++) console.log('line ' + i + ' €')", bindings: [] })
+      assert.equal(result.error?.kind, 'output-limit')
+      assert.ok(result.logs.length > 0)
+      assert.equal(result.logs[0], 'line 0 €')
+      const total = logsByteLength(result.logs) + jsonStringByteLength(result.error?.message ?? '')
+      assert.ok(total <= 300, `total ${total} is above the cap`)
+    } finally {
+      await dispose()
+    }
+  })
+})

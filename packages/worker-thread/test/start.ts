@@ -1,0 +1,34 @@
+/** Test support: start a worker-thread runtime and common bindings. */
+import { startCodeRuntime, type CodeBindingNamespace, type CodeJsonValue, type StartedCodeRuntime } from '@code-runtime/core'
+import { WorkerThreadCodeRuntime, type WorkerThreadConfigInput } from '@code-runtime/worker-thread'
+
+export function startWorkerRuntime(config: WorkerThreadConfigInput = {}): Promise<StartedCodeRuntime<WorkerThreadCodeRuntime>> {
+  return startCodeRuntime(WorkerThreadCodeRuntime, config)
+}
+
+/** `tools.echo(x)` resolves `x`; `tools.fail(x)` rejects with `x.message`. */
+export const echoTools: CodeBindingNamespace = {
+  global: 'tools',
+  functions: {
+    echo: async (args: unknown) => args as CodeJsonValue,
+    fail: async (args: unknown) => {
+      throw new Error(String((args as { message?: unknown }).message))
+    },
+  },
+  errorClass: { name: 'ToolCallError', memberNameProperty: 'toolName' },
+}
+
+/** Counts worker threads created in this process from now on (Node emits `worker` on process). */
+export function countWorkerSpawns(): { readonly count: number; stop(): void } {
+  let count = 0
+  const listener = (): void => {
+    count++
+  }
+  process.on('worker', listener)
+  return {
+    get count() {
+      return count
+    },
+    stop: () => process.off('worker', listener),
+  }
+}
