@@ -17,15 +17,25 @@ function refuseConfig(label: string, field: string, rule: string, value: unknown
 }
 
 /**
+ * True for `{...}` and `Object.create(null)` objects of any realm. A Map, a Date or a class
+ * instance would otherwise pass as "no fields set" and its contents be ignored silently.
+ */
+function isPlainObject(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype === null || Object.getPrototypeOf(prototype) === null
+}
+
+/**
  * Accepts `undefined` (all defaults) or a plain object whose keys are all in `knownFields`.
  * @param label names the config in messages, e.g. `worker-thread`.
  * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG` for a non-object or an unknown key.
  */
 export function readConfigObject(label: string, input: unknown, knownFields: readonly string[]): ConfigRecord {
   if (input === undefined || input === null) return {}
-  if (typeof input !== 'object' || Array.isArray(input)) {
+  if (!isPlainObject(input)) {
     throw new CodeRuntimeError('CODE_RUNTIME_INVALID_CONFIG',
-      `Invalid ${label} config: expected an object, got ${describeValue(input)}.`, { value: input })
+      `Invalid ${label} config: expected a plain object, got ${describeValue(input)}.`, { value: input })
   }
   const record: Record<string, unknown> = {}
   for (const key of Object.keys(input)) {
