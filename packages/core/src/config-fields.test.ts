@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import vm from 'node:vm'
 import { CodeRuntimeError } from './errors.js'
 import {
   readBooleanField,
@@ -50,10 +51,19 @@ void describe('readConfigObject (STYLE 8)', () => {
     assertInvalidConfig(() => readConfigObject(LABEL, JSON.parse('{"__proto__": 1}'), KNOWN), 'unknown field "__proto__"')
   })
 
-  void it('refuses a config that is not an object', () => {
-    for (const input of [5, 'computeMs=5', true, [1, 2]]) {
-      assertInvalidConfig(() => readConfigObject(LABEL, input, KNOWN), 'Invalid worker-thread config', 'expected an object')
+  void it('refuses a config that is not a plain object', () => {
+    class Options {
+      computeMs = 5
     }
+    for (const input of [5, 'computeMs=5', true, [1, 2], new Map([['computeMs', 5]]), new Date(0), new Options()]) {
+      assertInvalidConfig(() => readConfigObject(LABEL, input, KNOWN), 'Invalid worker-thread config', 'expected a plain object')
+    }
+  })
+
+  void it('accepts a null-prototype object and a plain object from another realm', () => {
+    const bare = Object.assign(Object.create(null) as object, { computeMs: 5 })
+    assert.deepEqual(readConfigObject(LABEL, bare, KNOWN), { computeMs: 5 })
+    assert.deepEqual(readConfigObject(LABEL, vm.runInNewContext('({ mode: "fast" })'), KNOWN), { mode: 'fast' })
   })
 })
 

@@ -127,7 +127,8 @@ void describe('startCodeRuntime (CONTRACT 1, The seam)', () => {
     const invalid: ReadonlyArray<readonly [unknown, string]> = [
       [{ maxOutputBytes: -5 }, 'Invalid stub config: maxOutputBytes must be an integer from 4 to 9007199254740991, got -5.'],
       [{ maxOutputByte: 10 }, 'unknown field "maxOutputByte"; known fields are maxOutputBytes'],
-      ['fast', 'expected an object'],
+      ['fast', 'expected a plain object'],
+      [new Map(), 'expected a plain object'],
     ]
     for (const [config, fragment] of invalid) {
       await assertRejectsWithCode(startCodeRuntime(StubRuntime, config as StubRuntimeConfig), 'CODE_RUNTIME_INVALID_CONFIG', fragment)
