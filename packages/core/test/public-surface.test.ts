@@ -1,0 +1,174 @@
+// Guards the public surface of @code-runtime/core (STYLE 6): the built root entry, imported by
+// package name through the exports map, must export exactly this list, and the README must
+// document every export, error code and failure kind. Changing the surface means changing this
+// file on purpose.
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import vm from 'node:vm'
+import * as core from '@code-runtime/core'
+import { CODE_RUN_FAILURE_KINDS, CodeRuntimeError } from '@code-runtime/core'
+
+const VALUE_EXPORTS = [
+  'BINDING_NAME_PATTERN',
+  'CODE_RUNTIME_SERVICE_NAME',
+  'CODE_RUN_FAILURE_KINDS',
+  'CodeRuntime',
+  'CodeRuntimeError',
+  'DUNDER_PATTERN',
+  'ECMASCRIPT_READONLY_GLOBALS',
+  'ECMASCRIPT_RESERVED_WORDS',
+  'OutputLedger',
+  'PYTHON_RESERVED_WORDS',
+  'RESERVED_GLOBALS',
+  'RESERVED_MEMBER_NAME_PROPERTIES',
+  'buildOutputLimitResult',
+  'describeValue',
+  'fitLogsPrefix',
+  'fitStringPrefix',
+  'formatLosslessJsonRefusal',
+  'isLosslessJson',
+  'jsonStringByteLength',
+  'jsonValueByteLength',
+  'logsByteLength',
+  'outputLimitMessage',
+  'readBooleanField',
+  'readConfigObject',
+  'readIntegerField',
+  'readOneOfField',
+  'readStringField',
+  'safeSnapshotLosslessJson',
+  'snapshotLosslessJson',
+  'startCodeRuntime',
+  'validateBindings',
+  'validateRunRequest',
+]
+
+const TYPE_EXPORTS = [
+  'CodeBindingErrorClass',
+  'CodeBindingFunction',
+  'CodeBindingNamespace',
+  'CodeJsonValue',
+  'CodeRunFailure',
+  'CodeRunFailureKind',
+  'CodeRunRequest',
+  'CodeRunResult',
+  'CodeRuntimeBackend',
+  'CodeRuntimeErrorCode',
+  'CodeRuntimeErrorDetails',
+  'CodeRuntimeIsolation',
+  'CodeRuntimeLanguage',
+  'ConfigRecord',
+  'IntegerFieldRule',
+  'LosslessJsonOptions',
+  'LosslessJsonRefusal',
+  'LosslessJsonSnapshot',
+  'StartedCodeRuntime',
+  'ValidatedNamespace',
+  'ValidatedRunRequest',
+]
+
+const ERROR_CODES = [
+  'CODE_RUNTIME_DISPOSED',
+  'CODE_RUNTIME_INVALID_BINDINGS',
+  'CODE_RUNTIME_INVALID_CONFIG',
+  'CODE_RUNTIME_INVALID_REQUEST',
+  'CODE_RUNTIME_NOT_LOSSLESS_JSON',
+  'CODE_RUNTIME_UNAVAILABLE',
+]
+
+const FAILURE_KINDS = ['exception', 'timeout', 'abort', 'worker-exit', 'invalid-output', 'output-limit']
+
+function readPackageFile(path: string): string {
+  // This file runs from dist/test/; the package root is two levels up.
+  return readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
+}
+
+function uniqueMatches(text: string, pattern: RegExp): string[] {
+  return [...new Set([...text.matchAll(pattern)].map((match) => match[1] as string))].sort()
+}
+
+void describe('@code-runtime/core public surface (STYLE 6)', () => {
+  void it('resolves the package name to the built root entry', () => {
+    assert.ok(import.meta.resolve('@code-runtime/core').endsWith('/packages/core/dist/src/index.js'))
+  })
+
+  void it('exports exactly the listed values', () => {
+    assert.deepEqual(Object.keys(core).sort(), [...VALUE_EXPORTS].sort())
+  })
+
+  void it('declares exactly the listed types and values in its built declarations', () => {
+    const declarations = readPackageFile('dist/src/index.d.ts')
+    assert.deepEqual(uniqueMatches(declarations, /\btype (\w+)/g), [...TYPE_EXPORTS].sort())
+    assert.doesNotMatch(declarations, /export \*/)
+  })
+
+  void it('has exactly the listed error codes', () => {
+    assert.deepEqual(uniqueMatches(readPackageFile('dist/src/errors.d.ts'), /'(CODE_RUNTIME_[A-Z_]+)'/g), ERROR_CODES)
+  })
+
+  void it('lists the failure kinds in order and freezes the list', () => {
+    assert.deepEqual(CODE_RUN_FAILURE_KINDS, FAILURE_KINDS)
+    assert.ok(Object.isFrozen(CODE_RUN_FAILURE_KINDS))
+  })
+
+  void it('maps only the root, the conformance subpath and package.json', () => {
+    const manifest = JSON.parse(readPackageFile('package.json')) as {
+      type: string
+      exports: Record<string, unknown>
+      files: string[]
+      engines: { node: string }
+    }
+    assert.equal(manifest.type, 'module')
+    assert.deepEqual(Object.keys(manifest.exports), ['.', './conformance', './package.json'])
+    assert.ok(manifest.files.includes('!dist/src/**/*.test.*'), 'compiled unit tests stay out of the package')
+    assert.ok(!manifest.files.some((entry) => entry.startsWith('dist/test') || entry.startsWith('dist/examples')))
+    assert.equal(manifest.engines.node, '>=20')
+  })
+
+  void it('documents every export, error code and failure kind in the README', () => {
+    const readme = readPackageFile('README.md')
+    for (const name of [...VALUE_EXPORTS, ...TYPE_EXPORTS, ...ERROR_CODES]) {
+      // `name`, `name(args)` or `Name<T>`, each at the start of an API line or table row.
+      assert.ok(new RegExp(`(^- |^\\| )\`${name}[\`(<]`, 'm').test(readme), `README.md does not document \`${name}\``)
+    }
+    for (const kind of FAILURE_KINDS) {
+      assert.ok(readme.includes(`\`${kind}\``), `README.md does not mention the failure kind \`${kind}\``)
+    }
+  })
+})
+
+void describe('CodeRuntimeError.is across realms and copies (STYLE 7)', () => {
+  void it('recognises an error made by a second copy of the module, where instanceof fails', async () => {
+    // A package loaded twice (two versions in node_modules) has two CodeRuntimeError classes.
+    const copyUrl = new URL('../src/errors.js?second-copy', import.meta.url).href
+    const copy = await import(copyUrl) as { CodeRuntimeError: typeof CodeRuntimeError }
+    assert.notEqual(copy.CodeRuntimeError, CodeRuntimeError)
+    const foreign = new copy.CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'Disposed.')
+    assert.equal(foreign instanceof CodeRuntimeError, false)
+    assert.equal(CodeRuntimeError.is(foreign), true)
+    assert.equal(copy.CodeRuntimeError.is(new CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'Disposed.')), true)
+  })
+
+  void it('recognises a branded error built in another vm realm', () => {
+    const branded = vm.runInNewContext(`
+      const error = new Error('from another realm')
+      Object.defineProperty(error, Symbol.for('code-runtime.error'), { value: true })
+      error
+    `) as unknown
+    assert.equal(branded instanceof Error, false)
+    assert.equal(CodeRuntimeError.is(branded), true)
+  })
+
+  void it('recognises our own error after it passed through another realm', () => {
+    const error = new CodeRuntimeError('CODE_RUNTIME_UNAVAILABLE', 'Unavailable.')
+    const returned = vm.runInNewContext('[error][0]', { error }) as unknown
+    assert.equal(CodeRuntimeError.is(returned), true)
+  })
+
+  void it('does not recognise an unbranded error from another realm or a look-alike object', () => {
+    assert.equal(CodeRuntimeError.is(vm.runInNewContext('new Error("x")')), false)
+    assert.equal(CodeRuntimeError.is({ name: 'CodeRuntimeError', code: 'CODE_RUNTIME_DISPOSED', message: 'x' }), false)
+    assert.equal(CodeRuntimeError.is(vm.runInNewContext('({ [Symbol("code-runtime.error")]: true })')), false)
+  })
+})
