@@ -1,0 +1,21 @@
+// Lossless JSON and its byte accounting, without the cordis seam: light enough to load inside
+// every sandbox (the root entry pulls in cordis).
+export {
+  formatLosslessJsonRefusal,
+  isLosslessJson,
+  safeSnapshotLosslessJson,
+  snapshotLosslessJson,
+  type LosslessJsonOptions,
+  type LosslessJsonRefusal,
+  type LosslessJsonSnapshot,
+} from './lossless-json.js'
+export {
+  buildOutputLimitResult,
+  fitLogsPrefix,
+  fitStringPrefix,
+  jsonStringByteLength,
+  jsonValueByteLength,
+  logsByteLength,
+  outputLimitMessage,
+  OutputLedger,
+} from './output-ledger.js'
