@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import vm from 'node:vm'
 import * as core from '@code-runtime/core'
 import { CODE_RUN_FAILURE_KINDS, CodeRuntimeError } from '@code-runtime/core'
+import * as json from '@code-runtime/core/json'
 
 const VALUE_EXPORTS = [
   'BINDING_NAME_PATTERN',
@@ -68,6 +69,22 @@ const TYPE_EXPORTS = [
   'ValidatedRunRequest',
 ]
 
+// The cordis-free subpath that sandboxes load: lossless JSON and the output ledger only.
+const JSON_SUBPATH_EXPORTS = [
+  'OutputLedger',
+  'buildOutputLimitResult',
+  'fitLogsPrefix',
+  'fitStringPrefix',
+  'formatLosslessJsonRefusal',
+  'isLosslessJson',
+  'jsonStringByteLength',
+  'jsonValueByteLength',
+  'logsByteLength',
+  'outputLimitMessage',
+  'safeSnapshotLosslessJson',
+  'snapshotLosslessJson',
+]
+
 const ERROR_CODES = [
   'CODE_RUNTIME_DISPOSED',
   'CODE_RUNTIME_INVALID_BINDINGS',
@@ -82,6 +99,25 @@ const FAILURE_KINDS = ['exception', 'timeout', 'abort', 'worker-exit', 'invalid-
 function readPackageFile(path: string): string {
   // This file runs from dist/test/; the package root is two levels up.
   return readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
+}
+
+/** Every module `entry` loads, following its relative imports in the built output. */
+function importClosure(entry: string): { files: string[]; packages: string[] } {
+  const files: string[] = []
+  const packages = new Set<string>()
+  const pending = [new URL(`../../${entry}`, import.meta.url)]
+  while (pending.length > 0) {
+    const url = pending.pop() as URL
+    if (files.includes(url.href)) continue
+    files.push(url.href)
+    const source = readFileSync(url, 'utf8')
+    for (const match of source.matchAll(/^(?:import|export)\b[^'"]*?from\s*'([^']+)'|^import\s*'([^']+)'/gm)) {
+      const specifier = (match[1] ?? match[2]) as string
+      if (specifier.startsWith('.')) pending.push(new URL(specifier, url))
+      else packages.add(specifier)
+    }
+  }
+  return { files, packages: [...packages].sort() }
 }
 
 function uniqueMatches(text: string, pattern: RegExp): string[] {
@@ -112,7 +148,7 @@ void describe('@code-runtime/core public surface (STYLE 6)', () => {
     assert.ok(Object.isFrozen(CODE_RUN_FAILURE_KINDS))
   })
 
-  void it('maps only the root, the conformance subpath and package.json', () => {
+  void it('maps only the root, the json and conformance subpaths and package.json', () => {
     const manifest = JSON.parse(readPackageFile('package.json')) as {
       type: string
       exports: Record<string, unknown>
@@ -120,10 +156,23 @@ void describe('@code-runtime/core public surface (STYLE 6)', () => {
       engines: { node: string }
     }
     assert.equal(manifest.type, 'module')
-    assert.deepEqual(Object.keys(manifest.exports), ['.', './conformance', './package.json'])
+    assert.deepEqual(Object.keys(manifest.exports).sort(), ['.', './conformance', './json', './package.json'])
     assert.ok(manifest.files.includes('!dist/src/**/*.test.*'), 'compiled unit tests stay out of the package')
     assert.ok(!manifest.files.some((entry) => entry.startsWith('dist/test') || entry.startsWith('dist/examples')))
     assert.equal(manifest.engines.node, '>=20')
+  })
+
+  void it('exports exactly lossless JSON and the ledger from the json subpath, the same functions as the root', () => {
+    assert.deepEqual(Object.keys(json).sort(), JSON_SUBPATH_EXPORTS)
+    const root = core as Record<string, unknown>
+    for (const [name, value] of Object.entries(json)) assert.equal(value, root[name], name)
+  })
+
+  void it('keeps cordis out of the json subpath, so a sandbox can load it', () => {
+    const { files, packages } = importClosure('dist/src/json.js')
+    assert.ok(files.length > 1)
+    assert.deepEqual(packages.filter((specifier) => !specifier.startsWith('node:')), [])
+    assert.ok(importClosure('dist/src/index.js').packages.includes('@deepseek-ai/cordis'), 'the closure walk finds cordis')
   })
 
   void it('documents every export, error code and failure kind in the README', () => {
@@ -132,6 +181,7 @@ void describe('@code-runtime/core public surface (STYLE 6)', () => {
       // `name`, `name(args)` or `Name<T>`, each at the start of an API line or table row.
       assert.ok(new RegExp(`(^- |^\\| )\`${name}[\`(<]`, 'm').test(readme), `README.md does not document \`${name}\``)
     }
+    assert.ok(readme.includes('`@code-runtime/core/json`'), 'README.md does not document the json subpath')
     for (const kind of FAILURE_KINDS) {
       assert.ok(readme.includes(`\`${kind}\``), `README.md does not mention the failure kind \`${kind}\``)
     }
