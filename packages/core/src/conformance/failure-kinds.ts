@@ -1,0 +1,210 @@
+/**
+ * CONTRACT section 1, failure kinds: `exception`, `timeout` and `abort`, each reported exactly and
+ * never merged with another kind. `invalid-output` is checked with the completion boundary
+ * (lossless-json.ts) and `output-limit` with the cap (output-cap.ts). `worker-exit` is not
+ * checked here: no program text kills every substrate the same portable way (a backend's own
+ * tests trigger it, e.g. by exhausting the heap cap).
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import type { CodeRuntime } from '../code-runtime.js'
+import type { CodeRunResult } from '../types.js'
+import { assertFailure, assertMentionsNumber, assertValue } from './assertions.js'
+import { abortWhenCalled, createDeferred, recordCalls } from './host-functions.js'
+import { programLines, runProgram, useRuntime } from './runtime-fixture.js'
+import type { ConformanceTarget } from './target.js'
+
+/** A budget small enough to keep the checks quick and far above any start-up cost. */
+const SMALL_BUDGET_MS = 300
+/** How long after the program says it is running the checks abort it. */
+const ABORT_DELAY_MS = 50
+
+async function runProgramText(runtime: CodeRuntime, program: string): Promise<CodeRunResult> {
+  return await runProgram(runtime, { program, bindings: [] })
+}
+
+function describeExceptions(runtime: () => CodeRuntime): void {
+  void describe('exception', () => {
+    void it('resolves an exception for a thrown error', async () => {
+      const message = assertFailure(await runProgramText(runtime(), "throw new Error('boom')"), 'exception')
+      assert.match(message, /boom/)
+    })
+
+    void it('resolves an exception naming a thrown string', async () => {
+      const message = assertFailure(await runProgramText(runtime(), "throw 'plain failure'"), 'exception')
+      assert.match(message, /plain failure/)
+    })
+
+    void it('resolves an exception for a thrown undefined', async () => {
+      assertFailure(await runProgramText(runtime(), 'throw undefined'), 'exception')
+    })
+
+    void it('resolves an exception for a thrown null', async () => {
+      assertFailure(await runProgramText(runtime(), 'throw null'), 'exception')
+    })
+
+    void it('resolves an exception for an awaited rejection', async () => {
+      const message = assertFailure(await runProgramText(runtime(), "await Promise.reject(new Error('rejected late'))"), 'exception')
+      assert.match(message, /rejected late/)
+    })
+
+    void it("resolves an exception carrying the host's message for a binding rejection the program does not catch", async () => {
+      const fail = recordCalls(() => Promise.reject(new Error('host refused the call')))
+      const result = await runProgram(runtime(), {
+        program: 'await tools.fail({})\nreturn 1',
+        bindings: [{ global: 'tools', functions: { fail: fail.fn } }],
+      })
+      assert.match(assertFailure(result, 'exception'), /host refused the call/)
+    })
+
+    void it('reports an error named AbortError as exception, not abort', async () => {
+      const program = "const error = new Error('looks like an abort')\nerror.name = 'AbortError'\nthrow error"
+      assertFailure(await runProgramText(runtime(), program), 'exception')
+    })
+
+    void it('reports an error named TimeoutError as exception, not timeout', async () => {
+      const program = "const error = new Error('Stopped after 300 ms (computeMs)')\nerror.name = 'TimeoutError'\nthrow error"
+      assertFailure(await runProgramText(runtime(), program), 'exception')
+    })
+  })
+}
+
+function describeComputeBudget(target: ConformanceTarget): void {
+  void describe(`timeout: computeMs ${SMALL_BUDGET_MS}`, () => {
+    const runtime = useRuntime(target, { computeMs: SMALL_BUDGET_MS })
+
+    void it('resolves timeout naming computeMs and its value for a hot loop', async () => {
+      const message = assertFailure(await runProgramText(runtime(), 'while (true) {}'), 'timeout')
+      assert.match(message, /computeMs/)
+      assertMentionsNumber(message, SMALL_BUDGET_MS, 'the budget')
+    })
+
+    void it('catches a hot loop while a binding call is pending', async () => {
+      // The decoy call never settles; a backend that pauses its compute clock while a call is
+      // pending would let the loop run until the wall budget.
+      const pending = recordCalls(() => new Promise<never>(() => {}))
+      const result = await runProgram(runtime(), {
+        program: 'void tools.pending({})\nwhile (true) {}',
+        bindings: [{ global: 'tools', functions: { pending: pending.fn } }],
+      })
+      assert.match(assertFailure(result, 'timeout'), /computeMs/)
+    })
+
+    void it('does not charge computeMs while the program awaits a binding', async () => {
+      const slow = recordCalls(() => new Promise((resolve) => setTimeout(() => resolve('slow answer'), SMALL_BUDGET_MS * 2)))
+      const result = await runProgram(runtime(), {
+        program: 'return await tools.slow({})',
+        bindings: [{ global: 'tools', functions: { slow: slow.fn } }],
+      })
+      assertValue(result, 'slow answer')
+    })
+
+    void it('keeps logs printed before the timeout', async () => {
+      const result = await runProgramText(runtime(), programLines(
+        "console.log('before the loop')",
+        "process.stdout.write('partial line')",
+        'while (true) {}',
+      ))
+      assertFailure(result, 'timeout')
+      assert.deepEqual(result.logs, ['before the loop', 'partial line'])
+    })
+
+    void it('stays usable after a timeout', async () => {
+      assertFailure(await runProgramText(runtime(), 'while (true) {}'), 'timeout')
+      assertValue(await runProgramText(runtime(), 'return 1'), 1)
+    })
+  })
+}
+
+function describeWallBudget(target: ConformanceTarget): void {
+  void describe(`timeout: maxWallMs ${SMALL_BUDGET_MS}`, () => {
+    const runtime = useRuntime(target, { maxWallMs: SMALL_BUDGET_MS })
+
+    void it('resolves timeout naming maxWallMs and its value for a program awaiting forever', async () => {
+      const result = await runProgramText(runtime(), "console.log('waiting')\nawait new Promise(() => {})")
+      const message = assertFailure(result, 'timeout')
+      assert.match(message, /maxWallMs/)
+      assertMentionsNumber(message, SMALL_BUDGET_MS, 'the budget')
+      assert.deepEqual(result.logs, ['waiting'], 'logs printed before the timeout are kept')
+    })
+
+    void it('resolves timeout naming maxWallMs while a binding call never settles', async () => {
+      const never = recordCalls(() => new Promise<never>(() => {}))
+      const result = await runProgram(runtime(), {
+        program: 'await tools.never({})',
+        bindings: [{ global: 'tools', functions: { never: never.fn } }],
+      })
+      assert.match(assertFailure(result, 'timeout'), /maxWallMs/)
+    })
+  })
+}
+
+function describeAbort(runtime: () => CodeRuntime): void {
+  void describe('abort', () => {
+    void it('resolves abort with String(reason) when the signal fires while the program awaits', async () => {
+      const controller = new AbortController()
+      const started = abortWhenCalled(controller, 'stopped by the caller', ABORT_DELAY_MS)
+      const result = await runProgram(runtime(), {
+        program: "console.log('before')\nawait tools.started({})\nawait new Promise(() => {})",
+        bindings: [{ global: 'tools', functions: { started: started.fn } }],
+        signal: controller.signal,
+      })
+      assert.equal(assertFailure(result, 'abort'), 'stopped by the caller')
+      assert.deepEqual(result.logs, ['before'], 'logs printed before the abort are kept')
+    })
+
+    void it('resolves abort with String(reason) when the signal fires inside a synchronous loop', async () => {
+      const controller = new AbortController()
+      const reason = new Error('the caller gave up')
+      const started = abortWhenCalled(controller, reason, ABORT_DELAY_MS)
+      const result = await runProgram(runtime(), {
+        program: 'await tools.started({})\nwhile (true) {}',
+        bindings: [{ global: 'tools', functions: { started: started.fn } }],
+        signal: controller.signal,
+      })
+      assert.equal(assertFailure(result, 'abort'), String(reason))
+    })
+
+    void it('resolves abort while a binding call is pending, without waiting for it', async () => {
+      const controller = new AbortController()
+      const call = createDeferred<null>()
+      const pending = recordCalls(() => {
+        controller.abort('stopped during a call')
+        return call.promise
+      })
+      try {
+        const result = await runProgram(runtime(), {
+          program: 'await tools.pending({})\nreturn 1',
+          bindings: [{ global: 'tools', functions: { pending: pending.fn } }],
+          signal: controller.signal,
+        })
+        assert.equal(assertFailure(result, 'abort'), 'stopped during a call')
+      } finally {
+        call.resolve(null)
+      }
+    })
+
+    void it('stays usable after an abort', async () => {
+      const controller = new AbortController()
+      const started = abortWhenCalled(controller, 'stop', 0)
+      const result = await runProgram(runtime(), {
+        program: 'await tools.started({})\nwhile (true) {}',
+        bindings: [{ global: 'tools', functions: { started: started.fn } }],
+        signal: controller.signal,
+      })
+      assertFailure(result, 'abort')
+      assertValue(await runProgramText(runtime(), 'return 2'), 2)
+    })
+  })
+}
+
+/** Registers the checks of CONTRACT section 1 about failure kinds. */
+export function describeFailureKinds(target: ConformanceTarget): void {
+  void describe(`${target.name}: failure kinds (CONTRACT 1)`, () => {
+    const runtime = useRuntime(target)
+    describeExceptions(runtime)
+    describeAbort(runtime)
+    describeComputeBudget(target)
+    describeWallBudget(target)
+  })
+}

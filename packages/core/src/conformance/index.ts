@@ -1,0 +1,46 @@
+/**
+ * The conformance suite of `@code-runtime/core`: every rule of CONTRACT sections 1 to 4 that can
+ * be observed from outside a backend, as `node:test` checks a backend's own tests register.
+ *
+ * @example
+ * ```ts
+ * import { startCodeRuntime } from '@code-runtime/core'
+ * import { runConformanceSuite } from '@code-runtime/core/conformance'
+ * import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
+ *
+ * runConformanceSuite({
+ *   name: 'worker-thread',
+ *   isolation: 'worker-thread',
+ *   start: (config) => startCodeRuntime(WorkerThreadCodeRuntime, config),
+ * })
+ * ```
+ */
+import { describeFailureKinds } from './failure-kinds.js'
+import { describeLifecycle } from './lifecycle.js'
+import { describeLosslessJson } from './lossless-json.js'
+import { describeOutputCap } from './output-cap.js'
+import { describeProgramBindings } from './program-bindings.js'
+import { describeProgramGlobals } from './program-globals.js'
+import { describePrograms } from './programs.js'
+import { describeSeam } from './seam.js'
+import type { ConformanceTarget } from './target.js'
+
+export type { ConformanceRuntimeConfig, ConformanceTarget } from './target.js'
+
+/**
+ * Registers the conformance checks for `target` as `describe`/`it` blocks of `node:test`. Call
+ * it at the top level of a test file. Each block starts its own runtimes and disposes them in
+ * `after`. With `runsPrograms: false` only the checks that need no program run are registered.
+ */
+export function runConformanceSuite(target: ConformanceTarget): void {
+  const runsPrograms = target.runsPrograms ?? true
+  describeSeam(target, runsPrograms)
+  if (!runsPrograms) return
+  describeFailureKinds(target)
+  describePrograms(target)
+  describeProgramBindings(target)
+  describeProgramGlobals(target)
+  describeLosslessJson(target)
+  describeOutputCap(target)
+  describeLifecycle(target)
+}

@@ -1,0 +1,109 @@
+/**
+ * How checks get a runtime and run a program: one runtime per describe block (started in
+ * `before`, disposed in `after`), or one started inside a check and always disposed; and the one
+ * helper that runs a program and checks the result's shape, so every check also checks that
+ * `run()` resolved instead of rejecting.
+ */
+import assert from 'node:assert/strict'
+import { after, before } from 'node:test'
+import type { CodeRuntime } from '../code-runtime.js'
+import type { StartedCodeRuntime } from '../start-runtime.js'
+import { CODE_RUN_FAILURE_KINDS, type CodeRunRequest, type CodeRunResult } from '../types.js'
+import type { ConformanceRuntimeConfig, ConformanceTarget } from './target.js'
+
+/** Renders anything for an assertion message, briefly and without throwing. */
+export function describeForAssertion(value: unknown): string {
+  try {
+    if (value instanceof Error) return `${value.name}: ${value.message}`
+    const text = JSON.stringify(value) ?? String(value)
+    return text.length > 400 ? `${text.slice(0, 397)}...` : text
+  } catch {
+    return String(value)
+  }
+}
+
+/** Wraps a started runtime so that disposing it twice is harmless. */
+function disposeOnce(started: StartedCodeRuntime<CodeRuntime>): StartedCodeRuntime<CodeRuntime> {
+  let disposal: Promise<void> | undefined
+  return { runtime: started.runtime, dispose: () => (disposal ??= started.dispose()) }
+}
+
+/**
+ * Starts one runtime for the enclosing describe block and disposes it in `after`.
+ * @returns a getter for the runtime, to call inside `it`.
+ */
+export function useRuntime(target: ConformanceTarget, config: ConformanceRuntimeConfig = {}): () => CodeRuntime {
+  let started: StartedCodeRuntime<CodeRuntime> | undefined
+  before(async () => {
+    started = disposeOnce(await target.start(config))
+  })
+  after(async () => {
+    const current = started
+    started = undefined
+    await current?.dispose()
+  })
+  return () => {
+    assert.ok(started !== undefined, `the ${target.name} runtime of this block did not start`)
+    return started.runtime
+  }
+}
+
+/** Starts a runtime for one check and disposes it when the check ends, however it ends. */
+export async function withRuntime<T>(
+  target: ConformanceTarget,
+  config: ConformanceRuntimeConfig,
+  check: (started: StartedCodeRuntime<CodeRuntime>) => Promise<T>,
+): Promise<T> {
+  const started = disposeOnce(await target.start(config))
+  try {
+    return await check(started)
+  } finally {
+    await started.dispose()
+  }
+}
+
+/** Joins program lines with `\n`, so a check knows the line each statement is on. */
+export function programLines(...lines: string[]): string {
+  return lines.join('\n')
+}
+
+/** Checks a result has exactly the documented shape (CONTRACT section 1). */
+function assertResultShape(result: unknown): asserts result is CodeRunResult {
+  assert.ok(typeof result === 'object' && result !== null, `run() resolved ${describeForAssertion(result)}, not a result object`)
+  const keys = Object.keys(result)
+  for (const key of keys) {
+    assert.ok(key === 'value' || key === 'logs' || key === 'error', `the result has an unknown key ${JSON.stringify(key)}`)
+  }
+  const { logs, error } = result as Record<string, unknown>
+  assert.ok(Array.isArray(logs), 'result.logs is not an array')
+  for (const entry of logs as unknown[]) assert.equal(typeof entry, 'string', 'every log entry is a string')
+  if ('value' in result) assert.notEqual((result as Record<string, unknown>)['value'], undefined, 'result.value is present but undefined')
+  if ('error' in result) {
+    assert.ok(typeof error === 'object' && error !== null, 'result.error is present but not an object')
+    const { kind, message } = error as Record<string, unknown>
+    assert.ok((CODE_RUN_FAILURE_KINDS as readonly unknown[]).includes(kind), `result.error.kind ${describeForAssertion(kind)} is not a failure kind`)
+    assert.equal(typeof message, 'string', 'result.error.message is a string')
+    assert.ok(!('value' in result), 'a failed run has no value key')
+  }
+}
+
+/**
+ * Runs a program and returns its result, failing the check when `run()` throws or rejects:
+ * every program outcome must resolve (CONTRACT section 1).
+ */
+export async function runProgram(runtime: CodeRuntime, request: CodeRunRequest): Promise<CodeRunResult> {
+  let pending: Promise<CodeRunResult>
+  try {
+    pending = runtime.run(request)
+  } catch (error) {
+    assert.fail(`run() threw synchronously for a program outcome: ${describeForAssertion(error)}`)
+  }
+  let result: unknown
+  try {
+    result = await pending
+  } catch (error) {
+    assert.fail(`run() rejected for a program outcome instead of resolving: ${describeForAssertion(error)}`)
+  }
+  assertResultShape(result)
+  return result
+}

@@ -1,0 +1,14 @@
+/**
+ * Guards the surface of `@code-runtime/core/conformance`: backends code against exactly this
+ * list, so a change to it must be deliberate.
+ */
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+
+void describe('@code-runtime/core/conformance', () => {
+  void it('exports runConformanceSuite and nothing else at runtime', async () => {
+    const entry = await import('@code-runtime/core/conformance')
+    assert.deepEqual(Object.keys(entry).sort(), ['runConformanceSuite'])
+    assert.equal(typeof entry.runConformanceSuite, 'function')
+  })
+})

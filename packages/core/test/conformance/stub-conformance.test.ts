@@ -1,0 +1,45 @@
+/**
+ * Runs the conformance suite against a stub backend that cannot run programs, so only the checks
+ * that need no program run are registered: descriptors, the name rules, misuse and disposal. It
+ * proves the suite loads through the package's exports map and passes a minimal correct seam.
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import {
+  CodeRuntime,
+  CodeRuntimeError,
+  startCodeRuntime,
+  validateRunRequest,
+  type CodeRunRequest,
+  type CodeRunResult,
+} from '@code-runtime/core'
+import { runConformanceSuite, type ConformanceRuntimeConfig } from '@code-runtime/core/conformance'
+
+/** The smallest seam that follows CONTRACT section 1 without running anything. */
+class StubCodeRuntime extends CodeRuntime {
+  readonly language = 'typescript'
+  readonly isolation = 'process'
+  // Cordis hands out a proxy of the service, so the state is a TypeScript-private field.
+  private isDisposed = false
+
+  constructor(ctx: Context, _config: ConformanceRuntimeConfig) {
+    super(ctx)
+    ctx.effect(() => () => {
+      this.isDisposed = true
+    })
+  }
+
+  async run(request: CodeRunRequest): Promise<CodeRunResult> {
+    if (this.isDisposed) {
+      throw new CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'This runtime was disposed; start a new one to run programs.')
+    }
+    validateRunRequest(request)
+    return { logs: [], error: { kind: 'exception', message: 'The stub backend does not run programs.' } }
+  }
+}
+
+runConformanceSuite({
+  name: 'stub',
+  isolation: 'process',
+  runsPrograms: false,
+  start: (config) => startCodeRuntime(StubCodeRuntime, config),
+})
