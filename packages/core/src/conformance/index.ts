@@ -19,6 +19,7 @@ import { describeFailureKinds } from './failure-kinds.js'
 import { describeLifecycle } from './lifecycle.js'
 import { describeLosslessJson } from './lossless-json.js'
 import { describeOutputCap } from './output-cap.js'
+import { describePoisonedRealm } from './poisoned-realm.js'
 import { describeProgramBindings } from './program-bindings.js'
 import { describeProgramGlobals } from './program-globals.js'
 import { describePrograms } from './programs.js'
@@ -41,6 +42,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
   describeProgramBindings(target)
   describeProgramGlobals(target)
   describeLosslessJson(target)
+  describePoisonedRealm(target)
   describeOutputCap(target)
   describeLifecycle(target)
 }

@@ -2,8 +2,8 @@
  * CONTRACT section 3, lossless JSON across every boundary: binding arguments (program → host),
  * binding resolutions (host → program) and the completion value. Each refusal is checked on each
  * boundary it can reach, and so is what must cross unchanged: every JSON kind, 3 000 levels of
- * nesting, getters read once, `toJSON` ignored, a literal `__proto__` key, and a program that
- * poisons its own built-ins.
+ * nesting, getters read once, `toJSON` ignored and a literal `__proto__` key. A program that
+ * poisons its own built-ins is checked in poisoned-realm.ts.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -171,46 +171,6 @@ function readCallOutcome(result: CodeRunResult): CallOutcome {
   assert.ok(typeof outcome === 'object' && outcome !== null, 'the program reported the call outcome')
   return outcome
 }
-
-// Replaces what a validator, a copier or a message builder in the program's realm might use.
-const POISON_BUILTINS = `
-Object.defineProperty(Object.prototype, 'injected', { __proto__: null, value: 'poisoned', enumerable: true, configurable: true, writable: true })
-Object.defineProperty(Array.prototype, 'injected', { __proto__: null, value: 'poisoned', enumerable: true, configurable: true, writable: true })
-Object.prototype.toJSON = function () { return 'poisoned' }
-Array.prototype.toJSON = function () { return 'poisoned' }
-Array.prototype[Symbol.iterator] = function* () { yield 'poisoned' }
-Array.prototype.push = function () { throw new Error('push is poisoned') }
-Array.prototype.map = function () { return ['poisoned'] }
-Array.prototype.forEach = function () {}
-Array.prototype.slice = function () { return ['poisoned'] }
-JSON.stringify = () => '"poisoned"'
-JSON.parse = () => 'poisoned'
-Object.keys = () => ['poisoned']
-Object.entries = () => [['poisoned', 1]]
-Object.assign = () => ({ poisoned: true })
-Object.getOwnPropertyNames = () => []
-Object.getPrototypeOf = () => null
-Array.isArray = () => false
-Reflect.ownKeys = () => []
-Reflect.getOwnPropertyDescriptor = () => undefined
-Function.prototype.call = function () { throw new Error('call is poisoned') }
-Function.prototype.apply = function () { throw new Error('apply is poisoned') }
-Object.defineProperty = () => { throw new Error('defineProperty is poisoned') }
-`
-
-// Accessors on the prototypes: writing a missing key by assignment, or reading one, runs them.
-// The keys of property descriptors (get, set, value, writable) are among them, so a descriptor
-// written as an ordinary object literal in the program's realm inherits them and breaks.
-const POISON_ACCESSORS = `
-const poisonKey = (target, key) => Object.defineProperty(target, key, {
-  __proto__: null,
-  get() { return 'poisoned' },
-  set() { throw new Error('the setter of ' + key + ' is poisoned') },
-  configurable: true,
-})
-for (const key of ['a', 'b', 'value', 'kind', 'type', 'id', 'args', 'result', 'error', 'message', 'data', 'method', 'payload', 'logs', 'inner', 'get', 'set', 'writable']) poisonKey(Object.prototype, key)
-for (const key of ['0', '1', '2']) poisonKey(Array.prototype, key)
-`
 
 function describeRefusals(runtime: () => CodeRuntime): void {
   void describe('refusals', () => {
@@ -405,54 +365,6 @@ function toPlainDescriptorValue(value: object, key: string): unknown {
   return JSON.parse(JSON.stringify(Object.getOwnPropertyDescriptor(value, key)?.value)) as unknown
 }
 
-function describePoisoning(runtime: () => CodeRuntime): void {
-  void describe('a program that poisons its built-ins', () => {
-    const sent = { a: [1, { b: 'c' }], value: 'own', n: null }
-
-    void it('still passes the argument and the completion value unchanged after replacing built-ins', async () => {
-      const { namespace, echo } = echoTools()
-      const result = await runProgram(runtime(), {
-        program: `const sent = ${JSON.stringify(sent)}\n${POISON_BUILTINS}\nconst echoed = await tools.echo(sent)\nreturn { echoed, sent, list: ['x', 'y'] }`,
-        bindings: [namespace],
-      })
-      assertValue(result, { echoed: sent, sent, list: ['x', 'y'] })
-      assertJsonEqual(echo.calls[0]?.[0], sent)
-    })
-
-    void it('still passes the argument and the completion value unchanged after trapping prototype keys', async () => {
-      const { namespace, echo } = echoTools()
-      const result = await runProgram(runtime(), {
-        program: `const sent = ${JSON.stringify(sent)}\n${POISON_ACCESSORS}\nconst echoed = await tools.echo(sent)\nreturn { echoed, sent, list: ['x', 'y', 'z'] }`,
-        bindings: [namespace],
-      })
-      assertValue(result, { echoed: sent, sent, list: ['x', 'y', 'z'] })
-      assertJsonEqual(echo.calls[0]?.[0], sent)
-    })
-
-    void it('still refuses a non-JSON argument after replacing built-ins', async () => {
-      const { namespace, echo } = echoTools()
-      const result = await runProgram(runtime(), {
-        program: `${POISON_BUILTINS}\nlet rejected = false\ntry { await tools.echo(new Map()) } catch { rejected = true }\nreturn rejected`,
-        bindings: [namespace],
-      })
-      assertValue(result, true)
-      assert.equal(echo.calls.length, 0)
-    })
-
-    void it('still refuses a non-JSON completion value after replacing built-ins', async () => {
-      assertFailure(await runProgram(runtime(), { program: `${POISON_BUILTINS}\nreturn [new Date(0)]`, bindings: [] }), 'invalid-output')
-    })
-
-    void it('still reports a thrown error after poisoning built-ins and prototype keys', async () => {
-      const result = await runProgram(runtime(), {
-        program: `${POISON_ACCESSORS}\n${POISON_BUILTINS}\nthrow new Error('boom after poisoning')`,
-        bindings: [],
-      })
-      assert.match(assertFailure(result, 'exception'), /boom after poisoning/)
-    })
-  })
-}
-
 /** Registers the checks of CONTRACT section 3. */
 export function describeLosslessJson(target: ConformanceTarget): void {
   void describe(`${target.name}: lossless JSON across every boundary (CONTRACT 3)`, () => {
@@ -460,6 +372,5 @@ export function describeLosslessJson(target: ConformanceTarget): void {
     describeRefusals(runtime)
     describeAccepted(runtime)
     describeReading(runtime)
-    describePoisoning(runtime)
   })
 }
