@@ -1,0 +1,16 @@
+/**
+ * The short guide that goes with the declarations: how a program is written and how tool calls
+ * behave. Worded for a model; every rule here is one the runtime and the dispatcher enforce.
+ */
+import type { ResolvedSdkEmitterOptions } from './sdk-options.js'
+import { TOOL_NAME_PROPERTY } from './sdk-options.js'
+
+/** The usage instructions for an SDK with these global names. */
+export function writeSdkInstructions({ namespace, errorClassName }: ResolvedSdkEmitterOptions): string {
+  return [
+    'Write the body of an async function in TypeScript; erasable syntax only (no enum, namespace or parameter properties).',
+    `Call tools as declared below: \`await ${namespace}.name(args)\`. A failed call throws ${errorClassName} with \`${TOOL_NAME_PROPERTY}\`.`,
+    `Independent @readOnly calls can overlap: \`await Promise.all([${namespace}.a(x), ${namespace}.b(y)])\`.`,
+    'Return or console.log only what you need next.',
+  ].join('\n')
+}

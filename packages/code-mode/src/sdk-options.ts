@@ -1,0 +1,68 @@
+/**
+ * Options of the SDK emitter: the two global names the program sees. Checked once against the
+ * same rules the runtime applies to binding names, so an SDK never promises a global the
+ * runtime would refuse.
+ */
+import {
+  BINDING_NAME_PATTERN, describeValue, ECMASCRIPT_READONLY_GLOBALS, ECMASCRIPT_RESERVED_WORDS,
+  PYTHON_RESERVED_WORDS, RESERVED_GLOBALS,
+} from '@code-runtime/core'
+import { CodeModeError } from './errors.js'
+import { TYPESCRIPT_LIB_GLOBALS } from './typescript-globals.js'
+
+export interface SdkEmitterOptions {
+  /** The global object holding one async method per tool. */
+  readonly namespace?: string
+  /** The global class of rejected tool calls. */
+  readonly errorClassName?: string
+}
+
+export type ResolvedSdkEmitterOptions = Required<SdkEmitterOptions>
+
+export const DEFAULT_SDK_EMITTER_OPTIONS: ResolvedSdkEmitterOptions = Object.freeze({
+  namespace: 'tools',
+  errorClassName: 'ToolCallError',
+})
+
+/** The property of each rejected call's error that names the member that was called. */
+export const TOOL_NAME_PROPERTY = 'toolName'
+
+const KNOWN_FIELDS = Object.keys(DEFAULT_SDK_EMITTER_OPTIONS)
+
+function refuseOption(field: string, value: unknown, rule: string): never {
+  throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', `Invalid SDK options: ${field} ${rule}, got ${describeValue(value)}.`,
+    { field, value, rule })
+}
+
+function readGlobalName(record: Readonly<Record<string, unknown>>, field: keyof SdkEmitterOptions): string {
+  const value = record[field]
+  if (value === undefined) return DEFAULT_SDK_EMITTER_OPTIONS[field]
+  if (typeof value !== 'string' || !BINDING_NAME_PATTERN.test(value)) {
+    refuseOption(field, value, 'must match [A-Za-z_][A-Za-z0-9_]* (ASCII letters, digits and _, not starting with a digit)')
+  }
+  if (ECMASCRIPT_RESERVED_WORDS.has(value) || PYTHON_RESERVED_WORDS.has(value)) {
+    refuseOption(field, value, 'must not be a reserved word of JavaScript or Python')
+  }
+  if (ECMASCRIPT_READONLY_GLOBALS.has(value) || RESERVED_GLOBALS.has(value) || TYPESCRIPT_LIB_GLOBALS.has(value)) {
+    refuseOption(field, value, 'must not be a global the runtime or the standard library already has')
+  }
+  return value
+}
+
+/**
+ * Checks emitter options and returns them complete and frozen.
+ * @throws {CodeModeError} `CODE_MODE_INVALID_OPTIONS` for an unknown field or a name that
+ *   cannot be a global, naming the field and the rule.
+ */
+export function resolveSdkEmitterOptions(input: unknown): ResolvedSdkEmitterOptions {
+  if (input === undefined) return DEFAULT_SDK_EMITTER_OPTIONS
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) refuseOption('options', input, 'must be an object')
+  const record = input as Readonly<Record<string, unknown>>
+  for (const key of Object.keys(record)) {
+    if (!KNOWN_FIELDS.includes(key)) refuseOption(key, record[key], `is not an option; known options are ${KNOWN_FIELDS.join(', ')}`)
+  }
+  const namespace = readGlobalName(record, 'namespace')
+  const errorClassName = readGlobalName(record, 'errorClassName')
+  if (namespace === errorClassName) refuseOption('errorClassName', errorClassName, 'must differ from namespace')
+  return Object.freeze({ namespace, errorClassName })
+}
