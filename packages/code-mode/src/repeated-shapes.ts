@@ -10,6 +10,8 @@ import { printType } from './type-printer.js'
 
 /** Sharing must save at least this many characters to be worth the indirection for a reader. */
 const MIN_SAVED_CHARS = 40
+/** Shorter shapes stay written out where they are used: `{ content: string }` reads better than a name. */
+const MIN_SHARED_SHAPE_CHARS = 40
 
 /** A type the SDK writes out in place, with the name a shared copy of it would take. */
 export interface TypeSite {
@@ -122,6 +124,7 @@ function savedChars(repeat: Repeat, name: string): number {
 /**
  * Shares repeated shapes among the sites and declarations, most saving first, while sharing
  * still saves {@link MIN_SAVED_CHARS}. Also points copies of an existing declaration's body at it.
+ * Shapes shorter than {@link MIN_SHARED_SHAPE_CHARS} are never shared.
  * @param takenNames names already in use; names of new declarations are added to it.
  */
 export function shareRepeatedShapes(
@@ -140,7 +143,7 @@ export function shareRepeatedShapes(
   // Short bodies stay written out: `{ id: string }` is clearer than a name borrowed from elsewhere.
   for (const declaration of declarations) {
     const text = textOf(declaration.body)
-    if (isShareable(declaration.body) && text.length >= MIN_SAVED_CHARS) replaceEverywhere(text, declaration.name)
+    if (isShareable(declaration.body) && text.length >= MIN_SHARED_SHAPE_CHARS) replaceEverywhere(text, declaration.name)
   }
   for (;;) {
     const repeats = new Map<string, Repeat>()
@@ -159,7 +162,7 @@ export function shareRepeatedShapes(
     for (const declaration of currentDeclarations) forEachNested(declaration.body, declaration.name, count)
     let best: { readonly repeat: Repeat; readonly saved: number; readonly preferredName: string } | undefined
     for (const repeat of repeats.values()) {
-      if (repeat.hints.length < 2) continue
+      if (repeat.hints.length < 2 || repeat.text.length < MIN_SHARED_SHAPE_CHARS) continue
       const preferredName = commonName(repeat.hints)
       const saved = savedChars(repeat, takeUniqueName(preferredName, new Set(takenNames)))
       if (saved >= MIN_SAVED_CHARS && (best === undefined || saved > best.saved)) best = { repeat, saved, preferredName }
