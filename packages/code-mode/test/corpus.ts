@@ -3,7 +3,7 @@
  * scripts/extract-corpus.mjs) and synthetic edge cases, read from the package's fixtures.
  */
 import { readFileSync } from 'node:fs'
-import type { CodeModeToolDescription } from '../src/index.js'
+import type { CodeModeToolDescription } from '@code-runtime/code-mode'
 
 /** Corpus files, by server name, in a fixed order. */
 export const CORPUS_SERVERS = ['everything', 'filesystem', 'memory', 'sequential-thinking', 'synthetic'] as const

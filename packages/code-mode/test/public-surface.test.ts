@@ -2,7 +2,7 @@
 // cannot appear or vanish unnoticed.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import type * as CodeMode from '../src/index.js'
+import type * as CodeMode from '@code-runtime/code-mode'
 
 describe('public surface of @code-runtime/code-mode', () => {
   it('exports exactly the documented names', async () => {

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { emitSdk } from '../src/index.js'
+import { emitSdk } from '@code-runtime/code-mode'
 import { CORPUS_SERVERS, packageFileUrl, readCorpus } from './corpus.js'
 
 const isUpdating = process.env.UPDATE_GOLDEN === '1'

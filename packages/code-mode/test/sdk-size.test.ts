@@ -2,7 +2,7 @@
 // tool definitions it came from, while every tool description appears in it in full.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { emitSdk } from '../src/index.js'
+import { emitSdk } from '@code-runtime/code-mode'
 import { CORPUS_SERVERS, rawDefinitionChars, readCorpus, readFullCorpus } from './corpus.js'
 
 const MAX_SIZE_RATIO = 0.65

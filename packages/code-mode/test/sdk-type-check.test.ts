@@ -2,7 +2,7 @@
 // programs written against it must type-check when right and fail when wrong.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { emitSdk } from '../src/index.js'
+import { emitSdk } from '@code-runtime/code-mode'
 import { CORPUS_SERVERS, readCorpus, readFullCorpus } from './corpus.js'
 import { typeCheck } from './type-check.js'
 
