@@ -4,7 +4,7 @@
  * so nothing a reader sees is lost; only exact repeats are shared, so no type widens.
  */
 import { singularNoun, toPascalCase } from './identifier-text.js'
-import { takeUniqueName, type NamedType } from './type-declarations.js'
+import { findUniqueName, takeUniqueName, type NamedType } from './type-declarations.js'
 import { mapChildTypes, type TypeNode } from './type-node.js'
 import { printType } from './type-printer.js'
 
@@ -164,7 +164,7 @@ export function shareRepeatedShapes(
     for (const repeat of repeats.values()) {
       if (repeat.hints.length < 2 || repeat.text.length < MIN_SHARED_SHAPE_CHARS) continue
       const preferredName = commonName(repeat.hints)
-      const saved = savedChars(repeat, takeUniqueName(preferredName, new Set(takenNames)))
+      const saved = savedChars(repeat, findUniqueName(preferredName, takenNames))
       if (saved >= MIN_SAVED_CHARS && (best === undefined || saved > best.saved)) best = { repeat, saved, preferredName }
     }
     if (best === undefined) break

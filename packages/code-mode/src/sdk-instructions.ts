@@ -2,8 +2,7 @@
  * The short guide that goes with the declarations: how a program is written and how tool calls
  * behave. Worded for a model; every rule here is one the runtime and the dispatcher enforce.
  */
-import type { ResolvedSdkEmitterOptions } from './sdk-options.js'
-import { TOOL_NAME_PROPERTY } from './sdk-options.js'
+import { TOOL_NAME_PROPERTY, type ResolvedSdkEmitterOptions } from './sdk-options.js'
 
 /** The usage instructions for an SDK with these global names. */
 export function writeSdkInstructions({ namespace, errorClassName }: ResolvedSdkEmitterOptions): string {

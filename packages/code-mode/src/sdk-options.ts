@@ -10,6 +10,7 @@ import {
 import { CodeModeError } from './errors.js'
 import { TYPESCRIPT_LIB_GLOBALS } from './typescript-globals.js'
 
+/** Options of `emitSdk`: the global names the program sees. */
 export interface SdkEmitterOptions {
   /** The global object holding one async method per tool. */
   readonly namespace?: string
@@ -17,8 +18,10 @@ export interface SdkEmitterOptions {
   readonly errorClassName?: string
 }
 
+/** Emitter options after {@link resolveSdkEmitterOptions}: complete and checked. */
 export type ResolvedSdkEmitterOptions = Required<SdkEmitterOptions>
 
+/** The global names used when none are given: `tools` and `ToolCallError`. */
 export const DEFAULT_SDK_EMITTER_OPTIONS: ResolvedSdkEmitterOptions = Object.freeze({
   namespace: 'tools',
   errorClassName: 'ToolCallError',

@@ -31,10 +31,16 @@ export function renameReferences(node: TypeNode, rename: (key: string) => string
   return mapChildTypes(node, (child) => renameReferences(child, rename))
 }
 
-/** `preferred`, or `preferred2`, `preferred3`... whichever is free first; the result is taken. */
-export function takeUniqueName(preferred: string, taken: Set<string>): string {
+/** `preferred`, or `preferred2`, `preferred3`... whichever is not taken first. */
+export function findUniqueName(preferred: string, taken: ReadonlySet<string>): string {
   let name = preferred
   for (let suffix = 2; taken.has(name); suffix++) name = `${preferred}${suffix}`
+  return name
+}
+
+/** {@link findUniqueName}, and marks the name taken. */
+export function takeUniqueName(preferred: string, taken: Set<string>): string {
+  const name = findUniqueName(preferred, taken)
   taken.add(name)
   return name
 }
