@@ -75,6 +75,11 @@ describe('emitSdk', () => {
     }
   })
 
+  it('fences the declarations with more backticks than any description holds', () => {
+    const sdk = emitSdk([{ name: 'run', description: 'Example:\n````ts\nawait x()\n````\nThen ``` again.', inputSchema: {} }])
+    assert.ok(sdk.text.endsWith(`\n\n\`\`\`\`\`ts\n${sdk.declarations}\`\`\`\`\`\n`), sdk.text)
+  })
+
   it('uses the namespace and error class names it is given', () => {
     const sdk = emitSdk(TOOLS, { namespace: 'api', errorClassName: 'ApiError' })
     assert.ok(sdk.declarations.includes('declare const api: {'))

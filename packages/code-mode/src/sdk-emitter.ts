@@ -21,7 +21,7 @@ export interface EmittedSdk {
   readonly declarations: string
   /** How to write a program against the declarations, addressed to the model. */
   readonly instructions: string
-  /** The instructions, then the declarations in a `ts` code fence: ready for a prompt. */
+  /** The instructions, then the declarations in a `ts` code fence (longer than any backtick run inside): ready for a prompt. */
   readonly text: string
   /** The namespace member of each tool, keyed by tool name, in member order. */
   readonly memberNames: ReadonlyMap<string, string>
@@ -33,6 +33,15 @@ interface ReadTool {
   readonly member: string
   readonly input: ReadSchema
   readonly output: ReadSchema | undefined
+}
+
+/**
+ * A Markdown fence longer than any run of backticks in `text`, so a description that contains
+ * a fence of its own cannot close ours and spill the rest of the SDK into prose.
+ */
+function codeFence(text: string): string {
+  const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length))
+  return '`'.repeat(Math.max(3, longestRun + 1))
 }
 
 /** Methods sit one level inside the namespace's braces. */
@@ -141,10 +150,6 @@ export function emitSdk(tools: readonly CodeModeToolDescription[], options?: Sdk
   const sections = [errorClass, ...typeDeclarations.length === 0 ? [] : [typeDeclarations.join('\n')], `declare const ${namespace}: ${printMembersBlock(methods, '')}`]
   const declarations = `${sections.join('\n\n')}\n`
   const instructions = writeSdkInstructions(resolvedOptions)
-  return {
-    declarations,
-    instructions,
-    text: `${instructions}\n\n\`\`\`ts\n${declarations}\`\`\`\n`,
-    memberNames,
-  }
+  const fence = codeFence(declarations)
+  return { declarations, instructions, text: `${instructions}\n\n${fence}ts\n${declarations}${fence}\n`, memberNames }
 }

@@ -65,6 +65,32 @@ describe('SDK type check', () => {
     assert.deepEqual(typeCheck({ 'sdk.ts': fullSdk.declarations, 'program.ts': program }), [])
   })
 
+  // Injection through tool metadata: text from an upstream server must stay text, never become
+  // declarations the program (or a model reading the SDK) could take for real.
+  it('keeps hostile names, descriptions and values inside their comments and strings', () => {
+    const injection = '*/ declare const evil: number; /*'
+    const sdk = emitSdk([{
+      name: `x${injection}`,
+      description: `${injection}\n${injection}`,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          [injection]: { type: 'string', description: injection, default: injection, pattern: injection, format: injection },
+          choice: { enum: [injection, '"; declare const evil: number; "'] },
+          ref: { $ref: `https://example.com/${injection}` },
+          pattern: { type: 'object', patternProperties: { [injection]: { type: 'string' } } },
+          named: { $ref: `#/$defs/${injection.replace(/~/g, '~0').replace(/\//g, '~1')}` },
+        },
+        $defs: { [injection]: { type: 'string' } },
+      },
+    }])
+    assert.ok(sdk.declarations.includes('type DeclareConstEvilNumber = string'), sdk.declarations)
+    const program = asProgram('return evil')
+    const diagnostics = typeCheck({ 'sdk.ts': sdk.declarations, 'program.ts': program })
+    assert.equal(diagnostics.length, 1, diagnostics.join('\n'))
+    assert.ok(diagnostics[0]?.includes("Cannot find name 'evil'"), diagnostics[0])
+  })
+
   it('rejects programs that call tools wrongly', () => {
     const mistakes = [
       'await tools.get_sum({ a: "one", b: 2 })',
