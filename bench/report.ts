@@ -1,0 +1,212 @@
+/**
+ * Turns a finished benchmark run into the Markdown report (printed and written to RESULTS.md)
+ * and the raw JSON (results.json). Pure formatting: every number is measured elsewhere.
+ */
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { MeasurePlan, Measurement, RefillPause } from './measure.js'
+import { judgeTarget, targetOf, TARGET_BACKEND } from './targets.js'
+import type { WorkloadName } from './workloads.js'
+
+/** Where the run happened. */
+export interface MachineInfo {
+  readonly date: string
+  readonly node: string
+  readonly cpuModel: string
+  readonly cores: number
+  readonly platform: string
+  readonly totalMemoryGiB: number
+  /** Whether `global.gc` was there to settle the heap before memory readings. */
+  readonly isGcExposed: boolean
+}
+
+/** The command-line choices a run was made with. */
+export interface RunOptionsInfo {
+  readonly isQuick: boolean
+  readonly workloads: readonly WorkloadName[]
+  readonly backends: readonly string[]
+}
+
+/** What a column of the table measures. */
+export type SubjectRole = 'backend' | 'cold' | 'floor'
+
+/** A column of the table: a backend as configured, its cold baseline, or the floor. */
+export interface Subject {
+  readonly id: string
+  readonly role: SubjectRole
+  /** The backend a `backend` or `cold` column belongs to. */
+  readonly backend?: string
+}
+
+/** One measured cell. */
+export interface ResultCell {
+  readonly subject: string
+  readonly workload: WorkloadName
+  readonly measurement: Measurement
+}
+
+/** Everything a run produced; written as results.json as is. */
+export interface BenchResults {
+  readonly machine: MachineInfo
+  readonly options: RunOptionsInfo
+  readonly plan: MeasurePlan
+  readonly workloadDescriptions: Readonly<Partial<Record<WorkloadName, string>>>
+  readonly bigValue: { readonly rows: number; readonly jsonBytes: number } | undefined
+  readonly refillPauses: Readonly<Record<string, RefillPause>>
+  readonly skippedBackends: readonly { readonly backend: string; readonly reason: string }[]
+  readonly subjects: readonly Subject[]
+  readonly cells: readonly ResultCell[]
+}
+
+/** Milliseconds with about three significant digits. */
+export function formatMs(value: number): string {
+  const magnitude = Math.abs(value)
+  const decimals = magnitude < 1 ? 3 : magnitude < 10 ? 2 : magnitude < 100 ? 1 : 0
+  return value.toFixed(decimals)
+}
+
+function formatProblems(measurement: Measurement): string {
+  if (!('problems' in measurement) || measurement.problems.failedRuns === 0) return ''
+  return ` ⚠ ${measurement.problems.failedRuns} failed`
+}
+
+/** One table cell: `median / p90 ms`, `N runs/s` or the RSS growth. */
+export function formatMeasurement(measurement: Measurement | undefined): string {
+  if (measurement === undefined) return '—'
+  switch (measurement.kind) {
+    case 'samples':
+      if (measurement.summary.count === 0) return `no samples${formatProblems(measurement)}`
+      return `${formatMs(measurement.summary.median)} / ${formatMs(measurement.summary.p90)} ms${formatProblems(measurement)}`
+    case 'rate':
+      return `${measurement.runsPerSecond.toFixed(0)} runs/s${formatProblems(measurement)}`
+    case 'memory': {
+      const sign = measurement.growthPercent >= 0 ? '+' : ''
+      return `${sign}${measurement.growthPercent.toFixed(1)} % (${measurement.rssAfterFirstMiB.toFixed(0)} → ${measurement.rssAfterTotalMiB.toFixed(0)} MiB)${formatProblems(measurement)}`
+    }
+    case 'skipped':
+      return 'skipped'
+    case 'failed':
+      return 'failed'
+  }
+}
+
+/** The backend's number over the cold baseline's: medians for times, rates for throughput. */
+export function formatRatio(measured: Measurement | undefined, cold: Measurement | undefined): string {
+  if (measured === undefined || cold === undefined) return '—'
+  if (measured.kind === 'samples' && cold.kind === 'samples' && cold.summary.median !== 0) {
+    return `${(measured.summary.median / cold.summary.median).toFixed(2)}×`
+  }
+  if (measured.kind === 'rate' && cold.kind === 'rate' && cold.runsPerSecond !== 0) {
+    return `${(measured.runsPerSecond / cold.runsPerSecond).toFixed(2)}×`
+  }
+  return '—'
+}
+
+function cellOf(results: BenchResults, subject: string, workload: WorkloadName): Measurement | undefined {
+  return results.cells.find((cell) => cell.subject === subject && cell.workload === workload)?.measurement
+}
+
+function tableRow(cells: readonly string[]): string {
+  return `| ${cells.join(' | ')} |`
+}
+
+/** The backend × workload table, with the cold baselines, the floor and the targets. */
+export function renderTable(results: BenchResults): string {
+  const backends = results.subjects.filter((subject) => subject.role === 'backend')
+  const floor = results.subjects.find((subject) => subject.role === 'floor')
+  const hasTargets = backends.some((subject) => subject.id === TARGET_BACKEND)
+  const header = ['workload']
+  for (const backend of backends) header.push(backend.id, `${backend.id} cold`, `${backend.id} / cold`)
+  if (floor !== undefined) header.push(floor.id)
+  if (hasTargets) header.push(`${TARGET_BACKEND} target`)
+  const lines = [tableRow(header), tableRow(header.map((_, index) => (index === 0 ? '---' : '---:')))]
+  for (const workload of results.options.workloads) {
+    const row: string[] = [workload]
+    for (const backend of backends) {
+      const measured = cellOf(results, backend.id, workload)
+      const cold = cellOf(results, `${backend.id} cold`, workload)
+      row.push(formatMeasurement(measured), formatMeasurement(cold), formatRatio(measured, cold))
+    }
+    if (floor !== undefined) row.push(formatMeasurement(cellOf(results, floor.id, workload)))
+    if (hasTargets) {
+      const target = targetOf(workload)
+      row.push(target === undefined ? '—' : `${target.text}: ${judgeTarget(target, cellOf(results, TARGET_BACKEND, workload))}`)
+    }
+    lines.push(tableRow(row))
+  }
+  return lines.join('\n')
+}
+
+function renderNotes(results: BenchResults): string[] {
+  const notes: string[] = []
+  for (const { backend, reason } of results.skippedBackends) notes.push(`- **${backend}** skipped: ${reason}.`)
+  for (const [backend, refill] of Object.entries(results.refillPauses)) {
+    notes.push(
+      `- ${backend}: pause between sampled runs ${refill.pauseMs} ms (cold \`return 1\` median ${formatMs(refill.coldRunMs.median)} ms, max ${formatMs(refill.coldRunMs.max)} ms over ${refill.coldRunMs.count} runs).`,
+    )
+  }
+  if (results.bigValue !== undefined) {
+    notes.push(`- bigvalue: ${results.bigValue.rows} rows, ${(results.bigValue.jsonBytes / 1024 / 1024).toFixed(2)} MiB of compact JSON.`)
+  }
+  for (const cell of results.cells) {
+    const { measurement } = cell
+    if (measurement.kind === 'skipped' || measurement.kind === 'failed') {
+      notes.push(`- ${cell.subject} / ${cell.workload} ${measurement.kind}: ${measurement.reason}.`)
+    } else if (measurement.problems.failedRuns > 0) {
+      notes.push(`- ${cell.subject} / ${cell.workload}: ${measurement.problems.failedRuns} runs did not do the work: ${measurement.problems.reasons.join(' · ')}`)
+    }
+    if (measurement.kind === 'rate') {
+      notes.push(
+        `- ${cell.subject} / throughput: ${measurement.runs} runs in ${measurement.seconds.toFixed(1)} s by ${measurement.callers} callers; latency under load median ${formatMs(measurement.latencyMs.median)} ms, p90 ${formatMs(measurement.latencyMs.p90)} ms.`,
+      )
+    }
+  }
+  if (!results.machine.isGcExposed) notes.push('- `global.gc` was not exposed: memory readings were taken without a forced GC (run with `node --expose-gc`).')
+  return notes
+}
+
+function renderMethod(results: BenchResults): string[] {
+  const { plan } = results
+  return [
+    `- Sampled workloads: ${plan.warmupRuns} warm-up runs discarded, then ${plan.runs} measured runs one at a time (${plan.slowRuns} when a warm-up run took over ${plan.slowAfterMs} ms); cells are \`median / p90\`.`,
+    '- Latency is what the caller sees: from `run()` to its settled result, with a fresh request object per run and the same `tools` namespace (`echo`, `bigValue`, `never`) in every workload.',
+    '- Spawn-ahead refill: every worker serves one run and the pool spawns its replacement when a run takes one. To measure a caller who finds a worker ready, each sampled run of a backend or its cold baseline waits first. The wait is measured, not guessed: before its workloads each backend times `return 1` with `spawnAhead: 0` (a cold spawn plus a run, which bounds the refill of one worker) and pauses twice the slowest of those, at least 60 ms. The floor spawns nothing and runs without pauses.',
+    `- Throughput: ${plan.callers} concurrent callers run \`return 1\` back to back for ${plan.throughputMs / 1000} s, no pauses: the end-to-end cost of fresh workers.`,
+    `- Memory: host RSS (worker threads live in the host process, so it covers them) after ${plan.memoryFirstRuns} and after ${plan.memoryTotalRuns} runs of \`return 1\` by ${plan.callers} callers, each read after terminated workers had time to exit and a forced GC; the cell is the growth between the two readings.`,
+    '- hotloop: `computeMs: 1000`; the sample is elapsed − 1000 ms. abort: `abort()` 100 ms into a run awaiting a never-settling binding; the sample is the time from `abort()` to the settled result.',
+    '- Baselines, measured in the same process run: **cold** is the same backend with `spawnAhead: 0` (a cold spawn per run, same pauses); **floor** is the same program in the host thread: amaro strip-only, the same `(async function () {…})` wrapper, `vm.Script` in a fresh `vm.createContext()` per run, plain async binding functions (values are not copied, so bigvalue is a lower bound no isolating backend can reach) and a captured console; its `computeMs` is a vm timeout.',
+    '- The ratio column is backend / cold: below 1× is faster than a cold spawn for times, above 1× is more runs/s for throughput.',
+  ]
+}
+
+/** The whole RESULTS.md. */
+export function renderMarkdown(results: BenchResults): string {
+  const { machine, options } = results
+  const plan = options.isQuick ? 'quick plan (`--quick`)' : 'full plan'
+  return [
+    '# Benchmark results',
+    '',
+    `Written by \`npm run bench\` on ${machine.date}: Node ${machine.node}, ${machine.cpuModel}, ${machine.cores} cores, ${machine.platform}, ${machine.totalMemoryGiB.toFixed(1)} GiB RAM; ${plan}; workloads: ${options.workloads.join(', ')}; backends: ${options.backends.join(', ') || 'none'}. Raw numbers: \`results.json\`.`,
+    '',
+    renderTable(results),
+    '',
+    '## Notes',
+    '',
+    ...renderNotes(results),
+    '',
+    '## Workloads',
+    '',
+    ...options.workloads.map((workload) => `- **${workload}**: ${results.workloadDescriptions[workload] ?? ''}`),
+    '',
+    '## Method',
+    '',
+    ...renderMethod(results),
+    '',
+  ].join('\n')
+}
+
+/** Writes RESULTS.md and results.json into `directory`. */
+export async function writeResults(results: BenchResults, directory: string): Promise<void> {
+  await writeFile(join(directory, 'RESULTS.md'), renderMarkdown(results))
+  await writeFile(join(directory, 'results.json'), `${JSON.stringify(results, null, 2)}\n`)
+}
