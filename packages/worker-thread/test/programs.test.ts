@@ -162,3 +162,20 @@ describe('worker-thread programs', () => {
     })
   })
 })
+
+describe('worker-thread binding calls without an argument', () => {
+  it('passes {} to the host for tools.x() and refuses an explicit undefined', async () => {
+    const received: unknown[] = []
+    const { runtime, dispose } = await startWorkerRuntime()
+    try {
+      const result = await runtime.run({
+        program: 'await tools.list()\ntry { await tools.list(undefined) } catch (error) { return error.message }',
+        bindings: [{ global: 'tools', functions: { list: async (args: unknown) => { received.push(args); return null } } }],
+      })
+      assert.deepEqual(received, [{}])
+      assert.match(String(result.value), /^tools\.list: args is undefined/)
+    } finally {
+      await dispose()
+    }
+  })
+})

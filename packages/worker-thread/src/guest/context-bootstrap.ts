@@ -327,9 +327,11 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
         const fail = (message: string): unknown => ErrorClass === undefined ? new ErrorConstructor(message) : new ErrorClass(message, member)
         const binding = {
           [member](args?: unknown): Promise<unknown> {
+            // `tools.list()` means "no arguments": the host still receives exactly one, `{}`.
+            const given = arguments.length === 0 ? {} : args
             let ticket: number | string
             try {
-              ticket = requestCall(namespaceIndex, member, args)
+              ticket = requestCall(namespaceIndex, member, given)
             } catch {
               ticket = `${globalName}.${member}: the call could not be sent.`
             }

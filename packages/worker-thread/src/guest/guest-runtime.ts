@@ -1,0 +1,199 @@
+/**
+ * The in-substrate runtime, shared by every backend that runs programs in a Node process of its
+ * own (a worker thread, a child process): it prepares a fresh vm context ahead of the run,
+ * compiles and starts the program, bridges binding calls and logs to the host through a
+ * {@link GuestChannel}, and reports the outcome. Each backend only adds its transport.
+ *
+ * One GuestSession runs at most one program.
+ */
+import vm from 'node:vm'
+import { safeSnapshotLosslessJson, formatLosslessJsonRefusal, jsonStringByteLength } from '@code-runtime/core/json'
+import { decodeHostMessage, type GuestToHostMessage, type NamespaceSpec, type RunStartMessage } from '../protocol.js'
+import { contextBootstrap, type BootstrapControl, type BootstrapHost, type ContextWebGlobals, type ResourceGuardLimits } from './context-bootstrap.js'
+import { createWebGlobals } from './context-globals/web-globals.js'
+import { createWebGlobalsHost } from './web-globals-host.js'
+import { describeCompileError, describeThrown, PROGRAM_FILENAME } from './describe-thrown.js'
+import { formatArguments, formatTable, inspectValue } from './format-log.js'
+
+/** How the guest talks to its host. `send` must never throw. */
+export interface GuestChannel {
+  send(message: GuestToHostMessage): void
+}
+
+/** V8 aborts the process when a Map or Set grows past 2^24 entries; stay well below. */
+const RESOURCE_LIMITS: ResourceGuardLimits = Object.freeze({
+  maxCollectionSize: 16_000_000,
+  maxFillLength: 100_000_000,
+})
+
+const BOOTSTRAP_SOURCE = `(${contextBootstrap.toString()})`
+const WEB_GLOBALS_SOURCE = `(${createWebGlobals.toString()})`
+// Compiled once per process and run in each fresh context.
+const bootstrapScript = new vm.Script(BOOTSTRAP_SOURCE, { filename: 'code-runtime:bootstrap' })
+const webGlobalsScript = new vm.Script(WEB_GLOBALS_SOURCE, { filename: 'code-runtime:globals' })
+
+type Timer = { readonly kind: 'timeout' | 'interval'; readonly handle: NodeJS.Timeout } | { readonly kind: 'immediate'; readonly handle: NodeJS.Immediate }
+
+/** A prepared context waiting for its one program. */
+export class GuestSession {
+  private readonly channel: GuestChannel
+  private readonly context: vm.Context
+  private readonly control: BootstrapControl
+  private readonly timers = new Map<number, Timer>()
+  private namespaces: readonly NamespaceSpec[] = []
+  private memberSets: ReadonlySet<string>[] = []
+  private lastCallId = 0
+  private started = false
+  private ended = false
+  private logBytesSent = 2
+  private maxOutputBytes = Number.MAX_SAFE_INTEGER
+
+  constructor(channel: GuestChannel) {
+    this.channel = channel
+    this.context = vm.createContext(Object.create(null) as object, {
+      name: 'program',
+      codeGeneration: { strings: false, wasm: false },
+    })
+    const createGlobals = webGlobalsScript.runInContext(this.context) as typeof createWebGlobals
+    const webGlobals = createGlobals(createWebGlobalsHost()) as unknown as ContextWebGlobals
+    const bootstrap = bootstrapScript.runInContext(this.context) as typeof contextBootstrap
+    this.control = bootstrap(this.createBootstrapHost(), webGlobals, RESOURCE_LIMITS)
+  }
+
+  /** Handles one raw message from the host. Never throws. */
+  receive(raw: unknown): void {
+    const decoded = decodeHostMessage(raw)
+    if (!decoded.ok) return
+    const message = decoded.message
+    switch (message.kind) {
+      case 'run-start':
+        this.start(message)
+        return
+      case 'call-result':
+        if (this.ended) return
+        try {
+          this.control.settleCall(message.id, message.ok, message.ok ? message.valueJson : message.message)
+        } catch {
+          // The program's own code cannot run here; a failure means the context is unusable.
+          this.end({ kind: 'run-end', outcome: 'exception', message: 'The sandbox failed while delivering a tool result.' })
+        }
+        return
+    }
+  }
+
+  private start(message: RunStartMessage): void {
+    if (this.started) return
+    this.started = true
+    this.namespaces = message.namespaces
+    this.memberSets = message.namespaces.map((namespace) => new Set(namespace.members))
+    this.maxOutputBytes = message.maxOutputBytes
+    let main: unknown
+    try {
+      const script = new vm.Script(message.source, { filename: PROGRAM_FILENAME, lineOffset: -1 })
+      main = script.runInContext(this.context, { displayErrors: false })
+    } catch (error) {
+      this.end({ kind: 'run-end', outcome: 'exception', message: describeCompileError(error) })
+      return
+    }
+    try {
+      this.control.installNamespaces(JSON.stringify(message.namespaces))
+      this.control.runProgram(main)
+    } catch (thrown) {
+      this.fail(thrown)
+    }
+  }
+
+  private end(message: GuestToHostMessage & { kind: 'run-end' }): void {
+    if (this.ended) return
+    this.ended = true
+    for (const timer of this.timers.values()) this.clear(timer)
+    this.timers.clear()
+    this.channel.send(message)
+  }
+
+  private fail(thrown: unknown): void {
+    if (this.ended) return
+    this.end({ kind: 'run-end', outcome: 'exception', message: describeThrown(thrown, inspectValue) })
+  }
+
+  private complete(value: unknown): void {
+    if (this.ended) return
+    if (value === undefined) {
+      this.end({ kind: 'run-end', outcome: 'value', valueJson: null })
+      return
+    }
+    const snapshot = safeSnapshotLosslessJson(value, { rootLabel: 'The return value' })
+    if (!snapshot.ok) {
+      this.end({ kind: 'run-end', outcome: 'invalid-output', message: formatLosslessJsonRefusal(snapshot.refusal) })
+      return
+    }
+    this.end({ kind: 'run-end', outcome: 'value', valueJson: JSON.stringify(snapshot.value) })
+  }
+
+  private requestCall(namespaceIndex: number, member: string, args: unknown): number | string {
+    const namespace = this.namespaces[namespaceIndex]
+    const members = this.memberSets[namespaceIndex]
+    if (namespace === undefined || members === undefined || !members.has(member)) return `${String(member)} is not a tool.`
+    if (this.ended) return `${namespace.global}.${member}: the run has already ended.`
+    const snapshot = safeSnapshotLosslessJson(args, { rootLabel: 'args' })
+    if (!snapshot.ok) return `${namespace.global}.${member}: ${formatLosslessJsonRefusal(snapshot.refusal)}`
+    const id = ++this.lastCallId
+    this.channel.send({ kind: 'call-request', id, namespace: namespaceIndex, member, argsJson: JSON.stringify(snapshot.value) })
+    return id
+  }
+
+  private emitLog(text: string): void {
+    if (this.ended || this.logBytesSent > this.maxOutputBytes) return
+    // The host keeps the authoritative ledger; this count only stops a flood at the source.
+    this.logBytesSent += jsonStringByteLength(text) + 1
+    this.channel.send({ kind: 'log-line', text })
+  }
+
+  private clear(timer: Timer): void {
+    if (timer.kind === 'immediate') clearImmediate(timer.handle)
+    else if (timer.kind === 'interval') clearInterval(timer.handle)
+    else clearTimeout(timer.handle)
+  }
+
+  private fire(id: number): void {
+    if (this.ended) return
+    const timer = this.timers.get(id)
+    if (timer !== undefined && timer.kind !== 'interval') this.timers.delete(id)
+    try {
+      this.control.fireTimer(id)
+    } catch (thrown) {
+      this.fail(thrown)
+    }
+  }
+
+  private createBootstrapHost(): BootstrapHost {
+    // Each member is a strict-mode arrow over this session; none returns an object.
+    return Object.freeze({
+      emitLog: (text: string): void => this.emitLog(String(text)),
+      formatLog: (args: readonly unknown[], mode: number): string =>
+        mode === 1 ? inspectValue(args[0]) : mode === 2 ? formatTable(args[0]) : formatArguments(args),
+      requestCall: (namespace: number, member: string, args: unknown): number | string =>
+        this.requestCall(namespace, member, args),
+      completeRun: (value: unknown): void => this.complete(value),
+      failRun: (thrown: unknown): void => this.fail(thrown),
+      reportUncaught: (thrown: unknown): void => this.fail(thrown),
+      scheduleTimer: (id: number, delayMs: number, repeat: boolean): void => {
+        if (this.ended) return
+        const callback = (): void => this.fire(id)
+        const timer: Timer = delayMs < 0
+          ? { kind: 'immediate', handle: setImmediate(callback) }
+          : repeat
+            ? { kind: 'interval', handle: setInterval(callback, delayMs) }
+            : { kind: 'timeout', handle: setTimeout(callback, delayMs) }
+        this.timers.set(id, timer)
+      },
+      cancelTimer: (id: number): void => {
+        const timer = this.timers.get(id)
+        if (timer === undefined) return
+        this.timers.delete(id)
+        this.clear(timer)
+      },
+      now: (): number => performance.now(),
+    })
+  }
+}
