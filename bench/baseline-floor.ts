@@ -2,13 +2,16 @@
  * The physical floor: the same program run in the host thread, in a fresh `vm` context per run,
  * with the same type strip (amaro, strip-only) and the same async-function wrapper as the
  * backends, plain async binding functions and a captured console. No isolation, no copies, no
- * messages: what is left is transform + context + the program itself.
+ * messages: what is left is transform + context + the program itself. Also the floor under any
+ * bridge that copies the big value: one JSON round trip or structured clone of it in-thread.
  */
+import { performance } from 'node:perf_hooks'
 import { format } from 'node:util'
 import vm from 'node:vm'
 import { transformSync } from 'amaro'
 import type { CodeJsonValue, CodeRunFailure, CodeRunRequest, CodeRunResult } from '@code-runtime/core'
 import type { BenchRuntime, BenchRuntimeConfig, BenchStarter } from './backends.js'
+import { summarizeSamples, type SampleSummary } from './statistics.js'
 
 const WRAPPER_HEAD = '(async function () {\n'
 // Called inside the script, so `computeMs` (a vm timeout) covers the program's synchronous start.
@@ -75,4 +78,27 @@ class FloorRuntime implements BenchRuntime {
 /** Starts the in-thread floor; it reads `computeMs` (as a vm timeout) and ignores `spawnAhead`. */
 export const floorStarter: BenchStarter = {
   start: (config) => Promise.resolve(new FloorRuntime(config)),
+}
+
+/** What copying the big value once costs in the host thread: the floor under any copying bridge. */
+export interface CopyFloor {
+  /** `JSON.parse(JSON.stringify(value))`, in ms. */
+  readonly jsonRoundTripMs: SampleSummary
+  /** `structuredClone(value)` (what `postMessage` does), in ms. */
+  readonly structuredCloneMs: SampleSummary
+}
+
+/** Times one JSON round trip and one structured clone of `value`, `runs` times each. */
+export function measureCopyFloor(value: unknown, runs: number): CopyFloor {
+  const jsonRoundTrips: number[] = []
+  const structuredClones: number[] = []
+  for (let index = 0; index < runs; index++) {
+    let startedAt = performance.now()
+    JSON.parse(JSON.stringify(value))
+    jsonRoundTrips.push(performance.now() - startedAt)
+    startedAt = performance.now()
+    structuredClone(value)
+    structuredClones.push(performance.now() - startedAt)
+  }
+  return { jsonRoundTripMs: summarizeSamples(jsonRoundTrips), structuredCloneMs: summarizeSamples(structuredClones) }
 }

@@ -1,8 +1,8 @@
 /**
  * How a workload is measured on a started runtime: sampled runs one at a time (with a pause
- * between them so a spawn-ahead pool is full again, as a caller with ready workers sees it),
- * concurrent callers for throughput, and host RSS after batches of runs for memory. Also the
- * calibration of that pause from the backend's own cold-spawn time.
+ * between them so a spawn-ahead pool is full again, as a caller with ready workers sees it) and
+ * concurrent callers for throughput; also the calibration of that pause from the backend's own
+ * cold-spawn time. Memory has its own module (it runs in a fresh process).
  */
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -11,7 +11,6 @@ import type { BenchRuntime, BenchStarter } from './backends.js'
 import { summarizeSamples, type SampleSummary } from './statistics.js'
 import {
   benchBindings,
-  type MemoryWorkload,
   type ResultCheck,
   type SampledWorkload,
   type ThroughputWorkload,
@@ -104,7 +103,8 @@ export type Measurement =
 
 const MAX_REASONS = 3
 
-class ProblemLog {
+/** Counts runs whose result was not what the workload means. */
+export class ProblemLog {
   failedRuns = 0
   readonly reasons: string[] = []
 
@@ -186,7 +186,7 @@ export async function measureSamples(
 }
 
 /** `callers` concurrent loops, each running the request back to back until `count` runs started. */
-async function runBatch(runtime: BenchRuntime, workload: Workload, count: number, callers: number, problems: ProblemLog): Promise<void> {
+export async function runBatch(runtime: BenchRuntime, workload: Workload, count: number, callers: number, problems: ProblemLog): Promise<void> {
   const request = requestOf(workload)
   let started = 0
   const caller = async (): Promise<void> => {
@@ -224,38 +224,6 @@ export async function measureThroughput(runtime: BenchRuntime, workload: Through
     seconds,
     callers: plan.callers,
     latencyMs: summarizeSamples(latencies),
-    problems: problems.snapshot(),
-  }
-}
-
-const MIB = 1024 * 1024
-
-// Lets terminated substrates exit and a full GC run (when Node was started with --expose-gc), so
-// the reading is of what stays, not of what is about to go.
-async function settledMemory(settleMs: number): Promise<NodeJS.MemoryUsage> {
-  await sleep(settleMs)
-  globalThis.gc?.()
-  await sleep(settleMs)
-  return process.memoryUsage()
-}
-
-/** Host RSS after `plan.memoryFirstRuns` runs and after `plan.memoryTotalRuns` runs in all. */
-export async function measureMemory(runtime: BenchRuntime, workload: MemoryWorkload, plan: MeasurePlan, settleMs: number): Promise<Measurement> {
-  const problems = new ProblemLog()
-  await runBatch(runtime, workload, plan.memoryFirstRuns, plan.callers, problems)
-  const first = await settledMemory(settleMs)
-  await runBatch(runtime, workload, plan.memoryTotalRuns - plan.memoryFirstRuns, plan.callers, problems)
-  const total = await settledMemory(settleMs)
-  return {
-    kind: 'memory',
-    unit: 'MiB',
-    firstRuns: plan.memoryFirstRuns,
-    totalRuns: plan.memoryTotalRuns,
-    rssAfterFirstMiB: first.rss / MIB,
-    rssAfterTotalMiB: total.rss / MIB,
-    growthPercent: ((total.rss - first.rss) / first.rss) * 100,
-    heapUsedAfterFirstMiB: first.heapUsed / MIB,
-    heapUsedAfterTotalMiB: total.heapUsed / MIB,
     problems: problems.snapshot(),
   }
 }

@@ -4,6 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { CopyFloor } from './baseline-floor.js'
 import type { MeasurePlan, Measurement, RefillPause } from './measure.js'
 import { judgeTarget, targetOf, TARGET_BACKEND } from './targets.js'
 import type { WorkloadName } from './workloads.js'
@@ -51,7 +52,7 @@ export interface BenchResults {
   readonly options: RunOptionsInfo
   readonly plan: MeasurePlan
   readonly workloadDescriptions: Readonly<Partial<Record<WorkloadName, string>>>
-  readonly bigValue: { readonly rows: number; readonly jsonBytes: number } | undefined
+  readonly bigValue: { readonly rows: number; readonly jsonBytes: number; readonly copyFloor: CopyFloor } | undefined
   readonly refillPauses: Readonly<Record<string, RefillPause>>
   readonly skippedBackends: readonly { readonly backend: string; readonly reason: string }[]
   readonly subjects: readonly Subject[]
@@ -146,7 +147,10 @@ function renderNotes(results: BenchResults): string[] {
     )
   }
   if (results.bigValue !== undefined) {
-    notes.push(`- bigvalue: ${results.bigValue.rows} rows, ${(results.bigValue.jsonBytes / 1024 / 1024).toFixed(2)} MiB of compact JSON.`)
+    const { rows, jsonBytes, copyFloor } = results.bigValue
+    notes.push(
+      `- bigvalue: ${rows} rows, ${(jsonBytes / 1024 / 1024).toFixed(2)} MiB of compact JSON. Copying it once in the host thread (median / p90): JSON round trip ${formatMs(copyFloor.jsonRoundTripMs.median)} / ${formatMs(copyFloor.jsonRoundTripMs.p90)} ms, \`structuredClone\` ${formatMs(copyFloor.structuredCloneMs.median)} / ${formatMs(copyFloor.structuredCloneMs.p90)} ms: the floor under any bridge that copies the value.`,
+    )
   }
   for (const cell of results.cells) {
     const { measurement } = cell
@@ -165,16 +169,20 @@ function renderNotes(results: BenchResults): string[] {
   return notes
 }
 
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`
+}
+
 function renderMethod(results: BenchResults): string[] {
   const { plan } = results
   return [
-    `- Sampled workloads: ${plan.warmupRuns} warm-up runs discarded, then ${plan.runs} measured runs one at a time (${plan.slowRuns} when a warm-up run took over ${plan.slowAfterMs} ms); cells are \`median / p90\`.`,
+    `- Sampled workloads: ${plural(plan.warmupRuns, 'warm-up run')} discarded, then ${plural(plan.runs, 'measured run')} one at a time (${plan.slowRuns} when a warm-up run took over ${plan.slowAfterMs} ms); cells are \`median / p90\`.`,
     '- Latency is what the caller sees: from `run()` to its settled result, with a fresh request object per run and the same `tools` namespace (`echo`, `bigValue`, `never`) in every workload.',
-    '- Spawn-ahead refill: every worker serves one run and the pool spawns its replacement when a run takes one. To measure a caller who finds a worker ready, each sampled run of a backend or its cold baseline waits first. The wait is measured, not guessed: before its workloads each backend times `return 1` with `spawnAhead: 0` (a cold spawn plus a run, which bounds the refill of one worker) and pauses twice the slowest of those, at least 60 ms. The floor spawns nothing and runs without pauses.',
+    '- Spawn-ahead refill: every worker serves one run and the pool spawns its replacement when a run takes one. To measure a caller who finds a worker ready, each sampled run of a backend or its cold baseline waits first. The wait is measured, not guessed: before its workloads each backend times `return 1` with `spawnAhead: 0` (a cold spawn plus a run, which bounds the refill of one worker) and pauses twice the slowest of those, kept between 60 ms and 2 s (the pause per backend is in the notes). The floor spawns nothing and runs without pauses.',
     `- Throughput: ${plan.callers} concurrent callers run \`return 1\` back to back for ${plan.throughputMs / 1000} s, no pauses: the end-to-end cost of fresh workers.`,
-    `- Memory: host RSS (worker threads live in the host process, so it covers them) after ${plan.memoryFirstRuns} and after ${plan.memoryTotalRuns} runs of \`return 1\` by ${plan.callers} callers, each read after terminated workers had time to exit and a forced GC; the cell is the growth between the two readings.`,
-    '- hotloop: `computeMs: 1000`; the sample is elapsed − 1000 ms. abort: `abort()` 100 ms into a run awaiting a never-settling binding; the sample is the time from `abort()` to the settled result.',
-    '- Baselines, measured in the same process run: **cold** is the same backend with `spawnAhead: 0` (a cold spawn per run, same pauses); **floor** is the same program in the host thread: amaro strip-only, the same `(async function () {…})` wrapper, `vm.Script` in a fresh `vm.createContext()` per run, plain async binding functions (values are not copied, so bigvalue is a lower bound no isolating backend can reach) and a captured console; its `computeMs` is a vm timeout.',
+    `- Memory: host RSS (worker threads live in the host process, so it covers them) after ${plan.memoryFirstRuns} and after ${plan.memoryTotalRuns} runs of \`return 1\` by ${plan.callers} callers, no pauses, each read after terminated workers had time to exit and a forced GC; the cell is the growth between the two readings. Each column measures in a fresh Node process, so what earlier workloads left in the heap does not blur the readings.`,
+    '- hotloop: `computeMs: 1000`; the sample is elapsed − 1000 ms, so in the cold column it includes the spawn (the budget starts once the worker is ready). abort: `abort()` 100 ms into a run awaiting a never-settling binding; the sample is the time from `abort()` to the settled result.',
+    '- Baselines, measured in the same benchmark run, one workload at a time across all columns so a row shares the machine\'s state: **cold** is the same backend with `spawnAhead: 0` (a cold spawn per run, same pauses); **floor** is the same program in the host thread: amaro strip-only, the same `(async function () {…})` wrapper, `vm.Script` in a fresh `vm.createContext()` per run, plain async binding functions (values are not copied, so bigvalue is a lower bound no isolating backend can reach) and a captured console; its `computeMs` is a vm timeout.',
     '- The ratio column is backend / cold: below 1× is faster than a cold spawn for times, above 1× is more runs/s for throughput.',
   ]
 }

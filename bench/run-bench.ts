@@ -7,12 +7,11 @@
 import { cpus, platform, arch, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { BACKENDS, describeError, loadBackend, type BenchRuntimeConfig, type BenchStarter, type LoadedBackend } from './backends.js'
-import { floorStarter } from './baseline-floor.js'
+import { floorStarter, measureCopyFloor } from './baseline-floor.js'
 import { BenchUsageError, parseBenchOptions, USAGE, type BenchOptions } from './cli-options.js'
 import {
   calibrateRefillPause,
   FULL_PLAN,
-  measureMemory,
   measureSamples,
   measureThroughput,
   MIN_REFILL_PAUSE_MS,
@@ -21,6 +20,7 @@ import {
   type Measurement,
   type RefillPause,
 } from './measure.js'
+import { measureMemoryInFreshProcess } from './measure-memory.js'
 import { formatMeasurement, renderMarkdown, writeResults, type BenchResults, type ResultCell, type Subject } from './report.js'
 import { buildBigValue, WORKLOADS, type Workload, type WorkloadName } from './workloads.js'
 
@@ -44,6 +44,14 @@ async function measureWorkload(measured: MeasuredSubject, workload: Workload, pl
   if (measured.subject.role === 'cold' && workload.coldSkipReason !== undefined) {
     return { kind: 'skipped', reason: workload.coldSkipReason }
   }
+  if (workload.kind === 'memory') {
+    return measureMemoryInFreshProcess({
+      backend: measured.subject.role === 'floor' ? null : (measured.subject.backend ?? null),
+      config: measured.config,
+      plan,
+      settleMs: Math.max(measured.pauseMs, MIN_REFILL_PAUSE_MS),
+    })
+  }
   const config = workload.kind === 'sampled' ? { ...measured.config, ...workload.config } : measured.config
   let runtime
   try {
@@ -57,8 +65,6 @@ async function measureWorkload(measured: MeasuredSubject, workload: Workload, pl
         return await measureSamples(runtime, workload, plan, measured.pauseMs)
       case 'throughput':
         return await measureThroughput(runtime, workload, plan)
-      case 'memory':
-        return await measureMemory(runtime, workload, plan, Math.max(measured.pauseMs, MIN_REFILL_PAUSE_MS))
     }
   } catch (error) {
     return { kind: 'failed', reason: `a run threw (${describeError(error)})` }
@@ -132,7 +138,9 @@ async function runBench(options: BenchOptions): Promise<void> {
     options: { isQuick: options.isQuick, workloads: options.workloads, backends: options.backends },
     plan,
     workloadDescriptions,
-    bigValue: bigValue === undefined ? undefined : { rows: bigValue.rows.length, jsonBytes: bigValue.jsonBytes },
+    bigValue: bigValue === undefined
+      ? undefined
+      : { rows: bigValue.rows.length, jsonBytes: bigValue.jsonBytes, copyFloor: measureCopyFloor(bigValue.rows, plan.runs) },
     refillPauses,
     skippedBackends,
     subjects: subjects.map((measured) => measured.subject),
