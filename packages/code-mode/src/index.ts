@@ -1,3 +1,19 @@
+// Code Mode in one call: tools in; SDK, run_code and dispatch out
+export {
+  createCodeMode,
+  DEFAULT_MAX_PARALLEL,
+  DEFAULT_MAX_RESULT_CHARS,
+  type CodeMode,
+  type CodeModeOptions,
+  type CodeModeRuntime,
+} from './create-code-mode.js'
+export { RUN_CODE_INPUT_SCHEMA, type RunCodeInput, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
+
+// Building blocks: dispatch, argument checks and rendering
+export { ToolCallScheduler, RunEndedError, type ToolCallRecord } from './tool-call-scheduler.js'
+export { compileArgumentCheck, type ArgumentCheck } from './argument-validation.js'
+export { formatJsonValue, renderRunResult, truncateText } from './render-result.js'
+
 // Tool definitions
 export {
   parseToolDescriptions,

@@ -1,0 +1,67 @@
+/**
+ * The one tool the model gets: `run_code`, a plain object (`name`, `description`,
+ * `inputSchema`, `execute`) that drops into agent frameworks with a one-line adapter.
+ */
+import type { CodeJsonValue, CodeRunFailure } from '@code-runtime/core'
+import type { ToolCallRecord } from './tool-call-scheduler.js'
+import type { JsonSchema } from './tool-definition.js'
+
+/** The arguments of `run_code`. */
+export interface RunCodeInput {
+  /** The program: the body of an async function, erasable TypeScript. */
+  readonly code: string
+  /** One line saying what the program is for; shown to people watching, never run. */
+  readonly description: string
+}
+
+/** What `run_code` resolves with. */
+export interface RunCodeOutput {
+  /** The text for the model: logs, then the value or the failure. */
+  readonly text: string
+  /** The same outcome as data. */
+  readonly structured: {
+    readonly logs: readonly string[]
+    readonly result?: CodeJsonValue
+    readonly error?: CodeRunFailure
+    /** Every tool call the program made, so a caller can tell which side effects happened. */
+    readonly calls: readonly ToolCallRecord[]
+  }
+  /** True when the run failed. */
+  readonly isError: boolean
+}
+
+/** The `run_code` tool object. */
+export interface RunCodeTool {
+  readonly name: 'run_code'
+  readonly description: string
+  readonly inputSchema: JsonSchema
+  execute(input: unknown, options?: { readonly signal?: AbortSignal }): Promise<RunCodeOutput>
+}
+
+/** The JSON Schema of {@link RunCodeInput}. */
+export const RUN_CODE_INPUT_SCHEMA: JsonSchema = Object.freeze({
+  type: 'object',
+  properties: Object.freeze({
+    code: Object.freeze({
+      type: 'string',
+      description: 'The body of an async function in erasable TypeScript. Use `await`, `return` the result.',
+    }),
+    description: Object.freeze({ type: 'string', description: 'One short line saying what this program does.' }),
+  }),
+  required: Object.freeze(['code', 'description']),
+  additionalProperties: false,
+})
+
+/** The description of `run_code` for the model, with the SDK appended. */
+export function describeRunCode(namespace: string, errorClassName: string, sdkText: string): string {
+  return [
+    'Run a TypeScript program that calls the tools below, and get back what it logs and returns.',
+    'Arguments: `code` (required) is the body of an async function in erasable TypeScript only',
+    `(types, interfaces, \`as\`, generics; no enum, namespace or parameter properties);`,
+    '`description` (required) says in one line what the program does.',
+    `Call tools with \`await ${namespace}.name(args)\`; a failed call throws ${errorClassName} (see \`toolName\`).`,
+    `Independent read-only calls may overlap with \`Promise.all\`. Return or console.log only what you need next.`,
+    '',
+    sdkText,
+  ].join('\n')
+}

@@ -1,0 +1,127 @@
+/**
+ * Dispatch of one run's tool calls: calls start in the order the program made them;
+ * concurrency-safe calls overlap up to `maxParallel`; any other call runs alone. Every call gets
+ * the run's signal. When the run settles, in-flight calls are aborted and drained, queued ones
+ * are refused, and no call can start after.
+ */
+
+/** One call the program made, as recorded for the caller. */
+export interface ToolCallRecord {
+  /** The tool's own name. */
+  readonly tool: string
+  /** True when the tool resolved. */
+  readonly ok: boolean
+  /** How long the tool ran, in milliseconds (0 when it never started). */
+  readonly ms: number
+  /** Why the call failed, when it did. */
+  readonly error?: string
+}
+
+interface QueuedCall {
+  readonly tool: string
+  readonly isConcurrencySafe: boolean
+  readonly start: (signal: AbortSignal) => Promise<unknown>
+  readonly resolve: (value: unknown) => void
+  readonly reject: (reason: unknown) => void
+}
+
+/** Thrown into the program for a call refused because the run already ended. */
+export class RunEndedError extends Error {
+  constructor() {
+    super('The run has ended; no more tool calls can start.')
+    this.name = 'RunEndedError'
+  }
+}
+
+function messageOf(reason: unknown): string {
+  try {
+    return reason instanceof Error ? reason.message : String(reason)
+  } catch {
+    return 'unknown error'
+  }
+}
+
+export class ToolCallScheduler {
+  private readonly maxParallel: number
+  private readonly controller = new AbortController()
+  private readonly queue: QueuedCall[] = []
+  private readonly running = new Set<Promise<void>>()
+  private readonly records: ToolCallRecord[] = []
+  private runningExclusive = false
+  private closed = false
+
+  constructor(maxParallel: number, runSignal?: AbortSignal) {
+    this.maxParallel = maxParallel
+    if (runSignal !== undefined) {
+      if (runSignal.aborted) this.controller.abort(runSignal.reason)
+      else runSignal.addEventListener('abort', () => this.controller.abort(runSignal.reason), { once: true })
+    }
+  }
+
+  /** The signal every tool of this run receives. */
+  get signal(): AbortSignal {
+    return this.controller.signal
+  }
+
+  /** Every call made so far, in the order they finished or were refused. */
+  get calls(): readonly ToolCallRecord[] {
+    return this.records
+  }
+
+  /** Queues a call; it starts when the concurrency rules allow. */
+  submit(tool: string, isConcurrencySafe: boolean, start: (signal: AbortSignal) => Promise<unknown>): Promise<unknown> {
+    if (this.closed) return Promise.reject(new RunEndedError())
+    return new Promise((resolve, reject) => {
+      this.queue.push({ tool, isConcurrencySafe, start, resolve, reject })
+      this.pump()
+    })
+  }
+
+  /**
+   * Ends the run's dispatch: refuses queued calls, aborts in-flight ones with `reason`, and
+   * resolves once every started call has finished.
+   */
+  async drain(reason: unknown): Promise<void> {
+    this.closed = true
+    for (const queued of this.queue.splice(0)) {
+      queued.reject(new RunEndedError())
+    }
+    if (!this.controller.signal.aborted) this.controller.abort(reason)
+    while (this.running.size > 0) await Promise.allSettled([...this.running])
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && !this.closed) {
+      const next = this.queue[0] as QueuedCall
+      if (this.runningExclusive) return
+      if (next.isConcurrencySafe) {
+        if (this.running.size >= this.maxParallel) return
+      } else if (this.running.size > 0) {
+        return
+      }
+      this.queue.shift()
+      this.launch(next)
+    }
+  }
+
+  private launch(call: QueuedCall): void {
+    if (!call.isConcurrencySafe) this.runningExclusive = true
+    const startedAt = performance.now()
+    const execution = (async (): Promise<void> => {
+      try {
+        const value = await call.start(this.controller.signal)
+        this.records.push({ tool: call.tool, ok: true, ms: performance.now() - startedAt })
+        call.resolve(value)
+      } catch (reason) {
+        this.records.push({ tool: call.tool, ok: false, ms: performance.now() - startedAt, error: messageOf(reason) })
+        call.reject(reason)
+      }
+    })()
+    this.running.add(execution)
+    void execution.finally(() => {
+      this.running.delete(execution)
+      if (!call.isConcurrencySafe) this.runningExclusive = false
+      this.pump()
+    })
+  }
+}

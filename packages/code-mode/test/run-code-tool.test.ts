@@ -1,0 +1,67 @@
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { createCodeMode, CodeModeError, type CodeModeTool } from '@code-runtime/code-mode'
+import { startRuntime } from './code-mode-runtime.js'
+
+const add: CodeModeTool = {
+  name: 'add',
+  description: 'Adds two numbers.',
+  inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+  outputSchema: { type: 'number' },
+  annotations: { readOnlyHint: true },
+  execute: async (args) => (args as { a: number; b: number }).a + (args as { a: number; b: number }).b,
+}
+
+describe('run_code tool', () => {
+  let started: Awaited<ReturnType<typeof startRuntime>>
+  before(async () => {
+    started = await startRuntime({ computeMs: 300 })
+  })
+  after(() => started.dispose())
+
+  it('is a plain object whose schema requires code and description, both named in its description', () => {
+    const { tool } = createCodeMode({ tools: [add], runtime: started.runtime })
+    assert.equal(tool.name, 'run_code')
+    assert.deepEqual(tool.inputSchema.required, ['code', 'description'])
+    assert.match(tool.description, /`code`/)
+    assert.match(tool.description, /`description`/)
+    assert.match(tool.description, /async function/)
+    assert.match(tool.description, /erasable TypeScript/)
+    assert.match(tool.description, /ToolCallError/)
+    assert.match(tool.description, /Promise\.all/)
+    assert.match(tool.description, /add\(args: \{/)
+  })
+
+  it('runs a program end to end and returns text plus structured data', async () => {
+    const { tool } = createCodeMode({ tools: [add], runtime: started.runtime })
+    const output = await tool.execute({ code: 'const s = await tools.add({ a: 2, b: 3 })\nconsole.log("sum", s)\nreturn { s }', description: 'add' })
+    assert.equal(output.isError, false)
+    assert.equal(output.text, 'sum 5\n{\n  "s": 5\n}')
+    assert.deepEqual(output.structured.logs, ['sum 5'])
+    assert.deepEqual(output.structured.result, { s: 5 })
+    assert.equal(output.structured.calls.length, 1)
+    assert.equal(output.structured.calls[0]?.tool, 'add')
+    assert.equal(output.structured.calls[0]?.ok, true)
+  })
+
+  it('answers malformed input with an error the model can act on', async () => {
+    const { tool } = createCodeMode({ tools: [add], runtime: started.runtime })
+    const output = await tool.execute({ description: 'missing code' })
+    assert.equal(output.isError, true)
+    assert.match(output.text, /needs `code`/)
+  })
+
+  it('renders a timeout with the budget named', async () => {
+    const { tool } = createCodeMode({ tools: [add], runtime: started.runtime })
+    const output = await tool.execute({ code: 'console.log("spinning"); while (true) {}', description: 'spin' })
+    assert.equal(output.isError, true)
+    assert.match(output.text, /^spinning\ncode run failed \(timeout\): Stopped after 300 ms of compute \(computeMs\)/)
+  })
+
+  it('refuses bad options with CODE_MODE_INVALID_OPTIONS naming the field', () => {
+    assert.throws(() => createCodeMode({ tools: [add], runtime: started.runtime, maxParallel: 0 }),
+      (error: unknown) => CodeModeError.is(error) && error.code === 'CODE_MODE_INVALID_OPTIONS' && /maxParallel/.test(error.message))
+    assert.throws(() => createCodeMode({ tools: [add], runtime: started.runtime, namespace: 'console' }),
+      (error: unknown) => CodeModeError.is(error) && error.code === 'CODE_MODE_INVALID_OPTIONS')
+  })
+})
