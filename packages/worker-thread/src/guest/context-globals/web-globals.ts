@@ -208,7 +208,8 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
   errorConstructorsByName.SyntaxError = SyntaxError
   errorConstructorsByName.TypeError = TypeError
   errorConstructorsByName.URIError = URIError
-  const objectToString = uncurryThis(Object.prototype.toString as (this: unknown) => string)
+  const ObjectPrototypeToString = Object.prototype.toString
+  const objectToString = uncurryThis(ObjectPrototypeToString as (this: unknown) => string)
   const isArray = Array.isArray
   const arraySort = uncurryThis(Array.prototype.sort as (this: unknown[], compare: (a: unknown, b: unknown) => number) => unknown[])
   const functionToString = uncurryThis(Function.prototype.toString as (this: unknown) => string)
@@ -795,32 +796,32 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
     atob(data: unknown): string {
       if (arguments.length === 0) throw missingArguments('The "input" argument must be specified')
       const input = `${data as string}`
-      // Forgiving-base64 (HTML): ASCII whitespace is ignored and up to two trailing '=' allowed.
-      let significant = 0
+      // Forgiving-base64 (HTML): ASCII whitespace is ignored and up to two '=' may end the input.
+      // Which of Node's two messages a failure gets follows Node's decoder (simdutf): the padding
+      // is found first, then bad characters, then a lone trailing character, then bad padding.
+      let end = input.length
+      while (end > 0 && isAsciiWhitespace(charCodeAt(input, end - 1))) end--
       let equals = 0
-      for (let index = 0; index < input.length; index++) {
+      while (equals < 2 && end > 0 && charCodeAt(input, end - 1) === 0x3d) {
+        end--
+        equals++
+        while (equals < 2 && end > 0 && isAsciiWhitespace(charCodeAt(input, end - 1))) end--
+      }
+      let significant = 0
+      for (let index = 0; index < end; index++) {
         const unit = charCodeAt(input, index)
         if (isAsciiWhitespace(unit)) continue
+        if (unit >= 128 || (base64Values[unit] as number) < 0) throw invalidCharacter('Invalid character')
         significant++
-        if (unit === 0x3d) {
-          equals++
-          if (equals > 2) throw invalidCharacter('Invalid character')
-        } else if (unit < 128 && (base64Values[unit] as number) >= 0) {
-          if (equals > 0) throw invalidCharacter('Invalid character')
-        } else {
-          throw invalidCharacter('Invalid character')
-        }
       }
-      let remainder = significant % 4
-      if (remainder === 0) remainder = (significant - equals) % 4
-      else if (equals > 0) throw invalidCharacter('Invalid character')
-      if (remainder === 1) throw invalidCharacter('The string to be decoded is not correctly encoded.')
+      if (significant % 4 === 1) throw invalidCharacter('The string to be decoded is not correctly encoded.')
+      if (equals > 0 && (significant % 4 === 0 || (significant % 4) + equals !== 4)) throw invalidCharacter('Invalid character')
       const builder = newBuilder()
       let bits = 0
       let bitCount = 0
-      for (let index = 0; index < input.length; index++) {
+      for (let index = 0; index < end; index++) {
         const unit = charCodeAt(input, index)
-        if (unit === 0x3d || isAsciiWhitespace(unit)) continue
+        if (isAsciiWhitespace(unit)) continue
         bits = (bits << 6) | (base64Values[unit] as number)
         bitCount += 6
         if (bitCount >= 8) {
@@ -954,12 +955,35 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
     }
     return 'object'
   }
+  /** The first data property `key` on the prototype chain, without running getters (V8's GetDataProperty). */
+  function findDataProperty(value: object, key: PropertyKey): unknown {
+    let holder: object | null = value
+    for (let depth = 0; holder !== null && depth < 1000; depth++) {
+      const descriptor = getOwnPropertyDescriptor(holder, key)
+      if (descriptor !== undefined) return hasOwn(descriptor, 'value') ? descriptor.value : undefined
+      holder = getPrototypeOf(holder) as object | null
+    }
+    return undefined
+  }
+  /** How V8 shows a value it cannot clone: `#<Constructor>` for ordinary objects, else `[object Tag]`. */
   function dataCloneError(value: unknown, kind: CloneKind | undefined): Error {
     let shown: string
     if (typeof value === 'function') shown = functionToString(value)
     else if (typeof value === 'symbol') shown = symbolToString(value)
-    else if (kind === 'symbol') shown = '[object Symbol]'
-    else shown = `#<${constructorNameOf(value as object)}>`
+    else {
+      const object = value as object
+      shown = ''
+      if (kind !== 'symbol' && findDataProperty(object, 'toString') === ObjectPrototypeToString) {
+        const constructor = findDataProperty(object, 'constructor')
+        const nameDescriptor = typeof constructor === 'function' ? getOwnPropertyDescriptor(constructor, 'name') : undefined
+        const name: unknown = nameDescriptor !== undefined && hasOwn(nameDescriptor, 'value') ? nameDescriptor.value : undefined
+        if (typeof name === 'string' && name !== '') shown = `#<${name}>`
+      }
+      if (shown === '') {
+        const tag = findDataProperty(object, symbolToStringTag)
+        shown = typeof tag === 'string' ? `[object ${tag}]` : objectToString(object)
+      }
+    }
     return new DOMException(`${shown} could not be cloned.`, 'DataCloneError')
   }
   function newArrayBuffer(byteLength: number, maxByteLength: number | undefined): ArrayBuffer {
@@ -1567,48 +1591,90 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
   function cannotHaveCredentials(record: UrlRecord, parts: HrefParts): boolean {
     return !parts.hasAuthority || record.hostname === '' || record.protocol === 'file:'
   }
-  /** The href after `host`/`hostname` setters, or `undefined` when the setter does nothing. */
-  function hrefWithHost(record: UrlRecord, value: string, keepPort: boolean): string | undefined {
-    const parts = splitHref(record)
-    if (parts.hasOpaquePath) return undefined
+  /**
+   * The port after a `port` setter (or the port part of a `host` setter), following Node's URL
+   * parser (Ada), which differs from the WHATWG text: a value with a digit somewhere but not at
+   * its start clears the port instead of leaving it.
+   */
+  function portAfterSetter(current: string, value: string): string {
     const input = removeTabsAndNewlines(value)
-    const special = isSpecial(record.protocol)
-    const rest = `${parts.path}${parts.query}${parts.fragment}`
+    if (input === '') return ''
+    if (charCodeAt(input, 0) <= 0x20) return current
+    let hasDigit = false
+    for (let index = 0; index < value.length && !hasDigit; index++) hasDigit = charCodeAt(value, index) >= 0x30 && charCodeAt(value, index) <= 0x39
+    if (!hasDigit) return current
     let end = 0
-    let insideBrackets = false
-    let colon = -1
-    for (; end < input.length; end++) {
-      const unit = charCodeAt(input, end)
-      if (unit === 0x2f || unit === 0x3f || unit === 0x23 || (special && unit === 0x5c)) break
-      if (record.protocol === 'file:') continue
-      if (unit === 0x5b) insideBrackets = true
-      else if (unit === 0x5d) insideBrackets = false
-      else if (unit === 0x3a && !insideBrackets && colon === -1) colon = end
-    }
-    if (record.protocol === 'file:') {
-      const hostText = stringSlice(input, 0, end)
-      // '@' would read as userinfo in the rebuilt href; in a host it is forbidden anyway.
-      if (stringIndexOf(hostText, '@') !== -1) return undefined
-      return `file://${hostText}${rest}`
-    }
-    const hostText = stringSlice(input, 0, colon === -1 ? end : colon)
-    if (stringIndexOf(hostText, '@') !== -1) return undefined
-    if (colon !== -1 && (keepPort || hostText === '')) return undefined
-    if (hostText === '' && (special || userinfoOf(record) !== '' || record.port !== '')) return undefined
-    let port = record.port
-    if (colon !== -1) {
-      let digitsEnd = colon + 1
-      while (digitsEnd < end && charCodeAt(input, digitsEnd) >= 0x30 && charCodeAt(input, digitsEnd) <= 0x39) digitsEnd++
-      const digits = stringSlice(input, colon + 1, digitsEnd)
-      // An empty or too large port leaves the port as it was; the host still changes.
-      if (digits !== '' && portValue(digits) <= 65535) port = digits
-    }
-    return `${record.protocol}//${userinfoOf(record)}${hostText}${port === '' ? '' : `:${port}`}${rest}`
+    while (end < input.length && charCodeAt(input, end) >= 0x30 && charCodeAt(input, end) <= 0x39) end++
+    const digits = stringSlice(input, 0, end)
+    if (digits === '') return ''
+    return portValue(digits) > 65535 ? current : digits
   }
   function portValue(digits: string): number {
     let value = 0
     for (let index = 0; index < digits.length && value <= 65535; index++) value = value * 10 + (charCodeAt(digits, index) - 0x30)
     return value
+  }
+  function isWindowsDriveLetter(text: string): boolean {
+    if (text.length !== 2) return false
+    const first = charCodeAt(text, 0)
+    const second = charCodeAt(text, 1)
+    return ((first >= 0x41 && first <= 0x5a) || (first >= 0x61 && first <= 0x7a)) && (second === 0x3a || second === 0x7c)
+  }
+  /**
+   * The href after a `host` or `hostname` setter, or `undefined` when the setter does nothing.
+   * Follows Node's URL parser (Ada): the text is cut at '#', the port part is everything after the
+   * first colon outside brackets, and it is applied like the `port` setter.
+   */
+  function hrefWithHost(record: UrlRecord, value: string, isHostname: boolean): string | undefined {
+    const parts = splitHref(record)
+    if (parts.hasOpaquePath) return undefined
+    const hashIndex = stringIndexOf(value, '#')
+    const input = removeTabsAndNewlines(hashIndex === -1 ? value : stringSlice(value, 0, hashIndex))
+    const special = isSpecial(record.protocol)
+    const rest = `${parts.path}${parts.query}${parts.fragment}`
+    if (record.protocol === 'file:') {
+      let end = 0
+      while (end < input.length && charCodeAt(input, end) !== 0x2f && charCodeAt(input, end) !== 0x3f && charCodeAt(input, end) !== 0x5c) end++
+      const hostText = stringSlice(input, 0, end)
+      // In a rebuilt href, '@' would read as userinfo and a drive letter as a path; as a host
+      // both are forbidden anyway, so the setter does nothing.
+      if (stringIndexOf(hostText, '@') !== -1 || isWindowsDriveLetter(hostText)) return undefined
+      return `file://${hostText}${rest}`
+    }
+    let end = 0
+    let insideBrackets = false
+    let foundColon = false
+    for (; end < input.length; end++) {
+      const unit = charCodeAt(input, end)
+      if (unit === 0x2f || unit === 0x3f || (special && unit === 0x5c)) break
+      if (unit === 0x5b) insideBrackets = true
+      else if (unit === 0x5d) insideBrackets = false
+      else if (unit === 0x3a && !insideBrackets) {
+        foundColon = true
+        break
+      }
+    }
+    const hostText = stringSlice(input, 0, end)
+    let port = record.port
+    if (foundColon) {
+      if (isHostname) return undefined
+      const portText = stringSlice(input, end + 1)
+      if (portText !== '' && !cannotHaveCredentials(record, parts)) port = portAfterSetter(record.port, portText)
+    } else if (hostText === '' && !special && (userinfoOf(record) !== '' || record.port !== '')) {
+      return undefined
+    }
+    if (hostText === '' && !special) {
+      if (parts.hasAuthority) return `${record.protocol}//${userinfoOf(record)}${port === '' ? '' : `:${port}`}${rest}`
+      // Ada turns a path kept behind '/.' (it starts with '//') into an empty host before it.
+      if (stringSlice(parts.path, 0, 2) === '//') return `${record.protocol}//${rest}`
+      return undefined
+    }
+    // '@' would read as userinfo in the rebuilt href; a space or NUL is forbidden in every host.
+    if (stringIndexOf(hostText, '@') !== -1 || stringIndexOf(hostText, ' ') !== -1 || stringIndexOf(hostText, '\0') !== -1) return undefined
+    const portText = port === '' ? '' : `:${port}`
+    // A host ending the href would lose trailing controls to the re-parse; encoded, they stay.
+    const hostInHref = portText === '' && rest === '' ? encodeTrailingControls(hostText) : hostText
+    return `${record.protocol}//${userinfoOf(record)}${hostInHref}${portText}${rest}`
   }
   const setterHrefs = {
     protocol(record: UrlRecord, value: string): string | undefined {
@@ -1651,15 +1717,7 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
     port(record: UrlRecord, value: string): string | undefined {
       const parts = splitHref(record)
       if (cannotHaveCredentials(record, parts)) return undefined
-      const input = removeTabsAndNewlines(value)
-      let port = ''
-      if (value !== '') {
-        let end = 0
-        while (end < input.length && charCodeAt(input, end) >= 0x30 && charCodeAt(input, end) <= 0x39) end++
-        if (end === 0) return undefined
-        port = stringSlice(input, 0, end)
-        if (portValue(port) > 65535) return undefined
-      }
+      const port = portAfterSetter(record.port, value)
       return `${record.protocol}//${userinfoOf(record)}${record.hostname}${port === '' ? '' : `:${port}`}${parts.path}${parts.query}${parts.fragment}`
     },
     pathname(record: UrlRecord, value: string): string | undefined {
