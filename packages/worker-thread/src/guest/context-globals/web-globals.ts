@@ -1162,15 +1162,18 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
           if ((typeof transfer !== 'object' && typeof transfer !== 'function') || typeof (transfer as { [symbolIterator]?: unknown })[symbolIterator] !== 'function') {
             throw invalidArgumentType('Optional transferList argument must be an iterable')
           }
-          for (const item of transfer as Iterable<unknown>) {
-            let isArrayBuffer = false
+          const checkTransferable = (item: unknown): void => {
             try {
               arrayBufferByteLength(item)
-              isArrayBuffer = true
             } catch {
-              isArrayBuffer = false
+              throw codedError(TypeErrorConstructor, 'Found invalid object in transferList', 'ERR_INVALID_TRANSFER_OBJECT')
             }
-            if (!isArrayBuffer) throw codedError(TypeErrorConstructor, 'Found invalid object in transferList', 'ERR_INVALID_TRANSFER_OBJECT')
+          }
+          // An array is read by index (not through its replaceable iterator); other iterables are iterated.
+          if (isArray(transfer)) {
+            for (let index = 0; index < transfer.length; index++) checkTransferable(transfer[index])
+          } else {
+            for (const item of transfer as Iterable<unknown>) checkTransferable(item)
           }
         }
       }
@@ -1194,8 +1197,10 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
     }
     if (isPlain) return text
     const bytes = encodeUtf8(text)
+    // The length through the captured getter: `bytes.length` would run a replaceable one.
+    const length = typedArrayLength(bytes)
     let output = ''
-    for (let index = 0; index < bytes.length; index++) output += formByteText[bytes[index] as number] as string
+    for (let index = 0; index < length; index++) output += formByteText[bytes[index] as number] as string
     return output
   }
   function serializeFormList(list: string[]): string {
