@@ -76,7 +76,8 @@ function isIntrinsicPrototype(prototype: object, constructorName: 'Object' | 'Ar
 }
 
 function isPlainObjectPrototype(prototype: object | null): boolean {
-  if (prototype === null) return true
+  // Identity first: this realm's own prototype is by far the commonest and costs no lookup.
+  if (prototype === OBJECT_PROTOTYPE || prototype === null) return true
   if (apply(weakSetHas, realmObjectPrototypes, [prototype])) return true
   // A Proxy is refused before anything asks it a question: each question would run a trap.
   if (isProxy(prototype)) return false
@@ -86,6 +87,7 @@ function isPlainObjectPrototype(prototype: object | null): boolean {
 }
 
 function isPlainArrayPrototype(prototype: object | null): boolean {
+  if (prototype === ARRAY_PROTOTYPE) return true
   if (prototype === null) return false
   if (apply(weakSetHas, realmArrayPrototypes, [prototype])) return true
   if (isProxy(prototype)) return false
