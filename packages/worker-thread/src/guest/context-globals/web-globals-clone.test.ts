@@ -247,6 +247,23 @@ describe('structuredClone', () => {
     assert.equal(actual, 100000)
   })
 
+  // Planted setters must neither run nor swallow a property of the clone (V8 defines them).
+  it('defines properties without running setters or meeting read-only properties planted on prototypes', () => {
+    const { runJson } = createGlobalsContext()
+    const actual = runJson(`{
+      let hits = 0
+      Object.defineProperty(Object.prototype, 'planted', { set() { hits++ }, configurable: true })
+      Object.defineProperty(Object.prototype, 'readOnly', { value: 1, writable: false, configurable: true })
+      Object.defineProperty(Array.prototype, '1', { set() { hits++ }, configurable: true })
+      Object.setPrototypeOf(Array.prototype, Object.create(Object.prototype, { viaChain: { set() { hits++ }, configurable: true } }))
+      const list = [0, 1, 2]; Object.defineProperty(list, 'viaChain', { value: 'own', enumerable: true })
+      const clone = structuredClone({ planted: 1, readOnly: 2, list, ['__proto__']: { x: 1 } })
+      ;[hits, Object.hasOwn(clone, 'planted') && clone.planted, Object.hasOwn(clone, 'readOnly') && clone.readOnly, Object.hasOwn(clone.list, '1') && clone.list[1],
+        Object.hasOwn(clone.list, 'viaChain') && clone.list.viaChain, Object.getPrototypeOf(clone) === Object.prototype, Object.hasOwn(clone, '__proto__') && clone['__proto__'].x]
+    }`)
+    assert.deepEqual(actual, [0, 1, 2, 1, 'own', true, 1])
+  })
+
   it('gives every clone the prototypes of the context', () => {
     const { runJson } = createGlobalsContext()
     const actual = runJson(`{

@@ -146,7 +146,7 @@ describe('web globals against a hostile program', () => {
         text: 'hé€😀\\ud800', target: new Uint8Array(7), bytes: new Uint8Array([0xef, 0xbb, 0xbf, 104, 0xc3, 0xa9, 0xff, 0xf0, 0x9f, 0x98, 0x80, 0xe2]),
         base64: ' aGVs bG8= ', latin1: 'hi\\u00ff', relative: '../x?a=1#h', base: 'http://u:p@h:81/a/b', record: { b: '2', a: '1', 'a b': 'é' },
         cloneSource: (() => { const value = { list: [1, , { deep: new Map([[{ k: 1 }, new Set(['s'])]]) }], date: new Date(5), regexp: /x/gi, error: new TypeError('t', { cause: 'c' }),
-          bytes: new Uint16Array([1, 2, 3]), view: new DataView(new ArrayBuffer(4), 1), boxed: Object('str'), '__proto__': 0 }; value.self = value; return value })(),
+          bytes: new Uint16Array([1, 2, 3]), view: new DataView(new ArrayBuffer(4), 1), boxed: Object('str'), ['__proto__']: 0 }; value.self = value; return value })(),
         randomTarget: new Uint32Array(4), fn: () => 1, plainBuffer: new ArrayBuffer(4),
       }`
     const poison = `{

@@ -170,6 +170,8 @@ interface CloneFrame {
   items: unknown[]
   index: number
   pendingKey: unknown
+  /** The target is an array (its writes can also meet Array.prototype). */
+  isArrayTarget: boolean
 }
 
 export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
@@ -181,6 +183,7 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
   const contextGlobal = globalThis
   const ObjectConstructor = Object
   const ObjectPrototype = Object.prototype
+  const ArrayPrototype = Array.prototype
   const { create, defineProperty, freeze, getOwnPropertyDescriptor, getPrototypeOf, setPrototypeOf, hasOwn } = Object
   const objectKeys = Object.keys
   const { apply, ownKeys, deleteProperty } = Reflect
@@ -995,19 +998,44 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
   function isResizable(buffer: ArrayBuffer): boolean {
     return arrayBufferResizable !== undefined && arrayBufferResizable(buffer)
   }
+  /**
+   * A clone frame as a class instance: a fixed shape is much faster than a null-prototype record,
+   * and its fields are own properties, so reads and writes never reach a prototype.
+   */
+  class Frame implements CloneFrame {
+    kind: CloneFrame['kind']
+    source: object
+    target: object
+    items: unknown[]
+    index = 0
+    pendingKey: unknown = undefined
+    isArrayTarget: boolean
+    constructor(kind: CloneFrame['kind'], source: object, target: object, items: unknown[], isArrayTarget: boolean) {
+      this.kind = kind
+      this.source = source
+      this.target = target
+      this.items = items
+      this.isArrayTarget = isArrayTarget
+    }
+  }
+  /**
+   * Defines `key` on a fresh `{}` or `[]` of the clone. An assignment on such an object could only
+   * reach a setter or a read-only property through Object.prototype (and Array.prototype), so
+   * when neither holds `key` (checked right before, with no program code in between) it creates
+   * the same own data property as `defineProperty`, many times faster.
+   */
+  function writeCloneProperty(target: object, key: string, value: unknown, isArrayTarget: boolean): void {
+    const isPlainWrite = !hasOwn(ObjectPrototype, key) &&
+      (!isArrayTarget || (!hasOwn(ArrayPrototype, key) && getPrototypeOf(ArrayPrototype) === ObjectPrototype))
+    if (isPlainWrite) (target as Record<string, unknown>)[key] = value
+    else defineData(target, key, value, true)
+  }
   function cloneStructured(root: unknown): unknown {
     const memory = new MapConstructor<unknown, unknown>()
     const frames = newList<CloneFrame>()
     let objectCount = 0
-    function pushFrame(kind: CloneFrame['kind'], source: object, target: object, items: unknown[]): void {
-      const frame = create(null) as CloneFrame
-      frame.kind = kind
-      frame.source = source
-      frame.target = target
-      frame.items = items
-      frame.index = 0
-      frame.pendingKey = undefined
-      push(frames, frame)
+    function pushFrame(kind: CloneFrame['kind'], source: object, target: object, items: unknown[], isArrayTarget = false): void {
+      push(frames, new Frame(kind, source, target, items, isArrayTarget))
     }
     function remember<Clone>(source: object, clone: Clone): Clone {
       mapSet(memory, source, clone)
@@ -1029,7 +1057,7 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
         case 'array': {
           const target = remember(value, [] as unknown[])
           target.length = (value as unknown[]).length
-          pushFrame('properties', value, target, objectKeys(value))
+          pushFrame('properties', value, target, objectKeys(value), true)
           return target
         }
         case 'date':
@@ -1129,7 +1157,7 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
           // A key deleted by an earlier getter is skipped, as V8 does.
           if (!hasOwn(frame.source, key)) return
           const child: unknown = (frame.source as Record<string, unknown>)[key]
-          defineData(target, key, cloneValue(child), true)
+          writeCloneProperty(target, key, cloneValue(child), frame.isArrayTarget)
           return
         }
         case 'map':
