@@ -1,0 +1,129 @@
+/**
+ * The files a child needs to start our guest runtime, found on the host: the entry module, and
+ * the three code-runtime packages it imports (this one, the worker-thread guest kit and the
+ * core's JSON helpers), each as the folders Node reads when it loads them. The process backend
+ * grants Node's permission model read access to exactly these; the container mounts exactly
+ * these (read-only, under a fixed path) and nothing else of the host's tree.
+ */
+import { existsSync, lstatSync, realpathSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, relative, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** One package of the bootstrap, as found on the host. */
+export interface BootstrapPackage {
+  /** The package name, e.g. `@code-runtime/core`. */
+  readonly name: string
+  /** The real path of the package's folder. */
+  readonly root: string
+  /**
+   * Where Node's resolver meets the package: `node_modules/<name>` in a folder above its
+   * importer. In a workspace checkout that is a symbolic link to {@link root}.
+   */
+  readonly lookupPath: string | undefined
+  /** Folders under {@link root} that the child loads modules from, relative, with `/`. */
+  readonly moduleFolders: readonly string[]
+}
+
+/** Everything a child reads at start-up. */
+export interface BootstrapFiles {
+  /** The real path of the Node binary that runs the host. */
+  readonly nodePath: string
+  /** The package holding the entry module (this package). */
+  readonly entryPackage: BootstrapPackage
+  /** The entry module, relative to {@link entryPackage}'s root, with `/`. */
+  readonly entryModule: string
+  /** The packages the entry imports, directly or not. */
+  readonly dependencies: readonly BootstrapPackage[]
+}
+
+/** The guest runtime's entry module of this package. */
+export const CHILD_ENTRY_URL = new URL('./guest/child-entry.js', import.meta.url)
+
+function findPackageRoot(file: string): string {
+  let directory = dirname(file)
+  while (!existsSync(join(directory, 'package.json'))) {
+    const parent = dirname(directory)
+    if (parent === directory) throw new Error('The code-runtime package files are not inside a package.')
+    directory = parent
+  }
+  return directory
+}
+
+/** Walks up from `fromDirectory` as Node's resolver does, to the first `node_modules/<name>`. */
+function findLookupPath(fromDirectory: string, name: string): string | undefined {
+  let directory = fromDirectory
+  for (;;) {
+    const candidate = join(directory, 'node_modules', ...name.split('/'))
+    try {
+      lstatSync(candidate)
+      return candidate
+    } catch {
+      // Not here; keep walking up.
+    }
+    const parent = dirname(directory)
+    if (parent === directory) return undefined
+    directory = parent
+  }
+}
+
+/**
+ * The built-output folder a module lives in, relative to its package root, with `/`: its first
+ * two levels (`dist/src`), so that one grant covers the module and its relative imports.
+ */
+function moduleFolderOf(root: string, file: string): string {
+  return relative(root, file).split(sep).slice(0, -1).slice(0, 2).join('/')
+}
+
+/** Resolves `specifier` from the package at `importerRoot` and describes the package it lands in. */
+function locateDependency(importerRoot: string, name: string, specifier: string): BootstrapPackage {
+  const resolved = realpathSync(createRequire(join(importerRoot, 'package.json')).resolve(specifier))
+  const root = realpathSync(findPackageRoot(resolved))
+  return { name, root, lookupPath: findLookupPath(importerRoot, name), moduleFolders: [moduleFolderOf(root, resolved)] }
+}
+
+/**
+ * Finds the bootstrap on this host. `entry` is the child's main module; tests pass another one.
+ * @throws Error when a package cannot be found (a broken installation).
+ */
+export function locateBootstrapFiles(entry: URL = CHILD_ENTRY_URL): BootstrapFiles {
+  const entryPath = realpathSync(fileURLToPath(entry))
+  const ownPath = realpathSync(fileURLToPath(import.meta.url))
+  const ownRoot = realpathSync(findPackageRoot(ownPath))
+  if (realpathSync(findPackageRoot(entryPath)) !== ownRoot) throw new Error('The child entry module must belong to @code-runtime/process.')
+  const folders = new Set([moduleFolderOf(ownRoot, ownPath), moduleFolderOf(ownRoot, entryPath)])
+  const entryPackage: BootstrapPackage = { name: '@code-runtime/process', root: ownRoot, lookupPath: undefined, moduleFolders: [...folders] }
+  const workerThread = locateDependency(ownRoot, '@code-runtime/worker-thread', '@code-runtime/worker-thread/guest-kit')
+  const core = locateDependency(workerThread.root, '@code-runtime/core', '@code-runtime/core/json')
+  return {
+    nodePath: realpathSync(process.execPath),
+    entryPackage,
+    entryModule: relative(ownRoot, entryPath).split(sep).join('/'),
+    dependencies: [workerThread, core],
+  }
+}
+
+/**
+ * A test-only replacement of the child's entry module, used by this package's hostile tests to
+ * run code with Node's full authority inside the substrate, as an escaped program would. It is
+ * reachable only through the internal engine constructors, never from config or a program, and
+ * the module it names ships only in the tests' build output.
+ */
+export interface TestOnlyEntry {
+  /** The entry module; it must belong to this package. */
+  readonly entry: URL
+  /** Runs the child without Node's permission model, as an escape through native code would. */
+  readonly withoutPermissionModel: boolean
+}
+
+/** The host paths Node's permission model must let a child read to load the bootstrap. */
+export function listReadablePaths(files: BootstrapFiles): string[] {
+  const paths: string[] = []
+  for (const pkg of [files.entryPackage, ...files.dependencies]) {
+    // Node resolves a package through this path (a symbolic link in a workspace) before it reads the files behind it.
+    if (pkg.lookupPath !== undefined) paths.push(pkg.lookupPath)
+    paths.push(join(pkg.root, 'package.json'))
+    for (const folder of pkg.moduleFolders) paths.push(join(pkg.root, ...folder.split('/')))
+  }
+  return paths
+}

@@ -1,0 +1,87 @@
+/**
+ * The command lines that start a child, built from plain inputs (pure, unit-tested): Node's own
+ * flags, the resource limits `prlimit` applies before Node starts, and the shell step that puts
+ * a sandbox into its control groups before anything in it can fork.
+ */
+
+/** A program and its arguments, as `spawn` takes them. */
+export interface ChildCommand {
+  readonly file: string
+  readonly args: readonly string[]
+}
+
+/** What the child's Node needs to know. */
+export interface NodeArgsOptions {
+  /** The guest entry module, as the child sees it. */
+  readonly entryPath: string
+  readonly maxOldGenerationSizeMb: number
+  readonly maxMessageBytes: number
+  /**
+   * Paths Node's permission model lets the child read (nothing else: no writes, no child
+   * processes, no workers, no native addons). `undefined` leaves the permission model off,
+   * which only the test hook does.
+   */
+  readonly readablePaths: readonly string[] | undefined
+  /** The permission model's flag on this Node: `--permission`, or `--experimental-permission` before 22.13. */
+  readonly permissionFlag: string
+}
+
+/** The permission model's flag on the running Node. */
+export function detectPermissionFlag(allowedFlags: ReadonlySet<string> = process.allowedNodeEnvironmentFlags): string {
+  return allowedFlags.has('--permission') ? '--permission' : '--experimental-permission'
+}
+
+/**
+ * Node's arguments: the permission model and its grants, the heap cap, no warnings on stderr
+ * (stderr is read for crash reports), then the entry module and the frame cap it must honour.
+ * Nothing is inherited from the host's own flags.
+ */
+export function buildNodeArgs(options: NodeArgsOptions): string[] {
+  const permission = options.readablePaths === undefined
+    ? []
+    : [options.permissionFlag, ...options.readablePaths.map((path) => `--allow-fs-read=${path}`)]
+  return [
+    ...permission,
+    `--max-old-space-size=${options.maxOldGenerationSizeMb}`,
+    '--disallow-code-generation-from-strings',
+    '--no-warnings',
+    options.entryPath,
+    String(options.maxMessageBytes),
+  ]
+}
+
+/** Kernel resource limits of one child; each applies per process. */
+export interface ResourceLimits {
+  /** RLIMIT_AS: address space, in MiB (all memory, ArrayBuffers and WebAssembly included). */
+  readonly addressSpaceMb: number
+  /** RLIMIT_CPU: CPU seconds; a backstop behind the host's own `computeMs` check. */
+  readonly cpuSeconds: number
+  /** RLIMIT_FSIZE: the largest file the child may write, in MiB. */
+  readonly fileSizeMb?: number
+  /** RLIMIT_NPROC: tasks of the child's user; enforced for non-root users only. */
+  readonly processes?: number
+}
+
+const MIB = 1024 * 1024
+
+/** The CPU backstop for a compute budget: the budget rounded up, plus a margin for start-up and GC threads. */
+export function cpuSecondsFor(computeMs: number): number {
+  return Math.ceil(computeMs / 1000) + 2
+}
+
+/** `prlimit` arguments that set each limit (soft = hard) and then run `command`. */
+export function buildPrlimitArgs(limits: ResourceLimits, command: readonly string[]): string[] {
+  const args = [`--as=${limits.addressSpaceMb * MIB}`, `--cpu=${limits.cpuSeconds}`]
+  if (limits.fileSizeMb !== undefined) args.push(`--fsize=${limits.fileSizeMb * MIB}`)
+  if (limits.processes !== undefined) args.push(`--nproc=${limits.processes}`)
+  return [...args, '--', ...command]
+}
+
+// `$$` is the shell's own pid: it joins each group, then becomes the command (same pid), so every
+// process of the sandbox starts inside the groups.
+const JOIN_CGROUPS_SCRIPT = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
+
+/** A `/bin/sh` command that writes its pid into each `cgroup.procs` file, then execs `command`. */
+export function buildCgroupJoinCommand(procsFiles: readonly string[], command: ChildCommand): ChildCommand {
+  return { file: '/bin/sh', args: ['-c', JOIN_CGROUPS_SCRIPT, 'sh', ...procsFiles, '--', command.file, ...command.args] }
+}

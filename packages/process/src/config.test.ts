@@ -1,0 +1,69 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { CodeRuntimeError } from '@code-runtime/core'
+import { DEFAULT_CONTAINER_CONFIG, DEFAULT_PROCESS_CONFIG, resolveContainerConfig, resolveProcessConfig } from './config.js'
+
+function assertInvalid(action: () => unknown, ...fragments: string[]): void {
+  let caught: unknown
+  try {
+    action()
+  } catch (error) {
+    caught = error
+  }
+  assert.ok(CodeRuntimeError.is(caught), `expected a CodeRuntimeError, got ${String(caught)}`)
+  assert.equal(caught.code, 'CODE_RUNTIME_INVALID_CONFIG')
+  for (const fragment of fragments) assert.ok(caught.message.includes(fragment), `${caught.message} lacks ${fragment}`)
+}
+
+describe('resolveProcessConfig', () => {
+  it('defaults every field like the worker-thread backend, plus the wire and memory limits', () => {
+    assert.deepEqual(resolveProcessConfig(undefined), {
+      computeMs: 60_000,
+      maxWallMs: 600_000,
+      maxOutputBytes: 67_108_864,
+      maxOldGenerationSizeMb: 512,
+      spawnAhead: 1,
+      maxMessageBytes: 268_435_456,
+      maxMemoryMb: 4096,
+    })
+    assert.deepEqual(resolveProcessConfig({}), DEFAULT_PROCESS_CONFIG)
+  })
+
+  it('returns a frozen object', () => {
+    assert.ok(Object.isFrozen(resolveProcessConfig({ computeMs: 5 })))
+  })
+
+  it('names the field, the rule and the value', () => {
+    assertInvalid(() => resolveProcessConfig({ computeMs: -5 }), 'Invalid process config', 'computeMs must be an integer from 1 to 2147483647', '-5')
+    assertInvalid(() => resolveProcessConfig({ maxMessageBytes: 1000 }), 'maxMessageBytes must be an integer from 1048576 to 536870912', '1000')
+    assertInvalid(() => resolveProcessConfig({ spawnAhead: 1.5 }), 'spawnAhead', '1.5')
+  })
+
+  it('refuses container-only fields and unknown fields', () => {
+    assertInvalid(() => resolveProcessConfig({ maxProcesses: 10 }), 'unknown field "maxProcesses"')
+    assertInvalid(() => resolveProcessConfig({ computeMS: 10 }), 'unknown field "computeMS"')
+  })
+
+  it('requires room for Node and the heap in maxMemoryMb', () => {
+    assertInvalid(() => resolveProcessConfig({ maxMemoryMb: 1500 }), 'maxMemoryMb must be an integer from 1536', '1500')
+    assertInvalid(() => resolveProcessConfig({ maxOldGenerationSizeMb: 64, maxMemoryMb: 1087 }), 'from 1088', '1087')
+    assert.equal(resolveProcessConfig({ maxOldGenerationSizeMb: 64, maxMemoryMb: 1088 }).maxMemoryMb, 1088)
+  })
+
+  it('raises the default maxMemoryMb with a large heap', () => {
+    assert.equal(resolveProcessConfig({ maxOldGenerationSizeMb: 8192 }).maxMemoryMb, 9216)
+  })
+})
+
+describe('resolveContainerConfig', () => {
+  it('adds the sandbox limits to the process defaults', () => {
+    assert.deepEqual(resolveContainerConfig(undefined), { ...DEFAULT_PROCESS_CONFIG, maxProcesses: 64, tmpfsSizeMb: 64 })
+    assert.deepEqual(resolveContainerConfig({}), DEFAULT_CONTAINER_CONFIG)
+  })
+
+  it('names the field, the rule and the value', () => {
+    assertInvalid(() => resolveContainerConfig({ maxProcesses: 3 }), 'Invalid container config', 'maxProcesses must be an integer from 24 to 4096', '3')
+    assertInvalid(() => resolveContainerConfig({ tmpfsSizeMb: 0 }), 'tmpfsSizeMb must be an integer from 1 to 65536', '0')
+    assertInvalid(() => resolveContainerConfig({ maxOutputBytes: 3 }), 'maxOutputBytes', '3')
+  })
+})

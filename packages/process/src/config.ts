@@ -1,0 +1,118 @@
+/**
+ * The config of the process and container backends, validated once when the plugin loads:
+ * the worker-thread backend's fields with the same defaults and ranges, plus the wire's frame
+ * cap and the OS limits each child runs under. `run()` never defaults or rechecks.
+ */
+import { readConfigObject, readIntegerField, type ConfigRecord } from '@code-runtime/core'
+
+/** The largest timer delay Node accepts. */
+export const MAX_TIMER_MS = 2_147_483_647
+
+/** A fully defaulted, validated config of {@link ProcessCodeRuntime}. */
+export interface ProcessConfig {
+  /** Budget of CPU time of the child, in milliseconds. */
+  readonly computeMs: number
+  /** Wall-clock ceiling of a run, in milliseconds. */
+  readonly maxWallMs: number
+  /** Cap on the compact JSON of logs plus value or failure message, in bytes. */
+  readonly maxOutputBytes: number
+  /** Heap cap of each child (V8 old generation), in MiB. */
+  readonly maxOldGenerationSizeMb: number
+  /** How many fresh, never-used children to keep spawned ahead of demand. */
+  readonly spawnAhead: number
+  /** Largest frame either side may send over the wire, in bytes. */
+  readonly maxMessageBytes: number
+  /** Address-space limit of each child process (RLIMIT_AS), in MiB: all of its memory, ArrayBuffers included. */
+  readonly maxMemoryMb: number
+}
+
+/** A fully defaulted, validated config of {@link ContainerCodeRuntime}. */
+export interface ContainerConfig extends ProcessConfig {
+  /** Most tasks (processes and threads) the sandbox may hold at once. */
+  readonly maxProcesses: number
+  /** Size of the sandbox's writable `/tmp`, in MiB; also the largest file it may write. */
+  readonly tmpfsSizeMb: number
+}
+
+/** The process config as users write it: every field optional. */
+export type ProcessConfigInput = Partial<ProcessConfig>
+
+/** The container config as users write it: every field optional. */
+export type ContainerConfigInput = Partial<ContainerConfig>
+
+/** Node needs about 1 GiB of address space before a program allocates anything. */
+export const MIN_MEMORY_MB = 1024
+
+/** 256 MiB: room for large binding results, far below V8's string limit. */
+const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024
+
+/** V8's largest string is just under 2^29 UTF-16 units; a frame's JSON must fit in one. */
+const MAX_MAX_MESSAGE_BYTES = 512 * 1024 * 1024
+
+export const DEFAULT_PROCESS_CONFIG: ProcessConfig = Object.freeze({
+  computeMs: 60_000,
+  maxWallMs: 600_000,
+  maxOutputBytes: 64 * 1024 * 1024,
+  maxOldGenerationSizeMb: 512,
+  spawnAhead: 1,
+  maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
+  maxMemoryMb: 4096,
+})
+
+export const DEFAULT_CONTAINER_CONFIG: ContainerConfig = Object.freeze({
+  ...DEFAULT_PROCESS_CONFIG,
+  maxProcesses: 64,
+  tmpfsSizeMb: 64,
+})
+
+function readProcessFields(label: string, config: ConfigRecord, defaults: ProcessConfig): ProcessConfig {
+  const maxOldGenerationSizeMb = readIntegerField(label, config, 'maxOldGenerationSizeMb', { default: defaults.maxOldGenerationSizeMb, min: 8, max: 65_536 })
+  return {
+    computeMs: readIntegerField(label, config, 'computeMs', { default: defaults.computeMs, min: 1, max: MAX_TIMER_MS }),
+    maxWallMs: readIntegerField(label, config, 'maxWallMs', { default: defaults.maxWallMs, min: 1, max: MAX_TIMER_MS }),
+    maxOutputBytes: readIntegerField(label, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),
+    maxOldGenerationSizeMb,
+    spawnAhead: readIntegerField(label, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),
+    maxMessageBytes: readIntegerField(label, config, 'maxMessageBytes', { default: defaults.maxMessageBytes, min: 1024 * 1024, max: MAX_MAX_MESSAGE_BYTES }),
+    // The heap lives inside the address space, next to Node's own ~1 GiB of reservations.
+    maxMemoryMb: readIntegerField(label, config, 'maxMemoryMb', {
+      default: Math.max(defaults.maxMemoryMb, maxOldGenerationSizeMb + MIN_MEMORY_MB),
+      min: maxOldGenerationSizeMb + MIN_MEMORY_MB,
+      max: 1_048_576,
+    }),
+  }
+}
+
+/**
+ * Validates and defaults a process-backend config.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG` naming the field, the rule and the value.
+ * @example
+ * ```ts
+ * resolveProcessConfig({ computeMs: 5_000 }).maxMemoryMb // 4096
+ * ```
+ */
+export function resolveProcessConfig(input: unknown): ProcessConfig {
+  const label = 'process'
+  const config = readConfigObject(label, input, Object.keys(DEFAULT_PROCESS_CONFIG))
+  return Object.freeze(readProcessFields(label, config, DEFAULT_PROCESS_CONFIG))
+}
+
+/**
+ * Validates and defaults a container-backend config.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG` naming the field, the rule and the value.
+ * @example
+ * ```ts
+ * resolveContainerConfig({ maxProcesses: 32 }).tmpfsSizeMb // 64
+ * ```
+ */
+export function resolveContainerConfig(input: unknown): ContainerConfig {
+  const label = 'container'
+  const config = readConfigObject(label, input, Object.keys(DEFAULT_CONTAINER_CONFIG))
+  const defaults = DEFAULT_CONTAINER_CONFIG
+  return Object.freeze({
+    ...readProcessFields(label, config, defaults),
+    // Node alone runs about a dozen threads, and each counts as a task.
+    maxProcesses: readIntegerField(label, config, 'maxProcesses', { default: defaults.maxProcesses, min: 24, max: 4096 }),
+    tmpfsSizeMb: readIntegerField(label, config, 'tmpfsSizeMb', { default: defaults.tmpfsSizeMb, min: 1, max: 65_536 }),
+  })
+}

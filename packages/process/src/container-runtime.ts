@@ -1,0 +1,131 @@
+/**
+ * The container backend: the process backend's child, inside a bubblewrap sandbox (see
+ * `bubblewrap-args.ts`) with per-process rlimits set inside it and, where the host lets us,
+ * per-sandbox control groups for process count and total memory.
+ */
+import { Service, type Context } from '@deepseek-ai/cordis'
+import { CodeRuntime, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
+import { RunEngine } from '@code-runtime/worker-thread/substrate-kit'
+import { locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
+import { buildBubblewrapArgs, planSandboxBootstrap } from './bubblewrap-args.js'
+import { SandboxGroupParent, type SandboxGroups } from './cgroup-limits.js'
+import { buildCgroupJoinCommand, buildNodeArgs, buildPrlimitArgs, cpuSecondsFor, detectPermissionFlag, type ChildCommand } from './child-command.js'
+import { ChildSubstrateFactory, type ChildLaunch } from './child-substrate.js'
+import { resolveContainerConfig, type ContainerConfig, type ContainerConfigInput } from './config.js'
+import { findProgram, listSharedLibraries } from './host-programs.js'
+import { requireProcessHost } from './process-runtime.js'
+import { bubblewrapMissingError, probeSandbox } from './sandbox-probe.js'
+
+/** A started container engine and what it owns besides its substrates. */
+export interface ContainerEngine {
+  readonly engine: RunEngine
+  /** The cgroup controllers in use (empty when only rlimits apply). */
+  readonly cgroupControllers: readonly string[]
+  /** Disposes the engine, then removes the control groups. */
+  dispose(): Promise<void>
+}
+
+/**
+ * Builds the container engine: finds bubblewrap, lays out the sandbox, proves it starts Node,
+ * and opens the control groups if the host allows. Internal: the runtime class builds it from
+ * config; the package's tests pass a test-only entry.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_UNAVAILABLE` with how to install or enable bubblewrap.
+ */
+export async function createContainerEngine(config: ContainerConfig, testOnlyEntry?: TestOnlyEntry): Promise<ContainerEngine> {
+  const prlimit = requireProcessHost('container')
+  const bwrap = findProgram('bwrap')
+  if (bwrap === undefined) throw bubblewrapMissingError()
+  const files = locateBootstrapFiles(testOnlyEntry?.entry)
+  const libraries = (await Promise.all([listSharedLibraries(files.nodePath), listSharedLibraries(prlimit)])).flat()
+  const sandbox = planSandboxBootstrap(files, [prlimit], libraries)
+  const sandboxPrlimit = sandbox.binaries.get(prlimit) as string
+  const bubblewrapArgs = (command: readonly string[]): string[] =>
+    buildBubblewrapArgs({ mounts: sandbox.mounts, tmpfsSizeMb: config.tmpfsSizeMb, command })
+  await probeSandbox(bwrap, bubblewrapArgs([sandbox.nodePath, '-e', '0']))
+
+  const nodeArgs = buildNodeArgs({
+    entryPath: sandbox.entryPath,
+    maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+    maxMessageBytes: config.maxMessageBytes,
+    readablePaths: testOnlyEntry?.withoutPermissionModel === true ? undefined : sandbox.readablePaths,
+    permissionFlag: detectPermissionFlag(),
+  })
+  // Set inside the sandbox, so RLIMIT_NPROC counts the sandbox's own user namespace only.
+  const limitedNode = [sandboxPrlimit, ...buildPrlimitArgs({
+    addressSpaceMb: config.maxMemoryMb,
+    cpuSeconds: cpuSecondsFor(config.computeMs),
+    fileSizeMb: config.tmpfsSizeMb,
+    processes: config.maxProcesses,
+  }, [sandbox.nodePath, ...nodeArgs])]
+  const sandboxCommand: ChildCommand = { file: bwrap, args: bubblewrapArgs(limitedNode) }
+  const groups = SandboxGroupParent.open({ maxProcesses: config.maxProcesses, maxMemoryMb: config.maxMemoryMb })
+
+  const launch = (): ChildLaunch => {
+    if (groups === undefined) return { command: sandboxCommand, wasOutOfMemory: () => false, release: () => Promise.resolve() }
+    const sandboxGroups: SandboxGroups = groups.create()
+    return {
+      command: buildCgroupJoinCommand(sandboxGroups.procsFiles, sandboxCommand),
+      wasOutOfMemory: () => sandboxGroups.hadOutOfMemoryKill(),
+      release: () => sandboxGroups.remove(),
+    }
+  }
+  const engine = new RunEngine({
+    factory: new ChildSubstrateFactory({ launch, maxMessageBytes: config.maxMessageBytes }),
+    spawnAhead: config.spawnAhead,
+    budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs },
+    maxOutputBytes: config.maxOutputBytes,
+    maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+  })
+  return {
+    engine,
+    cgroupControllers: groups?.controllers ?? [],
+    dispose: async () => {
+      await engine.dispose()
+      groups?.close()
+    },
+  }
+}
+
+/**
+ * Runs programs in a fresh child process per run inside a bubblewrap sandbox: no network, no
+ * host files, its own PID namespace, memory, CPU and process limits. The backend for untrusted
+ * code. Load it with `ctx.plugin(ContainerCodeRuntime, config)` or
+ * `startCodeRuntime(ContainerCodeRuntime, config)`; loading fails when bubblewrap cannot run here.
+ *
+ * @example
+ * ```ts
+ * const { runtime, dispose } = await startCodeRuntime(ContainerCodeRuntime, { maxMemoryMb: 2048 })
+ * console.log(await runtime.run({ program: 'return 6 * 7', bindings: [] })) // { logs: [], value: 42 }
+ * await dispose()
+ * ```
+ */
+export class ContainerCodeRuntime extends CodeRuntime {
+  readonly language = 'typescript'
+  readonly isolation = 'container'
+  /** The validated, fully defaulted config. */
+  readonly config: ContainerConfig
+  private readonly started: Promise<ContainerEngine>
+
+  /**
+   * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG` naming the field and the value; plugin
+   *   load then fails with `CODE_RUNTIME_UNAVAILABLE` when bubblewrap cannot run here.
+   */
+  constructor(ctx: Context, config?: ContainerConfigInput) {
+    super(ctx)
+    this.config = resolveContainerConfig(config)
+    this.started = createContainerEngine(this.config)
+    // The failure is reported by plugin load (below); this only marks it handled.
+    this.started.catch(() => {})
+    ctx.effect(() => () => this.started.then((started) => started.dispose(), () => {}), 'codeRuntime.dispose')
+  }
+
+  /** Plugin load waits for the sandbox check. */
+  async [Service.init](): Promise<void> {
+    await this.started
+  }
+
+  async run(request: CodeRunRequest): Promise<CodeRunResult> {
+    const started = await this.started
+    return started.engine.run(request)
+  }
+}

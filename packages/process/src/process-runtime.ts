@@ -1,0 +1,98 @@
+/**
+ * The process backend: each run gets a fresh child Node process (spawned ahead of time) with an
+ * empty environment, a heap cap, an address-space limit, Node's permission model granting
+ * nothing but reading its own bootstrap, and its own process group, killed whole when the run
+ * ends. Inside the child, the same guest runtime as the worker-thread backend.
+ */
+import type { Context } from '@deepseek-ai/cordis'
+import { CodeRuntime, CodeRuntimeError, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
+import { RunEngine } from '@code-runtime/worker-thread/substrate-kit'
+import { listReadablePaths, locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
+import { buildNodeArgs, buildPrlimitArgs, cpuSecondsFor, detectPermissionFlag, type ChildCommand } from './child-command.js'
+import { ChildSubstrateFactory } from './child-substrate.js'
+import { resolveProcessConfig, type ProcessConfig, type ProcessConfigInput } from './config.js'
+import { findProgram } from './host-programs.js'
+import { canReadProcessTree } from './process-tree.js'
+
+/** Checks what every child-process backend needs from the host; returns the `prlimit` path. */
+export function requireProcessHost(backend: string): string {
+  if (process.platform !== 'linux' || !canReadProcessTree()) {
+    throw new CodeRuntimeError('CODE_RUNTIME_UNAVAILABLE',
+      `The ${backend} backend needs Linux: it measures each child's CPU time in /proc. Use the worker-thread backend on this system.`)
+  }
+  const prlimit = findProgram('prlimit')
+  if (prlimit === undefined) {
+    throw new CodeRuntimeError('CODE_RUNTIME_UNAVAILABLE',
+      `The ${backend} backend needs prlimit (from util-linux) to limit each child's memory. Install it with \`apt-get install util-linux\` or your system's package manager.`)
+  }
+  return prlimit
+}
+
+/**
+ * The run engine of the process backend. Internal: the runtime class builds it from config; the
+ * package's tests pass a test-only entry.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_UNAVAILABLE` when this host cannot run it.
+ */
+export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestOnlyEntry): RunEngine {
+  const prlimit = requireProcessHost('process')
+  const files = locateBootstrapFiles(testOnlyEntry?.entry)
+  const nodeArgs = buildNodeArgs({
+    entryPath: `${files.entryPackage.root}/${files.entryModule}`,
+    maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+    maxMessageBytes: config.maxMessageBytes,
+    readablePaths: testOnlyEntry?.withoutPermissionModel === true ? undefined : listReadablePaths(files),
+    permissionFlag: detectPermissionFlag(),
+  })
+  const command: ChildCommand = {
+    file: prlimit,
+    args: buildPrlimitArgs({ addressSpaceMb: config.maxMemoryMb, cpuSeconds: cpuSecondsFor(config.computeMs) }, [files.nodePath, ...nodeArgs]),
+  }
+  return new RunEngine({
+    factory: new ChildSubstrateFactory({
+      launch: () => ({ command, wasOutOfMemory: () => false, release: () => Promise.resolve() }),
+      maxMessageBytes: config.maxMessageBytes,
+    }),
+    spawnAhead: config.spawnAhead,
+    budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs },
+    maxOutputBytes: config.maxOutputBytes,
+    maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+  })
+}
+
+/**
+ * Runs programs in child processes, one fresh child per run. Load it with
+ * `ctx.plugin(ProcessCodeRuntime, config)` or `startCodeRuntime(ProcessCodeRuntime, config)`.
+ *
+ * A crash, a fatal allocation or runaway memory ends the child, never the host. Not a sandbox
+ * against an escaped program: Node's permission model is in-process and does not block the
+ * network on Node 20. Use {@link ContainerCodeRuntime} for untrusted multi-tenant code.
+ *
+ * @example
+ * ```ts
+ * const { runtime, dispose } = await startCodeRuntime(ProcessCodeRuntime, { computeMs: 5_000 })
+ * console.log(await runtime.run({ program: 'return 6 * 7', bindings: [] })) // { logs: [], value: 42 }
+ * await dispose()
+ * ```
+ */
+export class ProcessCodeRuntime extends CodeRuntime {
+  readonly language = 'typescript'
+  readonly isolation = 'process'
+  /** The validated, fully defaulted config. */
+  readonly config: ProcessConfig
+  private readonly engine: RunEngine
+
+  /**
+   * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG` naming the field and the value, or
+   *   `CODE_RUNTIME_UNAVAILABLE` when this host cannot run child processes this way.
+   */
+  constructor(ctx: Context, config?: ProcessConfigInput) {
+    super(ctx)
+    this.config = resolveProcessConfig(config)
+    this.engine = createProcessEngine(this.config)
+    ctx.effect(() => () => this.engine.dispose(), 'codeRuntime.dispose')
+  }
+
+  run(request: CodeRunRequest): Promise<CodeRunResult> {
+    return this.engine.run(request)
+  }
+}
