@@ -2,6 +2,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import ts from 'typescript'
 import { createWebGlobals } from './web-globals.js'
+import { createWebGlobalsHost } from '../web-globals-host.js'
 import {
   createGlobalsContext,
   randomByteArrays,
@@ -49,6 +50,31 @@ describe('createWebGlobals source', () => {
     const { runJson } = createGlobalsContext()
     const names = runJson(`['TextEncoder', 'TextDecoder', 'atob', 'btoa', 'structuredClone', 'URL', 'URLSearchParams', 'crypto'].map((name) => typeof globalThis[name])`)
     assert.deepEqual(names, ['function', 'function', 'function', 'function', 'function', 'function', 'function', 'object'])
+  })
+})
+
+describe('createWebGlobalsHost', () => {
+  it('answers with primitives only and never throws, whatever it is given', () => {
+    const host = createWebGlobalsHost()
+    let conversions = 0
+    const sneaky = { toString: () => { conversions++; return 'http://a/' } }
+    const answers: unknown[] = [
+      host.randomBytesHex(-1), host.randomBytesHex(65537), host.randomBytesHex(1.5), host.randomBytesHex('3' as unknown as number), host.randomBytesHex(0),
+      host.parseUrl('nope', undefined), host.parseUrl(sneaky as unknown as string, undefined), host.parseUrl('x', sneaky as unknown as string), host.parseUrl('a', 'nope'),
+    ]
+    assert.deepEqual(answers, ['', '', '', '', '', undefined, undefined, undefined, undefined])
+    assert.equal(conversions, 0)
+    assert.match(host.randomBytesHex(65536), /^[0-9a-f]{131072}$/)
+    assert.match(host.randomUUID(), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+  })
+
+  it('reports every URL component as a string, as Node URL has them', () => {
+    const json = createWebGlobalsHost().parseUrl('../c?d=1#e', 'https://user:pw@EXAMPLE.com:8443/a/b')
+    const url = new URL('../c?d=1#e', 'https://user:pw@EXAMPLE.com:8443/a/b')
+    assert.deepEqual(JSON.parse(json ?? 'null'), {
+      href: url.href, origin: url.origin, protocol: url.protocol, username: url.username, password: url.password, host: url.host,
+      hostname: url.hostname, port: url.port, pathname: url.pathname, search: url.search, hash: url.hash,
+    })
   })
 })
 
