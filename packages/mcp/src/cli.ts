@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+/**
+ * The `code-runtime` command: decode the arguments, run one command, exit with its code. Errors
+ * we expect (bad usage, bad config, a backend that is not installed) are one line on stderr
+ * and exit code 2; anything else is a bug and keeps its stack.
+ */
+import { EXIT_SETUP_FAILED, EXIT_SUCCESS, parseCliArguments, USAGE } from './cli-arguments.js'
+import { McpProxyError } from './errors.js'
+import { listCommand, typesCommand } from './inspect-commands.js'
+import { PACKAGE_INFO } from './package-info.js'
+import { runCommand } from './run-command.js'
+import { serveCommand } from './serve-command.js'
+import { writeErrorLine } from './terminal-output.js'
+
+async function main(argv: readonly string[]): Promise<number> {
+  const command = parseCliArguments(argv)
+  switch (command.command) {
+    case 'help':
+      process.stdout.write(`${USAGE}\n`)
+      return EXIT_SUCCESS
+    case 'version':
+      process.stdout.write(`${PACKAGE_INFO.version}\n`)
+      return EXIT_SUCCESS
+    case 'serve':
+      return serveCommand(command)
+    case 'run':
+      return runCommand(command)
+    case 'types':
+      return typesCommand(command)
+    case 'list':
+      return listCommand(command)
+  }
+}
+
+let exitCode: number
+try {
+  exitCode = await main(process.argv.slice(2))
+} catch (error) {
+  if (!McpProxyError.is(error)) throw error
+  writeErrorLine(process.stderr, error.message)
+  exitCode = EXIT_SETUP_FAILED
+}
+// Exit explicitly: an upstream transport or a stdin listener must not keep a finished command alive.
+process.exitCode = exitCode
+process.stdout.write('', () => process.exit(exitCode))

@@ -1,0 +1,158 @@
+/**
+ * The MCP server `code-runtime serve` is: one `run_code` tool over every upstream server's tools
+ * (plus `get_tool_types` once the SDK is past its budget). When an upstream server's tools
+ * change, the catalog is rebuilt and the client is sent `notifications/tools/list_changed`.
+ * A client's cancellation of `run_code` aborts the run, which cancels its upstream calls.
+ *
+ * Built on the SDK's low-level `Server`: our tools have JSON Schemas and descriptions that change
+ * at run time, which the high-level `McpServer` (zod schemas, fixed registrations) does not fit.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { RUN_CODE_INPUT_SCHEMA, type CodeModeRuntime } from '@code-runtime/code-mode'
+import { PACKAGE_INFO } from './package-info.js'
+import { runProgram } from './program-run.js'
+import { DEFAULT_MAX_SDK_CHARS, presentTools, TOOL_TYPES_INPUT_SCHEMA, TOOL_TYPES_TOOL_NAME, type ToolPresentation } from './run-code-description.js'
+import { buildToolCatalog, declarationsFor, type ToolCatalog } from './tool-catalog.js'
+import type { UpstreamServer } from './upstream-clients.js'
+
+/** Options of {@link createCodeModeServer}. */
+export interface CodeModeServerOptions {
+  /** The connected upstream servers (failed ones included: they are named in the description). */
+  readonly upstreams: readonly UpstreamServer[]
+  /** Where programs run. */
+  readonly runtime: CodeModeRuntime
+  /** Largest SDK shown in full in `run_code`'s description, in characters; default 20 000. */
+  readonly maxSdkChars?: number
+  /** Most read-only calls of one run in flight at once; default 10. */
+  readonly maxParallel?: number
+  /** Longest text of one result, in characters; default 40 000. */
+  readonly maxResultChars?: number
+}
+
+/** A running Code Mode MCP server. */
+export interface CodeModeServer {
+  /** The SDK server, for transports other than stdio. */
+  readonly server: Server
+  /** The tools as they are now. */
+  readonly catalog: ToolCatalog
+  /** Rebuilds the catalog from the upstreams; tells the client when its tool list changed. */
+  refresh(): void
+  /** Serves over `transport` (usually a `StdioServerTransport`). */
+  connect(transport: Transport): Promise<void>
+  /** Aborts runs in flight, then closes the connection. Upstream servers stay the caller's to close. */
+  close(): Promise<void>
+}
+
+function textResult(text: string, isError: boolean): CallToolResult {
+  return { content: [{ type: 'text', text }], isError }
+}
+
+function readRunCodeArguments(args: Record<string, unknown> | undefined): { code: string } | { problem: string } {
+  const code = args?.code
+  const description = args?.description
+  if (typeof code !== 'string' || code.trim() === '') return { problem: 'run_code needs `code`: the program, as a non-empty string.' }
+  if (typeof description !== 'string') return { problem: 'run_code needs `description`: one line saying what the program does.' }
+  return { code }
+}
+
+function suggestMembers(catalog: ToolCatalog, unknown: readonly string[]): string {
+  const prefixes = new Set(unknown.map((member) => member.split('_')[0]))
+  const near = catalog.tools.filter((tool) => prefixes.has(tool.member.split('_')[0])).map((tool) => tool.member)
+  const choices = (near.length > 0 ? near : catalog.tools.map((tool) => tool.member)).slice(0, 60)
+  return `Unknown member${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}. Known members include: ${choices.join(', ')}.`
+}
+
+/**
+ * Creates the server; call `connect` with a transport to serve.
+ * @example
+ * const codeModeServer = createCodeModeServer({ upstreams, runtime })
+ * await codeModeServer.connect(new StdioServerTransport())
+ */
+export function createCodeModeServer(options: CodeModeServerOptions): CodeModeServer {
+  const maxSdkChars = options.maxSdkChars ?? DEFAULT_MAX_SDK_CHARS
+  let catalog = buildToolCatalog(options.upstreams)
+  let presentation: ToolPresentation = presentTools(catalog, maxSdkChars)
+  const closing = new AbortController()
+  const server = new Server({ name: PACKAGE_INFO.name, version: PACKAGE_INFO.version }, {
+    capabilities: { tools: { listChanged: true } },
+    instructions: 'Use run_code to call the tools of several MCP servers from one TypeScript program: loops, branches and Promise.all instead of one tool call per turn.',
+  })
+
+  function listTools(): Tool[] {
+    const tools: Tool[] = [{
+      name: 'run_code',
+      description: presentation.runCodeDescription,
+      inputSchema: RUN_CODE_INPUT_SCHEMA as Tool['inputSchema'],
+      annotations: { title: 'Run code over MCP tools', openWorldHint: true },
+    }]
+    if (presentation.toolTypesDescription !== undefined) {
+      tools.push({
+        name: TOOL_TYPES_TOOL_NAME,
+        description: presentation.toolTypesDescription,
+        inputSchema: TOOL_TYPES_INPUT_SCHEMA as unknown as Tool['inputSchema'],
+        annotations: { title: 'Get tool types', readOnlyHint: true, openWorldHint: false },
+      })
+    }
+    return tools
+  }
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params
+    if (name === TOOL_TYPES_TOOL_NAME) {
+      const members = args?.tools
+      if (!Array.isArray(members) || !members.every((member) => typeof member === 'string') || members.length === 0) {
+        return textResult('get_tool_types needs `tools`: a non-empty array of member names, e.g. ["files_read_text_file"].', true)
+      }
+      const { declarations, unknown } = declarationsFor(catalog, members)
+      if (unknown.length > 0) return textResult(suggestMembers(catalog, unknown), true)
+      return textResult(`\`\`\`ts\n${declarations}\`\`\``, false)
+    }
+    if (name !== 'run_code') {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}"; this server offers ${listTools().map((tool) => tool.name).join(' and ')}.`)
+    }
+    const input = readRunCodeArguments(args)
+    if ('problem' in input) return textResult(input.problem, true)
+    if (closing.signal.aborted) return textResult('code-runtime is shutting down; try again after it restarts.', true)
+    const progressToken = extra._meta?.progressToken
+    const output = await runProgram(options.runtime, catalog, input.code, {
+      signal: AbortSignal.any([extra.signal, closing.signal]),
+      ...options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel },
+      ...options.maxResultChars === undefined ? {} : { maxResultChars: options.maxResultChars },
+      ...progressToken === undefined ? {} : {
+        onCalls: ({ started, finished }) => {
+          void extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken, progress: finished, message: `${finished} of ${started} tool calls done` },
+          }).catch(() => undefined)
+        },
+      },
+    })
+    return { content: [{ type: 'text', text: output.text }, ...output.media], isError: output.isError }
+  })
+
+  return {
+    server,
+    get catalog() {
+      return catalog
+    },
+    refresh() {
+      const before = listTools()
+      catalog = buildToolCatalog(options.upstreams)
+      presentation = presentTools(catalog, maxSdkChars)
+      if (JSON.stringify(before) !== JSON.stringify(listTools()) && server.transport !== undefined) {
+        void server.sendToolListChanged().catch(() => undefined)
+      }
+    },
+    async connect(transport) {
+      await server.connect(transport)
+    },
+    async close() {
+      closing.abort(new Error('code-runtime is shutting down.'))
+      await server.close()
+    },
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * `code-runtime run program.ts`: one program against the configured servers (or the built-in
+ * examples). Logs go to stdout, then the value; a failure goes to stderr; the exit code says
+ * which. Ctrl-C aborts the run, which cancels its upstream calls.
+ */
+import { readFile } from 'node:fs/promises'
+import { formatJsonValue } from '@code-runtime/code-mode'
+import type { CliCommand } from './cli-arguments.js'
+import { EXIT_PROGRAM_FAILED, EXIT_SETUP_FAILED, EXIT_SUCCESS } from './cli-arguments.js'
+import { McpProxyError } from './errors.js'
+import { runProgram, type ProgramRunOutput } from './program-run.js'
+import { startBackend } from './runtime-backend.js'
+import { openSession, reportStartFailures } from './session.js'
+import { startProgress, styleFor } from './terminal-output.js'
+import { buildToolCatalog } from './tool-catalog.js'
+
+/** No cut for people at a terminal; the model-facing default is 40 000 characters. */
+const CLI_MAX_RESULT_CHARS = 100_000_000
+
+async function readProgram(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8')
+  } catch (error) {
+    const reason = (error as { code?: unknown }).code === 'ENOENT' ? 'no such file' : 'it cannot be read'
+    throw new McpProxyError('MCP_PROXY_PROGRAM_NOT_FOUND', `${path}: ${reason}; pass the path of a TypeScript program file.`, { value: path, cause: error })
+  }
+}
+
+function describeMediaBlock(block: ProgramRunOutput['media'][number]): string {
+  switch (block.type) {
+    case 'image':
+    case 'audio':
+      return `${block.type} ${block.mimeType}, ${Math.ceil(block.data.length * 3 / 4)} bytes`
+    case 'resource':
+      return `resource ${block.resource.uri}`
+    case 'resource_link':
+      return `resource link ${block.uri}`
+  }
+}
+
+function printOutput(output: ProgramRunOutput): void {
+  for (const line of output.structured.logs) process.stdout.write(`${line}\n`)
+  const { result, error } = output.structured
+  if (result !== undefined) process.stdout.write(`${typeof result === 'string' ? result : formatJsonValue(result)}\n`)
+  const style = styleFor(process.stderr)
+  for (const block of output.media) process.stderr.write(`${style.dim(`(a tool produced ${describeMediaBlock(block)})`)}\n`)
+  if (error !== undefined) process.stderr.write(`${style.red(`code run failed (${error.kind}):`)} ${error.message}\n`)
+}
+
+/** Runs the `run` command; resolves the exit code. */
+export async function runCommand(command: Extract<CliCommand, { command: 'run' }>): Promise<number> {
+  const code = await readProgram(command.programPath)
+  const session = await openSession(command.configPath)
+  try {
+    if (reportStartFailures(session.upstreams) > 0) return EXIT_SETUP_FAILED
+    const started = await startBackend(command.backend, { maxWallMs: command.timeoutMs })
+    const controller = new AbortController()
+    const interrupt = (signal: NodeJS.Signals): void => {
+      if (controller.signal.aborted) process.exit(EXIT_PROGRAM_FAILED)
+      controller.abort(new Error(`Interrupted by ${signal}.`))
+    }
+    process.on('SIGINT', interrupt)
+    process.on('SIGTERM', interrupt)
+    let calls = 0
+    const progress = startProgress(process.stderr, () => calls)
+    try {
+      const output = await runProgram(started.runtime, buildToolCatalog(session.upstreams), code, {
+        signal: controller.signal,
+        maxResultChars: CLI_MAX_RESULT_CHARS,
+        onCalls: (counts) => {
+          calls = counts.started
+        },
+      })
+      progress.stop()
+      printOutput(output)
+      return output.isError ? EXIT_PROGRAM_FAILED : EXIT_SUCCESS
+    } finally {
+      progress.stop()
+      process.off('SIGINT', interrupt)
+      process.off('SIGTERM', interrupt)
+      await started.dispose()
+    }
+  } finally {
+    await session.close()
+  }
+}

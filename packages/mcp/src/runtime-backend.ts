@@ -1,0 +1,64 @@
+/**
+ * Which code runtime runs the programs. `worker-thread` ships with this package; `process` and
+ * `container` live in `@code-runtime/process`, loaded only when chosen, so the CLI starts fast
+ * and works without it.
+ */
+import { CodeRuntimeError, startCodeRuntime, type CodeRuntime, type CodeRuntimeBackend, type StartedCodeRuntime } from '@code-runtime/core'
+import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
+import { McpProxyError } from './errors.js'
+
+/** The backends `--backend` accepts. */
+export const BACKEND_NAMES = ['worker-thread', 'process', 'container'] as const
+export type BackendName = (typeof BACKEND_NAMES)[number]
+
+/** The backend used when none is chosen. */
+export const DEFAULT_BACKEND: BackendName = 'worker-thread'
+
+/** Budgets every backend understands. */
+export interface BackendBudgets {
+  /** Wall-clock ceiling of one run, in milliseconds. */
+  readonly maxWallMs: number
+}
+
+const PROCESS_PACKAGE = '@code-runtime/process'
+const PROCESS_EXPORTS: Readonly<Record<Exclude<BackendName, 'worker-thread'>, string>> = {
+  process: 'ProcessCodeRuntime',
+  container: 'ContainerCodeRuntime',
+}
+
+async function loadProcessBackend(name: Exclude<BackendName, 'worker-thread'>): Promise<CodeRuntimeBackend<unknown, CodeRuntime>> {
+  let module: Record<string, unknown>
+  try {
+    // A variable specifier: the package is optional and must not be resolved at build time.
+    const specifier: string = PROCESS_PACKAGE
+    module = (await import(specifier)) as Record<string, unknown>
+  } catch (error) {
+    throw new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE',
+      `--backend ${name} needs ${PROCESS_PACKAGE}, which is not installed or not built; install it, or use --backend worker-thread.`,
+      { value: name, cause: error })
+  }
+  const Backend = module[PROCESS_EXPORTS[name]]
+  if (typeof Backend !== 'function') {
+    throw new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE',
+      `--backend ${name}: this version of ${PROCESS_PACKAGE} has no ${PROCESS_EXPORTS[name]}; update it, or use --backend worker-thread.`,
+      { value: name })
+  }
+  return Backend as CodeRuntimeBackend<unknown, CodeRuntime>
+}
+
+/**
+ * Starts the chosen backend with `budgets`.
+ * @throws {McpProxyError} `MCP_PROXY_BACKEND_UNAVAILABLE` when it is not installed or cannot
+ *   work on this machine (no bubblewrap, say); the message says what to do.
+ */
+export async function startBackend(name: BackendName, budgets: BackendBudgets): Promise<StartedCodeRuntime<CodeRuntime>> {
+  const Backend = name === 'worker-thread' ? WorkerThreadCodeRuntime as CodeRuntimeBackend<unknown, CodeRuntime> : await loadProcessBackend(name)
+  try {
+    return await startCodeRuntime(Backend, { maxWallMs: budgets.maxWallMs })
+  } catch (error) {
+    if (CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_UNAVAILABLE') {
+      throw new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE', `--backend ${name}: ${error.message}`, { value: name, cause: error })
+    }
+    throw error
+  }
+}
