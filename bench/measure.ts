@@ -83,6 +83,8 @@ export type Measurement =
       readonly callers: number
       /** Each run's latency as its caller saw it, under load. */
       readonly latencyMs: SampleSummary
+      /** CPU time of the whole host process (every thread) per run, in ms: robust to a busy machine. */
+      readonly cpuMsPerRun: number
       readonly problems: RunProblems
     }
   | {
@@ -158,31 +160,58 @@ async function sampleOnce(runtime: BenchRuntime, workload: SampledWorkload): Pro
   }
 }
 
+/** The state of one column while its samples are taken. */
+class SampledColumn {
+  readonly runtime: BenchRuntime
+  readonly samples: number[] = []
+  readonly problems = new ProblemLog()
+  measuredRuns: number
+  startedRuns = 0
+
+  constructor(runtime: BenchRuntime, measuredRuns: number) {
+    this.runtime = runtime
+    this.measuredRuns = measuredRuns
+  }
+}
+
 /**
- * Runs `workload` one run at a time, waiting `pauseMs` before each run, and keeps one sample per
- * measured run. A run that settles without a value for the metric (an abort workload that ended
- * before the abort) is counted as a problem and gives no sample.
+ * Runs `workload` on every runtime, one run at a time and interleaved (a run on the first, one on
+ * the second, ..., then again), waiting `pauseMs` before every run, so all columns see the same
+ * machine over the same minutes even when other work on it comes and goes. Each column keeps one
+ * sample per measured run, after `plan.warmupRuns` discarded ones; a column whose warm-up took
+ * longer than `plan.slowAfterMs` measures `plan.slowRuns` runs. A run that settles without a
+ * value for the metric (an abort workload that ended before the abort) is counted as a problem
+ * and gives no sample.
  */
 export async function measureSamples(
-  runtime: BenchRuntime,
+  runtimes: readonly BenchRuntime[],
   workload: SampledWorkload,
   plan: MeasurePlan,
   pauseMs: number,
-): Promise<Measurement> {
-  const samples: number[] = []
-  const problems = new ProblemLog()
-  let measuredRuns = plan.runs
-  for (let index = 0; index < plan.warmupRuns + measuredRuns; index++) {
-    if (pauseMs > 0) await sleep(pauseMs)
-    const sample = await sampleOnce(runtime, workload)
-    if (index < plan.warmupRuns) {
-      if (sample.elapsedMs > plan.slowAfterMs) measuredRuns = Math.min(measuredRuns, plan.slowRuns)
-      continue
+): Promise<Measurement[]> {
+  const columns = runtimes.map((runtime) => new SampledColumn(runtime, plan.runs))
+  const isActive = (column: SampledColumn): boolean => column.startedRuns < plan.warmupRuns + column.measuredRuns
+  while (columns.some(isActive)) {
+    for (const column of columns.filter(isActive)) {
+      await sleep(pauseMs)
+      const isWarmup = column.startedRuns < plan.warmupRuns
+      column.startedRuns++
+      const sample = await sampleOnce(column.runtime, workload)
+      if (isWarmup) {
+        if (sample.elapsedMs > plan.slowAfterMs) column.measuredRuns = Math.min(column.measuredRuns, plan.slowRuns)
+        continue
+      }
+      column.problems.note(workload.check, sample.result)
+      if (sample.value !== undefined) column.samples.push(sample.value)
     }
-    problems.note(workload.check, sample.result)
-    if (sample.value !== undefined) samples.push(sample.value)
   }
-  return { kind: 'samples', unit: 'ms', summary: summarizeSamples(samples), samples, problems: problems.snapshot() }
+  return columns.map((column) => ({
+    kind: 'samples',
+    unit: 'ms',
+    summary: summarizeSamples(column.samples),
+    samples: column.samples,
+    problems: column.problems.snapshot(),
+  }))
 }
 
 /** `callers` concurrent loops, each running the request back to back until `count` runs started. */
@@ -204,6 +233,7 @@ export async function measureThroughput(runtime: BenchRuntime, workload: Through
   const request = requestOf(workload)
   const problems = new ProblemLog()
   const latencies: number[] = []
+  const cpuAtStart = process.cpuUsage()
   const startedAt = performance.now()
   const deadline = startedAt + plan.throughputMs
   const caller = async (): Promise<void> => {
@@ -216,6 +246,7 @@ export async function measureThroughput(runtime: BenchRuntime, workload: Through
   }
   await Promise.all(Array.from({ length: plan.callers }, caller))
   const seconds = (performance.now() - startedAt) / 1_000
+  const cpu = process.cpuUsage(cpuAtStart)
   return {
     kind: 'rate',
     unit: 'runs/s',
@@ -224,6 +255,7 @@ export async function measureThroughput(runtime: BenchRuntime, workload: Through
     seconds,
     callers: plan.callers,
     latencyMs: summarizeSamples(latencies),
+    cpuMsPerRun: (cpu.user + cpu.system) / 1_000 / latencies.length,
     problems: problems.snapshot(),
   }
 }

@@ -19,6 +19,9 @@ export interface MachineInfo {
   readonly totalMemoryGiB: number
   /** Whether `global.gc` was there to settle the heap before memory readings. */
   readonly isGcExposed: boolean
+  /** `os.loadavg()[0]` when the run started and when it ended: how shared the machine was. */
+  readonly loadAverageAtStart: number
+  readonly loadAverageAtEnd: number
 }
 
 /** The command-line choices a run was made with. */
@@ -53,6 +56,8 @@ export interface BenchResults {
   readonly plan: MeasurePlan
   readonly workloadDescriptions: Readonly<Partial<Record<WorkloadName, string>>>
   readonly bigValue: { readonly rows: number; readonly jsonBytes: number; readonly copyFloor: CopyFloor } | undefined
+  /** Pause before every sampled run, in ms: the largest backend's refill pause. */
+  readonly pauseMs: number
   readonly refillPauses: Readonly<Record<string, RefillPause>>
   readonly skippedBackends: readonly { readonly backend: string; readonly reason: string }[]
   readonly subjects: readonly Subject[]
@@ -143,9 +148,12 @@ function renderNotes(results: BenchResults): string[] {
   for (const { backend, reason } of results.skippedBackends) notes.push(`- **${backend}** skipped: ${reason}.`)
   for (const [backend, refill] of Object.entries(results.refillPauses)) {
     notes.push(
-      `- ${backend}: pause between sampled runs ${refill.pauseMs} ms (cold \`return 1\` median ${formatMs(refill.coldRunMs.median)} ms, max ${formatMs(refill.coldRunMs.max)} ms over ${refill.coldRunMs.count} runs).`,
+      `- ${backend}: cold \`return 1\` (spawn + run) median ${formatMs(refill.coldRunMs.median)} ms, max ${formatMs(refill.coldRunMs.max)} ms over ${refill.coldRunMs.count} runs → refill pause ${refill.pauseMs} ms.`,
     )
   }
+  notes.push(`- Pause before every sampled run, in every column: ${results.pauseMs} ms.`)
+  const { loadAverageAtStart, loadAverageAtEnd, cores } = results.machine
+  notes.push(`- Load average (1 min) ${loadAverageAtStart.toFixed(1)} at the start and ${loadAverageAtEnd.toFixed(1)} at the end, on ${cores} cores: above ${cores} the machine was shared and every wall-clock number is inflated.`)
   if (results.bigValue !== undefined) {
     const { rows, jsonBytes, copyFloor } = results.bigValue
     notes.push(
@@ -161,7 +169,7 @@ function renderNotes(results: BenchResults): string[] {
     }
     if (measurement.kind === 'rate') {
       notes.push(
-        `- ${cell.subject} / throughput: ${measurement.runs} runs in ${measurement.seconds.toFixed(1)} s by ${measurement.callers} callers; latency under load median ${formatMs(measurement.latencyMs.median)} ms, p90 ${formatMs(measurement.latencyMs.p90)} ms.`,
+        `- ${cell.subject} / throughput: ${measurement.runs} runs in ${measurement.seconds.toFixed(1)} s by ${measurement.callers} callers; latency under load median ${formatMs(measurement.latencyMs.median)} ms, p90 ${formatMs(measurement.latencyMs.p90)} ms; host CPU (all threads) ${formatMs(measurement.cpuMsPerRun)} ms per run.`,
       )
     }
   }
@@ -176,13 +184,13 @@ function plural(count: number, noun: string): string {
 function renderMethod(results: BenchResults): string[] {
   const { plan } = results
   return [
-    `- Sampled workloads: ${plural(plan.warmupRuns, 'warm-up run')} discarded, then ${plural(plan.runs, 'measured run')} one at a time (${plan.slowRuns} when a warm-up run took over ${plan.slowAfterMs} ms); cells are \`median / p90\`.`,
+    `- Sampled workloads: ${plural(plan.warmupRuns, 'warm-up run')} discarded, then ${plural(plan.runs, 'measured run')} one at a time (${plan.slowRuns} when a warm-up run took over ${plan.slowAfterMs} ms); cells are \`median / p90\`. The columns take turns run by run (backend, its cold baseline, floor, then again), so they share the machine over the same minutes even when other work on it comes and goes.`,
     '- Latency is what the caller sees: from `run()` to its settled result, with a fresh request object per run and the same `tools` namespace (`echo`, `bigValue`, `never`) in every workload.',
-    '- Spawn-ahead refill: every worker serves one run and the pool spawns its replacement when a run takes one. To measure a caller who finds a worker ready, each sampled run of a backend or its cold baseline waits first. The wait is measured, not guessed: before its workloads each backend times `return 1` with `spawnAhead: 0` (a cold spawn plus a run, which bounds the refill of one worker) and pauses twice the slowest of those, kept between 60 ms and 2 s (the pause per backend is in the notes). The floor spawns nothing and runs without pauses.',
+    '- Spawn-ahead refill: every worker serves one run and the pool spawns its replacement when a run takes one. To measure a caller who finds a worker ready, every sampled run waits first until the pool has refilled. The wait is measured, not guessed: before the workloads each backend times `return 1` with `spawnAhead: 0` (a cold spawn plus a run, which bounds the refill of one worker); its refill pause is twice the slowest of those, kept between 60 ms and 2 s, and every sampled run in every column (the floor too, so no worker of another column is still exiting during it) waits the largest refill pause. Throughput and memory have no pauses.',
     `- Throughput: ${plan.callers} concurrent callers run \`return 1\` back to back for ${plan.throughputMs / 1000} s, no pauses: the end-to-end cost of fresh workers.`,
     `- Memory: host RSS (worker threads live in the host process, so it covers them) after ${plan.memoryFirstRuns} and after ${plan.memoryTotalRuns} runs of \`return 1\` by ${plan.callers} callers, no pauses, each read after terminated workers had time to exit and a forced GC; the cell is the growth between the two readings. Each column measures in a fresh Node process, so what earlier workloads left in the heap does not blur the readings.`,
     '- hotloop: `computeMs: 1000`; the sample is elapsed − 1000 ms, so in the cold column it includes the spawn (the budget starts once the worker is ready). abort: `abort()` 100 ms into a run awaiting a never-settling binding; the sample is the time from `abort()` to the settled result.',
-    '- Baselines, measured in the same benchmark run, one workload at a time across all columns so a row shares the machine\'s state: **cold** is the same backend with `spawnAhead: 0` (a cold spawn per run, same pauses); **floor** is the same program in the host thread: amaro strip-only, the same `(async function () {…})` wrapper, `vm.Script` in a fresh `vm.createContext()` per run, plain async binding functions (values are not copied, so bigvalue is a lower bound no isolating backend can reach) and a captured console; its `computeMs` is a vm timeout.',
+    '- Baselines, measured in the same benchmark run: **cold** is the same backend with `spawnAhead: 0` (a cold spawn per run, same pauses); **floor** is the same program in the host thread: amaro strip-only, the same `(async function () {…})` wrapper, `vm.Script` in a fresh `vm.createContext()` per run, plain async binding functions (values are not copied, so bigvalue is a lower bound no isolating backend can reach) and a captured console; its `computeMs` is a vm timeout.',
     '- The ratio column is backend / cold: below 1× is faster than a cold spawn for times, above 1× is more runs/s for throughput.',
   ]
 }

@@ -1,12 +1,21 @@
 /**
- * `npm run bench`: loads every backend present, calibrates its refill pause, measures each
- * workload on the backend, on its cold-spawn baseline and on the in-thread floor (one workload
- * at a time across all of them, so a row shares the machine's state), then prints the report
- * and writes RESULTS.md and results.json beside this folder's sources. Asserts nothing.
+ * `npm run bench`: loads every backend present, calibrates the pause between sampled runs,
+ * measures each workload on every column (each backend, its cold-spawn baseline, the in-thread
+ * floor; sampled runs interleaved across the columns, so a row shares the machine's state), then
+ * prints the report and writes RESULTS.md and results.json beside this folder's sources.
+ * Asserts nothing.
  */
-import { cpus, platform, arch, totalmem } from 'node:os'
+import { arch, cpus, loadavg, platform, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import { BACKENDS, describeError, loadBackend, type BenchRuntimeConfig, type BenchStarter, type LoadedBackend } from './backends.js'
+import {
+  BACKENDS,
+  describeError,
+  loadBackend,
+  type BenchRuntime,
+  type BenchRuntimeConfig,
+  type BenchStarter,
+  type LoadedBackend,
+} from './backends.js'
 import { floorStarter, measureCopyFloor } from './baseline-floor.js'
 import { BenchUsageError, parseBenchOptions, USAGE, type BenchOptions } from './cli-options.js'
 import {
@@ -22,7 +31,15 @@ import {
 } from './measure.js'
 import { measureMemoryInFreshProcess } from './measure-memory.js'
 import { formatMeasurement, renderMarkdown, writeResults, type BenchResults, type ResultCell, type Subject } from './report.js'
-import { buildBigValue, WORKLOADS, type Workload, type WorkloadName } from './workloads.js'
+import {
+  buildBigValue,
+  WORKLOADS,
+  type MemoryWorkload,
+  type SampledWorkload,
+  type ThroughputWorkload,
+  type Workload,
+  type WorkloadName,
+} from './workloads.js'
 
 /** A column of the table and how to start what it measures. */
 interface MeasuredSubject {
@@ -30,8 +47,6 @@ interface MeasuredSubject {
   readonly starter: BenchStarter
   /** Config every workload of this column starts with. */
   readonly config: BenchRuntimeConfig
-  /** Wait before each sampled run, in ms. */
-  readonly pauseMs: number
 }
 
 const RESULTS_DIRECTORY = fileURLToPath(new URL('..', import.meta.url))
@@ -40,37 +55,76 @@ function progress(line: string): void {
   process.stderr.write(`${line}\n`)
 }
 
-async function measureWorkload(measured: MeasuredSubject, workload: Workload, plan: MeasurePlan): Promise<Measurement> {
+function configFor(measured: MeasuredSubject, workload: Workload): BenchRuntimeConfig {
+  return workload.kind === 'sampled' ? { ...measured.config, ...workload.config } : measured.config
+}
+
+type Started = { readonly ok: true; readonly runtime: BenchRuntime } | { readonly ok: false; readonly measurement: Measurement }
+
+async function startFor(measured: MeasuredSubject, workload: Workload): Promise<Started> {
   if (measured.subject.role === 'cold' && workload.coldSkipReason !== undefined) {
-    return { kind: 'skipped', reason: workload.coldSkipReason }
+    return { ok: false, measurement: { kind: 'skipped', reason: workload.coldSkipReason } }
   }
+  try {
+    return { ok: true, runtime: await measured.starter.start(configFor(measured, workload)) }
+  } catch (error) {
+    return { ok: false, measurement: { kind: 'failed', reason: `could not start (${describeError(error)})` } }
+  }
+}
+
+async function failedOnThrow(measure: () => Promise<Measurement>): Promise<Measurement> {
+  try {
+    return await measure()
+  } catch (error) {
+    return { kind: 'failed', reason: `a run threw (${describeError(error)})` }
+  }
+}
+
+/** Every column's measurement of a sampled workload, taken interleaved. */
+async function measureSampledWorkload(subjects: readonly MeasuredSubject[], workload: SampledWorkload, plan: MeasurePlan, pauseMs: number): Promise<Measurement[]> {
+  const started = await Promise.all(subjects.map((measured) => startFor(measured, workload)))
+  const runtimes = started.flatMap((start) => (start.ok ? [start.runtime] : []))
+  try {
+    let measured: Measurement[]
+    try {
+      measured = await measureSamples(runtimes, workload, plan, pauseMs)
+    } catch (error) {
+      const failed: Measurement = { kind: 'failed', reason: `a run threw (${describeError(error)})` }
+      measured = runtimes.map(() => failed)
+    }
+    let next = 0
+    return started.map((start) => (start.ok ? measured[next++] ?? { kind: 'failed', reason: 'no measurement' } : start.measurement))
+  } finally {
+    await Promise.all(runtimes.map((runtime) => runtime.dispose()))
+  }
+}
+
+/** One column's measurement of a throughput or memory workload, the columns one after another. */
+async function measureAloneWorkload(measured: MeasuredSubject, workload: ThroughputWorkload | MemoryWorkload, plan: MeasurePlan, pauseMs: number): Promise<Measurement> {
   if (workload.kind === 'memory') {
+    if (measured.subject.role === 'cold' && workload.coldSkipReason !== undefined) return { kind: 'skipped', reason: workload.coldSkipReason }
     return measureMemoryInFreshProcess({
       backend: measured.subject.role === 'floor' ? null : (measured.subject.backend ?? null),
       config: measured.config,
       plan,
-      settleMs: Math.max(measured.pauseMs, MIN_REFILL_PAUSE_MS),
+      settleMs: pauseMs,
     })
   }
-  const config = workload.kind === 'sampled' ? { ...measured.config, ...workload.config } : measured.config
-  let runtime
+  const start = await startFor(measured, workload)
+  if (!start.ok) return start.measurement
   try {
-    runtime = await measured.starter.start(config)
-  } catch (error) {
-    return { kind: 'failed', reason: `could not start (${describeError(error)})` }
-  }
-  try {
-    switch (workload.kind) {
-      case 'sampled':
-        return await measureSamples(runtime, workload, plan, measured.pauseMs)
-      case 'throughput':
-        return await measureThroughput(runtime, workload, plan)
-    }
-  } catch (error) {
-    return { kind: 'failed', reason: `a run threw (${describeError(error)})` }
+    return await failedOnThrow(() => measureThroughput(start.runtime, workload, plan))
   } finally {
-    await runtime.dispose()
+    await start.runtime.dispose()
   }
+}
+
+/** Every column's measurement of `workload`, in column order. */
+async function measureWorkload(subjects: readonly MeasuredSubject[], workload: Workload, plan: MeasurePlan, pauseMs: number): Promise<Measurement[]> {
+  if (workload.kind === 'sampled') return measureSampledWorkload(subjects, workload, plan, pauseMs)
+  const measurements: Measurement[] = []
+  for (const measured of subjects) measurements.push(await measureAloneWorkload(measured, workload, plan, pauseMs))
+  return measurements
 }
 
 /** Loads the selected backends; the ones that cannot be imported or started are skipped. */
@@ -96,16 +150,16 @@ async function prepareBackends(options: BenchOptions, plan: MeasurePlan) {
       continue
     }
     refillPauses[backend.name] = refill
-    progress(`[${backend.name}] pause between sampled runs: ${refill.pauseMs} ms`)
+    progress(`[${backend.name}] cold \`return 1\` max ${refill.coldRunMs.max.toFixed(1)} ms: pause ${refill.pauseMs} ms`)
     subjects.push(
-      { subject: { id: backend.name, role: 'backend', backend: backend.name }, starter: backend, config: {}, pauseMs: refill.pauseMs },
-      { subject: { id: `${backend.name} cold`, role: 'cold', backend: backend.name }, starter: backend, config: { spawnAhead: 0 }, pauseMs: refill.pauseMs },
+      { subject: { id: backend.name, role: 'backend', backend: backend.name }, starter: backend, config: {} },
+      { subject: { id: `${backend.name} cold`, role: 'cold', backend: backend.name }, starter: backend, config: { spawnAhead: 0 } },
     )
   }
   return { subjects, refillPauses, skippedBackends }
 }
 
-function describeMachine(): BenchResults['machine'] {
+function describeMachine(loadAverageAtStart: number): BenchResults['machine'] {
   return {
     date: new Date().toISOString(),
     node: process.version,
@@ -114,33 +168,40 @@ function describeMachine(): BenchResults['machine'] {
     platform: `${platform()} ${arch()}`,
     totalMemoryGiB: totalmem() / 1024 ** 3,
     isGcExposed: typeof globalThis.gc === 'function',
+    loadAverageAtStart,
+    loadAverageAtEnd: loadavg()[0] ?? Number.NaN,
   }
 }
 
 async function runBench(options: BenchOptions): Promise<void> {
+  const loadAverageAtStart = loadavg()[0] ?? Number.NaN
   const plan = options.isQuick ? QUICK_PLAN : FULL_PLAN
   const workloads = WORKLOADS.filter((workload) => options.workloads.includes(workload.name))
   const bigValue = options.workloads.includes('bigvalue') ? buildBigValue() : undefined
   const { subjects, refillPauses, skippedBackends } = await prepareBackends(options, plan)
-  subjects.push({ subject: { id: 'floor', role: 'floor' }, starter: floorStarter, config: {}, pauseMs: 0 })
+  subjects.push({ subject: { id: 'floor', role: 'floor' }, starter: floorStarter, config: {} })
+  const pauseMs = Math.max(MIN_REFILL_PAUSE_MS, ...Object.values(refillPauses).map((refill) => refill.pauseMs))
+  progress(`pause before every sampled run: ${pauseMs} ms`)
   const cells: ResultCell[] = []
   for (const workload of workloads) {
-    for (const measured of subjects) {
-      const measurement = await measureWorkload(measured, workload, plan)
+    const measurements = await measureWorkload(subjects, workload, plan, pauseMs)
+    subjects.forEach((measured, index) => {
+      const measurement = measurements[index] ?? { kind: 'failed', reason: 'no measurement' }
       cells.push({ subject: measured.subject.id, workload: workload.name, measurement })
       progress(`[${measured.subject.id}] ${workload.name}: ${formatMeasurement(measurement)}`)
-    }
+    })
   }
   const workloadDescriptions: Partial<Record<WorkloadName, string>> = {}
   for (const workload of workloads) workloadDescriptions[workload.name] = workload.description
   const results: BenchResults = {
-    machine: describeMachine(),
+    machine: describeMachine(loadAverageAtStart),
     options: { isQuick: options.isQuick, workloads: options.workloads, backends: options.backends },
     plan,
     workloadDescriptions,
     bigValue: bigValue === undefined
       ? undefined
       : { rows: bigValue.rows.length, jsonBytes: bigValue.jsonBytes, copyFloor: measureCopyFloor(bigValue.rows, plan.runs) },
+    pauseMs,
     refillPauses,
     skippedBackends,
     subjects: subjects.map((measured) => measured.subject),

@@ -28,7 +28,8 @@ export const TARGETS: readonly Target[] = [
   { workload: 'memory', text: 'RSS within ±10 %', bound: 10, direction: 'at-most' },
 ]
 
-export type TargetVerdict = 'met' | 'not met' | 'no data'
+/** `runs failed`: some runs did not do the work, so the number does not say whether the target is met. */
+export type TargetVerdict = 'met' | 'not met' | 'runs failed' | 'no data'
 
 /** The number a target bounds: the median, the rate, or the absolute RSS growth. */
 function targetedValue(measurement: Measurement): number | undefined {
@@ -45,12 +46,12 @@ function targetedValue(measurement: Measurement): number | undefined {
   }
 }
 
-/** Whether `measurement` meets `target`; runs that did not do the work never meet it. */
+/** Whether `measurement` meets `target`; a measurement with failed runs is not judged. */
 export function judgeTarget(target: Target, measurement: Measurement | undefined): TargetVerdict {
   if (measurement === undefined) return 'no data'
   const value = targetedValue(measurement)
   if (value === undefined || Number.isNaN(value)) return 'no data'
-  if ('problems' in measurement && measurement.problems.failedRuns > 0) return 'not met'
+  if ('problems' in measurement && measurement.problems.failedRuns > 0) return 'runs failed'
   const isMet = target.direction === 'at-most' ? value <= target.bound : value >= target.bound
   return isMet ? 'met' : 'not met'
 }
