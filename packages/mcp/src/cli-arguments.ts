@@ -29,12 +29,12 @@ Commands:
   list [--config ...]               print the servers, their tools and the size of the SDK
 
 Options:
-  -c, --config <file>      mcpServers JSON; without it, a few built-in example tools (tools.demo_*)
-  --backend <name>         worker-thread (default), process or container         [serve, run]
-  --timeout-ms <ms>        wall-clock limit of one run (default ${DEFAULT_RUN_TIMEOUT_MS})       [serve, run]
-  --max-sdk-chars <n>      largest SDK shown in run_code's description (default ${DEFAULT_MAX_SDK_CHARS}) [serve, list]
-  -h, --help               this text
-  -v, --version            the version
+  -c, --config <file>    mcpServers JSON; without it, built-in example tools (tools.demo_*)
+  --backend <name>       serve, run: worker-thread (default), process or container
+  --timeout-ms <ms>      serve, run: wall-clock limit of one run (default ${DEFAULT_RUN_TIMEOUT_MS})
+  --max-sdk-chars <n>    serve, list: largest SDK shown in run_code's description (default ${DEFAULT_MAX_SDK_CHARS})
+  -h, --help             this text
+  -v, --version          the version
 
 Exit codes: 0 success, 1 the program failed, 2 bad usage, bad config or a server that cannot start.`
 

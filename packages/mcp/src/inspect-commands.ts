@@ -2,7 +2,7 @@
  * `code-runtime types` prints the SDK programs are written against (the declarations, valid
  * TypeScript, ready for a `.d.ts`); `code-runtime list` prints the servers, the member and
  * upstream name of each tool, and the size of the SDK. Both exit with 2 when a server could not
- * be started, after printing what they could.
+ * be started: `types` prints nothing then, `list` prints what it could.
  */
 import { EXIT_SETUP_FAILED, EXIT_SUCCESS, type CliCommand } from './cli-arguments.js'
 import { presentTools } from './run-code-description.js'
@@ -33,9 +33,10 @@ function formatCount(value: number): string {
 export async function typesCommand(command: Extract<CliCommand, { command: 'types' }>): Promise<number> {
   const session = await openSession(command.configPath)
   try {
-    const failed = reportStartFailures(session.upstreams)
+    // Declarations missing a server's tools would mislead whoever writes a program against them.
+    if (reportStartFailures(session.upstreams) > 0) return EXIT_SETUP_FAILED
     process.stdout.write(buildToolCatalog(session.upstreams).sdk.declarations)
-    return failed > 0 ? EXIT_SETUP_FAILED : EXIT_SUCCESS
+    return EXIT_SUCCESS
   } finally {
     await session.close()
   }

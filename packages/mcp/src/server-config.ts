@@ -83,7 +83,8 @@ function refuse(where: Where, rule: string, value: unknown): never {
 }
 
 function at(where: Where, key: string): Where {
-  return { ...where, field: /^[A-Za-z_$][\w$]*$/.test(key) ? `${where.field}.${key}` : `${where.field}[${JSON.stringify(key)}]` }
+  const step = /^\d+$/.test(key) ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
+  return { ...where, field: `${where.field}${step}` }
 }
 
 function isPlainObject(value: unknown): value is Readonly<Record<string, unknown>> {

@@ -1,0 +1,42 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { DEFAULT_RUN_TIMEOUT_MS, parseCliArguments } from './cli-arguments.js'
+import { McpProxyError } from './errors.js'
+
+function usageMessage(argv: string[]): string {
+  try {
+    parseCliArguments(argv)
+  } catch (error) {
+    assert.ok(McpProxyError.is(error))
+    assert.equal(error.code, 'MCP_PROXY_USAGE')
+    return error.message
+  }
+  assert.fail(`accepted ${argv.join(' ')}`)
+}
+
+describe('parseCliArguments', () => {
+  it('decodes each command with its defaults', () => {
+    assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), { command: 'serve', configPath: 's.json', backend: 'worker-thread', timeoutMs: DEFAULT_RUN_TIMEOUT_MS, maxSdkChars: 20_000 })
+    assert.deepEqual(parseCliArguments(['run', 'p.ts', '-c', 's.json', '--backend', 'process', '--timeout-ms', '5000']), { command: 'run', programPath: 'p.ts', configPath: 's.json', backend: 'process', timeoutMs: 5000 })
+    assert.deepEqual(parseCliArguments(['types']), { command: 'types' })
+    assert.deepEqual(parseCliArguments(['list', '--max-sdk-chars', '100']), { command: 'list', maxSdkChars: 100 })
+    assert.deepEqual(parseCliArguments(['--help']), { command: 'help' })
+    assert.deepEqual(parseCliArguments(['-v']), { command: 'version' })
+  })
+
+  it('refuses what it does not know, on one line that points to --help', () => {
+    assert.match(usageMessage([]), /a command is missing/)
+    assert.match(usageMessage(['start']), /unknown command "start"/)
+    assert.match(usageMessage(['run']), /run needs a program file/)
+    assert.match(usageMessage(['run', 'a.ts', 'b.ts']), /one program file, got "b.ts"/)
+    assert.match(usageMessage(['serve', '--frobnicate']), /unknown option --frobnicate/)
+    assert.match(usageMessage(['types', '--backend', 'process']), /--backend is not an option of types/)
+    assert.match(usageMessage(['serve', '--backend', 'vm']), /--backend must be one of worker-thread, process, container, got "vm"/)
+    assert.match(usageMessage(['run', 'a.ts', '--timeout-ms', '1.5']), /--timeout-ms must be an integer/)
+    for (const argv of [[], ['start'], ['serve', '--frobnicate']]) {
+      const message = usageMessage(argv)
+      assert.match(message, /see code-runtime --help\.$/)
+      assert.doesNotMatch(message, /\n/)
+    }
+  })
+})

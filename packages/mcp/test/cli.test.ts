@@ -1,0 +1,160 @@
+// The `code-runtime` bin as a user runs it: `node dist/src/cli.js <command>`, real upstream
+// servers from npm, output and exit codes checked.
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { CLI_PATH, makeTempDirectory } from './serve-harness.js'
+import { typeCheckProgram } from './type-check.js'
+
+const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url))
+const EXAMPLE_CONFIG = join(EXAMPLES, 'servers.json')
+const EXAMPLE_PROGRAM = join(EXAMPLES, 'programs', 'notes-digest.ts')
+
+interface CliOutcome { readonly code: number; readonly stdout: string; readonly stderr: string }
+
+/** Runs the built bin to completion. */
+function cli(args: readonly string[], options: { cwd?: string } = {}): Promise<CliOutcome> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI_PATH, ...args], { cwd: options.cwd ?? process.cwd(), env: { PATH: process.env.PATH ?? '' } }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr })
+    })
+  })
+}
+
+/** A refusal is exactly one `code-runtime: ...` line on stderr, nothing on stdout, exit code 2. */
+function assertOneLineRefusal(outcome: CliOutcome, message: RegExp): void {
+  assert.equal(outcome.code, 2, outcome.stderr)
+  assert.equal(outcome.stdout, '')
+  assert.match(outcome.stderr, /^code-runtime: [^\n]+\n$/)
+  assert.match(outcome.stderr, message)
+}
+
+describe('code-runtime run', () => {
+  let temp: Awaited<ReturnType<typeof makeTempDirectory>>
+  before(async () => {
+    temp = await makeTempDirectory('code-runtime-cli-')
+  })
+  after(() => temp.remove())
+
+  it('runs the README example against the filesystem and memory servers from npm', async () => {
+    const outcome = await cli(['run', EXAMPLE_PROGRAM, '--config', EXAMPLE_CONFIG])
+    assert.equal(outcome.stderr, '')
+    assert.equal(outcome.code, 0)
+    assert.equal(outcome.stdout, [
+      'read 3 notes: 2025-03-03-standup.md, 2025-03-05-design-review.md, 2025-03-07-retro.md',
+      'stored 4 people, 3 projects and 5 relations in the memory graph',
+      'Digest of 3 notes: 7 entities and 5 relations in the memory graph.',
+      'Who works on what:',
+      '  Analytical Engine: Ada Lovelace, Charles Babbage',
+      '  COBOL: Grace Hopper, Jean Sammet',
+      '  Compiler: Grace Hopper',
+      'Due in April: COBOL, Compiler',
+      'Open questions:',
+      '  Who reviews the Bernoulli note before Friday? (Standup, 3 March)',
+      '  Do we freeze the COBOL keyword list this month? (Design review, 5 March)',
+      '  Can the style guide ship with the April release? (Retro, 7 March)',
+      '',
+    ].join('\n'))
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
+    assert.ok(readme.includes(outcome.stdout.trim()), 'the README shows the output as it is')
+  })
+
+  it('runs from any directory: relative paths in the config are the config file\'s', async () => {
+    const outcome = await cli(['run', EXAMPLE_PROGRAM, '--config', EXAMPLE_CONFIG], { cwd: temp.path })
+    assert.equal(outcome.code, 0, outcome.stderr)
+    assert.match(outcome.stdout, /^read 3 notes/)
+  })
+
+  it('runs against the built-in example tools without a config, logs first, then the value', async () => {
+    const program = join(temp.path, 'weather.ts')
+    await writeFile(program, [
+      'const { cities } = await tools.demo_list_cities()',
+      'console.log(`${cities.length} cities`)',
+      'const all = await Promise.all(cities.map((city: string) => tools.demo_get_weather({ city })))',
+      'return all.filter((weather) => weather.sky === "clear").map((weather) => weather.city)',
+    ].join('\n'))
+    const outcome = await cli(['run', program])
+    assert.deepEqual(outcome, { code: 0, stdout: '5 cities\n[\n  "Nairobi",\n  "Rome"\n]\n', stderr: '' })
+  })
+
+  it('prints a failure on stderr after the logs and exits with 1', async () => {
+    const program = join(temp.path, 'fails.ts')
+    await writeFile(program, 'console.log("before")\nawait tools.demo_get_weather({ city: "Atlantis" })')
+    const outcome = await cli(['run', program])
+    assert.equal(outcome.code, 1)
+    assert.equal(outcome.stdout, 'before\n')
+    assert.match(outcome.stderr, /^code run failed \(exception\): ToolCallError: No weather for "Atlantis"; known cities: Lima, Nairobi, Oslo, Rome, Tokyo\./)
+  })
+
+  it('refuses a missing program file on one line', async () => {
+    assertOneLineRefusal(await cli(['run', join(temp.path, 'nope.ts')]), /nope\.ts: no such file; pass the path of a TypeScript program file\./)
+  })
+})
+
+describe('code-runtime types and list', () => {
+  it('types prints declarations the README example type-checks against', async () => {
+    const outcome = await cli(['types', '--config', EXAMPLE_CONFIG])
+    assert.equal(outcome.code, 0, outcome.stderr)
+    assert.match(outcome.stdout, /^\/\*\* Thrown by a failed call/)
+    assert.match(outcome.stdout, /notes_read_text_file\(args: /)
+    assert.match(outcome.stdout, /memory_create_entities\(args: \{ entities: Entity\[\] \}\)/)
+    assert.deepEqual(typeCheckProgram(outcome.stdout, await readFile(EXAMPLE_PROGRAM, 'utf8')), [])
+  })
+
+  it('types prints the built-in example tools without a config', async () => {
+    const outcome = await cli(['types'])
+    assert.equal(outcome.code, 0)
+    assert.match(outcome.stdout, /demo_get_weather\(args: \{/)
+  })
+
+  it('list prints servers, members with their upstream names, and the SDK size', async () => {
+    const outcome = await cli(['list', '--config', EXAMPLE_CONFIG])
+    assert.equal(outcome.code, 0, outcome.stderr)
+    assert.match(outcome.stdout, /^notes {2}stdio: mcp-server-filesystem workspace {2}14 tools$/m)
+    assert.match(outcome.stdout, /^memory {2}stdio: mcp-server-memory {2}9 tools$/m)
+    assert.match(outcome.stdout, /^ {2}tools\.notes_read_text_file +read_text_file, read-only$/m)
+    assert.match(outcome.stdout, /^SDK: [\d,]+ characters \(about [\d,]+ tokens\) for 23 tools; run_code shows it in full/m)
+  })
+})
+
+describe('code-runtime with a bad config', () => {
+  let temp: Awaited<ReturnType<typeof makeTempDirectory>>
+  before(async () => {
+    temp = await makeTempDirectory('code-runtime-bad-config-')
+  })
+  after(() => temp.remove())
+
+  async function configFile(name: string, text: string): Promise<string> {
+    const path = join(temp.path, name)
+    await writeFile(path, text)
+    return path
+  }
+
+  it('refuses a missing file', async () => {
+    assertOneLineRefusal(await cli(['types', '--config', join(temp.path, 'missing.json')]), /missing\.json: no such file; pass the path of a JSON file with "mcpServers" to --config\./)
+  })
+
+  it('refuses invalid JSON, with where', async () => {
+    const path = await configFile('broken.json', '{ "mcpServers": { "a": { "command": "x", } } }')
+    assertOneLineRefusal(await cli(['list', '--config', path]), /broken\.json: not valid JSON at line 1, column 42 .*trailing commas are not allowed/)
+  })
+
+  it('refuses an unknown field, with a suggestion', async () => {
+    const path = await configFile('typo.json', JSON.stringify({ mcpServers: { files: { command: 'x', arg: ['.'] } } }))
+    const program = await configFile('p.ts', 'return 1')
+    assertOneLineRefusal(await cli(['run', program, '--config', path]), /typo\.json: mcpServers\.files has an unknown field "arg" \(did you mean "args"\?\)/)
+  })
+
+  it('refuses a command that does not exist', async () => {
+    const path = await configFile('ghost.json', JSON.stringify({ mcpServers: { ghost: { command: 'no-such-mcp-server' } } }))
+    assertOneLineRefusal(await cli(['types', '--config', path]), /server "ghost": command "no-such-mcp-server" was not found on PATH or in node_modules\/\.bin; install it or fix "command"\./)
+  })
+
+  it('refuses bad usage', async () => {
+    assertOneLineRefusal(await cli(['serve', '--config']), /--config/)
+    assertOneLineRefusal(await cli(['run', 'a.ts', '--backend', 'vm']), /--backend must be one of worker-thread, process, container/)
+  })
+})

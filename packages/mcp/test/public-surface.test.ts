@@ -1,0 +1,62 @@
+// The package's public surface, read through its exports map by package name, so an export
+// cannot appear or vanish unnoticed.
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import type * as Mcp from '@code-runtime/mcp'
+
+async function loadEntry(): Promise<typeof Mcp> {
+  const specifier: string = '@code-runtime/mcp'
+  return (await import(specifier)) as typeof Mcp
+}
+
+describe('public surface of @code-runtime/mcp', () => {
+  it('exports exactly the documented names', async () => {
+    assert.deepEqual(Object.keys(await loadEntry()).sort(), [
+      'BACKEND_NAMES',
+      'DEFAULT_BACKEND',
+      'DEFAULT_CONNECT_TIMEOUT_MS',
+      'DEFAULT_MAX_SDK_CHARS',
+      'DEFAULT_TOOL_TIMEOUT_MS',
+      'MAX_MEDIA_BLOCKS',
+      'McpProxyError',
+      'SESSION_DIRECTORY_VARIABLE',
+      'TOOLS_NAMESPACE',
+      'TOOL_ERROR_CLASS',
+      'TOOL_TYPES_TOOL_NAME',
+      'UpstreamServer',
+      'assignToolMembers',
+      'buildToolCatalog',
+      'closeUpstreams',
+      'connectUpstreams',
+      'createCodeModeServer',
+      'declarationsFor',
+      'decodeCallResult',
+      'describeCallFailure',
+      'loadServersConfig',
+      'parseServersConfig',
+      'preferredToolMember',
+      'presentTools',
+      'runProgram',
+      'safeParseServersConfig',
+      'startBackend',
+    ])
+  })
+
+  it('throws branded errors with stable codes', async () => {
+    const { McpProxyError, parseServersConfig, loadServersConfig, connectUpstreams } = await loadEntry()
+    const codes: string[] = []
+    try {
+      parseServersConfig({ mcpServers: { a: { comand: 'x' } } }, { directory: '/' })
+    } catch (error) {
+      assert.ok(McpProxyError.is(error))
+      assert.equal(error.name, 'McpProxyError')
+      codes.push(error.code)
+    }
+    await loadServersConfig('/no/such/servers.json').catch((error: unknown) => codes.push(McpProxyError.is(error) ? error.code : 'not branded'))
+    const [ghost] = await connectUpstreams([{ transport: 'stdio', name: 'ghost', command: 'no-such-mcp-server', args: [], env: {}, cwd: '/', exclude: [], timeoutMs: 1000, connectTimeoutMs: 1000 }])
+    codes.push(ghost?.failure?.code ?? 'no failure')
+    assert.deepEqual(codes, ['MCP_PROXY_INVALID_CONFIG', 'MCP_PROXY_CONFIG_NOT_FOUND', 'MCP_PROXY_COMMAND_NOT_FOUND'])
+    assert.equal(McpProxyError.is(new Error('x')), false)
+    assert.equal(McpProxyError.is(new Proxy({}, { get: () => { throw new Error('trap') } })), false)
+  })
+})
