@@ -24,6 +24,12 @@ import { encodeFrame, FrameDecoder } from './wire-framing.js'
 /** One child's command and the resources made for it. */
 export interface ChildLaunch {
   readonly command: ChildCommand
+  /**
+   * True when the spawned process is a monitor (bubblewrap) that reaps its sandbox and exits once
+   * the sandbox is dead: the sandbox is killed first and the monitor left to exit by itself, so
+   * no process is orphaned to an init that may never reap it.
+   */
+  readonly rootIsMonitor: boolean
   /** True when the child was stopped for exceeding a memory limit outside V8 (a cgroup). */
   wasOutOfMemory(): boolean
   /** Frees what was made for the child, once it and its descendants are gone. */
@@ -48,6 +54,9 @@ const STDERR_TAIL_BYTES = 16 * 1024
 /** How long to wait for the descendants of a killed child to disappear, in milliseconds. */
 const REAP_WAIT_MS = 5_000
 
+/** How long a monitor may take to exit after its sandbox was killed, in milliseconds. */
+const MONITOR_EXIT_MS = 2_000
+
 /** What V8 prints when it runs out of heap or address space (the host never shows this text). */
 const OUT_OF_MEMORY_MARKERS = ['JavaScript heap out of memory', 'Fatal process out of memory', 'Reached heap limit']
 
@@ -68,6 +77,7 @@ class ChildSubstrate implements Substrate {
   private stderrTail = ''
   private violation: string | undefined
   private ready = false
+  private monitorTimer: NodeJS.Timeout | undefined
   private terminated = false
   private killed = false
 
@@ -101,8 +111,9 @@ class ChildSubstrate implements Substrate {
       child.once('exit', (code, signal) => resolve(this.classifyExit(code, signal)))
     })
     this.exited = processExit.then(async (reason) => {
-      // Whatever ended the child, nothing it started may outlive it.
-      this.killTree()
+      clearTimeout(this.monitorTimer)
+      // Whatever ended the child, nothing it started may outlive it (its group may outlive it).
+      if (!this.killed) this.killGroup()
       await this.waitForStderr()
       const finalReason = this.violation === undefined ? this.refineExit(reason) : { kind: 'crashed' as const, detail: this.violation }
       if (!this.ready) events.onEarlyExit(finalReason)
@@ -200,21 +211,29 @@ class ChildSubstrate implements Substrate {
   }
 
   private killTree(): void {
-    const tree = listProcessTree(this.pid)
-    try {
-      process.kill(-this.pid, 'SIGKILL')
-    } catch {
-      // The group is already gone.
-    }
-    // Descendants that left the group (setsid) are still in the tree.
-    for (const pid of tree) {
-      if (pid === this.pid) continue
+    // Descendants first, including any that left the group (setsid) but are still in the tree.
+    const descendants = listProcessTree(this.pid).filter((pid) => pid !== this.pid)
+    for (const pid of descendants) {
       this.doomed.add(pid)
       try {
         process.kill(pid, 'SIGKILL')
       } catch {
         // Already gone.
       }
+    }
+    if (this.launch.rootIsMonitor && descendants.length > 0) {
+      // The monitor reaps the sandbox and exits; the group is killed only if it does not.
+      this.monitorTimer ??= setTimeout(() => this.killGroup(), MONITOR_EXIT_MS)
+      return
+    }
+    this.killGroup()
+  }
+
+  private killGroup(): void {
+    try {
+      process.kill(-this.pid, 'SIGKILL')
+    } catch {
+      // The group is already gone.
     }
   }
 

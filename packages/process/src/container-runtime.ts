@@ -61,10 +61,11 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
   const groups = SandboxGroupParent.open({ maxProcesses: config.maxProcesses, maxMemoryMb: config.maxMemoryMb })
 
   const launch = (): ChildLaunch => {
-    if (groups === undefined) return { command: sandboxCommand, wasOutOfMemory: () => false, release: () => Promise.resolve() }
+    if (groups === undefined) return { command: sandboxCommand, rootIsMonitor: true, wasOutOfMemory: () => false, release: () => Promise.resolve() }
     const sandboxGroups: SandboxGroups = groups.create()
     return {
       command: buildCgroupJoinCommand(sandboxGroups.procsFiles, sandboxCommand),
+      rootIsMonitor: true,
       wasOutOfMemory: () => sandboxGroups.hadOutOfMemoryKill(),
       release: () => sandboxGroups.remove(),
     }

@@ -49,7 +49,7 @@ export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestO
   }
   return new RunEngine({
     factory: new ChildSubstrateFactory({
-      launch: () => ({ command, wasOutOfMemory: () => false, release: () => Promise.resolve() }),
+      launch: () => ({ command, rootIsMonitor: false, wasOutOfMemory: () => false, release: () => Promise.resolve() }),
       maxMessageBytes: config.maxMessageBytes,
     }),
     spawnAhead: config.spawnAhead,

@@ -1,0 +1,86 @@
+// Plugin load checks the host: what the container backend says when bubblewrap cannot run,
+// and what it leaves behind (control groups are removed on disposal).
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { CodeRuntimeError } from '@code-runtime/core'
+import { findProgram } from '../src/host-programs.js'
+import { bubblewrapMissingError, probeSandbox } from '../src/sandbox-probe.js'
+import { startContainerRuntime } from './start.js'
+
+describe('container availability', () => {
+  it('explains how to install bubblewrap when it is missing', () => {
+    const error = bubblewrapMissingError()
+    assert.ok(CodeRuntimeError.is(error))
+    assert.equal(error.code, 'CODE_RUNTIME_UNAVAILABLE')
+    assert.match(error.message, /apt-get install bubblewrap/)
+  })
+
+  it('reports bubblewrap\'s own reason when it cannot build a sandbox', async () => {
+    const bwrap = findProgram('bwrap')
+    assert.ok(bwrap !== undefined, 'bwrap is installed on this machine')
+    await assert.rejects(probeSandbox(bwrap, ['--ro-bind', '/code-runtime-no-such-path', '/x', '--', '/bin/true']), (error: unknown) => {
+      assert.ok(CodeRuntimeError.is(error))
+      assert.equal(error.code, 'CODE_RUNTIME_UNAVAILABLE')
+      assert.match(error.message, /^bubblewrap could not start a sandbox on this machine \(bwrap: .*code-runtime-no-such-path/)
+      return true
+    })
+  })
+
+  it('names the namespace settings to change when namespaces are refused', async () => {
+    const bwrap = findProgram('bwrap') as string
+    // A nested user namespace is refused by the outer sandbox's --disable-userns, as a host that forbids them would.
+    const nested = ['--unshare-all', '--unshare-user', '--disable-userns', '--ro-bind', '/', '/', '--', bwrap, '--unshare-user', '--ro-bind', '/', '/', '/bin/true']
+    await assert.rejects(probeSandbox(bwrap, nested), (error: unknown) => {
+      assert.ok(CodeRuntimeError.is(error))
+      assert.equal(error.code, 'CODE_RUNTIME_UNAVAILABLE')
+      assert.match(error.message, /kernel\.unprivileged_userns_clone=1/)
+      assert.match(error.message, /kernel\.apparmor_restrict_unprivileged_userns=0/)
+      return true
+    })
+  })
+})
+
+/** Our control-group folders in each v1 controller the host process belongs to. */
+function listOurGroups(): string[] {
+  const found: string[] = []
+  for (const line of readFileSync('/proc/self/cgroup', 'utf8').split('\n')) {
+    const [, controllers, path] = line.split(':')
+    for (const controller of ['pids', 'memory']) {
+      if (controllers?.split(',').includes(controller) !== true || path === undefined) continue
+      try {
+        for (const entry of readdirSync(join('/sys/fs/cgroup', controller, path))) {
+          if (entry.startsWith(`code-runtime-${process.pid}-`)) found.push(join(controller, entry))
+        }
+      } catch {
+        // Controller not mounted here.
+      }
+    }
+  }
+  return found
+}
+
+describe('container control groups', () => {
+  it('limits each sandbox\'s tasks where the host allows cgroups, and removes the groups on disposal', async (t) => {
+    const started = await startContainerRuntime({ maxProcesses: 48 })
+    const groups = listOurGroups()
+    if (groups.length === 0) {
+      await started.dispose()
+      t.skip('no writable cgroup v1 controllers on this host: rlimits apply instead')
+      return
+    }
+    const result = await started.runtime.run({ program: 'return 1', bindings: [] })
+    assert.equal(result.value, 1)
+    const pidsParent = groups.find((group) => group.startsWith('pids'))
+    assert.ok(pidsParent !== undefined)
+    // The child spawned ahead for the next run sits in its own group already.
+    const ownPidsPath = readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((line) => line.split(':')[1]?.split(',').includes('pids'))?.split(':')[2] ?? '/'
+    const parentFolder = join('/sys/fs/cgroup', 'pids', ownPidsPath, pidsParent.slice('pids/'.length))
+    const sandboxes = readdirSync(parentFolder, { withFileTypes: true }).filter((entry) => entry.isDirectory())
+    assert.ok(sandboxes.length > 0)
+    assert.equal(readFileSync(join(parentFolder, sandboxes[0]?.name ?? '', 'pids.max'), 'utf8').trim(), '48')
+    await started.dispose()
+    assert.deepEqual(listOurGroups(), [])
+  })
+})
