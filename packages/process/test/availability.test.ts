@@ -2,12 +2,45 @@
 // and what it leaves behind (control groups are removed on disposal).
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { CodeRuntimeError } from '@code-runtime/core'
 import { findProgram } from '../src/host-programs.js'
 import { bubblewrapMissingError, probeSandbox } from '../src/sandbox-probe.js'
 import { startContainerRuntime } from './start.js'
+
+/**
+ * Loads the container backend in a Node process that itself runs in an outer bubblewrap sandbox,
+ * to take away what the backend needs: `extraArgs` hide bwrap, and the outer sandbox always
+ * refuses nested user namespaces. Returns what plugin load reported.
+ */
+async function loadInsideOuterSandbox(extraArgs: readonly string[]): Promise<{ code?: string; message?: string }> {
+  const bwrap = findProgram('bwrap') as string
+  const script = fileURLToPath(new URL('./fixtures/start-container.js', import.meta.url))
+  const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', ...extraArgs, '--', process.execPath, script]
+  const { stdout } = await promisify(execFile)(bwrap, args, { env: { PATH: '/usr/local/bin:/usr/bin:/bin' } })
+  return JSON.parse(stdout) as { code?: string; message?: string }
+}
+
+describe('container plugin load on a host that cannot run it', () => {
+  it('fails with CODE_RUNTIME_UNAVAILABLE and how to install bubblewrap when bwrap is missing', async () => {
+    // An empty, non-executable file where bwrap was.
+    const outcome = await loadInsideOuterSandbox(['--ro-bind', '/dev/null', findProgram('bwrap') as string])
+    assert.equal(outcome.code, 'CODE_RUNTIME_UNAVAILABLE')
+    assert.match(outcome.message ?? '', /needs bubblewrap \(bwrap\) and it is not installed/)
+    assert.match(outcome.message ?? '', /apt-get install bubblewrap/)
+  })
+
+  it('fails with CODE_RUNTIME_UNAVAILABLE and the settings to change when user namespaces are refused', async () => {
+    const outcome = await loadInsideOuterSandbox([])
+    assert.equal(outcome.code, 'CODE_RUNTIME_UNAVAILABLE')
+    assert.match(outcome.message ?? '', /^bubblewrap could not start a sandbox on this machine/)
+    assert.match(outcome.message ?? '', /kernel\.unprivileged_userns_clone=1/)
+  })
+})
 
 describe('container availability', () => {
   it('explains how to install bubblewrap when it is missing', () => {
