@@ -102,6 +102,8 @@ export class UpstreamServer {
   #isConnected = false
   #isClosed = false
   #restart: Promise<void> | undefined
+  /** Settles when the current stdio server process has exited; absent when none was spawned. */
+  #processExit: Promise<void> | undefined
   readonly #stderrTail: string[] = []
 
   private constructor(config: UpstreamConfig, listeners: UpstreamListeners) {
@@ -225,6 +227,19 @@ export class UpstreamServer {
             this.#listeners.onStderrLine?.(this, line)
           })
         }
+        // The SDK closes a transport whose handshake failed by itself, without letting us await
+        // it, and a second close() returns at once. So we watch the process ourselves: onclose
+        // fires when it has exited (the SDK chains our handler when it connects).
+        let markExited = (): void => undefined
+        const exited = new Promise<void>((resolve) => {
+          markExited = resolve
+        })
+        transport.onclose = () => markExited()
+        const start = transport.start.bind(transport)
+        transport.start = async () => {
+          await start()
+          this.#processExit = exited
+        }
         return transport
       }
       case 'http':
@@ -278,6 +293,8 @@ export class UpstreamServer {
     } catch {
       // Already closed.
     }
+    await this.#processExit
+    this.#processExit = undefined
     await inProcess?.close().catch(() => undefined)
   }
 }

@@ -2,11 +2,13 @@
 // servers from npm, output and exit codes checked.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
+import { execFile, execFileSync, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CLI_PATH, makeTempDirectory } from './serve-harness.js'
+import { CLI_PATH, installedBin, makeTempDirectory, waitFor } from './serve-harness.js'
 import { typeCheckProgram } from './type-check.js'
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url))
@@ -153,8 +155,70 @@ describe('code-runtime with a bad config', () => {
     assertOneLineRefusal(await cli(['types', '--config', path]), /server "ghost": command "no-such-mcp-server" was not found on PATH or in node_modules\/\.bin; install it or fix "command"\./)
   })
 
+  it('leaves no process behind when a server misses its connect timeout', async () => {
+    const marker = `silent-server-${process.pid}-${Date.now()}`
+    const path = await configFile('silent.json', JSON.stringify({ mcpServers: { silent: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)', marker], connectTimeoutMs: 300 } } }))
+    assertOneLineRefusal(await cli(['types', '--config', path]), /server "silent" did not finish the MCP handshake within 300 ms \(connectTimeoutMs\)/)
+    const processes = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+    assert.equal(processes.includes(marker), false, 'the silent server was stopped')
+  })
+
+  it('stops serve when no configured server can start', async () => {
+    const path = await configFile('only-ghost.json', JSON.stringify({ mcpServers: { ghost: { command: 'no-such-mcp-server' } } }))
+    const outcome = await cli(['serve', '--config', path])
+    assert.equal(outcome.code, 2)
+    assert.equal(outcome.stdout, '')
+    assert.deepEqual(outcome.stderr.split('\n').filter(Boolean).map((line) => line.replace(/:.*/, ':')), ['code-runtime:', 'code-runtime:'])
+    assert.match(outcome.stderr, /no configured server could be started/)
+  })
+
   it('refuses bad usage', async () => {
     assertOneLineRefusal(await cli(['serve', '--config']), /--config/)
     assertOneLineRefusal(await cli(['run', 'a.ts', '--backend', 'vm']), /--backend must be one of worker-thread, process, container/)
+  })
+})
+
+/** A port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as { port: number }
+  server.close()
+  await once(server, 'close')
+  return port
+}
+
+describe('code-runtime with a remote server', () => {
+  let temp: Awaited<ReturnType<typeof makeTempDirectory>>
+  before(async () => {
+    temp = await makeTempDirectory('code-runtime-remote-')
+  })
+  after(() => temp.remove())
+
+  it('calls the tools of a Streamable HTTP server given by url', async () => {
+    const port = await freePort()
+    const everything = spawn(installedBin('mcp-server-everything'), ['streamableHttp'], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] })
+    let log = ''
+    everything.stderr.on('data', (chunk: Buffer) => {
+      log += chunk.toString()
+    })
+    try {
+      await waitFor(() => log.includes(`listening on port ${port}`), 'the everything server to listen')
+      const config = join(temp.path, 'remote.json')
+      await writeFile(config, JSON.stringify({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Test': 'yes' }, include: ['get-sum'] } } }))
+      const program = join(temp.path, 'sum.ts')
+      await writeFile(program, 'return await tools.remote_get_sum({ a: 20, b: 22 })')
+      assert.deepEqual(await cli(['run', program, '--config', config]), { code: 0, stdout: 'The sum of 20 and 22 is 42.\n', stderr: '' })
+    } finally {
+      everything.kill()
+      await once(everything, 'exit')
+    }
+  })
+
+  it('refuses a url nothing answers on, on one line', async () => {
+    const port = await freePort()
+    const config = join(temp.path, 'unreachable.json')
+    await writeFile(config, JSON.stringify({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp` } } }))
+    assertOneLineRefusal(await cli(['types', '--config', config]), new RegExp(`server "remote" at http://127\\.0\\.0\\.1:${port}/mcp could not be reached \\(ECONNREFUSED\\); check "url" and "headers"\\.`))
   })
 })
