@@ -35,15 +35,24 @@ function firstSentence(description: string | undefined): string {
 function preamble(catalog: ToolCatalog): string[] {
   const lines = [
     'Run a TypeScript program that calls the tools of several MCP servers, and get back what it logs and returns.',
-    '`code` (required): the body of an async function in erasable TypeScript. `description` (required): one line saying what it does.',
-    `Each tool is a method of \`${TOOLS_NAMESPACE}\` named <server>_<tool>, e.g. \`await ${TOOLS_NAMESPACE}.files_read_text_file({ path })\`.`,
-    `A failed call throws ${TOOL_ERROR_CLASS}; the program can catch it and go on. Images and other media from tools come back attached to the result.`,
+    '`code` (required): the program. `description` (required): one line saying what it does.',
+    `Tools are methods of \`${TOOLS_NAMESPACE}\` named <server>_<tool>. Images and other media that tools produce come back attached to the result.`,
   ]
   const failed = catalog.servers.filter((server) => server.failure !== undefined)
   if (failed.length > 0) {
     lines.push(`Unavailable (failed to start, no tools): ${failed.map((server) => `${server.name}: ${server.failure ?? ''}`).join(' ')}`)
   }
   return lines
+}
+
+/** The SDK's instructions, reworded for declarations that are fetched rather than shown. */
+function indexInstructions(): string[] {
+  return [
+    'Write the body of an async function in TypeScript; erasable syntax only (no enum, namespace or parameter properties).',
+    `Call tools as \`await ${TOOLS_NAMESPACE}.<member>(args)\`; a failed call throws ${TOOL_ERROR_CLASS} with \`toolName\`. Independent read-only calls can overlap with Promise.all.`,
+    'Return or console.log only what you need next.',
+    `Before writing a program, call ${TOOL_TYPES_TOOL_NAME} with the members you will use: it returns their TypeScript declarations (arguments and results).`,
+  ]
 }
 
 function toolIndex(catalog: ToolCatalog): string {
@@ -70,9 +79,7 @@ export function presentTools(catalog: ToolCatalog, maxSdkChars: number = DEFAULT
     runCodeDescription: [
       ...preamble(catalog),
       '',
-      catalog.sdk.instructions,
-      '',
-      `The tools are listed below without their types. Before writing a program, call ${TOOL_TYPES_TOOL_NAME} with the members you will use to get their TypeScript declarations (arguments and results).`,
+      ...indexInstructions(),
       '',
       toolIndex(catalog),
     ].join('\n'),
