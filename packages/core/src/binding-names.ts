@@ -56,6 +56,9 @@ export interface ValidatedRunRequest {
   readonly program: string
   readonly namespaces: readonly ValidatedNamespace[]
   readonly signal?: AbortSignal
+  readonly onLog?: (text: string) => void
+  /** Byte budget for recorded call values; absent when values are not recorded. */
+  readonly recordCallValuesBytes?: number
 }
 
 function refuseBindings(field: string, value: unknown, rule: string): never {
@@ -167,7 +170,7 @@ export function validateRunRequest(request: CodeRunRequest): ValidatedRunRequest
       `Invalid run request: expected an object { program, bindings, signal? }, got ${describeValue(request)}.`,
       { field: 'request', value: request })
   }
-  const { program, bindings, signal } = request as Partial<Record<keyof CodeRunRequest, unknown>>
+  const { program, bindings, signal, onLog, recordCallValues } = request as Partial<Record<keyof CodeRunRequest, unknown>>
   if (typeof program !== 'string') {
     throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
       `Invalid run request: program must be a string, got ${describeValue(program)}.`,
@@ -178,6 +181,27 @@ export function validateRunRequest(request: CodeRunRequest): ValidatedRunRequest
       `Invalid run request: signal must be an AbortSignal, got ${describeValue(signal)}.`,
       { field: 'signal', value: signal })
   }
+  if (onLog !== undefined && typeof onLog !== 'function') {
+    throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
+      `Invalid run request: onLog must be a function, got ${describeValue(onLog)}.`,
+      { field: 'onLog', value: onLog })
+  }
+  const recordCallValuesBytes = readRecordCallValues(recordCallValues)
   const namespaces = validateBindings(bindings)
-  return Object.freeze(signal === undefined ? { program, namespaces } : { program, namespaces, signal })
+  const validated: { -readonly [K in keyof ValidatedRunRequest]: ValidatedRunRequest[K] } = { program, namespaces }
+  if (signal !== undefined) validated.signal = signal
+  if (onLog !== undefined) validated.onLog = onLog as (text: string) => void
+  if (recordCallValuesBytes !== undefined) validated.recordCallValuesBytes = recordCallValuesBytes
+  return Object.freeze(validated)
+}
+
+function readRecordCallValues(value: unknown): number | undefined {
+  if (value === undefined) return undefined
+  const maxBytes = typeof value === 'object' && value !== null ? (value as { maxBytes?: unknown }).maxBytes : undefined
+  if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+    throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
+      `Invalid run request: recordCallValues must be { maxBytes } with maxBytes a non-negative integer, got ${describeValue(maxBytes ?? value)}.`,
+      { field: 'recordCallValues.maxBytes', value: maxBytes ?? value })
+  }
+  return maxBytes
 }

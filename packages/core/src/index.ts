@@ -5,6 +5,8 @@ export { startCodeRuntime, type CodeRuntimeBackend, type StartedCodeRuntime } fr
 // Vocabulary
 export {
   CODE_RUN_FAILURE_KINDS,
+  type CodeBindingCallOutcome,
+  type CodeBindingCallRecord,
   type CodeBindingErrorClass,
   type CodeBindingFunction,
   type CodeBindingNamespace,
@@ -13,6 +15,7 @@ export {
   type CodeRunFailureKind,
   type CodeRunRequest,
   type CodeRunResult,
+  type CodeRunUsage,
   type CodeRuntimeIsolation,
   type CodeRuntimeLanguage,
 } from './types.js'

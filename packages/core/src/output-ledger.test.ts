@@ -387,3 +387,38 @@ void describe('OutputLedger (CONTRACT 4)', () => {
     }
   })
 })
+
+void describe('OutputLedger: live logs', () => {
+  void it('streams entries that no outcome can cut, holds back the rest, and delivers the final logs exactly once', () => {
+    const seen: string[] = []
+    const ledger = new OutputLedger(11, (text) => seen.push(text))
+    ledger.appendLog('abc')
+    assert.deepEqual(seen, [], "'abc' could still be cut by an output-limit message, so it waits")
+    const result = ledger.settleValue('xy', 4)
+    assert.deepEqual(result.logs, ['abc'])
+    assert.deepEqual(seen, ['abc'])
+    assert.equal(ledger.outputBytes, 11)
+  })
+
+  void it('streams at once under a roomy cap and hands over the cut entry on overflow', () => {
+    const seen: string[] = []
+    const ledger = new OutputLedger(400, (text) => seen.push(text))
+    let index = 0
+    while (ledger.appendLog(`line ${index}`)) index++
+    assert.ok(seen.length > 0 && seen.length < index + 1)
+    const result = ledger.settleOverflow()
+    assert.equal(result.error?.kind, 'output-limit')
+    assert.deepEqual(seen, result.logs)
+    assert.equal(ledger.outputBytes, logsByteLength(result.logs) + jsonStringByteLength(result.error?.message ?? ''))
+  })
+
+  void it('ignores an observer that throws or rejects', () => {
+    const ledger = new OutputLedger(1_000, () => {
+      throw new Error('observer failed')
+    })
+    assert.equal(ledger.appendLog('fine'), true)
+    const rejecting = new OutputLedger(1_000, () => Promise.reject(new Error('async observer failed')) as unknown as void)
+    assert.equal(rejecting.appendLog('fine'), true)
+    assert.deepEqual(ledger.settleFailure('exception', 'boom').logs, ['fine'])
+  })
+})

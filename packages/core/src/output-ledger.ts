@@ -158,11 +158,23 @@ export function buildOutputLimitResult(logs: readonly string[], maxOutputBytes: 
 export class OutputLedger {
   readonly maxOutputBytes: number
   readonly logs: string[] = []
+  readonly #onLog: ((text: string) => void) | undefined
+  // Entries stream to the observer live only while they would survive any outcome: the logs
+  // that fit beside the output-limit message are never cut, whatever the run ends with.
+  readonly #liveLimitBytes: number
   #logsBytes = 2
   #overflowed = false
+  #streamed = 0
+  #outputBytes = 0
 
-  constructor(maxOutputBytes: number) {
+  /**
+   * @param onLog live-log observer: sees every entry of the final `logs`, in order, exactly once;
+   *   most as they are printed, the rest when the run settles. Its failures are ignored.
+   */
+  constructor(maxOutputBytes: number, onLog?: (text: string) => void) {
     this.maxOutputBytes = maxOutputBytes
+    this.#onLog = onLog
+    this.#liveLimitBytes = maxOutputBytes - jsonStringByteLength(outputLimitMessage(maxOutputBytes))
   }
 
   /** Bytes charged so far for the logs array. */
@@ -175,6 +187,11 @@ export class OutputLedger {
     return this.#overflowed
   }
 
+  /** Bytes of the settled result's output (logs plus value or message); 0 before settling. */
+  get outputBytes(): number {
+    return this.#outputBytes
+  }
+
   /**
    * Records one log entry. Returns false when the logs no longer fit; the entry is kept so
    * {@link buildOutputLimitResult} can cut it, and later entries are ignored.
@@ -185,6 +202,10 @@ export class OutputLedger {
     this.logs.push(entry)
     // The smallest completion costs nothing (no value), so the logs alone decide here.
     if (this.#logsBytes > this.maxOutputBytes) this.#overflowed = true
+    else if (this.#logsBytes <= this.#liveLimitBytes && this.#streamed === this.logs.length - 1) {
+      this.#streamed++
+      this.#notify(entry)
+    }
     return !this.#overflowed
   }
 
@@ -194,16 +215,48 @@ export class OutputLedger {
    */
   settleValue(value: CodeJsonValue | undefined, valueBytes: number): CodeRunResult {
     if (this.#overflowed || this.#logsBytes + valueBytes > this.maxOutputBytes) {
-      return buildOutputLimitResult(this.logs, this.maxOutputBytes)
+      return this.#finish(buildOutputLimitResult(this.logs, this.maxOutputBytes))
     }
-    return value === undefined ? { logs: this.logs } : { logs: this.logs, value }
+    this.#outputBytes = this.#logsBytes + valueBytes
+    return this.#finish(value === undefined ? { logs: this.logs } : { logs: this.logs, value })
+  }
+
+  /** Settles the run as `output-limit` once {@link appendLog} reported the logs no longer fit. */
+  settleOverflow(): CodeRunResult {
+    return this.#finish(buildOutputLimitResult(this.logs, this.maxOutputBytes))
   }
 
   /** Settles a failure: the failure, or `output-limit` when logs plus its message exceed the cap. */
   settleFailure(kind: Exclude<CodeRunResult['error'], undefined>['kind'], message: string): CodeRunResult {
-    if (this.#overflowed || this.#logsBytes + jsonStringByteLength(message) > this.maxOutputBytes) {
-      return buildOutputLimitResult(this.logs, this.maxOutputBytes)
+    const messageBytes = jsonStringByteLength(message)
+    if (this.#overflowed || this.#logsBytes + messageBytes > this.maxOutputBytes) {
+      return this.#finish(buildOutputLimitResult(this.logs, this.maxOutputBytes))
     }
-    return { logs: this.logs, error: { kind, message } }
+    this.#outputBytes = this.#logsBytes + messageBytes
+    return this.#finish({ logs: this.logs, error: { kind, message } })
+  }
+
+  // Hands the observer the entries of the final logs it has not seen yet (those held back near
+  // the cap, possibly cut), so what it saw equals `result.logs`.
+  #finish(result: CodeRunResult): CodeRunResult {
+    if (result.error?.kind === 'output-limit') {
+      this.#outputBytes = logsByteLength(result.logs) + jsonStringByteLength(result.error.message)
+    }
+    for (let index = this.#streamed; index < result.logs.length; index++) this.#notify(result.logs[index] as string)
+    this.#streamed = result.logs.length
+    return result
+  }
+
+  #notify(entry: string): void {
+    if (this.#onLog === undefined) return
+    try {
+      const returned: unknown = this.#onLog(entry)
+      // An async observer's rejection must not surface as an unhandled rejection.
+      if (typeof returned === 'object' && returned !== null && typeof (returned as { then?: unknown }).then === 'function') {
+        (returned as Promise<unknown>).then(undefined, () => {})
+      }
+    } catch {
+      // The observer's failure is its own; the run goes on.
+    }
   }
 }

@@ -48,6 +48,56 @@ export interface CodeRunRequest {
   readonly bindings: readonly CodeBindingNamespace[]
   /** Aborting settles the run as `abort` with `String(signal.reason)` as the message. */
   readonly signal?: AbortSignal
+  /**
+   * Live logs: called with each log entry, in order, as the program prints and before `run()`
+   * resolves. What it sees equals `result.logs`, including the cut at the output cap. A throwing
+   * or rejecting observer is ignored; it never breaks the run.
+   */
+  readonly onLog?: (text: string) => void
+  /**
+   * Keep each binding call's arguments and result (or error message) in `result.calls`, within
+   * `maxBytes` of JSON in total; calls past the budget keep their timing only. Off when absent.
+   */
+  readonly recordCallValues?: { readonly maxBytes: number }
+}
+
+/** How a binding call ended, as far as the run saw. */
+export type CodeBindingCallOutcome = 'ok' | 'error' | 'in-flight'
+
+/** One binding call the program made, in the order the calls started. */
+export interface CodeBindingCallRecord {
+  /** The namespace global, e.g. `tools`. */
+  readonly namespace: string
+  /** The member called, e.g. `search`. */
+  readonly member: string
+  /** When the call started, in milliseconds from the start of the run. */
+  readonly startMs: number
+  /** How long it ran; for `in-flight`, until the run ended. */
+  readonly durationMs: number
+  /** `in-flight` when the run ended before the call settled: its side effects may still happen. */
+  readonly outcome: CodeBindingCallOutcome
+  /** The arguments, when the request asked for values and they fit the budget. */
+  readonly args?: CodeJsonValue
+  /** The resolution, when asked for and within the budget. */
+  readonly result?: CodeJsonValue
+  /** The rejection message, when asked for and within the budget. */
+  readonly error?: string
+  /** True when values were asked for but this call's did not fit the remaining budget. */
+  readonly valuesOmitted?: true
+}
+
+/** What a run used. */
+export interface CodeRunUsage {
+  /** Wall time from `run()` to the result, in milliseconds. */
+  readonly wallMs: number
+  /** Measured busy time of the substrate, in milliseconds (0 when no substrate ran). */
+  readonly busyMs: number
+  /** Binding calls the program made. */
+  readonly bindingCalls: number
+  /** Bytes of the outer output, as charged against `maxOutputBytes`. */
+  readonly outputBytes: number
+  /** Heap the substrate reached, in bytes, when it can tell (absent otherwise). */
+  readonly peakHeapBytes?: number
 }
 
 /**
@@ -91,6 +141,10 @@ export interface CodeRunResult {
   readonly value?: CodeJsonValue
   readonly logs: string[]
   readonly error?: CodeRunFailure
+  /** What the run used; every backend of this project reports it, success or failure. */
+  readonly usage?: CodeRunUsage
+  /** Every binding call, in start order; every backend of this project reports it. */
+  readonly calls?: CodeBindingCallRecord[]
 }
 
 /** Well-known values of {@link CodeRuntime.isolation}. Labels for operators, not security claims. */

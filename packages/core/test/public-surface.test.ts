@@ -46,6 +46,8 @@ const VALUE_EXPORTS = [
 ]
 
 const TYPE_EXPORTS = [
+  'CodeBindingCallOutcome',
+  'CodeBindingCallRecord',
   'CodeBindingErrorClass',
   'CodeBindingFunction',
   'CodeBindingNamespace',
@@ -54,6 +56,7 @@ const TYPE_EXPORTS = [
   'CodeRunFailureKind',
   'CodeRunRequest',
   'CodeRunResult',
+  'CodeRunUsage',
   'CodeRuntimeBackend',
   'CodeRuntimeErrorCode',
   'CodeRuntimeErrorDetails',

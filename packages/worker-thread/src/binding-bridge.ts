@@ -4,8 +4,35 @@
  * call id is answered at most once; arguments and resolutions are checked as lossless JSON on
  * the host, whatever the guest claims; once the run settled, late results are dropped.
  */
-import { formatLosslessJsonRefusal, safeSnapshotLosslessJson, type ValidatedNamespace } from '@code-runtime/core'
+import {
+  formatLosslessJsonRefusal,
+  safeSnapshotLosslessJson,
+  type CodeBindingCallRecord,
+  type CodeJsonValue,
+  type ValidatedNamespace,
+} from '@code-runtime/core'
 import type { CallRequestMessage, CallResultMessage } from './protocol.js'
+
+/** Options of {@link BindingBridge}. */
+export interface BindingBridgeOptions {
+  /** Clock origin of the call record: the start of the run, from `performance.now()`. */
+  readonly startedAt: number
+  /** Byte budget for recorded argument and result values; undefined records timing only. */
+  readonly recordValuesBytes: number | undefined
+}
+
+/** One call's record while it is being made. */
+interface CallEntry {
+  readonly namespace: string
+  readonly member: string
+  readonly startMs: number
+  durationMs: number
+  outcome: CodeBindingCallRecord['outcome']
+  args?: CodeJsonValue
+  result?: CodeJsonValue
+  error?: string
+  valuesOmitted?: true
+}
 
 /** Reads the message of whatever a host function threw, never throwing itself. */
 function messageOf(thrown: unknown): string {
@@ -23,18 +50,41 @@ function messageOf(thrown: unknown): string {
 export class BindingBridge {
   private readonly namespaces: readonly ValidatedNamespace[]
   private readonly reply: (message: CallResultMessage) => void
+  private readonly options: BindingBridgeOptions
   private readonly seenIds = new Set<number>()
+  private readonly entries: CallEntry[] = []
+  private valueBytesLeft: number
   private open = true
-  private calls = 0
 
-  constructor(namespaces: readonly ValidatedNamespace[], reply: (message: CallResultMessage) => void) {
+  constructor(namespaces: readonly ValidatedNamespace[], reply: (message: CallResultMessage) => void, options: BindingBridgeOptions) {
     this.namespaces = namespaces
     this.reply = reply
+    this.options = options
+    this.valueBytesLeft = options.recordValuesBytes ?? 0
   }
 
   /** Number of binding calls started so far. */
   get callCount(): number {
-    return this.calls
+    return this.entries.length
+  }
+
+  /** The call record: settled calls as they ended, the rest `in-flight` until now. */
+  records(): CodeBindingCallRecord[] {
+    const now = performance.now() - this.options.startedAt
+    return this.entries.map((entry) => {
+      const record: { -readonly [K in keyof CodeBindingCallRecord]: CodeBindingCallRecord[K] } = {
+        namespace: entry.namespace,
+        member: entry.member,
+        startMs: entry.startMs,
+        durationMs: entry.outcome === 'in-flight' ? now - entry.startMs : entry.durationMs,
+        outcome: entry.outcome,
+      }
+      if (entry.args !== undefined) record.args = entry.args
+      if (entry.result !== undefined) record.result = entry.result
+      if (entry.error !== undefined) record.error = entry.error
+      if (entry.valuesOmitted === true) record.valuesOmitted = true
+      return record
+    })
   }
 
   /**
@@ -57,9 +107,35 @@ export class BindingBridge {
     }
     const args = safeSnapshotLosslessJson(parsed, { rootLabel: 'args' })
     if (!args.ok) return 'call arguments that are not lossless JSON'
-    this.calls++
-    void this.invoke(request.id, `${namespace.global}.${request.member}`, binding, args.value)
+    const entry: CallEntry = {
+      namespace: namespace.global,
+      member: request.member,
+      startMs: performance.now() - this.options.startedAt,
+      durationMs: 0,
+      outcome: 'in-flight',
+    }
+    this.entries.push(entry)
+    this.keepValue(entry, 'args', args.value, request.argsJson)
+    void this.invoke(request.id, entry, binding, args.value)
     return undefined
+  }
+
+  // Values are kept while the byte budget lasts; a call whose values do not fit keeps its timing.
+  private keepValue(entry: CallEntry, field: 'args' | 'result' | 'error', value: CodeJsonValue, json: string): void {
+    if (this.options.recordValuesBytes === undefined) return
+    const jsonBytes = Buffer.byteLength(json)
+    if (entry.valuesOmitted === true || jsonBytes > this.valueBytesLeft) {
+      entry.valuesOmitted = true
+      return
+    }
+    this.valueBytesLeft -= jsonBytes
+    if (field === 'error') entry.error = value as string
+    else entry[field] = value
+  }
+
+  private finish(entry: CallEntry, outcome: 'ok' | 'error'): void {
+    entry.outcome = outcome
+    entry.durationMs = performance.now() - this.options.startedAt - entry.startMs
   }
 
   /** Drops every later result. */
@@ -67,25 +143,31 @@ export class BindingBridge {
     this.open = false
   }
 
-  private async invoke(id: number, label: string, binding: (args: unknown) => Promise<unknown>, args: unknown): Promise<void> {
+  private async invoke(id: number, entry: CallEntry, binding: (args: unknown) => Promise<unknown>, args: unknown): Promise<void> {
     let resolution: unknown
     try {
       resolution = await Reflect.apply(binding, undefined, [args])
     } catch (thrown) {
-      if (this.open) this.reply({ kind: 'call-result', id, ok: false, message: messageOf(thrown) })
+      if (!this.open) return
+      this.fail(id, entry, messageOf(thrown))
       return
     }
     if (!this.open) return
     const value = safeSnapshotLosslessJson(resolution, { rootLabel: 'value' })
     if (!value.ok) {
-      this.reply({
-        kind: 'call-result',
-        id,
-        ok: false,
-        message: `${label} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(value.refusal)}`,
-      })
+      const label = `${entry.namespace}.${entry.member}`
+      this.fail(id, entry, `${label} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(value.refusal)}`)
       return
     }
-    this.reply({ kind: 'call-result', id, ok: true, valueJson: JSON.stringify(value.value) })
+    const valueJson = JSON.stringify(value.value)
+    this.finish(entry, 'ok')
+    this.keepValue(entry, 'result', value.value, valueJson)
+    this.reply({ kind: 'call-result', id, ok: true, valueJson })
+  }
+
+  private fail(id: number, entry: CallEntry, message: string): void {
+    this.finish(entry, 'error')
+    if (this.options.recordValuesBytes !== undefined) this.keepValue(entry, 'error', message, JSON.stringify(message))
+    this.reply({ kind: 'call-result', id, ok: false, message })
   }
 }

@@ -49,9 +49,13 @@ export interface LogLineMessage {
 }
 
 /** Guest → host: the program settled. */
-export type RunEndMessage =
+export type RunEndMessage = (
   | { readonly kind: 'run-end'; readonly outcome: 'value'; readonly valueJson: string | null }
   | { readonly kind: 'run-end'; readonly outcome: 'exception' | 'invalid-output'; readonly message: string }
+) & {
+  /** The guest's V8 heap size at the end, in bytes: advisory, as the guest reports it. */
+  readonly heapBytes?: number
+}
 
 export type GuestToHostMessage = GuestReadyMessage | CallRequestMessage | LogLineMessage | RunEndMessage
 
@@ -104,15 +108,17 @@ export function decodeGuestMessage(raw: unknown): Decoded<GuestToHostMessage> {
     }
     case 'run-end': {
       const outcome = own(record, 'outcome')
+      const heapBytes = own(record, 'heapBytes')
+      const heap = typeof heapBytes === 'number' && Number.isSafeInteger(heapBytes) && heapBytes >= 0 ? { heapBytes } : {}
       if (outcome === 'value') {
         const valueJson = own(record, 'valueJson')
         if (valueJson !== null && typeof valueJson !== 'string') return refuse('a run-end with a malformed value')
-        return { ok: true, message: { kind, outcome, valueJson } }
+        return { ok: true, message: { kind, outcome, valueJson, ...heap } }
       }
       if (outcome === 'exception' || outcome === 'invalid-output') {
         const message = own(record, 'message')
         if (typeof message !== 'string') return refuse('a run-end without a message')
-        return { ok: true, message: { kind, outcome, message } }
+        return { ok: true, message: { kind, outcome, message, ...heap } }
       }
       return refuse('a run-end with an unknown outcome')
     }

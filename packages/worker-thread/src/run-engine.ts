@@ -11,6 +11,7 @@ import {
   type CodeRunFailureKind,
   type CodeRunRequest,
   type CodeRunResult,
+  type ValidatedRunRequest,
 } from '@code-runtime/core'
 import type { RunBudgetLimits } from './budgets.js'
 import { abortMessage, RunSession } from './run-session.js'
@@ -46,18 +47,21 @@ export class RunEngine {
 
   /** Runs one program; see CodeRuntime.run for the contract. */
   async run(request: CodeRunRequest): Promise<CodeRunResult> {
+    const startedAt = performance.now()
     if (this.disposed) {
       throw new CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'This code runtime was disposed; start a new one to run programs.')
     }
     const validated = validateRunRequest(request)
     const signal = validated.signal
-    if (signal?.aborted === true) return this.fail('abort', abortMessage(signal))
+    const fail = (kind: CodeRunFailureKind, message: string): CodeRunResult => this.fail(validated, startedAt, kind, message)
+    if (signal?.aborted === true) return fail('abort', abortMessage(signal))
     const transformed = transformProgram(validated.program)
-    if (!transformed.ok) return this.fail('exception', transformed.message)
+    if (!transformed.ok) return fail('exception', transformed.message)
     const acquired = await this.acquire(signal)
-    if (acquired.kind === 'stopped') return this.fail(acquired.failure, acquired.message)
+    if (acquired.kind === 'stopped') return fail(acquired.failure, acquired.message)
     const session = new RunSession(acquired.substrate, {
       request: validated,
+      startedAt,
       source: transformed.source,
       budgets: this.options.budgets,
       maxOutputBytes: this.options.maxOutputBytes,
@@ -87,8 +91,12 @@ export class RunEngine {
     await this.pool.dispose()
   }
 
-  private fail(kind: CodeRunFailureKind, message: string): CodeRunResult {
-    return new OutputLedger(this.options.maxOutputBytes).settleFailure(kind, message)
+  /** A failure settled before any program ran: no substrate time, no calls. */
+  private fail(request: ValidatedRunRequest, startedAt: number, kind: CodeRunFailureKind, message: string): CodeRunResult {
+    const ledger = new OutputLedger(this.options.maxOutputBytes, request.onLog)
+    const result = ledger.settleFailure(kind, message)
+    const usage = { wallMs: performance.now() - startedAt, busyMs: 0, bindingCalls: 0, outputBytes: ledger.outputBytes }
+    return { ...result, usage, calls: [] }
   }
 
   /** Takes a substrate, unless the signal fires or the runtime is disposed first. */

@@ -5,12 +5,12 @@
  * and kills the substrate; the substrate's exit is awaited by the engine, not by the result.
  */
 import {
-  buildOutputLimitResult,
   jsonValueByteLength,
   OutputLedger,
   safeSnapshotLosslessJson,
   type CodeRunFailureKind,
   type CodeRunResult,
+  type CodeRunUsage,
   type ValidatedRunRequest,
 } from '@code-runtime/core'
 import { BindingBridge } from './binding-bridge.js'
@@ -21,6 +21,8 @@ import type { Substrate, SubstrateExit } from './substrate.js'
 /** What a session needs besides the substrate. */
 export interface RunSessionOptions {
   readonly request: ValidatedRunRequest
+  /** When `run()` was called, from `performance.now()`: the origin of wall time and call offsets. */
+  readonly startedAt: number
   /** The transformed, wrapped program. */
   readonly source: string
   readonly budgets: RunBudgetLimits
@@ -59,6 +61,7 @@ export class RunSession {
   private readonly budgets: RunBudgets
   private resolveResult!: (result: CodeRunResult) => void
   private settled = false
+  private heapBytes: number | undefined
   private readonly onAbort = (): void => {
     const signal = this.options.request.signal
     if (signal !== undefined) this.settleFailure('abort', abortMessage(signal))
@@ -70,8 +73,11 @@ export class RunSession {
     this.result = new Promise((resolve) => {
       this.resolveResult = resolve
     })
-    this.ledger = new OutputLedger(options.maxOutputBytes)
-    this.bridge = new BindingBridge(options.request.namespaces, (message) => this.substrate.send(message))
+    this.ledger = new OutputLedger(options.maxOutputBytes, options.request.onLog)
+    this.bridge = new BindingBridge(options.request.namespaces, (message) => this.substrate.send(message), {
+      startedAt: options.startedAt,
+      recordValuesBytes: options.request.recordCallValuesBytes,
+    })
     this.budgets = new RunBudgets(substrate, options.budgets, (message) => this.settleFailure('timeout', message))
   }
 
@@ -124,7 +130,7 @@ export class RunSession {
       case 'guest-ready':
         return
       case 'log-line':
-        if (!this.ledger.appendLog(message.text)) this.settle(buildOutputLimitResult(this.ledger.logs, this.ledger.maxOutputBytes))
+        if (!this.ledger.appendLog(message.text)) this.settle(this.ledger.settleOverflow())
         return
       case 'call-request': {
         const problem = this.bridge.handle(message)
@@ -132,6 +138,7 @@ export class RunSession {
         return
       }
       case 'run-end':
+        this.heapBytes = message.heapBytes
         if (message.outcome !== 'value') {
           this.settleFailure(message.outcome, message.message)
           return
@@ -177,7 +184,15 @@ export class RunSession {
     this.budgets.stop()
     this.bridge.close()
     this.options.request.signal?.removeEventListener('abort', this.onAbort)
+    // Busy time is read before the substrate is killed; afterwards there is nothing to ask.
+    const usage: { -readonly [K in keyof CodeRunUsage]: CodeRunUsage[K] } = {
+      wallMs: performance.now() - this.options.startedAt,
+      busyMs: this.substrate.busyMs(),
+      bindingCalls: this.bridge.callCount,
+      outputBytes: this.ledger.outputBytes,
+    }
+    if (this.heapBytes !== undefined) usage.peakHeapBytes = this.heapBytes
     this.substrate.terminate()
-    this.resolveResult(result)
+    this.resolveResult({ ...result, usage, calls: this.bridge.records() })
   }
 }

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { CodeBindingNamespace } from '@code-runtime/core'
-import { countWorkerSpawns, echoTools, startWorkerRuntime } from './start.js'
+import { countWorkerSpawns, echoTools, outcomeOf, startWorkerRuntime } from './start.js'
 
 describe('worker-thread budgets', () => {
   let started: Awaited<ReturnType<typeof startWorkerRuntime>>
@@ -26,7 +26,7 @@ describe('worker-thread budgets', () => {
       functions: { wait: () => new Promise((resolve) => setTimeout(() => resolve('done'), 900)) },
     }
     const result = await started.runtime.run({ program: 'return await slow.wait({})', bindings: [slow] })
-    assert.deepEqual(result, { logs: [], value: 'done' })
+    assert.deepEqual(outcomeOf(result), { logs: [], value: 'done' })
   })
 
   it('stops a program awaiting forever at maxWallMs', async () => {
@@ -55,7 +55,7 @@ describe('worker-thread budgets', () => {
       const controller = new AbortController()
       controller.abort(new Error('too late'))
       const result = await runtime.run({ program: 'return 1', bindings: [echoTools], signal: controller.signal })
-      assert.deepEqual(result, { logs: [], error: { kind: 'abort', message: 'Error: too late' } })
+      assert.deepEqual(outcomeOf(result), { logs: [], error: { kind: 'abort', message: 'Error: too late' } })
       assert.equal(spawns.count, 0)
     } finally {
       spawns.stop()
@@ -72,7 +72,7 @@ describe('worker-thread budgets', () => {
       })
       assert.equal(result.error?.kind, 'worker-exit')
       assert.match(result.error?.message ?? '', /memory \(maxOldGenerationSizeMb: 32 MiB\)/)
-      assert.deepEqual(await runtime.run({ program: 'return 6 * 7', bindings: [] }), { logs: [], value: 42 })
+      assert.deepEqual(outcomeOf(await runtime.run({ program: 'return 6 * 7', bindings: [] })), { logs: [], value: 42 })
     } finally {
       await dispose()
     }

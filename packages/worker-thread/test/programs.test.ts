@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { echoTools, startWorkerRuntime } from './start.js'
+import { echoTools, outcomeOf, startWorkerRuntime } from './start.js'
 
 describe('worker-thread programs', () => {
   let started: Awaited<ReturnType<typeof startWorkerRuntime>>
@@ -18,7 +18,7 @@ describe('worker-thread programs', () => {
         'const echoed = await tools.echo({ x: 4, y: 6 }) as Point',
         'return mid(echoed, { x: 0, y: 0 } satisfies Point)',
       ].join('\n'))
-      assert.deepEqual(result, { logs: [], value: { x: 2, y: 3 } })
+      assert.deepEqual(outcomeOf(result), { logs: [], value: { x: 2, y: 3 } })
     })
 
     it('refuses enum with its line and column and what to write instead', async () => {
@@ -69,7 +69,7 @@ describe('worker-thread programs', () => {
 
     it('ignores an unhandled rejection and still returns the value', async () => {
       const result = await run('Promise.reject(new Error("ignored")); return "fine"')
-      assert.deepEqual(result, { logs: [], value: 'fine' })
+      assert.deepEqual(outcomeOf(result), { logs: [], value: 'fine' })
     })
   })
 
@@ -115,7 +115,7 @@ describe('worker-thread programs', () => {
         "await new Promise((resolve) => process.stdout.write('cb', resolve))",
         'return { wrote, env: Object.keys(process.env).length, keys: Object.keys(process).sort() }',
       ].join('\n'))
-      assert.deepEqual(result, { logs: ['no newline', 'err\n', 'cb'], value: { wrote: true, env: 0, keys: ['env', 'stderr', 'stdout'] } })
+      assert.deepEqual(outcomeOf(result), { logs: ['no newline', 'err\n', 'cb'], value: { wrote: true, env: 0, keys: ['env', 'stderr', 'stdout'] } })
     })
   })
 

@@ -1,5 +1,5 @@
 /** Test support: start a worker-thread runtime and common bindings. */
-import { startCodeRuntime, type CodeBindingNamespace, type CodeJsonValue, type StartedCodeRuntime } from '@code-runtime/core'
+import { startCodeRuntime, type CodeBindingNamespace, type CodeJsonValue, type CodeRunResult, type StartedCodeRuntime } from '@code-runtime/core'
 import { WorkerThreadCodeRuntime, type WorkerThreadConfigInput } from '@code-runtime/worker-thread'
 
 export function startWorkerRuntime(config: WorkerThreadConfigInput = {}): Promise<StartedCodeRuntime<WorkerThreadCodeRuntime>> {
@@ -31,4 +31,11 @@ export function countWorkerSpawns(): { readonly count: number; stop(): void } {
     },
     stop: () => process.off('worker', listener),
   }
+}
+
+/** The part of a result the contract of sections 1 to 4 speaks about: logs, value, error. */
+export function outcomeOf(result: CodeRunResult): Pick<CodeRunResult, 'logs' | 'value' | 'error'> {
+  const { logs, error } = result
+  if (error !== undefined) return { logs, error }
+  return 'value' in result ? { logs, value: result.value as CodeJsonValue } : { logs }
 }

@@ -17,6 +17,7 @@
  */
 import { describeFailureKinds } from './failure-kinds.js'
 import { describeLifecycle } from './lifecycle.js'
+import { describeObservability } from './observability.js'
 import { describeLosslessJson } from './lossless-json.js'
 import { describeOutputCap } from './output-cap.js'
 import { describePoisonedRealm } from './poisoned-realm.js'
@@ -45,4 +46,5 @@ export function runConformanceSuite(target: ConformanceTarget): void {
   describePoisonedRealm(target)
   describeOutputCap(target)
   describeLifecycle(target)
+  describeObservability(target)
 }

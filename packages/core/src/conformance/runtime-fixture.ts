@@ -67,13 +67,49 @@ export function programLines(...lines: string[]): string {
   return lines.join('\n')
 }
 
-/** Checks a result has exactly the documented shape (CONTRACT section 1). */
+const RESULT_KEYS: ReadonlySet<string> = new Set(['value', 'logs', 'error', 'usage', 'calls'])
+const CALL_OUTCOMES: ReadonlySet<unknown> = new Set(['ok', 'error', 'in-flight'])
+
+function assertNonNegative(value: unknown, what: string, integer = false): void {
+  assert.ok(typeof value === 'number' && Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value)),
+    `${what} is a non-negative ${integer ? 'integer' : 'number'}, got ${describeForAssertion(value)}`)
+}
+
+/** Checks `usage` and `calls`, which every backend of this project reports on every result. */
+function assertObservations(result: Record<string, unknown>): void {
+  const usage = result['usage']
+  assert.ok(typeof usage === 'object' && usage !== null, 'result.usage is present')
+  const { wallMs, busyMs, bindingCalls, outputBytes, peakHeapBytes } = usage as Record<string, unknown>
+  assertNonNegative(wallMs, 'usage.wallMs')
+  assertNonNegative(busyMs, 'usage.busyMs')
+  assertNonNegative(bindingCalls, 'usage.bindingCalls', true)
+  assertNonNegative(outputBytes, 'usage.outputBytes', true)
+  if (peakHeapBytes !== undefined) assertNonNegative(peakHeapBytes, 'usage.peakHeapBytes', true)
+  const calls = result['calls']
+  assert.ok(Array.isArray(calls), 'result.calls is an array')
+  assert.equal(calls.length, bindingCalls, 'result.calls has one record per binding call counted in usage')
+  let previousStart = 0
+  for (const call of calls as unknown[]) {
+    assert.ok(typeof call === 'object' && call !== null, 'every call record is an object')
+    const record = call as Record<string, unknown>
+    assert.equal(typeof record['namespace'], 'string', 'a call record names its namespace')
+    assert.equal(typeof record['member'], 'string', 'a call record names its member')
+    assertNonNegative(record['startMs'], 'a call record startMs')
+    assertNonNegative(record['durationMs'], 'a call record durationMs')
+    assert.ok(CALL_OUTCOMES.has(record['outcome']), `a call outcome is ok, error or in-flight, got ${describeForAssertion(record['outcome'])}`)
+    assert.ok((record['startMs'] as number) >= previousStart, 'call records are in start order')
+    previousStart = record['startMs'] as number
+  }
+}
+
+/** Checks a result has exactly the documented shape (CONTRACT section 1, plus usage and calls). */
 function assertResultShape(result: unknown): asserts result is CodeRunResult {
   assert.ok(typeof result === 'object' && result !== null, `run() resolved ${describeForAssertion(result)}, not a result object`)
   const keys = Object.keys(result)
   for (const key of keys) {
-    assert.ok(key === 'value' || key === 'logs' || key === 'error', `the result has an unknown key ${JSON.stringify(key)}`)
+    assert.ok(RESULT_KEYS.has(key), `the result has an unknown key ${JSON.stringify(key)}`)
   }
+  assertObservations(result as Record<string, unknown>)
   const { logs, error } = result as Record<string, unknown>
   assert.ok(Array.isArray(logs), 'result.logs is not an array')
   for (const entry of logs as unknown[]) assert.equal(typeof entry, 'string', 'every log entry is a string')

@@ -7,6 +7,7 @@
  * One GuestSession runs at most one program.
  */
 import vm from 'node:vm'
+import { getHeapStatistics } from 'node:v8'
 import { safeSnapshotLosslessJson, formatLosslessJsonRefusal, jsonStringByteLength } from '@code-runtime/core/json'
 import { decodeHostMessage, type GuestToHostMessage, type NamespaceSpec, type RunStartMessage } from '../protocol.js'
 import { contextBootstrap, type BootstrapControl, type BootstrapHost, type ContextWebGlobals, type ResourceGuardLimits } from './context-bootstrap.js'
@@ -25,6 +26,12 @@ const RESOURCE_LIMITS: ResourceGuardLimits = Object.freeze({
   maxCollectionSize: 16_000_000,
   maxFillLength: 100_000_000,
 })
+
+/**
+ * Node's marker for a context whose global is an ordinary object (Node 20.18+): no interceptors
+ * between the program and its globals, which is both faster and free of the interceptors' bugs.
+ */
+const DONT_CONTEXTIFY = (vm.constants as Partial<typeof vm.constants> | undefined)?.DONT_CONTEXTIFY
 
 const BOOTSTRAP_SOURCE = `(${contextBootstrap.toString()})`
 const WEB_GLOBALS_SOURCE = `(${createWebGlobals.toString()})`
@@ -50,10 +57,14 @@ export class GuestSession {
 
   constructor(channel: GuestChannel) {
     this.channel = channel
-    this.context = vm.createContext(Object.create(null) as object, {
+    this.context = vm.createContext(DONT_CONTEXTIFY ?? Object.create(null) as object, {
       name: 'program',
       codeGeneration: { strings: false, wasm: false },
     })
+    // Without DONT_CONTEXTIFY every global goes through Node's interceptors, and redefining one
+    // while Object.prototype carries planted descriptor keys (`get`, `value`...) aborts the
+    // process in V8. Freezing the set of Object.prototype's keys closes that path there.
+    if (DONT_CONTEXTIFY === undefined) vm.runInContext('Object.preventExtensions(Object.prototype)', this.context)
     const createGlobals = webGlobalsScript.runInContext(this.context) as typeof createWebGlobals
     const webGlobals = createGlobals(createWebGlobalsHost()) as unknown as ContextWebGlobals
     const bootstrap = bootstrapScript.runInContext(this.context) as typeof contextBootstrap
@@ -108,7 +119,7 @@ export class GuestSession {
     this.ended = true
     for (const timer of this.timers.values()) this.clear(timer)
     this.timers.clear()
-    this.channel.send(message)
+    this.channel.send({ ...message, heapBytes: getHeapStatistics().total_heap_size })
   }
 
   private fail(thrown: unknown): void {

@@ -2,7 +2,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { CodeBindingNamespace, CodeJsonValue } from '@code-runtime/core'
-import { startWorkerRuntime } from '../start.js'
+import { outcomeOf, startWorkerRuntime } from '../start.js'
 
 describe('hostile program: poisoned built-ins', () => {
   let started: Awaited<ReturnType<typeof startWorkerRuntime>>
@@ -46,7 +46,7 @@ describe('hostile program: poisoned built-ins', () => {
       return { list: [1, 2, { deep: true }], text: 'ok' }`
     const result = await started.runtime.run({ program, bindings: [tools] })
     assert.deepEqual(received, [{ list: [1, 2, { deep: true }], text: 'ok' }])
-    assert.deepEqual(result, { logs: [], value: { list: [1, 2, { deep: true }], text: 'ok' } })
+    assert.deepEqual(outcomeOf(result), { logs: [], value: { list: [1, 2, { deep: true }], text: 'ok' } })
   })
 
   it('cannot hijack the completion through Promise species or a thenable', async () => {
@@ -56,7 +56,7 @@ describe('hostile program: poisoned built-ins', () => {
       Array[Symbol.species] = class extends Array {}
       return { then(resolve) { resolve('from thenable') } }`
     const result = await started.runtime.run({ program, bindings: [] })
-    assert.deepEqual(result, { logs: [], value: 'from thenable' })
+    assert.deepEqual(outcomeOf(result), { logs: [], value: 'from thenable' })
   })
 
   it('routes members named __proto__, constructor and toString as ordinary members', async () => {

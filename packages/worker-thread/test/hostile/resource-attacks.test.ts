@@ -2,7 +2,7 @@
 // the runtime keeps working.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { echoTools, startWorkerRuntime } from '../start.js'
+import { echoTools, outcomeOf, startWorkerRuntime } from '../start.js'
 
 describe('hostile program: floods, bombs and fatal allocations', () => {
   let started: Awaited<ReturnType<typeof startWorkerRuntime>>
@@ -11,7 +11,7 @@ describe('hostile program: floods, bombs and fatal allocations', () => {
   })
   after(() => started.dispose())
   const healthy = async (): Promise<void> => {
-    assert.deepEqual(await started.runtime.run({ program: 'return await tools.echo("alive")', bindings: [echoTools] }), { logs: [], value: 'alive' })
+    assert.deepEqual(outcomeOf(await started.runtime.run({ program: 'return await tools.echo("alive")', bindings: [echoTools] })), { logs: [], value: 'alive' })
   }
 
   it('stops a microtask bomb at computeMs', async () => {
@@ -34,7 +34,7 @@ describe('hostile program: floods, bombs and fatal allocations', () => {
       program: 'const all = await Promise.all(Array.from({ length: 10_000 }, (_, i) => tools.echo(i)))\nreturn all.reduce((a, b) => a + b, 0)',
       bindings: [echoTools],
     })
-    assert.deepEqual(result, { logs: [], value: (9_999 * 10_000) / 2 })
+    assert.deepEqual(outcomeOf(result), { logs: [], value: (9_999 * 10_000) / 2 })
   })
 
   it('survives throwing an object whose toString and getters throw', async () => {
@@ -65,5 +65,29 @@ describe('hostile program: floods, bombs and fatal allocations', () => {
     assert.equal(result.error?.kind, 'exception')
     assert.match(result.error?.message ?? '', /^RangeError: Maximum call stack size exceeded/)
     await healthy()
+  })
+})
+
+describe('hostile program: V8 aborts through the global object', () => {
+  // Redefining a global while Object.prototype carries a throwing `get` accessor aborted the
+  // whole process (FATAL ERROR: v8::NamedPropertyDescriptorCallback) with interceptor globals.
+  it('survives redefining a global under a poisoned descriptor prototype', async () => {
+    const { runtime, dispose } = await startWorkerRuntime()
+    try {
+      const result = await runtime.run({
+        program: [
+          'globalThis.z = 1',
+          "Object.defineProperty(Object.prototype, 'get', { get() { throw 1 }, configurable: true })",
+          "try { Object.defineProperty(globalThis, 'z', { __proto__: null, value: 2 }) } catch {}",
+          "delete Object.prototype.get",
+          'return globalThis.z',
+        ].join('\n'),
+        bindings: [],
+      })
+      assert.equal(result.error, undefined)
+      assert.equal(outcomeOf(await runtime.run({ program: 'return "host alive"', bindings: [] })).value, 'host alive')
+    } finally {
+      await dispose()
+    }
   })
 })
