@@ -15,6 +15,16 @@ const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url))
 const EXAMPLE_CONFIG = join(EXAMPLES, 'servers.json')
 const EXAMPLE_PROGRAM = join(EXAMPLES, 'programs', 'notes-digest.ts')
 
+/** True when `specifier` resolves from here (an optional package, built). */
+function isInstalled(specifier: string): boolean {
+  try {
+    import.meta.resolve(specifier)
+    return true
+  } catch {
+    return false
+  }
+}
+
 interface CliOutcome { readonly code: number; readonly stdout: string; readonly stderr: string }
 
 /** Runs the built bin to completion. */
@@ -89,6 +99,12 @@ describe('code-runtime run', () => {
     assert.equal(outcome.code, 1)
     assert.equal(outcome.stdout, 'before\n')
     assert.match(outcome.stderr, /^code run failed \(exception\): ToolCallError: No weather for "Atlantis"; known cities: Lima, Nairobi, Oslo, Rome, Tokyo\./)
+  })
+
+  it('runs on the process backend when @code-runtime/process is installed', { skip: !isInstalled('@code-runtime/process') && 'needs @code-runtime/process' }, async () => {
+    const program = join(temp.path, 'process.ts')
+    await writeFile(program, 'const { celsius } = await tools.demo_get_weather({ city: "Oslo" })\nreturn celsius')
+    assert.deepEqual(await cli(['run', program, '--backend', 'process']), { code: 0, stdout: '4\n', stderr: '' })
   })
 
   it('refuses a missing program file on one line', async () => {
