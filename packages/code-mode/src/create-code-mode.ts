@@ -6,7 +6,7 @@ import { describeValue, type CodeBindingNamespace, type CodeJsonValue, type Code
 import { compileArgumentCheck, type ArgumentCheck } from './argument-validation.js'
 import { CodeModeError } from './errors.js'
 import { renderRunResult } from './render-result.js'
-import { describeRunCode, RUN_CODE_INPUT_SCHEMA, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
+import { describeRunCode, RUN_CODE_INPUT_SCHEMA, type RunCodeOptions, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
 import { emitSdk, type EmittedSdk } from './sdk-emitter.js'
 import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY } from './sdk-options.js'
 import { ToolCallScheduler } from './tool-call-scheduler.js'
@@ -40,7 +40,7 @@ export interface CodeMode {
   /** The `run_code` tool to hand to the model. */
   readonly tool: RunCodeTool
   /** Runs one program directly (what `tool.execute` does after checking its input). */
-  run(code: string, options?: { readonly signal?: AbortSignal }): Promise<RunCodeOutput>
+  run(code: string, options?: RunCodeOptions): Promise<RunCodeOutput>
 }
 
 export const DEFAULT_MAX_PARALLEL = 10
@@ -103,7 +103,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   }))
   const runtime = options.runtime
 
-  async function run(code: string, runOptions: { readonly signal?: AbortSignal } = {}): Promise<RunCodeOutput> {
+  async function run(code: string, runOptions: RunCodeOptions = {}): Promise<RunCodeOutput> {
     const scheduler = new ToolCallScheduler(maxParallel, runOptions.signal)
     const functions: Record<string, (args: unknown) => Promise<CodeJsonValue>> = {}
     for (const { tool, member, check, isConcurrencySafe: safe } of tools) {
@@ -122,16 +122,20 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     }
     let result: CodeRunResult
     try {
-      result = await runtime.run(runOptions.signal === undefined ? { program: code, bindings: [binding] } : { program: code, bindings: [binding], signal: runOptions.signal })
+      const request: { -readonly [K in keyof CodeRunRequest]: CodeRunRequest[K] } = { program: code, bindings: [binding] }
+      if (runOptions.signal !== undefined) request.signal = runOptions.signal
+      if (runOptions.onLog !== undefined) request.onLog = runOptions.onLog
+      result = await runtime.run(request)
     } finally {
       await scheduler.drain(new Error('The run ended before this tool call finished.'))
     }
     const calls = [...scheduler.calls]
-    const structured = result.error !== undefined
+    const outcome = result.error !== undefined
       ? { logs: result.logs, error: result.error, calls }
       : 'value' in result && result.value !== undefined
         ? { logs: result.logs, result: result.value, calls }
         : { logs: result.logs, calls }
+    const structured = result.usage === undefined ? outcome : { ...outcome, usage: result.usage }
     return { text: renderRunResult(result, maxResultChars), structured, isError: result.error !== undefined }
   }
 

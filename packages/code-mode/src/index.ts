@@ -7,7 +7,7 @@ export {
   type CodeModeOptions,
   type CodeModeRuntime,
 } from './create-code-mode.js'
-export { RUN_CODE_INPUT_SCHEMA, type RunCodeInput, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
+export { RUN_CODE_INPUT_SCHEMA, type RunCodeInput, type RunCodeOptions, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
 
 // Building blocks: dispatch, argument checks and rendering
 export { ToolCallScheduler, RunEndedError, type ToolCallRecord } from './tool-call-scheduler.js'

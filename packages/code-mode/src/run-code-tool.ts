@@ -2,7 +2,7 @@
  * The one tool the model gets: `run_code`, a plain object (`name`, `description`,
  * `inputSchema`, `execute`) that drops into agent frameworks with a one-line adapter.
  */
-import type { CodeJsonValue, CodeRunFailure } from '@code-runtime/core'
+import type { CodeJsonValue, CodeRunFailure, CodeRunUsage } from '@code-runtime/core'
 import type { ToolCallRecord } from './tool-call-scheduler.js'
 import type { JsonSchema } from './tool-definition.js'
 
@@ -25,9 +25,19 @@ export interface RunCodeOutput {
     readonly error?: CodeRunFailure
     /** Every tool call the program made, so a caller can tell which side effects happened. */
     readonly calls: readonly ToolCallRecord[]
+    /** What the run used, when the runtime reports it. */
+    readonly usage?: CodeRunUsage
   }
   /** True when the run failed. */
   readonly isError: boolean
+}
+
+/** Options of one run. */
+export interface RunCodeOptions {
+  /** Aborts the run and every tool call it made. */
+  readonly signal?: AbortSignal
+  /** Live logs: each entry as the program prints it (see `CodeRunRequest.onLog`). */
+  readonly onLog?: (text: string) => void
 }
 
 /** The `run_code` tool object. */
@@ -35,7 +45,7 @@ export interface RunCodeTool {
   readonly name: 'run_code'
   readonly description: string
   readonly inputSchema: JsonSchema
-  execute(input: unknown, options?: { readonly signal?: AbortSignal }): Promise<RunCodeOutput>
+  execute(input: unknown, options?: RunCodeOptions): Promise<RunCodeOutput>
 }
 
 /** The JSON Schema of {@link RunCodeInput}. */

@@ -65,3 +65,21 @@ describe('run_code tool', () => {
       (error: unknown) => CodeModeError.is(error) && error.code === 'CODE_MODE_INVALID_OPTIONS')
   })
 })
+
+describe('run_code live logs and usage', () => {
+  it('streams logs to onLog while the program runs and reports usage in the structured result', async () => {
+    const started = await startRuntime()
+    try {
+      const seen: string[] = []
+      const { tool } = createCodeMode({ tools: [add], runtime: started.runtime })
+      const output = await tool.execute(
+        { code: 'console.log("first")\nconst s = await tools.add({ a: 1, b: 1 })\nconsole.log("second", s)\nreturn s', description: 'live' },
+        { onLog: (line) => seen.push(line) },
+      )
+      assert.deepEqual(seen, ['first', 'second 2'])
+      assert.equal(output.structured.usage?.bindingCalls, 1)
+    } finally {
+      await started.dispose()
+    }
+  })
+})
