@@ -76,7 +76,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
   let presentation: ToolPresentation = presentTools(catalog, maxSdkChars)
   const closing = new AbortController()
   const server = new Server({ name: PACKAGE_INFO.name, version: PACKAGE_INFO.version }, {
-    capabilities: { tools: { listChanged: true } },
+    capabilities: { tools: { listChanged: true }, logging: {} },
     instructions: 'Use run_code to call the tools of several MCP servers from one TypeScript program: loops, branches and Promise.all instead of one tool call per turn.',
   })
 
@@ -122,6 +122,13 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
       signal: AbortSignal.any([extra.signal, closing.signal]),
       ...options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel },
       ...options.maxResultChars === undefined ? {} : { maxResultChars: options.maxResultChars },
+      // The program's logs reach the client while it runs, as logging notifications tied to this call.
+      onLog: (line) => {
+        void extra.sendNotification({
+          method: 'notifications/message',
+          params: { level: 'info', logger: 'run_code', data: line },
+        }).catch(() => undefined)
+      },
       ...progressToken === undefined ? {} : {
         onCalls: ({ started, finished }) => {
           void extra.sendNotification({

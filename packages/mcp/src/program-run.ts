@@ -5,7 +5,7 @@
  * for progress. Calls start in program order; read-only calls overlap; when the run settles,
  * in-flight upstream calls are aborted (MCP `notifications/cancelled`) and drained.
  */
-import type { CodeBindingNamespace, CodeJsonValue, CodeRunResult } from '@code-runtime/core'
+import type { CodeBindingNamespace, CodeJsonValue, CodeRunRequest, CodeRunResult } from '@code-runtime/core'
 import {
   DEFAULT_MAX_PARALLEL,
   DEFAULT_MAX_RESULT_CHARS,
@@ -41,6 +41,8 @@ export interface ProgramRunOptions {
   readonly maxResultChars?: number
   /** Told whenever a call starts or finishes. */
   readonly onCalls?: (counts: ToolCallCounts) => void
+  /** Live logs: each entry as the program prints it. */
+  readonly onLog?: (text: string) => void
 }
 
 /** What a run gives back: Code Mode's output, plus the media the tools produced. */
@@ -102,7 +104,10 @@ export async function runProgram(runtime: CodeModeRuntime, catalog: ToolCatalog,
   }
   let result: CodeRunResult
   try {
-    result = await runtime.run(options.signal === undefined ? { program: code, bindings: [binding] } : { program: code, bindings: [binding], signal: options.signal })
+    const request: { -readonly [K in keyof CodeRunRequest]: CodeRunRequest[K] } = { program: code, bindings: [binding] }
+    if (options.signal !== undefined) request.signal = options.signal
+    if (options.onLog !== undefined) request.onLog = options.onLog
+    result = await runtime.run(request)
   } finally {
     await scheduler.drain(new Error('The run ended before this tool call finished.'))
   }
@@ -113,10 +118,11 @@ export async function runProgram(runtime: CodeModeRuntime, catalog: ToolCatalog,
     const leftOut = media.length - kept.length
     text += `\n[${kept.length} content block${kept.length === 1 ? '' : 's'} from tools attached: ${kept.map(describeMedia).join(', ')}${leftOut > 0 ? `; ${leftOut} more left out` : ''}]`
   }
-  const structured = result.error !== undefined
+  const outcome = result.error !== undefined
     ? { logs: result.logs, error: result.error, calls }
     : 'value' in result && result.value !== undefined
       ? { logs: result.logs, result: result.value, calls }
       : { logs: result.logs, calls }
+  const structured = result.usage === undefined ? outcome : { ...outcome, usage: result.usage }
   return { text, structured, isError: result.error !== undefined, media: kept }
 }

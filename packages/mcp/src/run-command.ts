@@ -38,8 +38,8 @@ function describeMediaBlock(block: ProgramRunOutput['media'][number]): string {
   }
 }
 
+// Logs were printed live as the program ran; what remains is the value or the failure.
 function printOutput(output: ProgramRunOutput): void {
-  for (const line of output.structured.logs) process.stdout.write(`${line}\n`)
   const { result, error } = output.structured
   if (result !== undefined) process.stdout.write(`${typeof result === 'string' ? result : formatJsonValue(result)}\n`)
   const style = styleFor(process.stderr)
@@ -69,6 +69,10 @@ export async function runCommand(command: Extract<CliCommand, { command: 'run' }
         maxResultChars: CLI_MAX_RESULT_CHARS,
         onCalls: (counts) => {
           calls = counts.started
+        },
+        onLog: (line) => {
+          progress.clear()
+          process.stdout.write(`${line}\n`)
         },
       })
       progress.stop()

@@ -43,8 +43,8 @@ const PROGRESS_INTERVAL_MS = 100
  * Shows `⠿ 2.4 s · 3 tool calls` on `stream`, redrawn in place, when it is a terminal; does
  * nothing otherwise. `stop()` erases the line.
  */
-export function startProgress(stream: TerminalStream, readCalls: () => number): { stop(): void } {
-  if (stream.isTTY !== true) return { stop: () => undefined }
+export function startProgress(stream: TerminalStream, readCalls: () => number): { stop(): void; clear(): void } {
+  if (stream.isTTY !== true) return { stop: () => undefined, clear: () => undefined }
   const style = styleFor(stream)
   const startedAt = performance.now()
   const draw = (): void => {
@@ -57,6 +57,10 @@ export function startProgress(stream: TerminalStream, readCalls: () => number): 
   return {
     stop() {
       clearInterval(timer)
+      stream.write('\r\u001b[2K')
+    },
+    // Erases the progress line so a log line printed now starts clean; the next tick redraws it.
+    clear() {
       stream.write('\r\u001b[2K')
     },
   }

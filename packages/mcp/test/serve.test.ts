@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import {
   FLAKY_SERVER_PATH,
   installedBin,
@@ -23,6 +23,7 @@ describe('code-runtime serve', () => {
   let serve: ServeSession
   let flakyLog: string
   let listChanges = 0
+  const logNotifications: unknown[] = []
 
   before(async () => {
     temp = await makeTempDirectory('code-runtime-serve-')
@@ -41,6 +42,9 @@ describe('code-runtime serve', () => {
     })
     serve.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       listChanges++
+    })
+    serve.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      logNotifications.push(notification.params.data)
     })
   })
 
@@ -64,6 +68,19 @@ describe('code-runtime serve', () => {
   it('reports a missing upstream command on stderr, on one line, while the other servers work', async () => {
     assert.match(serve.stderr(), /^code-runtime: server "ghost": command "no-such-mcp-server" was not found on PATH or in node_modules\/\.bin; install it or fix "command"\.$/m)
     assert.deepEqual(await serve.runJson('return await tools.everything_get_sum({ a: 2, b: 3 })'), 'The sum of 2 and 3 is 5.')
+  })
+
+  it('sends the program\'s logs to the client as logging notifications while it runs', async () => {
+    logNotifications.length = 0
+    const value = await serve.runJson(`
+      console.log('starting')
+      const sum = await tools.everything_get_sum({ a: 1, b: 2 })
+      console.log('got', sum)
+      return 'done'
+    `)
+    assert.equal(value, 'starting\ngot The sum of 1 and 2 is 3.\ndone', 'the result text still carries the logs')
+    await waitFor(() => logNotifications.length >= 2, 'two logging notifications')
+    assert.deepEqual(logNotifications, ['starting', 'got The sum of 1 and 2 is 3.'])
   })
 
   it('runs a program that uses two servers in one run', async () => {
