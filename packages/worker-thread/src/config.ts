@@ -2,7 +2,7 @@
  * The worker-thread backend's config (CONTRACT section 5 plus our own knobs), validated once
  * when the plugin loads. `run()` never defaults or rechecks.
  */
-import { readConfigObject, readIntegerField } from '@code-runtime/core'
+import { readBooleanField, readConfigObject, readIntegerField } from '@code-runtime/core'
 
 /** The largest timer delay Node accepts. */
 export const MAX_TIMER_MS = 2_147_483_647
@@ -19,6 +19,12 @@ export interface WorkerThreadConfig {
   readonly maxOldGenerationSizeMb: number
   /** How many fresh, never-used workers to keep spawned ahead of demand. */
   readonly spawnAhead: number
+  /**
+   * Opt-in high-throughput mode: a worker whose run ended cleanly is reused for later runs, each
+   * in a fresh `vm` context. Weaker isolation between runs (they share a thread, its heap and
+   * its realm); off by default.
+   */
+  readonly reuseWorkers: boolean
 }
 
 /** The config as users write it: every field optional. */
@@ -30,6 +36,7 @@ export const DEFAULT_WORKER_THREAD_CONFIG: WorkerThreadConfig = Object.freeze({
   maxOutputBytes: 64 * 1024 * 1024,
   maxOldGenerationSizeMb: 512,
   spawnAhead: 1,
+  reuseWorkers: false,
 })
 
 const FIELDS = Object.keys(DEFAULT_WORKER_THREAD_CONFIG)
@@ -48,5 +55,6 @@ export function resolveWorkerThreadConfig(input: unknown): WorkerThreadConfig {
     maxOutputBytes: readIntegerField(LABEL, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),
     maxOldGenerationSizeMb: readIntegerField(LABEL, config, 'maxOldGenerationSizeMb', { default: defaults.maxOldGenerationSizeMb, min: 8, max: 65_536 }),
     spawnAhead: readIntegerField(LABEL, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),
+    reuseWorkers: readBooleanField(LABEL, config, 'reuseWorkers', defaults.reuseWorkers),
   })
 }

@@ -26,7 +26,15 @@ export type CallResultMessage =
   | { readonly kind: 'call-result'; readonly id: number; readonly ok: true; readonly valueJson: string }
   | { readonly kind: 'call-result'; readonly id: number; readonly ok: false; readonly message: string }
 
-export type HostToGuestMessage = RunStartMessage | CallResultMessage
+/**
+ * Host → guest, in the opt-in reuse mode only: the last run ended cleanly; drop its context,
+ * prepare a fresh one, and say `guest-ready` again.
+ */
+export interface RecycleMessage {
+  readonly kind: 'recycle'
+}
+
+export type HostToGuestMessage = RunStartMessage | CallResultMessage | RecycleMessage
 
 /** Guest → host: the substrate is up and its context is prepared. */
 export interface GuestReadyMessage {
@@ -168,6 +176,8 @@ export function decodeHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
       }
       return { ok: true, message: { kind, source, namespaces: specs, maxOutputBytes } }
     }
+    case 'recycle':
+      return { ok: true, message: { kind } }
     case 'call-result': {
       const id = own(record, 'id')
       const ok = own(record, 'ok')

@@ -26,6 +26,8 @@ export interface RunEngineOptions {
   readonly budgets: RunBudgetLimits
   readonly maxOutputBytes: number
   readonly maxOldGenerationSizeMb: number
+  /** Opt-in: recycle a substrate that ended a run cleanly for later runs, each in a fresh context. */
+  readonly reuseSubstrates?: boolean
 }
 
 const DISPOSED_MESSAGE = 'The runtime was disposed before the program finished.'
@@ -42,7 +44,7 @@ export class RunEngine {
 
   constructor(options: RunEngineOptions) {
     this.options = options
-    this.pool = new SubstratePool(options.factory, options.spawnAhead)
+    this.pool = new SubstratePool(options.factory, options.spawnAhead, options.reuseSubstrates ?? false)
   }
 
   /** Runs one program; see CodeRuntime.run for the contract. */
@@ -73,6 +75,7 @@ export class RunEngine {
       return await session.result
     } finally {
       this.sessions.delete(session)
+      if (session.endedCleanly) this.pool.release(acquired.substrate)
       this.pool.refillNow()
     }
   }

@@ -61,6 +61,7 @@ export class RunSession {
   private readonly budgets: RunBudgets
   private resolveResult!: (result: CodeRunResult) => void
   private settled = false
+  private cleanEnd = false
   private heapBytes: number | undefined
   private readonly onAbort = (): void => {
     const signal = this.options.request.signal
@@ -84,6 +85,15 @@ export class RunSession {
   /** True once the result is settled. */
   get isSettled(): boolean {
     return this.settled
+  }
+
+  /**
+   * True when the run settled because the guest reported its end: the substrate is idle and
+   * alive, and the engine decides whether to kill or (in the opt-in reuse mode) recycle it.
+   * Any other ending (budget, abort, overflow, death, protocol violation) already killed it.
+   */
+  get endedCleanly(): boolean {
+    return this.cleanEnd
   }
 
   /** Starts the program. */
@@ -139,6 +149,7 @@ export class RunSession {
       }
       case 'run-end':
         this.heapBytes = message.heapBytes
+        this.cleanEnd = true
         if (message.outcome !== 'value') {
           this.settleFailure(message.outcome, message.message)
           return
@@ -192,7 +203,7 @@ export class RunSession {
       outputBytes: this.ledger.outputBytes,
     }
     if (this.heapBytes !== undefined) usage.peakHeapBytes = this.heapBytes
-    this.substrate.terminate()
+    if (!this.cleanEnd) this.substrate.terminate()
     this.resolveResult({ ...result, usage, calls: this.bridge.records() })
   }
 }

@@ -1,12 +1,20 @@
 /**
  * Keeps a number of fresh, never-used substrates spawned ahead of demand, so a run does not wait
- * for a spawn (~25 ms for a worker). Every substrate serves exactly one run; the pool refills in
- * the background after each hand-out.
+ * for a spawn (~25 ms for a worker). By default every substrate serves exactly one run and the
+ * pool refills in the background after each hand-out; in the opt-in reuse mode a substrate that
+ * ended its run cleanly is recycled (fresh context, same thread) for up to
+ * {@link MAX_RUNS_PER_SUBSTRATE} runs.
  */
 import type { Substrate, SubstrateFactory } from './substrate.js'
 
 /** Longest a refill waits for the run that took a substrate to settle. */
 const REFILL_DELAY_MS = 20
+
+/** In reuse mode, a substrate is replaced after this many runs, to bound what leaks across runs. */
+export const MAX_RUNS_PER_SUBSTRATE = 1_000
+
+/** In reuse mode, recycled substrates kept idle besides those spawned ahead. */
+const REUSE_IDLE_EXTRA = 4
 
 export class SubstratePool {
   private readonly factory: SubstrateFactory
@@ -14,13 +22,45 @@ export class SubstratePool {
   private readonly ready: Substrate[] = []
   private readonly live = new Set<Substrate>()
   private readonly spawning = new Set<Promise<Substrate>>()
+  private readonly reuse: boolean
+  private readonly runs = new WeakMap<Substrate, number>()
+  /** Substrates on their way back into the pool; they count as ready for refilling. */
+  private recycling = 0
   private disposed = false
   private refillTimer: NodeJS.Timeout | undefined
 
-  constructor(factory: SubstrateFactory, spawnAhead: number) {
+  constructor(factory: SubstrateFactory, spawnAhead: number, reuse = false) {
     this.factory = factory
     this.spawnAhead = spawnAhead
+    this.reuse = reuse
     this.refill()
+  }
+
+  /**
+   * Takes back a substrate whose run ended cleanly: recycled into the pool in reuse mode (when
+   * it can be, has runs left and the pool has room), killed otherwise.
+   */
+  release(substrate: Substrate): void {
+    const runs = (this.runs.get(substrate) ?? 0) + 1
+    this.runs.set(substrate, runs)
+    const hasRoom = this.ready.length < this.spawnAhead + REUSE_IDLE_EXTRA
+    if (!this.reuse || this.disposed || substrate.recycle === undefined || runs >= MAX_RUNS_PER_SUBSTRATE || !hasRoom) {
+      substrate.terminate()
+      return
+    }
+    this.recycling++
+    substrate.recycle().then(
+      () => {
+        this.recycling--
+        if (this.disposed) substrate.terminate()
+        else this.ready.push(substrate)
+      },
+      () => {
+        this.recycling--
+        substrate.terminate()
+        this.refill()
+      },
+    )
   }
 
   /** A fresh substrate: one spawned ahead when there is one, otherwise a new spawn. */
@@ -92,7 +132,7 @@ export class SubstratePool {
 
   private refill(): void {
     if (this.disposed) return
-    const missing = this.spawnAhead - this.ready.length - this.spawning.size
+    const missing = this.spawnAhead - this.ready.length - this.spawning.size - this.recycling
     for (let index = 0; index < missing; index++) {
       this.spawn().then(
         (substrate) => {

@@ -29,6 +29,12 @@ export interface Substrate {
   busyMs(): number
   /** Kills the substrate at once, even inside a synchronous loop. Idempotent. */
   terminate(): void
+  /**
+   * Opt-in reuse: after a run that ended cleanly, asks the guest for a fresh context and
+   * resolves once it is ready again (rejects if the substrate died). Absent where a substrate
+   * cannot be reused.
+   */
+  recycle?(): Promise<void>
   /** Resolves once the substrate has exited, however it ended. */
   readonly exited: Promise<void>
 }

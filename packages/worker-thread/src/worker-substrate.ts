@@ -23,16 +23,19 @@ class WorkerSubstrate implements Substrate {
   private exitReason: SubstrateExit | undefined
   private busyBaseline: EventLoopUtilization | undefined
   private terminated = false
+  /** Set while waiting for `guest-ready`: at spawn, and after each recycle. */
+  private readiness: { resolve(): void; reject(reason: SubstrateExit): void } | undefined
 
   constructor(worker: Worker, onReady: () => void, onEarlyExit: (reason: SubstrateExit) => void) {
     this.worker = worker
-    let ready = false
+    this.readiness = { resolve: onReady, reject: onEarlyExit }
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()))
     worker.on('message', (raw: unknown) => {
-      if (!ready) {
+      const readiness = this.readiness
+      if (readiness !== undefined) {
         if (typeof raw === 'object' && raw !== null && (raw as { kind?: unknown }).kind === 'guest-ready') {
-          ready = true
-          onReady()
+          this.readiness = undefined
+          readiness.resolve()
         }
         return
       }
@@ -49,8 +52,10 @@ class WorkerSubstrate implements Substrate {
     })
     worker.on('exit', (code: number) => {
       const reason = this.exitReason ?? { kind: 'exited', code }
-      if (!ready) {
-        onEarlyExit(reason)
+      const readiness = this.readiness
+      if (readiness !== undefined) {
+        this.readiness = undefined
+        readiness.reject(reason)
         return
       }
       if (this.terminated) return
@@ -59,6 +64,15 @@ class WorkerSubstrate implements Substrate {
       } catch {
         // As above: never throw from a worker event.
       }
+    })
+  }
+
+  recycle(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.listener = undefined
+      this.worker.unref()
+      this.readiness = { resolve, reject: (reason) => reject(new Error(`The worker exited while it was recycled (${reason.kind}).`)) }
+      this.send({ kind: 'recycle' })
     })
   }
 

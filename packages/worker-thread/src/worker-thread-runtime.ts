@@ -32,6 +32,7 @@ export class WorkerThreadCodeRuntime extends CodeRuntime {
       budgets: { computeMs: this.config.computeMs, maxWallMs: this.config.maxWallMs },
       maxOutputBytes: this.config.maxOutputBytes,
       maxOldGenerationSizeMb: this.config.maxOldGenerationSizeMb,
+      reuseSubstrates: this.config.reuseWorkers,
     })
     ctx.effect(() => () => this.engine.dispose(), 'codeRuntime.dispose')
   }

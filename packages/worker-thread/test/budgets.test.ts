@@ -78,3 +78,24 @@ describe('worker-thread budgets', () => {
     }
   })
 })
+
+describe('worker-thread reuse mode (opt-in)', () => {
+  it('serves many runs from few workers, each in a fresh context, and replaces a worker after a timeout', async () => {
+    const { runtime, dispose } = await startWorkerRuntime({ reuseWorkers: true, computeMs: 200 })
+    const spawns = countWorkerSpawns()
+    try {
+      for (let index = 0; index < 20; index++) {
+        const result = await runtime.run({ program: `const seen = typeof leftover; globalThis.leftover = ${index}; return seen`, bindings: [] })
+        assert.equal(outcomeOf(result).value, 'undefined', `run ${index} saw no global of the run before`)
+      }
+      // Without reuse 20 runs spawn at least 20 workers; other runtimes of this file may add a few.
+      assert.ok(spawns.count < 10, `20 clean runs spawned ${spawns.count} workers`)
+      const spun = await runtime.run({ program: 'while (true) {}', bindings: [] })
+      assert.equal(spun.error?.kind, 'timeout')
+      assert.equal(outcomeOf(await runtime.run({ program: 'return "after"', bindings: [] })).value, 'after')
+    } finally {
+      spawns.stop()
+      await dispose()
+    }
+  })
+})

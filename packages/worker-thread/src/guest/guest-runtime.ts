@@ -80,6 +80,9 @@ export class GuestSession {
       case 'run-start':
         this.start(message)
         return
+      case 'recycle':
+        // Handled by the substrate's entry module, which replaces this session.
+        return
       case 'call-result':
         if (this.ended) return
         try {

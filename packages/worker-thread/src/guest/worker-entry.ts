@@ -3,7 +3,7 @@
  * the host it is ready, and relays messages between the host's port and the guest session.
  */
 import { parentPort } from 'node:worker_threads'
-import { GuestSession } from './guest-runtime.js'
+import { GuestSession, type GuestChannel } from './guest-runtime.js'
 import { hardenRealm } from './harden-realm.js'
 
 const port = parentPort
@@ -13,7 +13,7 @@ if (port === null) throw new Error('worker-entry must run in a worker thread')
 // the substrate and hide the program's real outcome.
 process.on('unhandledRejection', () => {})
 
-const session = new GuestSession({
+const channel: GuestChannel = {
   send(message) {
     try {
       port.postMessage(message)
@@ -21,7 +21,17 @@ const session = new GuestSession({
       // Only plain data is ever sent; a failure here means the port is closing.
     }
   },
-})
+}
+let session = new GuestSession(channel)
 hardenRealm()
-port.on('message', (raw: unknown) => session.receive(raw))
+port.on('message', (raw: unknown) => {
+  // In the opt-in reuse mode the host asks for a fresh context after a run that ended cleanly;
+  // every other message belongs to the current session.
+  if (typeof raw === 'object' && raw !== null && (raw as { kind?: unknown }).kind === 'recycle') {
+    session = new GuestSession(channel)
+    port.postMessage({ kind: 'guest-ready' })
+    return
+  }
+  session.receive(raw)
+})
 port.postMessage({ kind: 'guest-ready' })
