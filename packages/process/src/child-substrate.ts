@@ -273,6 +273,12 @@ export class ChildSubstrateFactory implements SubstrateFactory {
   }
 
   spawn(): Promise<Substrate> {
+    // Forking blocks the host's event loop for a few milliseconds; a refill asked for as a run
+    // settles must not hold back that run's result, so the fork waits for the next turn.
+    return new Promise((resolve) => setImmediate(resolve)).then(() => this.spawnNow())
+  }
+
+  private spawnNow(): Promise<Substrate> {
     return new Promise((resolve, reject) => {
       let launch: ChildLaunch
       try {
