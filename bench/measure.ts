@@ -83,7 +83,7 @@ export type Measurement =
       readonly callers: number
       /** Each run's latency as its caller saw it, under load. */
       readonly latencyMs: SampleSummary
-      /** CPU time of the whole host process (every thread) per run, in ms: robust to a busy machine. */
+      /** CPU time of the host process (every thread, not child processes) per run, in ms: robust to a busy machine. */
       readonly cpuMsPerRun: number
       readonly problems: RunProblems
     }

@@ -123,7 +123,10 @@ async function measureAloneWorkload(measured: MeasuredSubject, workload: Through
 async function measureWorkload(subjects: readonly MeasuredSubject[], workload: Workload, plan: MeasurePlan, pauseMs: number): Promise<Measurement[]> {
   if (workload.kind === 'sampled') return measureSampledWorkload(subjects, workload, plan, pauseMs)
   const measurements: Measurement[] = []
-  for (const measured of subjects) measurements.push(await measureAloneWorkload(measured, workload, plan, pauseMs))
+  for (const measured of subjects) {
+    progress(`[${measured.subject.id}] ${workload.name}: measuring`)
+    measurements.push(await measureAloneWorkload(measured, workload, plan, pauseMs))
+  }
   return measurements
 }
 
