@@ -40,8 +40,11 @@ export type ProcessConfigInput = Partial<ProcessConfig>
 /** The container config as users write it: every field optional. */
 export type ContainerConfigInput = Partial<ContainerConfig>
 
-/** Node needs about 1 GiB of address space before a program allocates anything. */
-export const MIN_MEMORY_MB = 1024
+/**
+ * Address space Node reserves before a program allocates anything (about 1 GiB on Node 20):
+ * `maxMemoryMb` must leave this much beside the heap cap.
+ */
+export const NODE_BASELINE_MEMORY_MB = 1024
 
 /** 256 MiB: room for large binding results, far below V8's string limit. */
 const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024
@@ -49,6 +52,7 @@ const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 /** V8's largest string is just under 2^29 UTF-16 units; a frame's JSON must fit in one. */
 const MAX_MAX_MESSAGE_BYTES = 512 * 1024 * 1024
 
+/** The defaults of {@link ProcessConfig}: the worker-thread backend's, plus the wire and memory limits. */
 export const DEFAULT_PROCESS_CONFIG: ProcessConfig = Object.freeze({
   computeMs: 60_000,
   maxWallMs: 600_000,
@@ -59,6 +63,7 @@ export const DEFAULT_PROCESS_CONFIG: ProcessConfig = Object.freeze({
   maxMemoryMb: 4096,
 })
 
+/** The defaults of {@link ContainerConfig}: the process defaults, plus the sandbox's task and `/tmp` limits. */
 export const DEFAULT_CONTAINER_CONFIG: ContainerConfig = Object.freeze({
   ...DEFAULT_PROCESS_CONFIG,
   maxProcesses: 64,
@@ -76,8 +81,8 @@ function readProcessFields(label: string, config: ConfigRecord, defaults: Proces
     maxMessageBytes: readIntegerField(label, config, 'maxMessageBytes', { default: defaults.maxMessageBytes, min: 1024 * 1024, max: MAX_MAX_MESSAGE_BYTES }),
     // The heap lives inside the address space, next to Node's own ~1 GiB of reservations.
     maxMemoryMb: readIntegerField(label, config, 'maxMemoryMb', {
-      default: Math.max(defaults.maxMemoryMb, maxOldGenerationSizeMb + MIN_MEMORY_MB),
-      min: maxOldGenerationSizeMb + MIN_MEMORY_MB,
+      default: Math.max(defaults.maxMemoryMb, maxOldGenerationSizeMb + NODE_BASELINE_MEMORY_MB),
+      min: maxOldGenerationSizeMb + NODE_BASELINE_MEMORY_MB,
       max: 1_048_576,
     }),
   }

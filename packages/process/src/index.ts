@@ -7,7 +7,7 @@ export {
   DEFAULT_CONTAINER_CONFIG,
   DEFAULT_PROCESS_CONFIG,
   MAX_TIMER_MS,
-  MIN_MEMORY_MB,
+  NODE_BASELINE_MEMORY_MB,
   resolveContainerConfig,
   resolveProcessConfig,
   type ContainerConfig,

@@ -13,7 +13,7 @@ describe('@code-runtime/process public surface', () => {
       'DEFAULT_CONTAINER_CONFIG',
       'DEFAULT_PROCESS_CONFIG',
       'MAX_TIMER_MS',
-      'MIN_MEMORY_MB',
+      'NODE_BASELINE_MEMORY_MB',
       'ProcessCodeRuntime',
       'resolveContainerConfig',
       'resolveProcessConfig',
