@@ -101,8 +101,9 @@ async function measureSampledWorkload(subjects: readonly MeasuredSubject[], work
 
 /** One column's measurement of a throughput or memory workload, the columns one after another. */
 async function measureAloneWorkload(measured: MeasuredSubject, workload: ThroughputWorkload | MemoryWorkload, plan: MeasurePlan, pauseMs: number): Promise<Measurement> {
+  if (measured.subject.role === 'cold' && workload.coldSkipReason !== undefined) return { kind: 'skipped', reason: workload.coldSkipReason }
+  progress(`[${measured.subject.id}] ${workload.name}: measuring`)
   if (workload.kind === 'memory') {
-    if (measured.subject.role === 'cold' && workload.coldSkipReason !== undefined) return { kind: 'skipped', reason: workload.coldSkipReason }
     return measureMemoryInFreshProcess({
       backend: measured.subject.role === 'floor' ? null : (measured.subject.backend ?? null),
       config: measured.config,
@@ -123,10 +124,7 @@ async function measureAloneWorkload(measured: MeasuredSubject, workload: Through
 async function measureWorkload(subjects: readonly MeasuredSubject[], workload: Workload, plan: MeasurePlan, pauseMs: number): Promise<Measurement[]> {
   if (workload.kind === 'sampled') return measureSampledWorkload(subjects, workload, plan, pauseMs)
   const measurements: Measurement[] = []
-  for (const measured of subjects) {
-    progress(`[${measured.subject.id}] ${workload.name}: measuring`)
-    measurements.push(await measureAloneWorkload(measured, workload, plan, pauseMs))
-  }
+  for (const measured of subjects) measurements.push(await measureAloneWorkload(measured, workload, plan, pauseMs))
   return measurements
 }
 
