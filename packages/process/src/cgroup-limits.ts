@@ -8,7 +8,7 @@
  * Without a writable controller the sandbox relies on rlimits alone, which bound each process,
  * not the sandbox; see the package README for what applies when.
  */
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /** The cgroup v1 controllers we use, and where they are mounted. */
@@ -73,6 +73,7 @@ export class SandboxGroupParent {
     const folders = new Map<Controller, string>()
     const name = `code-runtime-${process.pid}-${Math.random().toString(36).slice(2, 10)}`
     for (const [controller, ownPath] of readOwnGroups()) {
+      removeStaleGroups(join(CGROUP_MOUNT, controller, ownPath))
       const folder = join(CGROUP_MOUNT, controller, ownPath, name)
       try {
         mkdirSync(folder)
@@ -149,6 +150,43 @@ function readOomKills(folder: string): number {
     return match?.[1] === undefined ? 0 : Number(match[1])
   } catch {
     return 0
+  }
+}
+
+const PARENT_NAME = /^code-runtime-(\d+)-[a-z0-9]+$/
+
+/**
+ * Removes the empty groups left by runtimes whose host process exited without disposing (a
+ * crash, `process.exit`). Groups of live hosts and groups that still hold a task are kept.
+ */
+function removeStaleGroups(ownFolder: string): void {
+  let entries: string[]
+  try {
+    entries = readdirSync(ownFolder)
+  } catch {
+    return
+  }
+  for (const entry of entries) {
+    const hostPid = PARENT_NAME.exec(entry)?.[1]
+    if (hostPid === undefined || isProcessRunning(Number(hostPid))) continue
+    const parent = join(ownFolder, entry)
+    try {
+      for (const sandbox of readdirSync(parent, { withFileTypes: true })) {
+        if (sandbox.isDirectory()) removeFolder(join(parent, sandbox.name))
+      }
+    } catch {
+      // Gone already.
+    }
+    removeFolder(parent)
+  }
+}
+
+function isProcessRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -94,7 +94,32 @@ function listOurGroups(): string[] {
   return found
 }
 
+/** Our own group's folder in the v1 `pids` controller, or undefined. */
+function ownPidsFolder(): string | undefined {
+  const line = readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((entry) => entry.split(':')[1]?.split(',').includes('pids'))
+  const folder = line === undefined ? undefined : join('/sys/fs/cgroup', 'pids', line.split(':')[2] ?? '/')
+  return folder !== undefined && existsSync(folder) ? folder : undefined
+}
+
 describe('container control groups', () => {
+  it('removes empty groups left by a host that exited without disposing', async (t) => {
+    const own = ownPidsFolder()
+    const deadHost = await new Promise<number>((resolve) => {
+      const child = execFile(process.execPath, ['-e', '0'], () => resolve(child.pid as number))
+    })
+    const stale = own === undefined ? undefined : join(own, `code-runtime-${deadHost}-stale0`)
+    try {
+      if (stale === undefined) throw new Error('no pids controller')
+      mkdirSync(join(stale, 'sandbox-1'), { recursive: true })
+    } catch {
+      t.skip('no writable cgroup v1 controllers on this host')
+      return
+    }
+    const started = await startContainerRuntime({ spawnAhead: 0 })
+    await started.dispose()
+    assert.equal(existsSync(stale), false)
+  })
+
   it('limits each sandbox\'s tasks where the host allows cgroups, and removes the groups on disposal', async (t) => {
     const started = await startContainerRuntime({ maxProcesses: 48 })
     const groups = listOurGroups()
