@@ -37,4 +37,21 @@ describe('worker-thread output cap (CONTRACT section 4)', () => {
       await dispose()
     }
   })
+
+  // The guest stops sending at the cap; if its count ran one byte ahead of the host's, the host
+  // never saw the crossing line and the flood ended in a timeout instead. Every cap in a range
+  // hits every alignment of line ends against the cap.
+  it('ends a flood as output-limit at every cap in a range, never as a timeout', async () => {
+    for (let cap = 60; cap < 90; cap++) {
+      const { runtime, dispose } = await startWorkerRuntime({ maxOutputBytes: cap, computeMs: 5_000 })
+      try {
+        const result = await runtime.run({ program: "for (let i = 0; ; i++) console.log('n' + (i % 10))", bindings: [] })
+        assert.equal(result.error?.kind, 'output-limit', `cap ${cap}`)
+        // A timeout over the cap also reads output-limit; the budget it used tells them apart.
+        assert.ok((result.usage?.busyMs ?? Infinity) < 5_000, `cap ${cap}: the flood ran into computeMs`)
+      } finally {
+        await dispose()
+      }
+    }
+  })
 })

@@ -53,6 +53,7 @@ export class GuestSession {
   private started = false
   private ended = false
   private logBytesSent = 2
+  private logsSent = 0
   private maxOutputBytes = Number.MAX_SAFE_INTEGER
 
   constructor(channel: GuestChannel) {
@@ -158,8 +159,11 @@ export class GuestSession {
 
   private emitLog(text: string): void {
     if (this.ended || this.logBytesSent > this.maxOutputBytes) return
-    // The host keeps the authoritative ledger; this count only stops a flood at the source.
-    this.logBytesSent += jsonStringByteLength(text) + 1
+    // The host keeps the authoritative ledger; this count only stops a flood at the source. It
+    // must match the host's count exactly (brackets, one comma between entries): stopping one
+    // line early would leave the host waiting for the line that crosses the cap.
+    this.logBytesSent += jsonStringByteLength(text) + (this.logsSent > 0 ? 1 : 0)
+    this.logsSent++
     this.channel.send({ kind: 'log-line', text })
   }
 
