@@ -20,7 +20,10 @@ import { startContainerRuntime } from './start.js'
 async function loadInsideOuterSandbox(extraArgs: readonly string[]): Promise<{ code?: string; message?: string }> {
   const bwrap = findProgram('bwrap') as string
   const script = fileURLToPath(new URL('./fixtures/start-container.js', import.meta.url))
-  const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', ...extraArgs, '--', process.execPath, script]
+  // The repository is bound again over the fresh /tmp: a checkout may itself live under /tmp.
+  const repository = fileURLToPath(new URL('../../../../', import.meta.url))
+  const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev',
+    '--tmpfs', '/tmp', '--ro-bind', repository, repository, ...extraArgs, '--', process.execPath, script]
   const { stdout } = await promisify(execFile)(bwrap, args, { env: { PATH: '/usr/local/bin:/usr/bin:/bin' } })
   return JSON.parse(stdout) as { code?: string; message?: string }
 }

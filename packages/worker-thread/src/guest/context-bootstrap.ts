@@ -160,7 +160,9 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
     const ms = callHost(() => now()) - start
     return `${label}: ${mathTrunc(ms * 1000) / 1000}ms`
   }
-  const plain = (...args: unknown[]): void => emit(format(args, 0))
+  // One string is printed as it is, exactly what the formatter would return: the common case
+  // skips the call into the sandbox's realm.
+  const plain = (...args: unknown[]): void => emit(args.length === 1 && typeof args[0] === 'string' ? args[0] : format(args, 0))
   const consoleObject = {
     log: plain,
     info: plain,
