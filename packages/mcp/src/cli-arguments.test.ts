@@ -2,6 +2,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { DEFAULT_RUN_TIMEOUT_MS, parseCliArguments } from './cli-arguments.js'
 import { McpProxyError } from './errors.js'
+import { DEFAULT_BACKEND } from './runtime-backend.js'
 
 function usageMessage(argv: string[]): string {
   try {
@@ -16,7 +17,7 @@ function usageMessage(argv: string[]): string {
 
 describe('parseCliArguments', () => {
   it('decodes each command with its defaults', () => {
-    assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), { command: 'serve', configPath: 's.json', backend: 'worker-thread', timeoutMs: DEFAULT_RUN_TIMEOUT_MS, maxSdkChars: 20_000 })
+    assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), { command: 'serve', configPath: 's.json', backend: DEFAULT_BACKEND, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, maxSdkChars: 20_000 })
     assert.deepEqual(parseCliArguments(['run', 'p.ts', '-c', 's.json', '--backend', 'process', '--timeout-ms', '5000']), { command: 'run', programPath: 'p.ts', configPath: 's.json', backend: 'process', timeoutMs: 5000 })
     assert.deepEqual(parseCliArguments(['types']), { command: 'types' })
     assert.deepEqual(parseCliArguments(['list', '--max-sdk-chars', '100']), { command: 'list', maxSdkChars: 100 })

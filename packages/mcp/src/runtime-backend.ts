@@ -1,7 +1,8 @@
 /**
- * Which code runtime runs the programs. `worker-thread` ships with this package; `process` and
- * `container` live in `@code-runtime/process`, loaded only when chosen, so the CLI starts fast
- * and works without it.
+ * Which code runtime runs the programs. `process` (the default on Linux) and `container` live in
+ * `@code-runtime/process`, loaded only when chosen; `worker-thread` is the faster choice where a
+ * fatal error in a program may take the server down with it, and the default elsewhere (the
+ * process backend measures CPU time through Linux's /proc).
  */
 import { CodeRuntimeError, startCodeRuntime, type CodeRuntime, type CodeRuntimeBackend, type StartedCodeRuntime } from '@code-runtime/core'
 import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
@@ -11,8 +12,12 @@ import { McpProxyError } from './errors.js'
 export const BACKEND_NAMES = ['worker-thread', 'process', 'container'] as const
 export type BackendName = (typeof BACKEND_NAMES)[number]
 
-/** The backend used when none is chosen. */
-export const DEFAULT_BACKEND: BackendName = 'worker-thread'
+/**
+ * The backend used when none is chosen: a child process per run, so a program that crashes V8
+ * (some allocations abort the whole process despite a worker's heap cap) never takes the
+ * server down. The worker-thread backend trades that for speed.
+ */
+export const DEFAULT_BACKEND: BackendName = process.platform === 'linux' ? 'process' : 'worker-thread'
 
 /** Budgets every backend understands. */
 export interface BackendBudgets {

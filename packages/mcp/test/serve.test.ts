@@ -159,7 +159,8 @@ describe('code-runtime serve', () => {
 
   it('leaves no upstream process behind when the client closes', async () => {
     const children = serve.childPids()
-    assert.equal(children.length, 4, 'filesystem, memory, everything and flaky run as children')
+    // The four upstream servers, plus the code runtime's own child spawned ahead (process backend).
+    assert.ok(children.length >= 4, 'filesystem, memory, everything and flaky run as children')
     await serve.close()
     for (const pid of children) assert.equal(isAlive(pid), false, `upstream process ${pid} is gone`)
   })
@@ -213,7 +214,7 @@ describe('code-runtime serve with small budgets', () => {
 
   it('leaves no upstream process behind when the client closes', async () => {
     const children = serve.childPids()
-    assert.equal(children.length, 2)
+    assert.ok(children.length >= 2, 'memory and flaky run as children')
     await serve.close()
     for (const pid of children) assert.equal(isAlive(pid), false, `upstream process ${pid} is gone`)
   })
