@@ -79,6 +79,7 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
   const mapSizeGetter = Object.getOwnPropertyDescriptor(Map.prototype, 'size')?.get as (this: Map<unknown, unknown>) => number
   const setSizeGetter = Object.getOwnPropertyDescriptor(Set.prototype, 'size')?.get as (this: Set<unknown>) => number
   const stringConstructor = String
+  const stringIncludes = String.prototype.includes
   const numberConstructor = Number
   const stringSplit = String.prototype.split
   const arrayJoin = Array.prototype.join
@@ -160,9 +161,26 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
     const ms = callHost(() => now()) - start
     return `${label}: ${mathTrunc(ms * 1000) / 1000}ms`
   }
-  // One string is printed as it is, exactly what the formatter would return: the common case
-  // skips the call into the sandbox's realm.
-  const plain = (...args: unknown[]): void => emit(args.length === 1 && typeof args[0] === 'string' ? args[0] : format(args, 0))
+  // Strings and numbers, with no format directive in the first, print exactly as the formatter
+  // would print them: the common case skips the call into the sandbox's realm.
+  function formatSimple(args: readonly unknown[]): string | undefined {
+    let text = ''
+    for (let index = 0; index < args.length; index++) {
+      const arg = args[index]
+      let part: string
+      if (typeof arg === 'string') {
+        if (index === 0 && apply(stringIncludes, arg, ['%'])) return undefined
+        part = arg
+      } else if (typeof arg === 'number') {
+        part = arg === 0 && 1 / arg < 0 ? '-0' : stringConstructor(arg)
+      } else {
+        return undefined
+      }
+      text = index === 0 ? part : `${text} ${part}`
+    }
+    return text
+  }
+  const plain = (...args: unknown[]): void => emit(formatSimple(args) ?? format(args, 0))
   const consoleObject = {
     log: plain,
     info: plain,
