@@ -91,6 +91,8 @@ const refuse = (problem: string): { ok: false; problem: string } => ({ ok: false
 
 /** Checks and rebuilds a message that arrived from the guest. Never throws. */
 export function decodeGuestMessage(raw: unknown): Decoded<GuestToHostMessage> {
+  // A bare string is a log line: the most frequent message travels without an envelope.
+  if (typeof raw === 'string') return { ok: true, message: { kind: 'log-line', text: raw } }
   const record = readRecord(raw)
   if (record === undefined) return refuse('a message that is not an object')
   const kind = own(record, 'kind')
