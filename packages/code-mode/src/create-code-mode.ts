@@ -10,6 +10,7 @@ import { describeRunCode, RUN_CODE_INPUT_SCHEMA, type RunCodeOptions, type RunCo
 import { emitSdk, type EmittedSdk } from './sdk-emitter.js'
 import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY } from './sdk-options.js'
 import { ToolCallScheduler } from './tool-call-scheduler.js'
+import { runWithTools, structureRunResult } from './tool-run.js'
 import type { CodeModeTool } from './tool-definition.js'
 
 /** The part of a code runtime Code Mode uses: any `CodeRuntime` fits. */
@@ -120,22 +121,8 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       functions,
       errorClass: { name: errorClassName, memberNameProperty: TOOL_NAME_PROPERTY },
     }
-    let result: CodeRunResult
-    try {
-      const request: { -readonly [K in keyof CodeRunRequest]: CodeRunRequest[K] } = { program: code, bindings: [binding] }
-      if (runOptions.signal !== undefined) request.signal = runOptions.signal
-      if (runOptions.onLog !== undefined) request.onLog = runOptions.onLog
-      result = await runtime.run(request)
-    } finally {
-      await scheduler.drain(new Error('The run ended before this tool call finished.'))
-    }
-    const calls = [...scheduler.calls]
-    const outcome = result.error !== undefined
-      ? { logs: result.logs, error: result.error, calls }
-      : 'value' in result && result.value !== undefined
-        ? { logs: result.logs, result: result.value, calls }
-        : { logs: result.logs, calls }
-    const structured = result.usage === undefined ? outcome : { ...outcome, usage: result.usage }
+    const { result, calls } = await runWithTools(runtime, code, binding, scheduler, runOptions)
+    const structured = structureRunResult(result, calls)
     return { text: renderRunResult(result, maxResultChars), structured, isError: result.error !== undefined }
   }
 

@@ -13,6 +13,7 @@ export { RUN_CODE_INPUT_SCHEMA, type RunCodeInput, type RunCodeOptions, type Run
 export { ToolCallScheduler, RunEndedError, type ToolCallRecord } from './tool-call-scheduler.js'
 export { compileArgumentCheck, type ArgumentCheck } from './argument-validation.js'
 export { formatJsonValue, renderRunResult, truncateText } from './render-result.js'
+export { runWithTools, structureRunResult } from './tool-run.js'
 
 // Tool definitions
 export {

@@ -26,7 +26,9 @@ describe('public surface of @code-runtime/code-mode', () => {
       'preferredMemberName',
       'renderRunResult',
       'resolveSdkEmitterOptions',
+      'runWithTools',
       'schemaToTypeScript',
+      'structureRunResult',
       'truncateText',
     ])
   })

@@ -5,11 +5,13 @@
  * for progress. Calls start in program order; read-only calls overlap; when the run settles,
  * in-flight upstream calls are aborted (MCP `notifications/cancelled`) and drained.
  */
-import type { CodeBindingNamespace, CodeJsonValue, CodeRunRequest, CodeRunResult } from '@code-runtime/core'
+import type { CodeBindingNamespace, CodeJsonValue } from '@code-runtime/core'
 import {
   DEFAULT_MAX_PARALLEL,
   DEFAULT_MAX_RESULT_CHARS,
   renderRunResult,
+  runWithTools,
+  structureRunResult,
   ToolCallScheduler,
   TOOL_NAME_PROPERTY,
   type CodeModeRuntime,
@@ -102,27 +104,13 @@ export async function runProgram(runtime: CodeModeRuntime, catalog: ToolCatalog,
     functions,
     errorClass: { name: TOOL_ERROR_CLASS, memberNameProperty: TOOL_NAME_PROPERTY },
   }
-  let result: CodeRunResult
-  try {
-    const request: { -readonly [K in keyof CodeRunRequest]: CodeRunRequest[K] } = { program: code, bindings: [binding] }
-    if (options.signal !== undefined) request.signal = options.signal
-    if (options.onLog !== undefined) request.onLog = options.onLog
-    result = await runtime.run(request)
-  } finally {
-    await scheduler.drain(new Error('The run ended before this tool call finished.'))
-  }
-  const calls = [...scheduler.calls]
+  const { result, calls } = await runWithTools(runtime, code, binding, scheduler, options)
   const kept = media.slice(0, MAX_MEDIA_BLOCKS)
   let text = renderRunResult(result, options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS)
   if (kept.length > 0) {
     const leftOut = media.length - kept.length
     text += `\n[${kept.length} content block${kept.length === 1 ? '' : 's'} from tools attached: ${kept.map(describeMedia).join(', ')}${leftOut > 0 ? `; ${leftOut} more left out` : ''}]`
   }
-  const outcome = result.error !== undefined
-    ? { logs: result.logs, error: result.error, calls }
-    : 'value' in result && result.value !== undefined
-      ? { logs: result.logs, result: result.value, calls }
-      : { logs: result.logs, calls }
-  const structured = result.usage === undefined ? outcome : { ...outcome, usage: result.usage }
+  const structured = structureRunResult(result, calls)
   return { text, structured, isError: result.error !== undefined, media: kept }
 }
