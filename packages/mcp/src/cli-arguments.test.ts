@@ -17,8 +17,8 @@ function usageMessage(argv: string[]): string {
 
 describe('parseCliArguments', () => {
   it('decodes each command with its defaults', () => {
-    assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), { command: 'serve', configPath: 's.json', backend: DEFAULT_BACKEND, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, maxSdkChars: 20_000 })
-    assert.deepEqual(parseCliArguments(['run', 'p.ts', '-c', 's.json', '--backend', 'process', '--timeout-ms', '5000']), { command: 'run', programPath: 'p.ts', configPath: 's.json', backend: 'process', timeoutMs: 5000 })
+    assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), { command: 'serve', configPath: 's.json', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, maxSdkChars: 20_000 })
+    assert.deepEqual(parseCliArguments(['run', 'p.ts', '-c', 's.json', '--backend', 'process', '--timeout-ms', '5000']), { command: 'run', programPath: 'p.ts', configPath: 's.json', backend: 'process', backendChosen: true, timeoutMs: 5000 })
     assert.deepEqual(parseCliArguments(['types']), { command: 'types' })
     assert.deepEqual(parseCliArguments(['list', '--max-sdk-chars', '100']), { command: 'list', maxSdkChars: 100 })
     assert.deepEqual(parseCliArguments(['--help']), { command: 'help' })

@@ -15,8 +15,8 @@ export const DEFAULT_RUN_TIMEOUT_MS = 300_000
 export type CliCommand =
   | { readonly command: 'help' }
   | { readonly command: 'version' }
-  | { readonly command: 'serve'; readonly configPath?: string; readonly backend: BackendName; readonly timeoutMs: number; readonly maxSdkChars: number }
-  | { readonly command: 'run'; readonly programPath: string; readonly configPath?: string; readonly backend: BackendName; readonly timeoutMs: number }
+  | { readonly command: 'serve'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly timeoutMs: number; readonly maxSdkChars: number }
+  | { readonly command: 'run'; readonly programPath: string; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly timeoutMs: number }
   | { readonly command: 'types'; readonly configPath?: string }
   | { readonly command: 'list'; readonly configPath?: string; readonly maxSdkChars: number }
 
@@ -30,7 +30,7 @@ Commands:
 
 Options:
   -c, --config <file>    mcpServers JSON; without it, built-in example tools (tools.demo_*)
-  --backend <name>       serve, run: worker-thread (default), process or container
+  --backend <name>       serve, run: process (default on Linux), worker-thread or container
   --timeout-ms <ms>      serve, run: wall-clock limit of one run (default ${DEFAULT_RUN_TIMEOUT_MS})
   --max-sdk-chars <n>    serve, list: largest SDK shown in run_code's description (default ${DEFAULT_MAX_SDK_CHARS})
   -h, --help             this text
@@ -108,6 +108,7 @@ export function parseCliArguments(argv: readonly string[]): CliCommand {
       return {
         command, ...config,
         backend: readBackend(values.backend),
+        backendChosen: values.backend !== undefined,
         timeoutMs: readPositiveInteger('timeout-ms', values['timeout-ms'], DEFAULT_RUN_TIMEOUT_MS),
         maxSdkChars: readPositiveInteger('max-sdk-chars', values['max-sdk-chars'], DEFAULT_MAX_SDK_CHARS),
       }
@@ -117,6 +118,7 @@ export function parseCliArguments(argv: readonly string[]): CliCommand {
       return {
         command, programPath, ...config,
         backend: readBackend(values.backend),
+        backendChosen: values.backend !== undefined,
         timeoutMs: readPositiveInteger('timeout-ms', values['timeout-ms'], DEFAULT_RUN_TIMEOUT_MS),
       }
     }

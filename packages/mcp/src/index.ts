@@ -41,7 +41,7 @@ export {
 } from './program-run.js'
 
 // Code runtime backends
-export { BACKEND_NAMES, DEFAULT_BACKEND, startBackend, type BackendBudgets, type BackendName } from './runtime-backend.js'
+export { BACKEND_NAMES, DEFAULT_BACKEND, startBackend, startChosenBackend, type BackendBudgets, type BackendName } from './runtime-backend.js'
 
 // Host-facing errors
 export { McpProxyError, type McpProxyErrorCode, type McpProxyErrorDetails } from './errors.js'

@@ -9,9 +9,9 @@ import type { CliCommand } from './cli-arguments.js'
 import { EXIT_PROGRAM_FAILED, EXIT_SETUP_FAILED, EXIT_SUCCESS } from './cli-arguments.js'
 import { McpProxyError } from './errors.js'
 import { runProgram, type ProgramRunOutput } from './program-run.js'
-import { startBackend } from './runtime-backend.js'
+import { startChosenBackend } from './runtime-backend.js'
 import { openSession, reportStartFailures } from './session.js'
-import { startProgress, styleFor } from './terminal-output.js'
+import { startProgress, styleFor, writeErrorLine } from './terminal-output.js'
 import { buildToolCatalog } from './tool-catalog.js'
 
 /** No cut for people at a terminal; the model-facing default is 40 000 characters. */
@@ -53,7 +53,7 @@ export async function runCommand(command: Extract<CliCommand, { command: 'run' }
   const session = await openSession(command.configPath)
   try {
     if (reportStartFailures(session.upstreams) > 0) return EXIT_SETUP_FAILED
-    const started = await startBackend(command.backend, { maxWallMs: command.timeoutMs })
+    const started = await startChosenBackend(command.backend, command.backendChosen, { maxWallMs: command.timeoutMs }, (line) => writeErrorLine(process.stderr, line))
     const controller = new AbortController()
     const interrupt = (signal: NodeJS.Signals): void => {
       if (controller.signal.aborted) process.exit(EXIT_PROGRAM_FAILED)

@@ -57,6 +57,26 @@ async function loadProcessBackend(name: Exclude<BackendName, 'worker-thread'>): 
  *   work on this machine (no bubblewrap, say); the message says what to do.
  */
 export async function startBackend(name: BackendName, budgets: BackendBudgets): Promise<StartedCodeRuntime<CodeRuntime>> {
+  return await startNamedBackend(name, budgets)
+}
+
+/**
+ * Starts the backend the user asked for, or, when they asked for none, the default, falling back
+ * to worker threads (with a note through `warn`) where the default cannot work on this machine.
+ * @throws {McpProxyError} `MCP_PROXY_BACKEND_UNAVAILABLE` when the chosen backend cannot work.
+ */
+export async function startChosenBackend(name: BackendName, isChosen: boolean, budgets: BackendBudgets,
+  warn: (line: string) => void, start: typeof startBackend = startNamedBackend): Promise<StartedCodeRuntime<CodeRuntime>> {
+  try {
+    return await start(name, budgets)
+  } catch (error) {
+    if (isChosen || name === 'worker-thread' || !McpProxyError.is(error) || error.code !== 'MCP_PROXY_BACKEND_UNAVAILABLE') throw error
+    warn(`${error.message} Running programs in worker threads instead (contained, but a V8 crash would stop code-runtime); pass --backend to choose.`)
+    return await start('worker-thread', budgets)
+  }
+}
+
+async function startNamedBackend(name: BackendName, budgets: BackendBudgets): Promise<StartedCodeRuntime<CodeRuntime>> {
   const Backend = name === 'worker-thread' ? WorkerThreadCodeRuntime as CodeRuntimeBackend<unknown, CodeRuntime> : await loadProcessBackend(name)
   try {
     return await startCodeRuntime(Backend, { maxWallMs: budgets.maxWallMs })

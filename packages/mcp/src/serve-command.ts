@@ -9,7 +9,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { EXIT_SETUP_FAILED, EXIT_SUCCESS, type CliCommand } from './cli-arguments.js'
 import { createCodeModeServer, type CodeModeServer } from './code-mode-server.js'
 import { presentTools } from './run-code-description.js'
-import { startBackend } from './runtime-backend.js'
+import { startChosenBackend } from './runtime-backend.js'
 import { openSession, reportStartFailures } from './session.js'
 import { writeErrorLine } from './terminal-output.js'
 
@@ -45,7 +45,7 @@ export async function serveCommand(command: Extract<CliCommand, { command: 'serv
       writeErrorLine(process.stderr, 'no configured server could be started; fix the errors above.')
       return EXIT_SETUP_FAILED
     }
-    started = await startBackend(command.backend, { maxWallMs: command.timeoutMs })
+    started = await startChosenBackend(command.backend, command.backendChosen, { maxWallMs: command.timeoutMs }, (line) => writeErrorLine(process.stderr, line))
     codeModeServer = createCodeModeServer({ upstreams: session.upstreams, runtime: started.runtime, maxSdkChars: command.maxSdkChars })
     const catalog = codeModeServer.catalog
     const mode = presentTools(catalog, command.maxSdkChars).mode

@@ -39,6 +39,7 @@ describe('public surface of @code-runtime/mcp', () => {
       'runProgram',
       'safeParseServersConfig',
       'startBackend',
+      'startChosenBackend',
     ])
   })
 
