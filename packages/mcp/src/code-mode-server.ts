@@ -3,6 +3,8 @@
  * (plus `get_tool_types` once the SDK is past its budget). When an upstream server's tools
  * change, the catalog is rebuilt and the client is sent `notifications/tools/list_changed`.
  * A client's cancellation of `run_code` aborts the run, which cancels its upstream calls.
+ * The program's logs reach the client while it runs only if it asked (see run-notification-sinks.ts),
+ * batched and paced by the client's reading (see run-notifier.ts).
  *
  * Built on the SDK's low-level `Server`: our tools have JSON Schemas and descriptions that change
  * at run time, which the high-level `McpServer` (zod schemas, fixed registrations) does not fit.
