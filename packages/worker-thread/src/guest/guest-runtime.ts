@@ -189,7 +189,7 @@ export class GuestSession {
     return Object.freeze({
       emitLog: (text: string): void => this.emitLog(String(text)),
       formatLog: (args: readonly unknown[], mode: number): string =>
-        mode === 1 ? inspectValue(args[0]) : mode === 2 ? formatTable(args[0]) : formatArguments(args),
+        mode === 1 ? inspectValue(args[0]) : mode === 2 ? formatTable(args[0], args[1]) : formatArguments(args),
       requestCall: (namespace: number, member: string, args: unknown): number | string =>
         this.requestCall(namespace, member, args),
       completeRun: (value: unknown): void => this.complete(value),
