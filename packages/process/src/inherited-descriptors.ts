@@ -9,7 +9,7 @@
  * The child closes only numbers the host saw open: any other number may be one of the child's
  * own Node descriptors, and closing that would break its event loop.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
 
 /** `O_CLOEXEC` in the `flags:` line of `/proc/self/fdinfo/<fd>` (octal, Linux). */
 const O_CLOEXEC = 0o2000000
@@ -20,9 +20,30 @@ const NONE = 'none'
 /** The largest descriptor number a list may hold; far above any real `RLIMIT_NOFILE`. */
 const MAX_DESCRIPTOR = 1 << 20
 
+/** Holds one `fdinfo` file: a few short lines (more only for epoll, inotify and the like, past `flags:`). */
+const fdinfoBuffer = Buffer.alloc(512)
+
+/** The start of `/proc/self/fdinfo/<fd>`, or undefined once the descriptor is gone. */
+function readDescriptorInfo(path: string): string | undefined {
+  let handle: number
+  try {
+    handle = openSync(path, 'r')
+  } catch {
+    return undefined
+  }
+  try {
+    return fdinfoBuffer.toString('latin1', 0, readSync(handle, fdinfoBuffer, 0, fdinfoBuffer.length, 0))
+  } catch {
+    return undefined
+  } finally {
+    closeSync(handle)
+  }
+}
+
 /**
  * The host's descriptors from `firstInherited` up that a spawned child will inherit: those
  * without close-on-exec. Descriptors below `firstInherited` are replaced by the child's stdio.
+ * It reads one small `/proc` file per descriptor of the host, on every spawn.
  */
 export function listInheritableDescriptors(firstInherited: number, procSelf = '/proc/self'): number[] {
   let entries: string[]
@@ -35,14 +56,9 @@ export function listInheritableDescriptors(firstInherited: number, procSelf = '/
   for (const entry of entries) {
     const fd = Number(entry)
     if (!Number.isSafeInteger(fd) || fd < firstInherited) continue
-    let info: string
-    try {
-      info = readFileSync(`${procSelf}/fdinfo/${fd}`, 'utf8')
-    } catch {
-      // Closed since the listing (the listing's own descriptor is one of those).
-      continue
-    }
-    const flags = /^flags:\s*([0-7]+)$/m.exec(info)?.[1]
+    // Undefined when closed since the listing (the listing's own descriptor is one of those).
+    const info = readDescriptorInfo(`${procSelf}/fdinfo/${fd}`)
+    const flags = info === undefined ? undefined : /^flags:\s*([0-7]+)$/m.exec(info)?.[1]
     if (flags !== undefined && (parseInt(flags, 8) & O_CLOEXEC) === 0) inheritable.push(fd)
   }
   return inheritable.sort((a, b) => a - b)
