@@ -18,7 +18,7 @@
  *
  * What stays out of reach of any JavaScript filter: V8 formats a stack by itself, unfiltered,
  * when it is read while another stack is being formatted (inside the program's own hook) or when
- * the thread is about to overflow its stack. README "Containment" states this limit.
+ * the thread is about to overflow its stack. The README ("What a program gets") states this gap.
  */
 
 /** What the worker realm offers the filter. Primitives in, primitives out. */
