@@ -144,26 +144,35 @@ export function installStackTraceFilter(host: StackTraceHost, programFileName: s
   }
 
   // --- The filter -----------------------------------------------------------------------------
-  /** A frame is the program's when its script is the program. */
-  function isProgramFrame(record: FrameRecord): boolean {
-    return record.getFileName === programFileName || record.getScriptNameOrSourceURL === programFileName
+  /** The script a frame belongs to; only this is read of frames that are not kept. */
+  function fileOf(site: unknown): unknown {
+    try {
+      const read = (site as { getFileName?: unknown }).getFileName
+      return typeof read === 'function' ? apply(read as () => unknown, site, []) : undefined
+    } catch {
+      return undefined
+    }
   }
-  /** A built-in (no script at all), such as `Array.map`, shows only when the program called it. */
-  function isBuiltinFrame(record: FrameRecord): boolean {
-    const file = record.getFileName
-    return (file === undefined || file === null) && record.isEval !== true
-  }
-  /** The frames of `trace` the program may see, innermost first. */
+  /**
+   * The frames of `trace` the program may see, innermost first: its own (its script is the
+   * program), and built-ins (no script at all, such as `Array.map`) only where the program called them.
+   */
   function visibleFrames(trace: unknown): FrameRecord[] {
     const records: FrameRecord[] = []
     if (!isArray(trace)) return records
-    const all: FrameRecord[] = []
-    const length = (trace as unknown[]).length
-    for (let index = 0; index < length; index++) append(all, snapshot((trace as unknown[])[index]))
-    for (let index = 0; index < all.length; index++) {
-      const record = all[index] as FrameRecord
-      const calledByProgram = index + 1 < all.length && isProgramFrame(all[index + 1] as FrameRecord)
-      if (isProgramFrame(record) || (isBuiltinFrame(record) && calledByProgram)) append(records, record)
+    const sites = trace as unknown[]
+    const length = sites.length
+    let callerIsProgram = false
+    const kept: boolean[] = []
+    // Outermost first, so each frame knows whether its caller is the program's.
+    for (let index = length - 1; index >= 0; index--) {
+      const file = fileOf(sites[index])
+      const isProgram = file === programFileName
+      defineProperty(kept, index, dataDescriptor(isProgram || ((file === undefined || file === null) && callerIsProgram), true, true, true))
+      callerIsProgram = isProgram
+    }
+    for (let index = 0; index < length; index++) {
+      if (kept[index] === true) append(records, snapshot(sites[index]))
     }
     return records
   }
