@@ -48,6 +48,7 @@ export {
   type LosslessJsonRefusal,
   type LosslessJsonSnapshot,
 } from './lossless-json.js'
+export { stringifyJsonValue } from './json-text.js'
 
 // Output ledger
 export {

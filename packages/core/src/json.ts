@@ -9,6 +9,7 @@ export {
   type LosslessJsonRefusal,
   type LosslessJsonSnapshot,
 } from './lossless-json.js'
+export { stringifyJsonValue } from './json-text.js'
 export {
   buildOutputLimitResult,
   fitLogsPrefix,

@@ -41,6 +41,7 @@ const VALUE_EXPORTS = [
   'safeSnapshotLosslessJson',
   'snapshotLosslessJson',
   'startCodeRuntime',
+  'stringifyJsonValue',
   'validateBindings',
   'validateRunRequest',
 ]
@@ -86,6 +87,7 @@ const JSON_SUBPATH_EXPORTS = [
   'outputLimitMessage',
   'safeSnapshotLosslessJson',
   'snapshotLosslessJson',
+  'stringifyJsonValue',
 ]
 
 const ERROR_CODES = [

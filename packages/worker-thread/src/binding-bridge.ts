@@ -7,6 +7,7 @@
 import {
   formatLosslessJsonRefusal,
   safeSnapshotLosslessJson,
+  stringifyJsonValue,
   type CodeBindingCallRecord,
   type CodeJsonValue,
   type ValidatedNamespace,
@@ -116,7 +117,15 @@ export class BindingBridge {
     }
     this.entries.push(entry)
     this.keepValue(entry, 'args', args.value, request.argsJson)
-    void this.invoke(request.id, entry, binding, args.value)
+    // invoke() handles its own failures; this catch is the last line that keeps an unforeseen
+    // one from becoming an unhandled rejection, which would end the host process.
+    this.invoke(request.id, entry, binding, args.value).catch(() => {
+      try {
+        if (this.open && entry.outcome === 'in-flight') this.fail(request.id, entry, 'The tool result could not be delivered.')
+      } catch {
+        // Nothing left to tell: the substrate cannot be reached; its exit settles the run.
+      }
+    })
     return undefined
   }
 
@@ -159,7 +168,14 @@ export class BindingBridge {
       this.fail(id, entry, `${label} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(value.refusal)}`)
       return
     }
-    const valueJson = JSON.stringify(value.value)
+    let valueJson: string
+    try {
+      valueJson = stringifyJsonValue(value.value)
+    } catch {
+      // Only a text too long for a string lands here; the call fails, the host goes on.
+      this.fail(id, entry, `${entry.namespace}.${entry.member} resolved a value too large to pass to the program.`)
+      return
+    }
     this.finish(entry, 'ok')
     this.keepValue(entry, 'result', value.value, valueJson)
     this.reply({ kind: 'call-result', id, ok: true, valueJson })
@@ -167,7 +183,7 @@ export class BindingBridge {
 
   private fail(id: number, entry: CallEntry, message: string): void {
     this.finish(entry, 'error')
-    if (this.options.recordValuesBytes !== undefined) this.keepValue(entry, 'error', message, JSON.stringify(message))
+    if (this.options.recordValuesBytes !== undefined) this.keepValue(entry, 'error', message, stringifyJsonValue(message))
     this.reply({ kind: 'call-result', id, ok: false, message })
   }
 }

@@ -15,6 +15,7 @@
  * })
  * ```
  */
+import { describeDeepValues } from './deep-values.js'
 import { describeFailureKinds } from './failure-kinds.js'
 import { describeLifecycle } from './lifecycle.js'
 import { describeObservability } from './observability.js'
@@ -43,6 +44,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
   describeProgramBindings(target)
   describeProgramGlobals(target)
   describeLosslessJson(target)
+  describeDeepValues(target)
   describePoisonedRealm(target)
   describeOutputCap(target)
   describeLifecycle(target)
