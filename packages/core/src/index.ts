@@ -57,9 +57,11 @@ export {
   fitStringPrefix,
   jsonStringByteLength,
   jsonValueByteLength,
+  logEntriesLimitMessage,
   logsByteLength,
   outputLimitMessage,
   OutputLedger,
+  type OutputLedgerOptions,
 } from './output-ledger.js'
 
 // Config readers shared by backends

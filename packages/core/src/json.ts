@@ -16,7 +16,9 @@ export {
   fitStringPrefix,
   jsonStringByteLength,
   jsonValueByteLength,
+  logEntriesLimitMessage,
   logsByteLength,
   outputLimitMessage,
   OutputLedger,
+  type OutputLedgerOptions,
 } from './output-ledger.js'

@@ -75,6 +75,8 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
     spawnAhead: config.spawnAhead,
     budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs },
     maxOutputBytes: config.maxOutputBytes,
+    maxLogEntries: config.maxLogEntries,
+    maxPendingCallBytes: config.maxPendingCallBytes,
     maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
   })
   return {

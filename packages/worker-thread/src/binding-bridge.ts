@@ -20,6 +20,12 @@ export interface BindingBridgeOptions {
   readonly startedAt: number
   /** Byte budget for recorded argument and result values; undefined records timing only. */
   readonly recordValuesBytes: number | undefined
+  /**
+   * Budget for the UTF-8 bytes of the JSON arguments of calls started and not yet settled: the
+   * host holds them (text and parsed copy) until the host function settles, however little
+   * heap the sandbox itself may use. A call that would pass it is refused inside the program.
+   */
+  readonly maxPendingCallBytes: number
 }
 
 /** One call's record while it is being made. */
@@ -29,6 +35,10 @@ interface CallEntry {
   readonly startMs: number
   durationMs: number
   outcome: CodeBindingCallRecord['outcome']
+  /** Bytes of this call's argument JSON, charged against maxPendingCallBytes while in flight. */
+  readonly argsBytes: number
+  /** True while argsBytes counts against the budget. */
+  charged: boolean
   args?: CodeJsonValue
   result?: CodeJsonValue
   error?: string
@@ -55,6 +65,7 @@ export class BindingBridge {
   private readonly seenIds = new Set<number>()
   private readonly entries: CallEntry[] = []
   private valueBytesLeft: number
+  private pendingCallBytes = 0
   private open = true
 
   constructor(namespaces: readonly ValidatedNamespace[], reply: (message: CallResultMessage) => void, options: BindingBridgeOptions) {
@@ -100,6 +111,23 @@ export class BindingBridge {
     if (namespace === undefined) return 'a call to an unknown namespace'
     const binding = namespace.functions.get(request.member)
     if (binding === undefined) return 'a call to an unknown member'
+    // Measured before parsing: a refused call costs the host no parsed copy.
+    const argsBytes = Buffer.byteLength(request.argsJson, 'utf8')
+    const entry: CallEntry = {
+      namespace: namespace.global,
+      member: request.member,
+      startMs: performance.now() - this.options.startedAt,
+      durationMs: 0,
+      outcome: 'in-flight',
+      argsBytes,
+      charged: false,
+    }
+    if (this.pendingCallBytes + argsBytes > this.options.maxPendingCallBytes) {
+      this.entries.push(entry)
+      this.fail(request.id, entry, `${namespace.global}.${request.member}: the arguments of calls still in flight would pass ` +
+        `${this.options.maxPendingCallBytes} bytes (maxPendingCallBytes). Await earlier calls before starting more, or pass less data per call.`)
+      return undefined
+    }
     let parsed: unknown
     try {
       parsed = JSON.parse(request.argsJson)
@@ -108,14 +136,9 @@ export class BindingBridge {
     }
     const args = safeSnapshotLosslessJson(parsed, { rootLabel: 'args' })
     if (!args.ok) return 'call arguments that are not lossless JSON'
-    const entry: CallEntry = {
-      namespace: namespace.global,
-      member: request.member,
-      startMs: performance.now() - this.options.startedAt,
-      durationMs: 0,
-      outcome: 'in-flight',
-    }
     this.entries.push(entry)
+    entry.charged = true
+    this.pendingCallBytes += argsBytes
     this.keepValue(entry, 'args', args.value, request.argsJson)
     // invoke() handles its own failures; this catch is the last line that keeps an unforeseen
     // one from becoming an unhandled rejection, which would end the host process.
@@ -143,6 +166,11 @@ export class BindingBridge {
   }
 
   private finish(entry: CallEntry, outcome: 'ok' | 'error'): void {
+    // Only a call that was charged (it reached the host function) gives its bytes back, once.
+    if (entry.charged) {
+      entry.charged = false
+      this.pendingCallBytes -= entry.argsBytes
+    }
     entry.outcome = outcome
     entry.durationMs = performance.now() - this.options.startedAt - entry.startMs
   }

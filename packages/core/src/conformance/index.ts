@@ -29,6 +29,7 @@ import { describeSeam } from './seam.js'
 import type { ConformanceTarget } from './target.js'
 
 export type { ConformanceRuntimeConfig, ConformanceTarget } from './target.js'
+export { describeHostMemory, type HostMemoryConfig, type HostMemoryTarget } from './host-memory.js'
 
 /**
  * Registers the conformance checks for `target` as `describe`/`it` blocks of `node:test`. Call
