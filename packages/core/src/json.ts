@@ -10,6 +10,7 @@ export {
   type LosslessJsonSnapshot,
 } from './lossless-json.js'
 export { stringifyJsonValue } from './json-text.js'
+export type { CodeJsonValue } from './types.js'
 export {
   buildOutputLimitResult,
   fitLogsPrefix,
