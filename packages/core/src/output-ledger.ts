@@ -135,15 +135,16 @@ export function fitLogsPrefix(logs: readonly string[], maxBytes: number): string
 }
 
 /**
- * The full message may take at most this share of the cap; past it the short form is used, so
- * a small cap still keeps a useful prefix of the logs instead of spending itself on the advice.
+ * The full message may take at most half of the cap (its bytes times this); past that the short
+ * form is used, so a small cap keeps a useful prefix of the logs instead of spending itself on
+ * the advice.
  */
-const MESSAGE_SHARE_OF_CAP = 4
+const MESSAGE_SHARE_OF_CAP = 2
 
 /**
  * The message of an `output-limit` failure; it names the cap and, when the cap has room for it,
- * how to stay under it. Under a small cap (where the full text would take more than a quarter
- * of it) the short form `Over maxOutputBytes (96).` is used.
+ * how to stay under it. Under a small cap (where the full text would take more than half of
+ * it) the short form `Over maxOutputBytes (96).` is used.
  */
 export function outputLimitMessage(maxOutputBytes: number): string {
   const full = `Output exceeded ${maxOutputBytes} bytes (maxOutputBytes). Print less and return only what you need next.`
