@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { CODE_RUN_FAILURE_KINDS } from '@code-runtime/core'
+import { CODE_RUN_FAILURE_KINDS, type CodeJsonValue } from '@code-runtime/core'
 import { formatJsonValue, renderRunResult, truncateText } from './render-result.js'
 
 describe('renderRunResult', () => {
@@ -12,6 +12,15 @@ describe('renderRunResult', () => {
     const text = formatJsonValue({ top: { middle: { deep: { deeper: [1, 2] } } }, list: [] })
     assert.equal(text, '{\n  "top": {\n    "middle": {\n      "deep": {"deeper":[1,2]}\n    }\n  },\n  "list": []\n}')
     assert.deepEqual(JSON.parse(text), { top: { middle: { deep: { deeper: [1, 2] } } }, list: [] })
+  })
+
+  it('renders a value nested 100 000 levels deep (issue 11 item 6: JSON.stringify ran out of stack)', () => {
+    const depth = 100_000
+    let value: CodeJsonValue = 0
+    for (let level = 0; level < depth; level++) value = [value]
+    const text = renderRunResult({ logs: [], value: { deep: value } }, 10_000_000)
+    // The top levels are indented, the rest compact: without white space it is the compact JSON.
+    assert.equal(text.replace(/\s/g, ''), `{"deep":${'['.repeat(depth)}0${']'.repeat(depth)}}`)
   })
 
   for (const kind of CODE_RUN_FAILURE_KINDS) {

@@ -4,7 +4,7 @@
  * or `code run failed (<kind>): <message>` after the captured output. Long text is cut with a
  * marker that says how much was left out.
  */
-import type { CodeJsonValue, CodeRunResult } from '@code-runtime/core'
+import { stringifyJsonValue, type CodeJsonValue, type CodeRunResult } from '@code-runtime/core'
 
 /** JSON nested deeper than this is printed on one line. */
 const INDENTED_LEVELS = 3
@@ -15,11 +15,11 @@ function isContainer(value: CodeJsonValue): value is CodeJsonValue[] | { [key: s
 
 /**
  * JSON text indented two spaces per level down to {@link INDENTED_LEVELS}; deeper containers are
- * compact. Iterative in the depth of the compact part (JSON.stringify), recursive only in the
- * few indented levels.
+ * compact. The compact part is written by `stringifyJsonValue`, which handles any depth (the
+ * native JSON.stringify throws a few thousand levels down); only the few indented levels recurse.
  */
 export function formatJsonValue(value: CodeJsonValue, level = 0): string {
-  if (!isContainer(value) || level >= INDENTED_LEVELS) return JSON.stringify(value)
+  if (!isContainer(value) || level >= INDENTED_LEVELS) return stringifyJsonValue(value)
   const entries = Array.isArray(value)
     ? value.map((item) => formatJsonValue(item, level + 1))
     : Object.keys(value).map((key) => `${JSON.stringify(key)}: ${formatJsonValue(value[key] as CodeJsonValue, level + 1)}`)

@@ -48,6 +48,7 @@ export {
   type LosslessJsonRefusal,
   type LosslessJsonSnapshot,
 } from './lossless-json.js'
+export { stringifyJsonValue } from './json-text.js'
 
 // Output ledger
 export {
@@ -56,9 +57,11 @@ export {
   fitStringPrefix,
   jsonStringByteLength,
   jsonValueByteLength,
+  logEntriesLimitMessage,
   logsByteLength,
   outputLimitMessage,
   OutputLedger,
+  type OutputLedgerOptions,
 } from './output-ledger.js'
 
 // Config readers shared by backends

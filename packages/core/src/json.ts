@@ -9,13 +9,17 @@ export {
   type LosslessJsonRefusal,
   type LosslessJsonSnapshot,
 } from './lossless-json.js'
+export { stringifyJsonValue } from './json-text.js'
+export type { CodeJsonValue } from './types.js'
 export {
   buildOutputLimitResult,
   fitLogsPrefix,
   fitStringPrefix,
   jsonStringByteLength,
   jsonValueByteLength,
+  logEntriesLimitMessage,
   logsByteLength,
   outputLimitMessage,
   OutputLedger,
+  type OutputLedgerOptions,
 } from './output-ledger.js'

@@ -299,7 +299,57 @@ void describe('buildOutputLimitResult (CONTRACT 4)', () => {
       }
     }
     assert.deepEqual(buildOutputLimitResult(['abc'], 4), { logs: [], error: { kind: 'output-limit', message: '' } })
-    assert.equal(buildOutputLimitResult([], 10).error?.message, 'Output')
+    assert.equal(buildOutputLimitResult([], 10).error?.message, 'Over m')
+  })
+
+  // Issue 11 item 16: the full advice (107 bytes) ate a 96-byte cap and left one character of the log.
+  void it('uses a short message under a small cap, so most of the first log line survives', () => {
+    const line = 'x'.repeat(200)
+    const result = buildOutputLimitResult([line], 96)
+    assert.equal(result.error?.message, 'Over maxOutputBytes (96).')
+    assert.equal(resultBytes(result), 96)
+    assert.equal(result.logs[0], 'x'.repeat(96 - 2 - 2 - JSON.stringify('Over maxOutputBytes (96).').length))
+    assert.ok((result.logs[0] ?? '').length >= 60)
+  })
+
+  void it('keeps the full advice once it takes at most half of the cap', () => {
+    const full = 'Output exceeded 1000 bytes (maxOutputBytes). Print less and return only what you need next.'
+    assert.equal(outputLimitMessage(1_000), full)
+    assert.equal(outputLimitMessage(200), full.replace('1000', '200'))
+    assert.equal(outputLimitMessage(150), 'Over maxOutputBytes (150).')
+  })
+})
+
+// Issue 11 item 7b: 15 million empty lines cost the host 2.3 GB while the cap charged 3 bytes each.
+void describe('OutputLedger: maxLogEntries', () => {
+  void it('overflows on the entry past the limit, keeps the entries before it and names the limit', () => {
+    const ledger = new OutputLedger(10_000, undefined, { maxLogEntries: 3 })
+    assert.equal(ledger.appendLog(''), true)
+    assert.equal(ledger.appendLog(''), true)
+    assert.equal(ledger.appendLog('third'), true)
+    assert.equal(ledger.appendLog(''), false)
+    assert.equal(ledger.isOverflowed, true)
+    const result = ledger.settleOverflow()
+    assert.deepEqual(result.logs, ['', '', 'third'])
+    assert.equal(result.error?.kind, 'output-limit')
+    assert.equal(result.error.message, 'Output exceeded 3 log entries (maxLogEntries). Print fewer, longer lines and return only what you need next.')
+    assert.equal(ledger.outputBytes, resultBytes(result))
+  })
+
+  void it('keeps the byte accounting exact under the limit', () => {
+    const ledger = new OutputLedger(11, undefined, { maxLogEntries: 1 })
+    assert.equal(ledger.appendLog('abc'), true)
+    assert.deepEqual(ledger.settleValue('xy', jsonValueByteLength('xy')), { logs: ['abc'], value: 'xy' })
+    assert.equal(ledger.outputBytes, 11)
+  })
+
+  void it('names maxLogEntries even when the value would have fitted', () => {
+    const ledger = new OutputLedger(1_000, undefined, { maxLogEntries: 2 })
+    for (let index = 0; index < 5; index++) ledger.appendLog(String(index))
+    const result = ledger.settleValue(1, 1)
+    assert.match(result.error?.message ?? '', /maxLogEntries/)
+    assert.deepEqual(result.logs, ['0', '1'])
+    assert.ok(resultBytes(result) <= 1_000)
   })
 })
 

@@ -134,21 +134,51 @@ export function fitLogsPrefix(logs: readonly string[], maxBytes: number): string
   return kept
 }
 
-/** The message of an `output-limit` failure; it names the cap and how to stay under it. */
+/**
+ * The full message may take at most half of the cap (its bytes times this); past that the short
+ * form is used, so a small cap keeps a useful prefix of the logs instead of spending itself on
+ * the advice.
+ */
+const MESSAGE_SHARE_OF_CAP = 2
+
+/**
+ * The message of an `output-limit` failure; it names the cap and, when the cap has room for it,
+ * how to stay under it. Under a small cap (where the full text would take more than half of
+ * it) the short form `Over maxOutputBytes (96).` is used.
+ */
 export function outputLimitMessage(maxOutputBytes: number): string {
-  return `Output exceeded ${maxOutputBytes} bytes (maxOutputBytes). Print less and return only what you need next.`
+  const full = `Output exceeded ${maxOutputBytes} bytes (maxOutputBytes). Print less and return only what you need next.`
+  return jsonStringByteLength(full) * MESSAGE_SHARE_OF_CAP <= maxOutputBytes ? full : `Over maxOutputBytes (${maxOutputBytes}).`
 }
 
 /**
- * Builds the `output-limit` result: no value, the message naming the cap, and the longest prefix
- * of the logs that fits beside it. The total never exceeds the cap: with a tiny cap the message
- * itself is cut.
+ * The message of an `output-limit` failure caused by the number of log entries rather than their
+ * bytes: each entry costs the host far more than its JSON, so their count has a cap of its own.
  */
-export function buildOutputLimitResult(logs: readonly string[], maxOutputBytes: number): CodeRunResult {
-  const fullMessage = outputLimitMessage(maxOutputBytes)
+export function logEntriesLimitMessage(maxLogEntries: number, maxOutputBytes: number): string {
+  const full = `Output exceeded ${maxLogEntries} log entries (maxLogEntries). Print fewer, longer lines and return only what you need next.`
+  return jsonStringByteLength(full) * MESSAGE_SHARE_OF_CAP <= maxOutputBytes ? full : `Over maxLogEntries (${maxLogEntries}).`
+}
+
+/**
+ * Builds the `output-limit` result: no value, the message naming the cap (by default the one of
+ * {@link outputLimitMessage}), and the longest prefix of the logs that fits beside it. The total
+ * never exceeds the cap: with a tiny cap the message itself is cut.
+ */
+export function buildOutputLimitResult(logs: readonly string[], maxOutputBytes: number, fullMessage = outputLimitMessage(maxOutputBytes)): CodeRunResult {
   const message = fitStringPrefix(fullMessage, maxOutputBytes - 2) ?? ''
   const messageBytes = jsonStringByteLength(message)
   return { logs: fitLogsPrefix(logs, maxOutputBytes - messageBytes), error: { kind: 'output-limit', message } }
+}
+
+/** Options of {@link OutputLedger}. */
+export interface OutputLedgerOptions {
+  /**
+   * Most log entries one run may print; the next one ends the run `output-limit`. Each entry
+   * costs the host far more than the bytes the cap charges for it (an empty line is charged 2),
+   * so a flood of tiny lines needs this second bound. Unbounded when absent.
+   */
+  readonly maxLogEntries?: number
 }
 
 /**
@@ -162,8 +192,11 @@ export class OutputLedger {
   // Entries stream to the observer live only while they would survive any outcome: the logs
   // that fit beside the output-limit message are never cut, whatever the run ends with.
   readonly #liveLimitBytes: number
+  readonly #maxLogEntries: number
   #logsBytes = 2
   #overflowed = false
+  // Set when the entry count, not the bytes, ended the logs: the message then names that limit.
+  #overflowMessage: string | undefined
   #streamed = 0
   #outputBytes = 0
 
@@ -171,10 +204,16 @@ export class OutputLedger {
    * @param onLog live-log observer: sees every entry of the final `logs`, in order, exactly once;
    *   most as they are printed, the rest when the run settles. Its failures are ignored.
    */
-  constructor(maxOutputBytes: number, onLog?: (text: string) => void) {
+  constructor(maxOutputBytes: number, onLog?: (text: string) => void, options: OutputLedgerOptions = {}) {
     this.maxOutputBytes = maxOutputBytes
     this.#onLog = onLog
-    this.#liveLimitBytes = maxOutputBytes - jsonStringByteLength(outputLimitMessage(maxOutputBytes))
+    this.#maxLogEntries = options.maxLogEntries ?? Number.POSITIVE_INFINITY
+    // Streamed entries must survive either output-limit message, so the longer one decides.
+    const messageBytes = Math.max(
+      jsonStringByteLength(outputLimitMessage(maxOutputBytes)),
+      options.maxLogEntries === undefined ? 0 : jsonStringByteLength(logEntriesLimitMessage(options.maxLogEntries, maxOutputBytes)),
+    )
+    this.#liveLimitBytes = maxOutputBytes - messageBytes
   }
 
   /** Bytes charged so far for the logs array. */
@@ -198,6 +237,12 @@ export class OutputLedger {
    */
   appendLog(entry: string): boolean {
     if (this.#overflowed) return false
+    if (this.logs.length >= this.#maxLogEntries) {
+      // The entry past the limit is not kept: the limit is on what the host holds.
+      this.#overflowed = true
+      this.#overflowMessage = logEntriesLimitMessage(this.#maxLogEntries, this.maxOutputBytes)
+      return false
+    }
     this.#logsBytes += jsonStringByteLength(entry) + (this.logs.length > 0 ? 1 : 0)
     this.logs.push(entry)
     // The smallest completion costs nothing (no value), so the logs alone decide here.
@@ -215,7 +260,7 @@ export class OutputLedger {
    */
   settleValue(value: CodeJsonValue | undefined, valueBytes: number): CodeRunResult {
     if (this.#overflowed || this.#logsBytes + valueBytes > this.maxOutputBytes) {
-      return this.#finish(buildOutputLimitResult(this.logs, this.maxOutputBytes))
+      return this.#finish(this.#overflowResult())
     }
     this.#outputBytes = this.#logsBytes + valueBytes
     return this.#finish(value === undefined ? { logs: this.logs } : { logs: this.logs, value })
@@ -223,17 +268,21 @@ export class OutputLedger {
 
   /** Settles the run as `output-limit` once {@link appendLog} reported the logs no longer fit. */
   settleOverflow(): CodeRunResult {
-    return this.#finish(buildOutputLimitResult(this.logs, this.maxOutputBytes))
+    return this.#finish(this.#overflowResult())
   }
 
   /** Settles a failure: the failure, or `output-limit` when logs plus its message exceed the cap. */
   settleFailure(kind: Exclude<CodeRunResult['error'], undefined>['kind'], message: string): CodeRunResult {
     const messageBytes = jsonStringByteLength(message)
     if (this.#overflowed || this.#logsBytes + messageBytes > this.maxOutputBytes) {
-      return this.#finish(buildOutputLimitResult(this.logs, this.maxOutputBytes))
+      return this.#finish(this.#overflowResult())
     }
     this.#outputBytes = this.#logsBytes + messageBytes
     return this.#finish({ logs: this.logs, error: { kind, message } })
+  }
+
+  #overflowResult(): CodeRunResult {
+    return buildOutputLimitResult(this.logs, this.maxOutputBytes, this.#overflowMessage ?? outputLimitMessage(this.maxOutputBytes))
   }
 
   // Hands the observer the entries of the final logs it has not seen yet (those held back near

@@ -31,6 +31,7 @@ const VALUE_EXPORTS = [
   'isLosslessJson',
   'jsonStringByteLength',
   'jsonValueByteLength',
+  'logEntriesLimitMessage',
   'logsByteLength',
   'outputLimitMessage',
   'readBooleanField',
@@ -42,6 +43,7 @@ const VALUE_EXPORTS = [
   'safeSnapshotLosslessJson',
   'snapshotLosslessJson',
   'startCodeRuntime',
+  'stringifyJsonValue',
   'validateBindings',
   'validateRunRequest',
 ]
@@ -69,6 +71,7 @@ const TYPE_EXPORTS = [
   'NumberFieldRule',
   'LosslessJsonRefusal',
   'LosslessJsonSnapshot',
+  'OutputLedgerOptions',
   'StartedCodeRuntime',
   'ValidatedNamespace',
   'ValidatedRunRequest',
@@ -84,10 +87,12 @@ const JSON_SUBPATH_EXPORTS = [
   'isLosslessJson',
   'jsonStringByteLength',
   'jsonValueByteLength',
+  'logEntriesLimitMessage',
   'logsByteLength',
   'outputLimitMessage',
   'safeSnapshotLosslessJson',
   'snapshotLosslessJson',
+  'stringifyJsonValue',
 ]
 
 const ERROR_CODES = [

@@ -92,6 +92,15 @@ describe('code-runtime run', () => {
     assert.deepEqual(outcome, { code: 0, stdout: '5 cities\n[\n  "Nairobi",\n  "Rome"\n]\n', stderr: '' })
   })
 
+  it('prints a value nested 100 000 levels deep (issue 11 item 6: it crashed the CLI)', async () => {
+    const program = join(temp.path, 'deep.ts')
+    await writeFile(program, 'let value: unknown = 0\nfor (let level = 0; level < 100000; level++) value = [value]\nreturn value')
+    const outcome = await cli(['run', program, '--backend', 'worker-thread'])
+    assert.equal(outcome.stderr, '')
+    assert.equal(outcome.code, 0)
+    assert.equal(outcome.stdout.replace(/\s/g, ''), `${'['.repeat(100_000)}0${']'.repeat(100_000)}`)
+  })
+
   it('prints a failure on stderr after the logs and exits with 1', async () => {
     const program = join(temp.path, 'fails.ts')
     await writeFile(program, 'console.log("before")\nawait tools.demo_get_weather({ city: "Atlantis" })')

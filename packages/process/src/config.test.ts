@@ -21,6 +21,8 @@ describe('resolveProcessConfig', () => {
       computeMs: 60_000,
       maxWallMs: 600_000,
       maxOutputBytes: 67_108_864,
+      maxLogEntries: 1_000_000,
+      maxPendingCallBytes: 134_217_728,
       maxOldGenerationSizeMb: 512,
       spawnAhead: 1,
       maxMessageBytes: 268_435_456,
@@ -37,6 +39,8 @@ describe('resolveProcessConfig', () => {
     assertInvalid(() => resolveProcessConfig({ computeMs: -5 }), 'Invalid process config', 'computeMs must be a finite number greater than 0 and at most 2147483647', '-5')
     assertInvalid(() => resolveProcessConfig({ maxMessageBytes: 1000 }), 'maxMessageBytes must be an integer from 1048576 to 536870912', '1000')
     assertInvalid(() => resolveProcessConfig({ spawnAhead: 1.5 }), 'spawnAhead', '1.5')
+    assertInvalid(() => resolveProcessConfig({ maxLogEntries: 0 }), 'maxLogEntries must be an integer from 1', '0')
+    assertInvalid(() => resolveProcessConfig({ maxPendingCallBytes: 10 }), 'maxPendingCallBytes must be an integer from 1024', '10')
   })
 
   it('loads fractional budgets, as the reference does, and refuses non-finite, zero and negative ones', () => {

@@ -16,6 +16,10 @@ export interface ProcessConfig {
   readonly maxWallMs: number
   /** Cap on the compact JSON of logs plus value or failure message, in bytes. */
   readonly maxOutputBytes: number
+  /** Most log entries one run may print; the next ends the run `output-limit`. */
+  readonly maxLogEntries: number
+  /** Budget for the JSON bytes of the arguments of binding calls in flight, held on the host. */
+  readonly maxPendingCallBytes: number
   /** Heap cap of each child (V8 old generation), in MiB. */
   readonly maxOldGenerationSizeMb: number
   /** How many fresh, never-used children to keep spawned ahead of demand. */
@@ -57,6 +61,8 @@ export const DEFAULT_PROCESS_CONFIG: ProcessConfig = Object.freeze({
   computeMs: 60_000,
   maxWallMs: 600_000,
   maxOutputBytes: 64 * 1024 * 1024,
+  maxLogEntries: 1_000_000,
+  maxPendingCallBytes: 128 * 1024 * 1024,
   maxOldGenerationSizeMb: 512,
   spawnAhead: 1,
   maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
@@ -77,6 +83,8 @@ function readProcessFields(label: string, config: ConfigRecord, defaults: Proces
     computeMs: readNumberField(label, config, 'computeMs', { default: defaults.computeMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
     maxWallMs: readNumberField(label, config, 'maxWallMs', { default: defaults.maxWallMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
     maxOutputBytes: readIntegerField(label, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),
+    maxLogEntries: readIntegerField(label, config, 'maxLogEntries', { default: defaults.maxLogEntries, min: 1, max: Number.MAX_SAFE_INTEGER }),
+    maxPendingCallBytes: readIntegerField(label, config, 'maxPendingCallBytes', { default: defaults.maxPendingCallBytes, min: 1024, max: Number.MAX_SAFE_INTEGER }),
     maxOldGenerationSizeMb,
     spawnAhead: readIntegerField(label, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),
     maxMessageBytes: readIntegerField(label, config, 'maxMessageBytes', { default: defaults.maxMessageBytes, min: 1024 * 1024, max: MAX_MAX_MESSAGE_BYTES }),

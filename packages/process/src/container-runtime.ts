@@ -70,9 +70,11 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
     groups = SandboxGroupParent.open({ maxProcesses: config.maxProcesses, maxMemoryMb: config.maxMemoryMb })
     const engine = new RunEngine({
       factory: new ChildSubstrateFactory({ launch: launcher(sandboxCommand, groups), pipesArguments: true, maxMessageBytes: config.maxMessageBytes }),
-    spawnAhead: config.spawnAhead,
-    budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs },
-    maxOutputBytes: config.maxOutputBytes,
+      spawnAhead: config.spawnAhead,
+      budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs },
+      maxOutputBytes: config.maxOutputBytes,
+      maxLogEntries: config.maxLogEntries,
+      maxPendingCallBytes: config.maxPendingCallBytes,
       maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
     })
     return {

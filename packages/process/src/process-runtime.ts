@@ -65,6 +65,8 @@ export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestO
     spawnAhead: config.spawnAhead,
     budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs },
     maxOutputBytes: config.maxOutputBytes,
+    maxLogEntries: config.maxLogEntries,
+    maxPendingCallBytes: config.maxPendingCallBytes,
     maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
   })
 }

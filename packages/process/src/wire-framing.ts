@@ -8,6 +8,8 @@
  * the size cap before buffering it, refuses bytes that are not UTF-8 JSON, and never throws.
  */
 
+import { stringifyJsonValue, type CodeJsonValue } from '@code-runtime/core/json'
+
 /** Bytes of the length prefix. */
 export const FRAME_HEADER_BYTES = 4
 
@@ -17,13 +19,14 @@ export type EncodedFrame =
   | { readonly ok: false; readonly byteLength: number }
 
 /**
- * Encodes `message` as one frame, or reports its byte length when its JSON is over `maxFrameBytes`
- * (or cannot be serialized at all, reported as `Infinity`).
+ * Encodes `message`, a plain JSON value, as one frame, or reports its byte length when its JSON
+ * is over `maxFrameBytes` (or too long for a string at all, reported as `Infinity`). Any depth
+ * encodes: nesting past the native serializer's stack is written iteratively.
  */
 export function encodeFrame(message: unknown, maxFrameBytes: number): EncodedFrame {
   let json: string
   try {
-    json = JSON.stringify(message)
+    json = stringifyJsonValue(message as CodeJsonValue)
   } catch {
     return { ok: false, byteLength: Number.POSITIVE_INFINITY }
   }

@@ -7,6 +7,7 @@
 import {
   formatLosslessJsonRefusal,
   safeSnapshotLosslessJson,
+  stringifyJsonValue,
   type CodeBindingCallRecord,
   type CodeJsonValue,
   type ValidatedNamespace,
@@ -19,6 +20,12 @@ export interface BindingBridgeOptions {
   readonly startedAt: number
   /** Byte budget for recorded argument and result values; undefined records timing only. */
   readonly recordValuesBytes: number | undefined
+  /**
+   * Budget for the UTF-8 bytes of the JSON arguments of calls started and not yet settled: the
+   * host holds them (text and parsed copy) until the host function settles, however little
+   * heap the sandbox itself may use. A call that would pass it is refused inside the program.
+   */
+  readonly maxPendingCallBytes: number
 }
 
 /** One call's record while it is being made. */
@@ -28,6 +35,10 @@ interface CallEntry {
   readonly startMs: number
   durationMs: number
   outcome: CodeBindingCallRecord['outcome']
+  /** Bytes of this call's argument JSON, charged against maxPendingCallBytes while in flight. */
+  readonly argsBytes: number
+  /** True while argsBytes counts against the budget. */
+  charged: boolean
   args?: CodeJsonValue
   result?: CodeJsonValue
   error?: string
@@ -54,6 +65,7 @@ export class BindingBridge {
   private readonly seenIds = new Set<number>()
   private readonly entries: CallEntry[] = []
   private valueBytesLeft: number
+  private pendingCallBytes = 0
   private open = true
 
   constructor(namespaces: readonly ValidatedNamespace[], reply: (message: CallResultMessage) => void, options: BindingBridgeOptions) {
@@ -99,6 +111,23 @@ export class BindingBridge {
     if (namespace === undefined) return 'a call to an unknown namespace'
     const binding = namespace.functions.get(request.member)
     if (binding === undefined) return 'a call to an unknown member'
+    // Measured before parsing: a refused call costs the host no parsed copy.
+    const argsBytes = Buffer.byteLength(request.argsJson, 'utf8')
+    const entry: CallEntry = {
+      namespace: namespace.global,
+      member: request.member,
+      startMs: performance.now() - this.options.startedAt,
+      durationMs: 0,
+      outcome: 'in-flight',
+      argsBytes,
+      charged: false,
+    }
+    if (this.pendingCallBytes + argsBytes > this.options.maxPendingCallBytes) {
+      this.entries.push(entry)
+      this.fail(request.id, entry, `${namespace.global}.${request.member}: the arguments of calls still in flight would pass ` +
+        `${this.options.maxPendingCallBytes} bytes (maxPendingCallBytes). Await earlier calls before starting more, or pass less data per call.`)
+      return undefined
+    }
     let parsed: unknown
     try {
       parsed = JSON.parse(request.argsJson)
@@ -107,16 +136,19 @@ export class BindingBridge {
     }
     const args = safeSnapshotLosslessJson(parsed, { rootLabel: 'args' })
     if (!args.ok) return 'call arguments that are not lossless JSON'
-    const entry: CallEntry = {
-      namespace: namespace.global,
-      member: request.member,
-      startMs: performance.now() - this.options.startedAt,
-      durationMs: 0,
-      outcome: 'in-flight',
-    }
     this.entries.push(entry)
+    entry.charged = true
+    this.pendingCallBytes += argsBytes
     this.keepValue(entry, 'args', args.value, request.argsJson)
-    void this.invoke(request.id, entry, binding, args.value)
+    // invoke() handles its own failures; this catch is the last line that keeps an unforeseen
+    // one from becoming an unhandled rejection, which would end the host process.
+    this.invoke(request.id, entry, binding, args.value).catch(() => {
+      try {
+        if (this.open && entry.outcome === 'in-flight') this.fail(request.id, entry, 'The tool result could not be delivered.')
+      } catch {
+        // Nothing left to tell: the substrate cannot be reached; its exit settles the run.
+      }
+    })
     return undefined
   }
 
@@ -134,6 +166,11 @@ export class BindingBridge {
   }
 
   private finish(entry: CallEntry, outcome: 'ok' | 'error'): void {
+    // Only a call that was charged (it reached the host function) gives its bytes back, once.
+    if (entry.charged) {
+      entry.charged = false
+      this.pendingCallBytes -= entry.argsBytes
+    }
     entry.outcome = outcome
     entry.durationMs = performance.now() - this.options.startedAt - entry.startMs
   }
@@ -159,7 +196,14 @@ export class BindingBridge {
       this.fail(id, entry, `${label} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(value.refusal)}`)
       return
     }
-    const valueJson = JSON.stringify(value.value)
+    let valueJson: string
+    try {
+      valueJson = stringifyJsonValue(value.value)
+    } catch {
+      // Only a text too long for a string lands here; the call fails, the host goes on.
+      this.fail(id, entry, `${entry.namespace}.${entry.member} resolved a value too large to pass to the program.`)
+      return
+    }
     this.finish(entry, 'ok')
     this.keepValue(entry, 'result', value.value, valueJson)
     this.reply({ kind: 'call-result', id, ok: true, valueJson })
@@ -167,7 +211,7 @@ export class BindingBridge {
 
   private fail(id: number, entry: CallEntry, message: string): void {
     this.finish(entry, 'error')
-    if (this.options.recordValuesBytes !== undefined) this.keepValue(entry, 'error', message, JSON.stringify(message))
+    if (this.options.recordValuesBytes !== undefined) this.keepValue(entry, 'error', message, stringifyJsonValue(message))
     this.reply({ kind: 'call-result', id, ok: false, message })
   }
 }

@@ -15,6 +15,10 @@ export interface WorkerThreadConfig {
   readonly maxWallMs: number
   /** Cap on the compact JSON of logs plus value or failure message, in bytes. */
   readonly maxOutputBytes: number
+  /** Most log entries one run may print; the next ends the run `output-limit`. */
+  readonly maxLogEntries: number
+  /** Budget for the JSON bytes of the arguments of binding calls in flight, held on the host. */
+  readonly maxPendingCallBytes: number
   /** Heap cap of each worker (V8 old generation), in MiB. */
   readonly maxOldGenerationSizeMb: number
   /** How many fresh, never-used workers to keep spawned ahead of demand. */
@@ -34,6 +38,8 @@ export const DEFAULT_WORKER_THREAD_CONFIG: WorkerThreadConfig = Object.freeze({
   computeMs: 60_000,
   maxWallMs: 600_000,
   maxOutputBytes: 64 * 1024 * 1024,
+  maxLogEntries: 1_000_000,
+  maxPendingCallBytes: 128 * 1024 * 1024,
   maxOldGenerationSizeMb: 512,
   spawnAhead: 1,
   reuseWorkers: false,
@@ -54,6 +60,8 @@ export function resolveWorkerThreadConfig(input: unknown): WorkerThreadConfig {
     computeMs: readNumberField(LABEL, config, 'computeMs', { default: defaults.computeMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
     maxWallMs: readNumberField(LABEL, config, 'maxWallMs', { default: defaults.maxWallMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
     maxOutputBytes: readIntegerField(LABEL, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),
+    maxLogEntries: readIntegerField(LABEL, config, 'maxLogEntries', { default: defaults.maxLogEntries, min: 1, max: Number.MAX_SAFE_INTEGER }),
+    maxPendingCallBytes: readIntegerField(LABEL, config, 'maxPendingCallBytes', { default: defaults.maxPendingCallBytes, min: 1024, max: Number.MAX_SAFE_INTEGER }),
     maxOldGenerationSizeMb: readNumberField(LABEL, config, 'maxOldGenerationSizeMb', { default: defaults.maxOldGenerationSizeMb, min: 8, max: 65_536 }),
     spawnAhead: readIntegerField(LABEL, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),
     reuseWorkers: readBooleanField(LABEL, config, 'reuseWorkers', defaults.reuseWorkers),

@@ -25,6 +25,8 @@ export interface RunEngineOptions {
   readonly spawnAhead: number
   readonly budgets: RunBudgetLimits
   readonly maxOutputBytes: number
+  readonly maxLogEntries: number
+  readonly maxPendingCallBytes: number
   readonly maxOldGenerationSizeMb: number
   /** Opt-in: recycle a substrate that ended a run cleanly for later runs, each in a fresh context. */
   readonly reuseSubstrates?: boolean
@@ -67,6 +69,8 @@ export class RunEngine {
       source: transformed.source,
       budgets: this.options.budgets,
       maxOutputBytes: this.options.maxOutputBytes,
+      maxLogEntries: this.options.maxLogEntries,
+      maxPendingCallBytes: this.options.maxPendingCallBytes,
       maxOldGenerationSizeMb: this.options.maxOldGenerationSizeMb,
     })
     this.sessions.add(session)

@@ -27,6 +27,10 @@ export interface RunSessionOptions {
   readonly source: string
   readonly budgets: RunBudgetLimits
   readonly maxOutputBytes: number
+  /** Most log entries a run may print (the ledger's second bound). */
+  readonly maxLogEntries: number
+  /** Budget for the argument bytes of binding calls in flight, held on the host. */
+  readonly maxPendingCallBytes: number
   /** Heap cap, named in the out-of-memory message. */
   readonly maxOldGenerationSizeMb: number
 }
@@ -74,10 +78,11 @@ export class RunSession {
     this.result = new Promise((resolve) => {
       this.resolveResult = resolve
     })
-    this.ledger = new OutputLedger(options.maxOutputBytes, options.request.onLog)
+    this.ledger = new OutputLedger(options.maxOutputBytes, options.request.onLog, { maxLogEntries: options.maxLogEntries })
     this.bridge = new BindingBridge(options.request.namespaces, (message) => this.substrate.send(message), {
       startedAt: options.startedAt,
       recordValuesBytes: options.request.recordCallValuesBytes,
+      maxPendingCallBytes: options.maxPendingCallBytes,
     })
     this.budgets = new RunBudgets(substrate, options.budgets, (message) => this.settleFailure('timeout', message))
   }

@@ -31,6 +31,8 @@ export class WorkerThreadCodeRuntime extends CodeRuntime {
       spawnAhead: this.config.spawnAhead,
       budgets: { computeMs: this.config.computeMs, maxWallMs: this.config.maxWallMs },
       maxOutputBytes: this.config.maxOutputBytes,
+      maxLogEntries: this.config.maxLogEntries,
+      maxPendingCallBytes: this.config.maxPendingCallBytes,
       maxOldGenerationSizeMb: this.config.maxOldGenerationSizeMb,
       reuseSubstrates: this.config.reuseWorkers,
     })

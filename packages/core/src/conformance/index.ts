@@ -15,6 +15,7 @@
  * })
  * ```
  */
+import { describeDeepValues } from './deep-values.js'
 import { describeFailureKinds } from './failure-kinds.js'
 import { describeLifecycle } from './lifecycle.js'
 import { describeObservability } from './observability.js'
@@ -29,6 +30,7 @@ import { describeStackPrivacy } from './stack-privacy.js'
 import type { ConformanceTarget } from './target.js'
 
 export type { ConformanceRuntimeConfig, ConformanceTarget } from './target.js'
+export { describeHostMemory, type HostMemoryConfig, type HostMemoryTarget } from './host-memory.js'
 
 /**
  * Registers the conformance checks for `target` as `describe`/`it` blocks of `node:test`. Call
@@ -45,6 +47,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
   describeProgramBindings(target)
   describeProgramGlobals(target)
   describeLosslessJson(target)
+  describeDeepValues(target)
   describePoisonedRealm(target)
   describeOutputCap(target)
   describeLifecycle(target)

@@ -149,10 +149,30 @@ function describeRoomyCap(target: ConformanceTarget): void {
   })
 }
 
+/** A cap smaller than the full output-limit advice: the message must not eat it (issue 11 item 16). */
+const SMALL_CAP = 96
+
+function describeSmallCap(target: ConformanceTarget): void {
+  void describe(`maxOutputBytes ${SMALL_CAP}`, () => {
+    const runtime = useRuntime(target, { maxOutputBytes: SMALL_CAP })
+
+    void it('keeps most of the first log line beside a short message that still names the cap', async () => {
+      const line = 'x'.repeat(200)
+      const result = await runProgramText(runtime(), `console.log('${line}')\nreturn 1`)
+      const message = assertOutputLimit(result, SMALL_CAP, [line])
+      assert.match(message, /maxOutputBytes/)
+      assertMentionsNumber(message, SMALL_CAP, 'the cap')
+      assert.equal(outputBytes(result), SMALL_CAP, 'the cut entry uses the room left')
+      assert.ok((result.logs[0] ?? '').length >= SMALL_CAP / 2, `only ${result.logs[0]?.length ?? 0} characters of the line survived`)
+    })
+  })
+}
+
 /** Registers the checks of CONTRACT section 4. */
 export function describeOutputCap(target: ConformanceTarget): void {
   void describe(`${target.name}: the output cap (CONTRACT 4)`, () => {
     describeExactBoundaries(target)
     describeRoomyCap(target)
+    describeSmallCap(target)
   })
 }

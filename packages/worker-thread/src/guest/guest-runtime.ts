@@ -9,7 +9,7 @@
 import vm from 'node:vm'
 import { getHeapStatistics } from 'node:v8'
 import { types } from 'node:util'
-import { safeSnapshotLosslessJson, formatLosslessJsonRefusal, jsonStringByteLength } from '@code-runtime/core/json'
+import { safeSnapshotLosslessJson, formatLosslessJsonRefusal, jsonStringByteLength, stringifyJsonValue } from '@code-runtime/core/json'
 import { decodeHostMessage, type GuestToHostMessage, type NamespaceSpec, type RunStartMessage } from '../protocol.js'
 import { contextBootstrap, type BootstrapControl, type BootstrapHost, type ContextWebGlobals, type ResourceGuardLimits } from './context-bootstrap.js'
 import { createWebGlobals } from './context-globals/web-globals.js'
@@ -151,7 +151,15 @@ export class GuestSession {
       this.end({ kind: 'run-end', outcome: 'invalid-output', message: formatLosslessJsonRefusal(snapshot.refusal) })
       return
     }
-    this.end({ kind: 'run-end', outcome: 'value', valueJson: JSON.stringify(snapshot.value) })
+    let valueJson: string
+    try {
+      valueJson = stringifyJsonValue(snapshot.value)
+    } catch {
+      // Only a text too long for a string lands here; the run must still end now, not at maxWallMs.
+      this.end({ kind: 'run-end', outcome: 'invalid-output', message: 'The return value is too large to send; return less data.' })
+      return
+    }
+    this.end({ kind: 'run-end', outcome: 'value', valueJson })
   }
 
   private requestCall(namespaceIndex: number, member: string, args: unknown): number | string {
@@ -161,8 +169,14 @@ export class GuestSession {
     if (this.ended) return `${namespace.global}.${member}: the run has already ended.`
     const snapshot = safeSnapshotLosslessJson(args, { rootLabel: 'args' })
     if (!snapshot.ok) return `${namespace.global}.${member}: ${formatLosslessJsonRefusal(snapshot.refusal)}`
+    let argsJson: string
+    try {
+      argsJson = stringifyJsonValue(snapshot.value)
+    } catch {
+      return `${namespace.global}.${member}: the arguments are too large to send; pass less data per call.`
+    }
     const id = ++this.lastCallId
-    this.channel.send({ kind: 'call-request', id, namespace: namespaceIndex, member, argsJson: JSON.stringify(snapshot.value) })
+    this.channel.send({ kind: 'call-request', id, namespace: namespaceIndex, member, argsJson })
     return id
   }
 
