@@ -109,6 +109,21 @@ describe('code-runtime serve', () => {
     assert.equal(fixture, 'quota exceeded')
   })
 
+  it('keeps the error and the value of a run whose logs are past the result size, cutting the logs in the middle', async () => {
+    // 3 000 lines of about 40 characters: three times the 40 000 characters a result holds.
+    const printing = 'for (let i = 0; i < 3000; i++) console.log(`step ${i} of the long loop, still going`)\n'
+    const failed = await serve.runCode(`${printing}await tools.files_read_text_file({ path: 'missing.txt' })`)
+    assert.equal(failed.isError, true)
+    const failure = textOf(failed)
+    assert.ok(failure.length <= 40_000, `${failure.length} characters`)
+    assert.ok(failure.startsWith('step 0 of the long loop, still going\n'), 'the first lines are kept')
+    assert.match(failure, /\nstep 2999 of the long loop, still going\ncode run failed \(exception\): [^\n]*missing\.txt[^\n]*$/)
+    assert.match(failure, /\n\[\.\.\. \d+ log lines left out here \(\d+ characters\); log less to see them all\]\n/)
+    const returned = textOf(await serve.runCode(`${printing}return { files: 2, summary: 'all read' }`))
+    assert.ok(returned.length <= 40_000, `${returned.length} characters`)
+    assert.ok(returned.endsWith('\nstep 2999 of the long loop, still going\n{\n  "files": 2,\n  "summary": "all read"\n}'), 'the value comes last, whole')
+  })
+
   it('checks arguments against the input schema before calling the server', async () => {
     const value = await serve.runJson(`try { await tools.files_read_text_file({}) } catch (error) { return error.message }`)
     assert.equal(value, 'tools.files_read_text_file: args.path is required.')
