@@ -1,10 +1,11 @@
 /**
  * What `run_code` hands back to the model: the program's logs, then its value (strings raw,
  * other JSON pretty-printed with indentation only near the top, so deep values stay compact),
- * or `code run failed (<kind>): <message>` after the captured output. Long text is cut with a
- * marker that says how much was left out.
+ * or `code run failed (<kind>): <message>` after the captured output. Past the budget, the
+ * value or error is kept and the logs are cut in the middle (see text-cutting.ts).
  */
 import { stringifyJsonValue, type CodeJsonValue, type CodeRunResult } from '@code-runtime/core'
+import { cutLogLines, cutWithMarker, MIN_LOG_EXCERPT_CHARS } from './text-cutting.js'
 
 /** JSON nested deeper than this is printed on one line. */
 const INDENTED_LEVELS = 3
@@ -31,24 +32,40 @@ export function formatJsonValue(value: CodeJsonValue, level = 0): string {
 
 /** Cuts `text` to at most `maxChars` characters (never inside a surrogate pair), with a marker. */
 export function truncateText(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text
-  const marker = (omitted: number): string => `\n[... ${omitted} more characters left out; return or log less to see it all]`
-  let keep = Math.max(0, maxChars - marker(text.length).length)
-  const last = text.charCodeAt(keep - 1)
-  if (keep > 0 && last >= 0xd800 && last <= 0xdbff) keep--
-  return text.slice(0, keep) + marker(text.length - keep)
+  return cutWithMarker(text, maxChars, (omitted) => `\n[... ${omitted} more characters left out; return or log less to see it all]`)
 }
 
-/** The text the model reads for one run, at most `maxChars` characters. */
-export function renderRunResult(result: CodeRunResult, maxChars: number): string {
-  const parts: string[] = []
-  if (result.logs.length > 0) parts.push(result.logs.join('\n'))
+/** What a run ended with, as text: its failure, its value, or a note that it left nothing. */
+function runEnding(result: CodeRunResult): { readonly text: string; readonly marker: (omitted: number) => string } | undefined {
   if (result.error !== undefined) {
-    parts.push(`code run failed (${result.error.kind}): ${result.error.message}`)
-  } else if ('value' in result && result.value !== undefined) {
-    parts.push(typeof result.value === 'string' ? result.value : formatJsonValue(result.value))
-  } else if (parts.length === 0) {
-    parts.push('(the program returned nothing and printed nothing)')
+    return {
+      text: `code run failed (${result.error.kind}): ${result.error.message}`,
+      marker: (omitted) => `\n[... ${omitted} more characters of the error message left out]`,
+    }
   }
-  return truncateText(parts.join('\n'), maxChars)
+  if ('value' in result && result.value !== undefined) {
+    return {
+      text: typeof result.value === 'string' ? result.value : formatJsonValue(result.value),
+      marker: (omitted) => `\n[... ${omitted} more characters of the returned value left out; return less to see it all]`,
+    }
+  }
+  return result.logs.length === 0 ? { text: '(the program returned nothing and printed nothing)', marker: () => '' } : undefined
+}
+
+/**
+ * The text the model reads for one run, at most `maxChars` characters (at least 200). The value
+ * or error is what the model asked for, so it is kept whole when it fits; the logs get what it
+ * leaves (at least a quarter) and are cut in the middle. A value or error that alone is past
+ * its share is cut too. Every cut says what it left out.
+ */
+export function renderRunResult(result: CodeRunResult, maxChars: number): string {
+  const ending = runEnding(result)
+  const logs = result.logs
+  const whole = [...logs.length > 0 ? [logs.join('\n')] : [], ...ending === undefined ? [] : [ending.text]].join('\n')
+  if (whole.length <= maxChars) return whole
+  if (ending === undefined) return cutLogLines(logs, maxChars)
+  if (logs.length === 0) return cutWithMarker(ending.text, maxChars, ending.marker)
+  const logsShare = Math.max(maxChars - ending.text.length - 1, Math.floor(maxChars / 4), MIN_LOG_EXCERPT_CHARS)
+  const logsText = cutLogLines(logs, logsShare)
+  return `${logsText}\n${cutWithMarker(ending.text, maxChars - logsText.length - 1, ending.marker)}`
 }

@@ -11,14 +11,15 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { DEFAULT_MAX_RESULT_CHARS, RUN_CODE_INPUT_SCHEMA, type CodeModeRuntime } from '@code-runtime/code-mode'
 import { LogSubscribingServer } from './log-subscriptions.js'
 import { PACKAGE_INFO } from './package-info.js'
+import { ProtocolError } from './protocol-errors.js'
 import { runProgram } from './program-run.js'
 import { liveNotificationSinks } from './run-notification-sinks.js'
 import { RunNotifier } from './run-notifier.js'
-import { DEFAULT_MAX_SDK_CHARS, presentTools, TOOL_TYPES_INPUT_SCHEMA, TOOL_TYPES_TOOL_NAME, type ToolPresentation } from './run-code-description.js'
+import { DEFAULT_MAX_SDK_CHARS, presentTools, TOOL_TYPES_INPUT_SCHEMA, TOOL_TYPES_TOOL_NAME, unknownMembersMessage, unknownToolMessage, type ToolPresentation } from './run-code-description.js'
 import { buildToolCatalog, declarationsFor, type ToolCatalog } from './tool-catalog.js'
 import type { UpstreamServer } from './upstream-clients.js'
 
@@ -60,13 +61,6 @@ function readRunCodeArguments(args: Record<string, unknown> | undefined): { code
   if (typeof code !== 'string' || code.trim() === '') return { problem: 'run_code needs `code`: the program, as a non-empty string.' }
   if (typeof description !== 'string') return { problem: 'run_code needs `description`: one line saying what the program does.' }
   return { code }
-}
-
-function suggestMembers(catalog: ToolCatalog, unknown: readonly string[]): string {
-  const prefixes = new Set(unknown.map((member) => member.split('_')[0]))
-  const near = catalog.tools.filter((tool) => prefixes.has(tool.member.split('_')[0])).map((tool) => tool.member)
-  const choices = (near.length > 0 ? near : catalog.tools.map((tool) => tool.member)).slice(0, 60)
-  return `Unknown member${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}. Known members include: ${choices.join(', ')}.`
 }
 
 /**
@@ -113,11 +107,11 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
         return textResult('get_tool_types needs `tools`: a non-empty array of member names, e.g. ["files_read_text_file"].', true)
       }
       const { declarations, unknown } = declarationsFor(catalog, members)
-      if (unknown.length > 0) return textResult(suggestMembers(catalog, unknown), true)
+      if (unknown.length > 0) return textResult(unknownMembersMessage(catalog, unknown), true)
       return textResult(`\`\`\`ts\n${declarations}\`\`\``, false)
     }
     if (name !== 'run_code') {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}"; this server offers ${listTools().map((tool) => tool.name).join(' and ')}.`)
+      throw new ProtocolError(ErrorCode.InvalidParams, unknownToolMessage(catalog, name, listTools().map((tool) => tool.name)))
     }
     const input = readRunCodeArguments(args)
     if ('problem' in input) return textResult(input.problem, true)

@@ -5,9 +5,10 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS } from './server-config.js'
 import { PACKAGE_INFO } from './package-info.js'
+import { ProtocolError } from './protocol-errors.js'
 import type { InProcessServerConfig } from './upstream-clients.js'
 
 /** Its name in the calling convention: `tools.demo_get_weather(...)`. */
@@ -87,7 +88,7 @@ async function startExampleServer(transport: Transport): Promise<{ close(): Prom
         return structured({ waitedMs: ms })
       }
       default:
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}`)
+        throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}`)
     }
   })
   await server.connect(transport)

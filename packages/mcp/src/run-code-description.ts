@@ -5,6 +5,7 @@
  * returns the declarations of the tools the model names, so a large tool set does not crowd
  * the context.
  */
+import { closestMembers } from './member-lookup.js'
 import type { ToolCatalog } from './tool-catalog.js'
 import { TOOL_ERROR_CLASS, TOOLS_NAMESPACE } from './program-run.js'
 
@@ -90,6 +91,43 @@ export function presentTools(catalog: ToolCatalog, maxSdkChars: number = DEFAULT
       `Pass the members you will use, e.g. { "tools": ["${catalog.tools[0]?.member ?? 'server_tool'}"] }.`,
     ].join('\n'),
   }
+}
+
+/** How many of the closest members are offered for one unknown name. */
+const SUGGESTED_MEMBERS = 5
+
+/** Unknown names past this many are named without suggestions, so the answer stays short. */
+const MAX_NAMES_SUGGESTED_FOR = 10
+
+/**
+ * What `get_tool_types` answers when some names are not members: for each, the closest members,
+ * best first, so the model can ask again with the right name.
+ * @example unknownMembersMessage(catalog, ['read_text_file']) // 'Unknown member: read_text_file; the closest members: files_read_text_file, ...'
+ */
+export function unknownMembersMessage(catalog: ToolCatalog, unknown: readonly string[]): string {
+  if (catalog.tools.length === 0) return `Unknown member${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}; no server offers any tool right now.`
+  const closest = (name: string): string => closestMembers(catalog, name, SUGGESTED_MEMBERS).join(', ')
+  const lines = unknown.length === 1
+    ? [`Unknown member: ${unknown[0] as string}; the closest members: ${closest(unknown[0] as string)}.`]
+    : [`Unknown members: ${unknown.join(', ')}.`, ...unknown.slice(0, MAX_NAMES_SUGGESTED_FOR).map((name) => `Closest to ${name}: ${closest(name)}.`)]
+  lines.push('Members are named <server>_<tool>; the run_code description lists every one.')
+  return lines.join('\n')
+}
+
+/**
+ * Why a `tools/call` of a tool this server does not offer is refused. A model often calls a
+ * member it read in the description as if it were an MCP tool: say how to call it instead.
+ * @param offered the tools this server offers, e.g. `['run_code']`.
+ */
+export function unknownToolMessage(catalog: ToolCatalog, name: string, offered: readonly string[]): string {
+  const member = name.startsWith(`${TOOLS_NAMESPACE}.`) ? name.slice(TOOLS_NAMESPACE.length + 1) : name
+  if (catalog.byMember.has(member)) {
+    return `"${name}" is not a tool of this server but a function of run_code programs: call run_code with a program that does \`await ${TOOLS_NAMESPACE}.${member}(args)\`.`
+  }
+  const refusal = `Unknown tool ${JSON.stringify(name.slice(0, 200))}; this server offers ${offered.join(' and ')}.`
+  if (catalog.tools.length === 0) return refusal
+  const closest = closestMembers(catalog, member, 3).map((candidate) => `${TOOLS_NAMESPACE}.${candidate}`)
+  return `${refusal} The tools of its servers are functions of run_code programs; the closest: ${closest.join(', ')}.`
 }
 
 /** Input schema of `get_tool_types`. */

@@ -31,6 +31,11 @@ describe('decodeCallResult', () => {
     assert.equal(silent.ok, false)
     assert.match((silent as { message: string }).message, /without a message/)
   })
+
+  it('drops the SDK\'s MCP error prefix from an error answer (how McpServer refuses an unknown tool)', () => {
+    const refusal = decodeCallResult({ content: [{ type: 'text', text: 'MCP error -32602: Tool read_txt_file not found' }], isError: true })
+    assert.deepEqual(refusal, { ok: false, message: 'Tool read_txt_file not found', media: [] })
+  })
 })
 
 describe('describeCallFailure', () => {
@@ -38,6 +43,13 @@ describe('describeCallFailure', () => {
     assert.match(describeCallFailure('files', 500, new McpError(ErrorCode.ConnectionClosed, 'Connection closed')), /^Server "files" stopped while answering.*next call starts it again/)
     assert.match(describeCallFailure('files', 500, new McpError(ErrorCode.RequestTimeout, 'Request timed out')), /within 500 ms \(its timeoutMs\)/)
     assert.equal(describeCallFailure('files', 500, new McpError(ErrorCode.InvalidParams, 'Tool x not found')), 'Tool x not found')
+  })
+
+  it('drops every MCP error prefix, however many hops added one', () => {
+    // A server that throws McpError sends its prefixed message; the client's McpError adds another.
+    const twice = new McpError(ErrorCode.InvalidParams, new McpError(ErrorCode.InvalidParams, 'Unknown tool x').message)
+    assert.equal(twice.message, 'MCP error -32602: MCP error -32602: Unknown tool x')
+    assert.equal(describeCallFailure('files', 500, twice), 'Unknown tool x')
     assert.equal(describeCallFailure('files', 500, new McpProxyError('MCP_PROXY_CONNECT_FAILED', 'server "files" failed to start: boom.')), 'server "files" failed to start: boom.')
     assert.equal(describeCallFailure('files', 500, new Error('The run ended.')), 'The run ended.')
   })

@@ -1,13 +1,15 @@
 /**
  * An upstream `tools/call` answer → what the program gets. `structuredContent` when present;
  * otherwise the text content, parsed when it is JSON (one text block → its value, several → an
- * array of them, none → null). `isError` → a rejection carrying the server's own text. Images,
+ * array of them, none → null). `isError` → a rejection carrying the server's own text (without
+ * the SDK's `MCP error <code>: ` prefixes, in this and in failed calls). Images,
  * audio, resources and resource links are not JSON for the program: they are collected and
  * returned beside the run's text as content blocks, so the model still sees them.
  */
 import { ErrorCode, McpError, type AudioContent, type CallToolResult, type EmbeddedResource, type ImageContent, type ResourceLink } from '@modelcontextprotocol/sdk/types.js'
 import type { CodeJsonValue } from '@code-runtime/core'
 import { McpProxyError } from './errors.js'
+import { withoutMcpErrorPrefix } from './protocol-errors.js'
 
 /** Content a tool produced that is not text: handed to the MCP client as it came. */
 export type MediaBlock = ImageContent | AudioContent | EmbeddedResource | ResourceLink
@@ -40,7 +42,9 @@ export function decodeCallResult(result: CallToolResult): DecodedCallResult {
     else media.push(block)
   }
   if (result.isError === true) {
-    const text = texts.join('\n').trim()
+    // The SDK's McpServer answers its own refusals (an unknown tool, arguments its schema
+    // rejects) this way, with `MCP error <code>: ` in front of the words that matter.
+    const text = withoutMcpErrorPrefix(texts.join('\n').trim())
     const message = text === '' ? 'The tool reported an error without a message.' : text
     return { ok: false, message: message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}...` : message, media }
   }
@@ -62,8 +66,9 @@ export function describeCallFailure(server: string, timeoutMs: number, error: un
     if (error.code === ErrorCode.RequestTimeout) {
       return `Server "${server}" did not answer within ${timeoutMs} ms (its timeoutMs); ask for less per call.`
     }
-    // The SDK prefixes protocol errors with `MCP error <code>: `; the rest is the server's words.
-    return error.message.replace(/^MCP error -?\d+: /, '')
+    // The SDK prefixes protocol errors with `MCP error <code>: `, once on the server that threw
+    // an McpError and again here; the rest is the server's words.
+    return withoutMcpErrorPrefix(error.message)
   }
   return error instanceof Error ? error.message : String(error)
 }

@@ -47,12 +47,18 @@ async function expectPromptNextRun(serve: ServeSession, quietMs: number): Promis
   assert.ok(elapsedMs <= limitMs, `the run after the flood took ${Math.round(elapsedMs)} ms; a quiet run takes ${Math.round(quietMs)} ms`)
 }
 
+/** The result keeps the first and last lines, says how many it left out between them, and ends with the value. */
 function assertResultCarriesTheLogs(text: string): void {
+  assert.ok(text.length <= RESULT_CHARS, `${text.length} characters`)
   assert.ok(text.startsWith('line 0\nline 1\nline 2\n'), 'the result starts with the first lines')
-  const logsPart = text.slice(0, text.indexOf('\n[... '))
-  assert.match(text, /\n\[\.\.\. \d+ more characters left out; return or log less to see it all\]$/)
-  assert.ok(FULL_LOG_TEXT.startsWith(logsPart), 'the result holds the logs in order')
-  assert.ok(logsPart.length > RESULT_CHARS - 200, 'the result is filled with logs up to its cap')
+  assert.ok(text.endsWith(`\nline ${FLOOD_LINES - 1}\nprinted`), 'the result ends with the last line and the returned value')
+  const marker = /\n\[\.\.\. (\d+) log lines left out here \((\d+) characters\); log less to see them all\]\n/.exec(text)
+  assert.ok(marker, 'a marker says how many lines were left out')
+  const head = text.slice(0, marker.index)
+  const tail = text.slice(marker.index + marker[0].length, text.length - '\nprinted'.length)
+  assert.ok(FULL_LOG_TEXT.startsWith(`${head}\n`) && FULL_LOG_TEXT.endsWith(`\n${tail}`), 'the kept lines are the first and the last, in order')
+  assert.equal(head.split('\n').length + Number(marker[1]) + tail.split('\n').length, FLOOD_LINES)
+  assert.ok(head.length + tail.length > RESULT_CHARS - 300, 'the result is filled with logs up to its cap')
 }
 
 describe('code-runtime serve under a log flood', () => {

@@ -109,6 +109,21 @@ describe('code-runtime serve', () => {
     assert.equal(fixture, 'quota exceeded')
   })
 
+  it('keeps the error and the value of a run whose logs are past the result size, cutting the logs in the middle', async () => {
+    // 3 000 lines of about 40 characters: three times the 40 000 characters a result holds.
+    const printing = 'for (let i = 0; i < 3000; i++) console.log(`step ${i} of the long loop, still going`)\n'
+    const failed = await serve.runCode(`${printing}await tools.files_read_text_file({ path: 'missing.txt' })`)
+    assert.equal(failed.isError, true)
+    const failure = textOf(failed)
+    assert.ok(failure.length <= 40_000, `${failure.length} characters`)
+    assert.ok(failure.startsWith('step 0 of the long loop, still going\n'), 'the first lines are kept')
+    assert.match(failure, /\nstep 2999 of the long loop, still going\ncode run failed \(exception\): [^\n]*missing\.txt[^\n]*$/)
+    assert.match(failure, /\n\[\.\.\. \d+ log lines left out here \(\d+ characters\); log less to see them all\]\n/)
+    const returned = textOf(await serve.runCode(`${printing}return { files: 2, summary: 'all read' }`))
+    assert.ok(returned.length <= 40_000, `${returned.length} characters`)
+    assert.ok(returned.endsWith('\nstep 2999 of the long loop, still going\n{\n  "files": 2,\n  "summary": "all read"\n}'), 'the value comes last, whole')
+  })
+
   it('checks arguments against the input schema before calling the server', async () => {
     const value = await serve.runJson(`try { await tools.files_read_text_file({}) } catch (error) { return error.message }`)
     assert.equal(value, 'tools.files_read_text_file: args.path is required.')
@@ -175,8 +190,10 @@ describe('code-runtime serve with small budgets', () => {
   before(async () => {
     temp = await makeTempDirectory('code-runtime-budgets-')
     flakyLog = join(temp.path, 'flaky.log')
+    await mkdir(join(temp.path, 'files'))
     serve = await startServe(temp.path, {
       mcpServers: {
+        files: { command: installedBin('mcp-server-filesystem'), args: ['files'] },
         memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } },
         flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH], env: { FIXTURE_LOG: flakyLog } },
       },
@@ -203,7 +220,30 @@ describe('code-runtime serve with small budgets', () => {
     assert.doesNotMatch(text, /memory_read_graph/)
     const unknown = await serve.client.callTool({ name: 'get_tool_types', arguments: { tools: ['memory_create_entity'] } })
     assert.equal(unknown.isError, true)
-    assert.match(textOf(unknown as Parameters<typeof textOf>[0]), /Unknown member: memory_create_entity\. Known members include: memory_add_observations, memory_create_entities/)
+    assert.match(textOf(unknown as Parameters<typeof textOf>[0]), /^Unknown member: memory_create_entity; the closest members: memory_create_entities, /)
+  })
+
+  it('answers get_tool_types for a tool named without its server with the closest members, best first', async () => {
+    const result = await serve.client.callTool({ name: 'get_tool_types', arguments: { tools: ['read_text_file', 'memory_create_entitys'] } }) as Parameters<typeof textOf>[0]
+    assert.equal(result.isError, true)
+    const lines = textOf(result).split('\n')
+    assert.equal(lines[0], 'Unknown members: read_text_file, memory_create_entitys.')
+    assert.match(lines[1] ?? '', /^Closest to read_text_file: files_read_text_file, /)
+    assert.match(lines[2] ?? '', /^Closest to memory_create_entitys: memory_create_entities, /)
+    assert.ok(textOf(result).length < 1_000, 'a few suggestions, not the whole list')
+  })
+
+  it('refuses a tool it does not offer with the MCP error prefix once, and says how to call a member', async () => {
+    await assert.rejects(serve.client.callTool({ name: 'files_read_text_file', arguments: { path: 'x' } }), (error: Error) => {
+      assert.equal(error.message, 'MCP error -32602: "files_read_text_file" is not a tool of this server but a function of run_code programs: '
+        + 'call run_code with a program that does `await tools.files_read_text_file(args)`.')
+      return true
+    })
+    await assert.rejects(serve.client.callTool({ name: 'read_text_file', arguments: {} }), (error: Error) => {
+      assert.match(error.message, /^MCP error -32602: Unknown tool "read_text_file"; this server offers run_code and get_tool_types\. .*the closest: tools\.files_read_text_file, /)
+      assert.equal(error.message.split('MCP error').length, 2, 'the prefix appears once')
+      return true
+    })
   })
 
   it('ends a program past its time budget as a timeout and cancels its upstream call', async () => {
@@ -215,7 +255,7 @@ describe('code-runtime serve with small budgets', () => {
 
   it('leaves no upstream process behind when the client closes', async () => {
     const children = serve.childPids()
-    assert.ok(children.length >= 2, 'memory and flaky run as children')
+    assert.ok(children.length >= 3, 'files, memory and flaky run as children')
     await serve.close()
     for (const pid of children) assert.equal(isAlive(pid), false, `upstream process ${pid} is gone`)
   })
