@@ -8,7 +8,7 @@ import { createServer } from 'node:net'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { childPidsOf, CLI_PATH, FLAKY_SERVER_PATH, installedBin, isAlive, makeTempDirectory, waitFor } from './serve-harness.js'
+import { childPidsOf, CLI_PATH, FLAKY_SERVER_PATH, installedBin, isAlive, makeTempDirectory, startServe, textOf, waitFor } from './serve-harness.js'
 import { typeCheckProgram } from './type-check.js'
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url))
@@ -224,7 +224,7 @@ describe('code-runtime explains itself', () => {
   })
 })
 
-describe('code-runtime run budgets', () => {
+describe('code-runtime budgets and Ctrl-C', () => {
   let temp: Awaited<ReturnType<typeof makeTempDirectory>>
   before(async () => {
     temp = await makeTempDirectory('code-runtime-budgets-')
@@ -246,6 +246,17 @@ describe('code-runtime run budgets', () => {
     const outcome = await cli(['run', program, '--compute-ms', '300'])
     assert.equal(outcome.code, 1, outcome.stderr)
     assert.match(outcome.stderr, /^code run failed \(timeout\): Stopped after 300 ms of compute \(--compute-ms\)/)
+  })
+
+  it('serve takes --compute-ms, and its run_code results name the option', async () => {
+    const serve = await startServe(temp.path, { mcpServers: { flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH] } } }, ['--compute-ms', '300'])
+    try {
+      const result = await serve.runCode('while (true) {}')
+      assert.equal(result.isError, true)
+      assert.match(textOf(result), /^code run failed \(timeout\): Stopped after 300 ms of compute \(--compute-ms\)/)
+    } finally {
+      await serve.close()
+    }
   })
 
   it('stops on Ctrl-C: prints "interrupted", exits with 130 and leaves no process behind', async () => {
