@@ -32,6 +32,7 @@ describe('parseCliArguments', () => {
     assert.deepEqual(parseCliArguments(['run', '--help']), { command: 'help', topic: 'run', isRequested: true })
     assert.deepEqual(parseCliArguments(['list', '-h']), { command: 'help', topic: 'list', isRequested: true })
     assert.match(usageMessage(['help', 'start']), /unknown command "start"/)
+    assert.match(usageMessage(['help', 'run', '--config', 's.json']), /--config is not an option of help/)
   })
 
   it('takes --compute-ms on run and serve, and only there', () => {

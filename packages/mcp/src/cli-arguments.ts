@@ -172,7 +172,11 @@ export function parseCliArguments(argv: readonly string[]): CliCommand {
   if (!isCommandName(command)) {
     throw usageError(`unknown command ${JSON.stringify(command)}; the commands are ${COMMAND_NAMES.join(', ')}`)
   }
-  if (command === 'help') return decodeHelp(rest)
+  if (command === 'help') {
+    const option = Object.keys(values)[0]
+    if (option !== undefined) throw usageError(`--${option} is not an option of help`, command)
+    return decodeHelp(rest)
+  }
   return decodeCommand(command, values, rest)
 }
 

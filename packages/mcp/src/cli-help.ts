@@ -33,6 +33,8 @@ const OPTION_LINES = {
 export type OptionName = keyof typeof OPTION_LINES
 
 interface CommandHelp {
+  /** The command with its arguments, as the overview lists it. */
+  readonly call: string
   readonly synopsis: string
   readonly summary: string
   readonly details: string
@@ -42,30 +44,35 @@ interface CommandHelp {
 /** Each command: how it is called, one line for the overview, a paragraph for its own page. */
 export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
   serve: {
+    call: 'serve',
     synopsis: 'code-runtime serve [--config servers.json] [options]',
     summary: 'MCP server over stdio: one run_code tool over every configured server',
     details: 'stdout carries only the MCP protocol; logs go to stderr. Stops on SIGINT, SIGTERM or the end\nof stdin, closing every upstream server. Exits with 2 only when no configured server started.',
     options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'max-sdk-chars'],
   },
   run: {
+    call: 'run <program.ts>',
     synopsis: 'code-runtime run <program.ts> [--config servers.json] [options]',
     summary: 'run a program file; prints its logs, then its value or its failure',
     details: 'The program is the body of an async function in TypeScript; it calls tools.<server>_<tool>(args).\nLogs go to stdout as they come, then the value; a failure goes to stderr. Ctrl-C stops the run,\ncloses the servers, prints "interrupted" and exits with 130.',
     options: ['config', 'backend', 'timeout-ms', 'compute-ms'],
   },
   types: {
+    call: 'types',
     synopsis: 'code-runtime types [--config servers.json]',
     summary: 'print the TypeScript SDK programs are written against',
     details: 'Prints declarations (valid TypeScript, ready for a .d.ts) of every configured tool.',
     options: ['config'],
   },
   list: {
+    call: 'list',
     synopsis: 'code-runtime list [--config servers.json] [--max-sdk-chars <n>]',
     summary: 'print the servers, their tools and the size of the SDK',
     details: 'Prints each server, the member name and upstream name of each tool, and the SDK size.',
     options: ['config', 'max-sdk-chars'],
   },
   help: {
+    call: 'help [command]',
     synopsis: 'code-runtime help [command]',
     summary: 'this overview, or the options of one command',
     details: 'Prints the overview, or the page of one command (the same as code-runtime <command> --help).',
@@ -81,12 +88,12 @@ function optionLines(options: readonly OptionName[]): string {
 
 /** The overview: every command and the options every command takes. */
 export function overviewText(): string {
-  const width = Math.max(...COMMAND_NAMES.map((name) => name.length))
+  const width = Math.max(...COMMAND_NAMES.map((name) => COMMAND_HELP[name].call.length))
   return [
     'Usage: code-runtime <command> [options]',
     '',
     'Commands:',
-    ...COMMAND_NAMES.map((name) => `  ${name.padEnd(width)}  ${COMMAND_HELP[name].summary}`),
+    ...COMMAND_NAMES.map((name) => `  ${COMMAND_HELP[name].call.padEnd(width)}  ${COMMAND_HELP[name].summary}`),
     '',
     'Options of every command:',
     optionLines(GLOBAL_OPTIONS),
