@@ -53,42 +53,41 @@ function printOutput(output: ProgramRunOutput): void {
 /** Runs the `run` command; resolves the exit code. */
 export async function runCommand(command: Extract<CliCommand, { command: 'run' }>): Promise<number> {
   const code = await readProgram(command.programPath)
+  // From before the servers start: Ctrl-C while they connect must close them too. Should
+  // openSession throw, the listener is left to the exit that follows.
   const stop = listenForStop()
+  const session = await openSession(command.configPath)
   try {
-    const session = await openSession(command.configPath)
+    if (reportStartFailures(session.upstreams) > 0) return EXIT_SETUP_FAILED
+    const budgets = { maxWallMs: command.timeoutMs, ...(command.computeMs === undefined ? {} : { computeMs: command.computeMs }) }
+    const started = await startChosenBackend(command.backend, command.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
+    let calls = 0
+    const progress = startProgress(process.stderr, () => calls)
     try {
-      if (reportStartFailures(session.upstreams) > 0) return EXIT_SETUP_FAILED
-      const budgets = { maxWallMs: command.timeoutMs, ...(command.computeMs === undefined ? {} : { computeMs: command.computeMs }) }
-      const started = await startChosenBackend(command.backend, command.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
-      let calls = 0
-      const progress = startProgress(process.stderr, () => calls)
-      try {
-        const stoppedEarly = stop.received()
-        if (stoppedEarly !== undefined) return reportStopped(stoppedEarly)
-        const output = await runProgram(withBudgetOptionNames(started.runtime), buildToolCatalog(session.upstreams), code, {
-          signal: stop.signal,
-          maxResultChars: CLI_MAX_RESULT_CHARS,
-          onCalls: (counts) => {
-            calls = counts.started
-          },
-          onLog: (line) => {
-            progress.clear()
-            process.stdout.write(`${line}\n`)
-          },
-        })
-        progress.stop()
-        const stopped = stop.received()
-        if (stopped !== undefined) return reportStopped(stopped)
-        printOutput(output)
-        return output.isError ? EXIT_PROGRAM_FAILED : EXIT_SUCCESS
-      } finally {
-        progress.stop()
-        await started.dispose()
-      }
+      const stoppedEarly = stop.received()
+      if (stoppedEarly !== undefined) return reportStopped(stoppedEarly)
+      const output = await runProgram(withBudgetOptionNames(started.runtime), buildToolCatalog(session.upstreams), code, {
+        signal: stop.signal,
+        maxResultChars: CLI_MAX_RESULT_CHARS,
+        onCalls: (counts) => {
+          calls = counts.started
+        },
+        onLog: (line) => {
+          progress.clear()
+          process.stdout.write(`${line}\n`)
+        },
+      })
+      progress.stop()
+      const stopped = stop.received()
+      if (stopped !== undefined) return reportStopped(stopped)
+      printOutput(output)
+      return output.isError ? EXIT_PROGRAM_FAILED : EXIT_SUCCESS
     } finally {
-      await session.close()
+      progress.stop()
+      await started.dispose()
     }
   } finally {
+    await session.close()
     stop.stop()
   }
 }
