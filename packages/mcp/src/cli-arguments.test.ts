@@ -21,7 +21,7 @@ describe('parseCliArguments', () => {
     assert.deepEqual(parseCliArguments(['run', 'p.ts', '-c', 's.json', '--backend', 'process', '--timeout-ms', '5000']), { command: 'run', programPath: 'p.ts', configPath: 's.json', backend: 'process', backendChosen: true, timeoutMs: 5000 })
     assert.deepEqual(parseCliArguments(['types']), { command: 'types' })
     assert.deepEqual(parseCliArguments(['list', '--max-sdk-chars', '100']), { command: 'list', maxSdkChars: 100 })
-    assert.deepEqual(parseCliArguments(['--help']), { command: 'help' })
+    assert.deepEqual(parseCliArguments(['--help']), { command: 'help', isRequested: true })
     assert.deepEqual(parseCliArguments(['-v']), { command: 'version' })
   })
 
@@ -32,8 +32,39 @@ describe('parseCliArguments', () => {
     assert.equal(serve.command === 'serve' ? serve.timeoutMs : undefined, 0.5)
   })
 
+  it('decodes no arguments as the overview shown as a usage error, and help for one command', () => {
+    assert.deepEqual(parseCliArguments([]), { command: 'help', isRequested: false })
+    assert.deepEqual(parseCliArguments(['help']), { command: 'help', isRequested: true })
+    assert.deepEqual(parseCliArguments(['help', 'run']), { command: 'help', topic: 'run', isRequested: true })
+    assert.deepEqual(parseCliArguments(['run', '--help']), { command: 'help', topic: 'run', isRequested: true })
+    assert.deepEqual(parseCliArguments(['list', '-h']), { command: 'help', topic: 'list', isRequested: true })
+    assert.match(usageMessage(['help', 'start']), /unknown command "start"/)
+    assert.match(usageMessage(['help', 'run', '--config', 's.json']), /--config is not an option of help/)
+  })
+
+  it('takes --compute-ms on run and serve, and only there', () => {
+    assert.deepEqual(parseCliArguments(['run', 'p.ts', '--compute-ms', '250']), { command: 'run', programPath: 'p.ts', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, computeMs: 250 })
+    assert.equal((parseCliArguments(['serve', '--compute-ms', '9']) as { computeMs?: number }).computeMs, 9)
+    assert.match(usageMessage(['list', '--compute-ms', '9']), /--compute-ms is not an option of list; see code-runtime list --help\.$/)
+    assert.match(usageMessage(['run', 'p.ts', '--compute-ms', '0']), /--compute-ms must be a number of milliseconds above 0 and at most 2147483647, got "0"/)
+  })
+
+  it('says which option lacks its value, in whichever form it was written', () => {
+    for (const [argv, option] of [
+      [['serve', '--config'], '--config'],
+      [['run', 'p.ts', '-c'], '--config'],
+      [['run', 'p.ts', '--backend'], '--backend'],
+      [['run', 'p.ts', '--timeout-ms'], '--timeout-ms'],
+      [['run', 'p.ts', '--compute-ms'], '--compute-ms'],
+      [['list', '--max-sdk-chars'], '--max-sdk-chars'],
+      [['serve', '--config', '--backend', 'process'], '--config'],
+    ] as const) {
+      assert.match(usageMessage([...argv]), new RegExp(`^missing value for ${option}; see code-runtime ${argv[0]} --help\\.$`), argv.join(' '))
+    }
+  })
+
   it('refuses what it does not know, on one line that points to --help', () => {
-    assert.match(usageMessage([]), /a command is missing/)
+    assert.match(usageMessage(['--config', 's.json']), /a command is missing/)
     assert.match(usageMessage(['start']), /unknown command "start"/)
     assert.match(usageMessage(['run']), /run needs a program file/)
     assert.match(usageMessage(['run', 'a.ts', 'b.ts']), /one program file, got "b.ts"/)
@@ -43,9 +74,10 @@ describe('parseCliArguments', () => {
     for (const text of ['0', '0.0', '-5', '1e3', 'Infinity', 'NaN', '2147483648', '5.', '']) {
       assert.match(usageMessage(['run', 'a.ts', `--timeout-ms=${text}`]), /--timeout-ms must be a number of milliseconds above 0 and at most 2147483647/)
     }
-    for (const argv of [[], ['start'], ['serve', '--frobnicate']]) {
+    assert.match(usageMessage(['start']), /see code-runtime --help\.$/)
+    assert.match(usageMessage(['serve', '--frobnicate']), /see code-runtime serve --help\.$/)
+    for (const argv of [['--config', 's.json'], ['start'], ['serve', '--frobnicate']]) {
       const message = usageMessage(argv)
-      assert.match(message, /see code-runtime --help\.$/)
       assert.doesNotMatch(message, /\n/)
     }
   })

@@ -1,70 +1,81 @@
 /**
  * The command line, decoded once with Node's own `util.parseArgs` into one command record.
  * Options a command does not take are refused, like unknown config fields: a flag that silently
- * does nothing is worse than an error.
+ * does nothing is worse than an error. Every refusal names the option as the user wrote it and
+ * points to the help page of the command.
  */
 import { parseArgs } from 'node:util'
+import { COMMAND_HELP, COMMAND_NAMES, DEFAULT_RUN_TIMEOUT_MS, GLOBAL_OPTIONS, type CommandName, type OptionName } from './cli-help.js'
 import { McpProxyError } from './errors.js'
 import { DEFAULT_MAX_SDK_CHARS } from './run-code-description.js'
 import { BACKEND_NAMES, DEFAULT_BACKEND, type BackendName } from './runtime-backend.js'
 
-/** Wall-clock limit of one run unless `--timeout-ms` says otherwise. */
-export const DEFAULT_RUN_TIMEOUT_MS = 300_000
+export { DEFAULT_RUN_COMPUTE_MS, DEFAULT_RUN_TIMEOUT_MS } from './cli-help.js'
+
+/** The commands that do work (all but `help`). */
+type WorkCommandName = Exclude<CommandName, 'help'>
+
+/** The budgets of a run the command line sets; `computeMs` only when `--compute-ms` was given. */
+interface RunBudgetOptions {
+  readonly timeoutMs: number
+  readonly computeMs?: number
+}
 
 /** What the command line asks for. */
 export type CliCommand =
-  | { readonly command: 'help' }
+  /** `topic` absent: the overview. `isRequested` false: no arguments at all, a usage error. */
+  | { readonly command: 'help'; readonly topic?: CommandName; readonly isRequested: boolean }
   | { readonly command: 'version' }
-  | { readonly command: 'serve'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly timeoutMs: number; readonly maxSdkChars: number }
-  | { readonly command: 'run'; readonly programPath: string; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly timeoutMs: number }
+  | ({ readonly command: 'serve'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly maxSdkChars: number } & RunBudgetOptions)
+  | ({ readonly command: 'run'; readonly programPath: string; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean } & RunBudgetOptions)
   | { readonly command: 'types'; readonly configPath?: string }
   | { readonly command: 'list'; readonly configPath?: string; readonly maxSdkChars: number }
-
-export const USAGE = `Usage: code-runtime <command> [options]
-
-Commands:
-  serve [--config servers.json]     MCP server over stdio: one run_code tool over every configured server
-  run <program.ts> [--config ...]   run a program file; prints its logs, then its value or its failure
-  types [--config ...]              print the TypeScript SDK programs are written against
-  list [--config ...]               print the servers, their tools and the size of the SDK
-
-Options:
-  -c, --config <file>    mcpServers JSON; without it, built-in example tools (tools.demo_*)
-  --backend <name>       serve, run: process (default on Linux), worker-thread or container
-  --timeout-ms <ms>      serve, run: wall-clock limit of one run (default ${DEFAULT_RUN_TIMEOUT_MS})
-  --max-sdk-chars <n>    serve, list: largest SDK shown in run_code's description (default ${DEFAULT_MAX_SDK_CHARS})
-  -h, --help             this text
-  -v, --version          the version
-
-Exit codes: 0 success, 1 the program failed, 2 bad usage, bad config or a server that cannot start.`
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
   backend: { type: 'string' },
   'timeout-ms': { type: 'string' },
+  'compute-ms': { type: 'string' },
   'max-sdk-chars': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
-} as const
+} as const satisfies Record<OptionName, { type: 'string' | 'boolean'; short?: string }>
 
-type OptionName = keyof typeof OPTIONS
-
-const COMMAND_OPTIONS: Readonly<Record<'serve' | 'run' | 'types' | 'list', readonly OptionName[]>> = {
-  serve: ['config', 'backend', 'timeout-ms', 'max-sdk-chars'],
-  run: ['config', 'backend', 'timeout-ms'],
-  types: ['config'],
-  list: ['config', 'max-sdk-chars'],
+/** Where a refusal sends the user: the page of the command when there is one. */
+function usageError(message: string, command?: CommandName): McpProxyError {
+  const help = command === undefined ? 'code-runtime --help' : `code-runtime ${command} --help`
+  return new McpProxyError('MCP_PROXY_USAGE', `${message}; see ${help}.`)
 }
 
-function usageError(message: string): McpProxyError {
-  return new McpProxyError('MCP_PROXY_USAGE', `${message}; see code-runtime --help.`)
+function isCommandName(text: string): text is CommandName {
+  return (COMMAND_NAMES as readonly string[]).includes(text)
 }
 
-function readPositiveInteger(option: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback
+/** The long name (`--config`) of an option `parseArgs` complained about, as written in its message. */
+function longOptionIn(message: string): string | undefined {
+  return /--[a-z-]+/.exec(message)?.[0]
+}
+
+/**
+ * `parseArgs`'s errors in our words. A string option at the end of the line, or followed by
+ * another option, has no value: say so, naming the option, whichever form (`-c`) was used.
+ */
+function describeParseError(error: unknown, command: CommandName | undefined): McpProxyError {
+  const { code, message } = error as { code?: unknown; message: string }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    return usageError(`missing value for ${longOptionIn(message) ?? 'an option'}`, command)
+  }
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const option = /'([^']*)'/.exec(message)?.[1] ?? 'given'
+    return usageError(`unknown option ${option}`, command)
+  }
+  return usageError(message.split('.')[0] ?? 'bad arguments', command)
+}
+
+function readPositiveInteger(option: OptionName, text: string, command: CommandName): number {
   const value = Number(text)
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1 || value > 2_147_483_647) {
-    throw usageError(`--${option} must be an integer from 1 to 2147483647, got ${JSON.stringify(text)}`)
+    throw usageError(`--${option} must be an integer from 1 to 2147483647, got ${JSON.stringify(text)}`, command)
   }
   return value
 }
@@ -77,76 +88,117 @@ const MAX_TIMER_MS = 2_147_483_647
  * config (the reference runtime takes `maxWallMs: 5000.5`). Exponents, signs and `Infinity` are
  * refused, so what the user typed is what runs.
  */
-function readBudgetMs(option: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback
+function readBudgetMs(option: OptionName, text: string, command: CommandName): number {
   const value = Number(text)
   if (!/^\d+(\.\d+)?$/.test(text) || !(value > 0) || value > MAX_TIMER_MS) {
-    throw usageError(`--${option} must be a number of milliseconds above 0 and at most ${MAX_TIMER_MS}, got ${JSON.stringify(text)}`)
+    throw usageError(`--${option} must be a number of milliseconds above 0 and at most ${MAX_TIMER_MS}, got ${JSON.stringify(text)}`, command)
   }
   return value
 }
 
-function readBackend(text: string | undefined): BackendName {
+function readBackend(text: string | undefined, command: CommandName): BackendName {
   if (text === undefined) return DEFAULT_BACKEND
   if (!(BACKEND_NAMES as readonly string[]).includes(text)) {
-    throw usageError(`--backend must be one of ${BACKEND_NAMES.join(', ')}, got ${JSON.stringify(text)}`)
+    throw usageError(`--backend must be one of ${BACKEND_NAMES.join(', ')}, got ${JSON.stringify(text)}`, command)
   }
   return text as BackendName
 }
 
-/**
- * Decodes `argv` (without the node binary and script).
- * @throws {McpProxyError} `MCP_PROXY_USAGE`, with a one-line message.
- */
-export function parseCliArguments(argv: readonly string[]): CliCommand {
-  let parsed
-  try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true })
-  } catch (error) {
-    const option = /'(-[^']*)'/.exec((error as Error).message)?.[1]
-    throw usageError(option === undefined ? (error as Error).message.split('.')[0] ?? 'bad arguments' : `unknown option ${option}`)
+type ParsedValues = Partial<Record<OptionName, string | boolean>>
+
+function stringOption(values: ParsedValues, option: OptionName): string | undefined {
+  const value = values[option]
+  return typeof value === 'string' ? value : undefined
+}
+
+function readBudgets(values: ParsedValues, command: CommandName): RunBudgetOptions {
+  const timeout = stringOption(values, 'timeout-ms')
+  const compute = stringOption(values, 'compute-ms')
+  return {
+    timeoutMs: timeout === undefined ? DEFAULT_RUN_TIMEOUT_MS : readBudgetMs('timeout-ms', timeout, command),
+    ...(compute === undefined ? {} : { computeMs: readBudgetMs('compute-ms', compute, command) }),
   }
-  const { values, positionals } = parsed
-  if (values.help === true) return { command: 'help' }
-  if (values.version === true) return { command: 'version' }
-  const [command, ...rest] = positionals
-  if (command === undefined) throw usageError('a command is missing (serve, run, types or list)')
-  if (command !== 'serve' && command !== 'run' && command !== 'types' && command !== 'list') {
-    throw usageError(`unknown command ${JSON.stringify(command)}; the commands are serve, run, types and list`)
-  }
+}
+
+function readMaxSdkChars(values: ParsedValues, command: CommandName): number {
+  const text = stringOption(values, 'max-sdk-chars')
+  return text === undefined ? DEFAULT_MAX_SDK_CHARS : readPositiveInteger('max-sdk-chars', text, command)
+}
+
+/** `code-runtime help [command]`. */
+function decodeHelp(rest: readonly string[]): CliCommand {
+  const [topic, extra] = rest
+  if (extra !== undefined) throw usageError(`help takes at most one command, got ${JSON.stringify(extra)}`)
+  if (topic === undefined) return { command: 'help', isRequested: true }
+  if (!isCommandName(topic)) throw usageError(`unknown command ${JSON.stringify(topic)}; the commands are ${COMMAND_NAMES.join(', ')}`)
+  return { command: 'help', topic, isRequested: true }
+}
+
+function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: readonly string[]): CliCommand {
   for (const option of Object.keys(values) as OptionName[]) {
-    if (!COMMAND_OPTIONS[command].includes(option)) throw usageError(`--${option} is not an option of ${command}`)
+    if (!COMMAND_HELP[command].options.includes(option) && !(GLOBAL_OPTIONS as readonly string[]).includes(option)) {
+      throw usageError(`--${option} is not an option of ${command}`, command)
+    }
   }
-  const config = values.config === undefined ? {} : { configPath: values.config }
+  const configPath = stringOption(values, 'config')
+  const config = configPath === undefined ? {} : { configPath }
   const expected = command === 'run' ? 1 : 0
-  if (rest.length > expected) throw usageError(`${command} takes ${expected === 0 ? 'no arguments' : 'one program file'}, got ${JSON.stringify(rest.at(-1))}`)
+  if (rest.length > expected) throw usageError(`${command} takes ${expected === 0 ? 'no arguments' : 'one program file'}, got ${JSON.stringify(rest.at(-1))}`, command)
+  const backendText = stringOption(values, 'backend')
   switch (command) {
     case 'serve':
-      return {
-        command, ...config,
-        backend: readBackend(values.backend),
-        backendChosen: values.backend !== undefined,
-        timeoutMs: readBudgetMs('timeout-ms', values['timeout-ms'], DEFAULT_RUN_TIMEOUT_MS),
-        maxSdkChars: readPositiveInteger('max-sdk-chars', values['max-sdk-chars'], DEFAULT_MAX_SDK_CHARS),
-      }
+      return { command, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command), maxSdkChars: readMaxSdkChars(values, command) }
     case 'run': {
       const programPath = rest[0]
-      if (programPath === undefined) throw usageError('run needs a program file, e.g. code-runtime run program.ts')
-      return {
-        command, programPath, ...config,
-        backend: readBackend(values.backend),
-        backendChosen: values.backend !== undefined,
-        timeoutMs: readBudgetMs('timeout-ms', values['timeout-ms'], DEFAULT_RUN_TIMEOUT_MS),
-      }
+      if (programPath === undefined) throw usageError('run needs a program file, e.g. code-runtime run program.ts', command)
+      return { command, programPath, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command) }
     }
     case 'types':
       return { command, ...config }
     case 'list':
-      return { command, ...config, maxSdkChars: readPositiveInteger('max-sdk-chars', values['max-sdk-chars'], DEFAULT_MAX_SDK_CHARS) }
+      return { command, ...config, maxSdkChars: readMaxSdkChars(values, command) }
   }
 }
 
-/** Exit codes: success, a program that failed, and everything that stopped us before or around it. */
+/**
+ * Decodes `argv` (without the node binary and script). No arguments at all decode as the
+ * overview, not requested (the CLI prints it as a usage error); `<command> --help` as the
+ * command's page.
+ * @throws {McpProxyError} `MCP_PROXY_USAGE`, with a one-line message.
+ */
+export function parseCliArguments(argv: readonly string[]): CliCommand {
+  if (argv.length === 0) return { command: 'help', isRequested: false }
+  // The first word, when it is a command, names the help page refusals point to.
+  const named = argv[0] !== undefined && isCommandName(argv[0]) ? argv[0] : undefined
+  let parsed
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true })
+  } catch (error) {
+    throw describeParseError(error, named)
+  }
+  const values = parsed.values as ParsedValues
+  const [command, ...rest] = parsed.positionals
+  if (values.help === true) {
+    if (command === undefined) return { command: 'help', isRequested: true }
+    if (command === 'help') return decodeHelp(rest)
+    return decodeHelp([command])
+  }
+  if (values.version === true) return { command: 'version' }
+  if (command === undefined) throw usageError(`a command is missing (${COMMAND_NAMES.join(', ')})`)
+  if (!isCommandName(command)) {
+    throw usageError(`unknown command ${JSON.stringify(command)}; the commands are ${COMMAND_NAMES.join(', ')}`)
+  }
+  if (command === 'help') {
+    const option = Object.keys(values)[0]
+    if (option !== undefined) throw usageError(`--${option} is not an option of help`, command)
+    return decodeHelp(rest)
+  }
+  return decodeCommand(command, values, rest)
+}
+
+/** Exit codes: success, a program that failed, everything that stopped us before or around it, Ctrl-C. */
 export const EXIT_SUCCESS = 0
 export const EXIT_PROGRAM_FAILED = 1
 export const EXIT_SETUP_FAILED = 2
+/** 128 + SIGINT's number, what shells report for a command stopped by Ctrl-C. */
+export const EXIT_INTERRUPTED = 130

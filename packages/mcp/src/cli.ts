@@ -2,9 +2,12 @@
 /**
  * The `code-runtime` command: decode the arguments, run one command, exit with its code. Errors
  * we expect (bad usage, bad config, a backend that is not installed) are one line on stderr
- * and exit code 2; anything else is a bug and keeps its stack.
+ * and exit code 2; anything else is a bug and keeps its stack. With no arguments at all the
+ * overview goes to stderr, also with exit code 2: whoever typed nothing needs the commands,
+ * not one error line, but a script that called us that way is still told it failed.
  */
-import { EXIT_SETUP_FAILED, EXIT_SUCCESS, parseCliArguments, USAGE } from './cli-arguments.js'
+import { EXIT_SETUP_FAILED, EXIT_SUCCESS, parseCliArguments } from './cli-arguments.js'
+import { commandHelpText, overviewText } from './cli-help.js'
 import { McpProxyError } from './errors.js'
 import { listCommand, typesCommand } from './inspect-commands.js'
 import { PACKAGE_INFO } from './package-info.js'
@@ -15,9 +18,15 @@ import { writeErrorLine } from './terminal-output.js'
 async function main(argv: readonly string[]): Promise<number> {
   const command = parseCliArguments(argv)
   switch (command.command) {
-    case 'help':
-      process.stdout.write(`${USAGE}\n`)
+    case 'help': {
+      const text = command.topic === undefined ? overviewText() : commandHelpText(command.topic)
+      if (!command.isRequested) {
+        process.stderr.write(`${text}\n`)
+        return EXIT_SETUP_FAILED
+      }
+      process.stdout.write(`${text}\n`)
       return EXIT_SUCCESS
+    }
     case 'version':
       process.stdout.write(`${PACKAGE_INFO.version}\n`)
       return EXIT_SUCCESS

@@ -1,15 +1,18 @@
 /**
  * `code-runtime run program.ts`: one program against the configured servers (or the built-in
  * examples). Logs go to stdout, then the value; a failure goes to stderr; the exit code says
- * which. Ctrl-C aborts the run, which cancels its upstream calls.
+ * which. Ctrl-C aborts the run, which cancels its upstream calls, closes the servers and the
+ * runtime, prints `interrupted` and exits with 130.
  */
 import { readFile } from 'node:fs/promises'
 import { formatJsonValue } from '@code-runtime/code-mode'
 import type { CliCommand } from './cli-arguments.js'
 import { EXIT_PROGRAM_FAILED, EXIT_SETUP_FAILED, EXIT_SUCCESS } from './cli-arguments.js'
+import { withBudgetOptionNames } from './budget-option-names.js'
 import { McpProxyError } from './errors.js'
 import { runProgram, type ProgramRunOutput } from './program-run.js'
 import { startChosenBackend } from './runtime-backend.js'
+import { listenForStop, reportStopped } from './stop-signals.js'
 import { openSession, reportStartFailures } from './session.js'
 import { startProgress, styleFor, writeErrorLine } from './terminal-output.js'
 import { buildToolCatalog } from './tool-catalog.js'
@@ -50,22 +53,21 @@ function printOutput(output: ProgramRunOutput): void {
 /** Runs the `run` command; resolves the exit code. */
 export async function runCommand(command: Extract<CliCommand, { command: 'run' }>): Promise<number> {
   const code = await readProgram(command.programPath)
+  // From before the servers start: Ctrl-C while they connect must close them too. Should
+  // openSession throw, the listener is left to the exit that follows.
+  const stop = listenForStop()
   const session = await openSession(command.configPath)
   try {
     if (reportStartFailures(session.upstreams) > 0) return EXIT_SETUP_FAILED
-    const started = await startChosenBackend(command.backend, command.backendChosen, { maxWallMs: command.timeoutMs }, (line) => writeErrorLine(process.stderr, line))
-    const controller = new AbortController()
-    const interrupt = (signal: NodeJS.Signals): void => {
-      if (controller.signal.aborted) process.exit(EXIT_PROGRAM_FAILED)
-      controller.abort(new Error(`Interrupted by ${signal}.`))
-    }
-    process.on('SIGINT', interrupt)
-    process.on('SIGTERM', interrupt)
+    const budgets = { maxWallMs: command.timeoutMs, ...(command.computeMs === undefined ? {} : { computeMs: command.computeMs }) }
+    const started = await startChosenBackend(command.backend, command.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
     let calls = 0
     const progress = startProgress(process.stderr, () => calls)
     try {
-      const output = await runProgram(started.runtime, buildToolCatalog(session.upstreams), code, {
-        signal: controller.signal,
+      const stoppedEarly = stop.received()
+      if (stoppedEarly !== undefined) return reportStopped(stoppedEarly)
+      const output = await runProgram(withBudgetOptionNames(started.runtime), buildToolCatalog(session.upstreams), code, {
+        signal: stop.signal,
         maxResultChars: CLI_MAX_RESULT_CHARS,
         onCalls: (counts) => {
           calls = counts.started
@@ -76,15 +78,16 @@ export async function runCommand(command: Extract<CliCommand, { command: 'run' }
         },
       })
       progress.stop()
+      const stopped = stop.received()
+      if (stopped !== undefined) return reportStopped(stopped)
       printOutput(output)
       return output.isError ? EXIT_PROGRAM_FAILED : EXIT_SUCCESS
     } finally {
       progress.stop()
-      process.off('SIGINT', interrupt)
-      process.off('SIGTERM', interrupt)
       await started.dispose()
     }
   } finally {
     await session.close()
+    stop.stop()
   }
 }

@@ -23,6 +23,8 @@ export const DEFAULT_BACKEND: BackendName = process.platform === 'linux' ? 'proc
 export interface BackendBudgets {
   /** Wall-clock ceiling of one run, in milliseconds. */
   readonly maxWallMs: number
+  /** CPU-time ceiling of one run, in milliseconds; the backend's default (60 000) when absent. */
+  readonly computeMs?: number
 }
 
 const PROCESS_PACKAGE = '@code-runtime/process'
@@ -79,7 +81,8 @@ export async function startChosenBackend(name: BackendName, isChosen: boolean, b
 async function startNamedBackend(name: BackendName, budgets: BackendBudgets): Promise<StartedCodeRuntime<CodeRuntime>> {
   const Backend = name === 'worker-thread' ? WorkerThreadCodeRuntime as CodeRuntimeBackend<unknown, CodeRuntime> : await loadProcessBackend(name)
   try {
-    return await startCodeRuntime(Backend, { maxWallMs: budgets.maxWallMs })
+    const computeMs = budgets.computeMs === undefined ? {} : { computeMs: budgets.computeMs }
+    return await startCodeRuntime(Backend, { maxWallMs: budgets.maxWallMs, ...computeMs })
   } catch (error) {
     if (CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_UNAVAILABLE') {
       throw new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE', `--backend ${name}: ${error.message}`, { value: name, cause: error })

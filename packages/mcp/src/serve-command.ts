@@ -6,6 +6,7 @@
  * is closed, so no child process outlives us.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { withBudgetOptionNames } from './budget-option-names.js'
 import { EXIT_SETUP_FAILED, EXIT_SUCCESS, type CliCommand } from './cli-arguments.js'
 import { createCodeModeServer, type CodeModeServer } from './code-mode-server.js'
 import { presentTools } from './run-code-description.js'
@@ -45,8 +46,10 @@ export async function serveCommand(command: Extract<CliCommand, { command: 'serv
       writeErrorLine(process.stderr, 'no configured server could be started; fix the errors above.')
       return EXIT_SETUP_FAILED
     }
-    started = await startChosenBackend(command.backend, command.backendChosen, { maxWallMs: command.timeoutMs }, (line) => writeErrorLine(process.stderr, line))
-    codeModeServer = createCodeModeServer({ upstreams: session.upstreams, runtime: started.runtime, maxSdkChars: command.maxSdkChars })
+    const budgets = { maxWallMs: command.timeoutMs, ...(command.computeMs === undefined ? {} : { computeMs: command.computeMs }) }
+    started = await startChosenBackend(command.backend, command.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
+    // Timeouts name --timeout-ms and --compute-ms, the knobs whoever runs serve can turn.
+    codeModeServer = createCodeModeServer({ upstreams: session.upstreams, runtime: withBudgetOptionNames(started.runtime), maxSdkChars: command.maxSdkChars })
     const catalog = codeModeServer.catalog
     const mode = presentTools(catalog, command.maxSdkChars).mode
     log(`serving ${catalog.tools.length} tools of ${session.upstreams.length - failed} server(s) through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}).`)

@@ -8,7 +8,7 @@ import { createServer } from 'node:net'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CLI_PATH, installedBin, makeTempDirectory, waitFor } from './serve-harness.js'
+import { childPidsOf, CLI_PATH, FLAKY_SERVER_PATH, installedBin, isAlive, makeTempDirectory, startServe, textOf, waitFor } from './serve-harness.js'
 import { typeCheckProgram } from './type-check.js'
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url))
@@ -198,8 +198,107 @@ describe('code-runtime with a bad config', () => {
   })
 
   it('refuses bad usage', async () => {
-    assertOneLineRefusal(await cli(['serve', '--config']), /--config/)
+    assertOneLineRefusal(await cli(['serve', '--config']), /^code-runtime: missing value for --config; see code-runtime serve --help\.$/m)
+    assertOneLineRefusal(await cli(['run', 'a.ts', '--timeout-ms']), /missing value for --timeout-ms/)
     assertOneLineRefusal(await cli(['run', 'a.ts', '--backend', 'vm']), /--backend must be one of worker-thread, process, container/)
+  })
+})
+
+describe('code-runtime explains itself', () => {
+  it('prints the overview on stderr with exit code 2 when given no arguments', async () => {
+    const outcome = await cli([])
+    assert.equal(outcome.code, 2)
+    assert.equal(outcome.stdout, '')
+    assert.match(outcome.stderr, /^Usage: code-runtime <command> \[options\]\n/)
+    for (const command of ['serve', 'run <program.ts>', 'types', 'list', 'help [command]']) assert.ok(outcome.stderr.includes(`\n  ${command} `), command)
+    assert.match(outcome.stderr, /code-runtime help <command>/)
+  })
+
+  it('prints the overview on stdout for help and --help', async () => {
+    const help = await cli(['help'])
+    assert.equal(help.code, 0, help.stderr)
+    assert.match(help.stdout, /^Usage: code-runtime <command> \[options\]\n/)
+    assert.deepEqual(await cli(['--help']), help)
+  })
+
+  it('prints the page of one command for help <command> and <command> --help', async () => {
+    const page = await cli(['help', 'run'])
+    assert.equal(page.code, 0, page.stderr)
+    assert.match(page.stdout, /^Usage: code-runtime run <program\.ts>/)
+    for (const option of ['--config', '--backend', '--timeout-ms', '--compute-ms']) assert.match(page.stdout, new RegExp(`^ {2}(-c, )?${option} `, 'm'))
+    assert.doesNotMatch(page.stdout, /--max-sdk-chars/)
+    assert.match(page.stdout, /130 interrupted/)
+    assert.deepEqual(await cli(['run', '--help']), page)
+    assertOneLineRefusal(await cli(['help', 'start']), /unknown command "start"/)
+  })
+})
+
+describe('code-runtime budgets and Ctrl-C', () => {
+  let temp: Awaited<ReturnType<typeof makeTempDirectory>>
+  before(async () => {
+    temp = await makeTempDirectory('code-runtime-budgets-')
+  })
+  after(() => temp.remove())
+
+  it('names --timeout-ms, not the config field it sets, when a run runs out of wall time', async () => {
+    const program = join(temp.path, 'waits.ts')
+    await writeFile(program, 'await tools.demo_wait({ ms: 60000 })\nreturn "too late"')
+    const outcome = await cli(['run', program, '--timeout-ms', '400', '--backend', 'worker-thread'])
+    assert.equal(outcome.code, 1, outcome.stderr)
+    assert.match(outcome.stderr, /^code run failed \(timeout\): Stopped after 400 ms of wall time \(--timeout-ms\)/)
+    assert.doesNotMatch(outcome.stderr, /maxWallMs/)
+  })
+
+  it('limits compute with --compute-ms and names it', async () => {
+    const program = join(temp.path, 'spins.ts')
+    await writeFile(program, 'while (true) {}')
+    const outcome = await cli(['run', program, '--compute-ms', '300'])
+    assert.equal(outcome.code, 1, outcome.stderr)
+    assert.match(outcome.stderr, /^code run failed \(timeout\): Stopped after 300 ms of compute \(--compute-ms\)/)
+  })
+
+  it('serve takes --compute-ms, and its run_code results name the option', async () => {
+    const serve = await startServe(temp.path, { mcpServers: { flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH] } } }, ['--compute-ms', '300'])
+    try {
+      const result = await serve.runCode('while (true) {}')
+      assert.equal(result.isError, true)
+      assert.match(textOf(result), /^code run failed \(timeout\): Stopped after 300 ms of compute \(--compute-ms\)/)
+    } finally {
+      await serve.close()
+    }
+  })
+
+  it('stops on Ctrl-C: prints "interrupted", exits with 130 and leaves no process behind', async () => {
+    const config = join(temp.path, 'flaky.json')
+    const fixtureLog = join(temp.path, 'flaky.log')
+    await writeFile(config, JSON.stringify({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH], env: { FIXTURE_LOG: fixtureLog } } } }))
+    const program = join(temp.path, 'hangs.ts')
+    await writeFile(program, 'console.log("calling")\nawait tools.flaky_hang()\nreturn "never"')
+    const child = spawn(process.execPath, [CLI_PATH, 'run', program, '--config', config], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString()
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
+    const pid = child.pid ?? assert.fail('no pid')
+    try {
+      await waitFor(async () => (await readFile(fixtureLog, 'utf8').catch(() => '')).includes('hang started'), 'the program to be waiting on the hanging tool', 60_000)
+      // The upstream server and the runtime's child process, whatever the backend keeps.
+      const children = childPidsOf(pid)
+      assert.ok(children.length > 0, 'the upstream server runs as a child')
+      child.kill('SIGINT')
+      const [code, signal] = await exited
+      assert.deepEqual({ code, signal }, { code: 130, signal: null }, stderr)
+      assert.equal(stdout, 'calling\n')
+      assert.match(stderr, /^code-runtime: interrupted\n$/)
+      assert.deepEqual(children.filter(isAlive), [], 'every child process was closed')
+    } finally {
+      child.kill('SIGKILL')
+    }
   })
 })
 

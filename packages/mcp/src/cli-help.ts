@@ -1,0 +1,120 @@
+/**
+ * The help texts of the `code-runtime` command: the overview (`code-runtime help`, or no
+ * arguments at all) and one page per command (`code-runtime help run`, `code-runtime run --help`).
+ * Each command's option lines come from the one table of options, so a page never lists an
+ * option its command refuses.
+ */
+import { DEFAULT_MAX_SDK_CHARS } from './run-code-description.js'
+
+/** Wall-clock limit of one run unless `--timeout-ms` says otherwise. */
+export const DEFAULT_RUN_TIMEOUT_MS = 300_000
+
+/** CPU limit of one run every backend uses unless `--compute-ms` says otherwise (their `computeMs`). */
+export const DEFAULT_RUN_COMPUTE_MS = 60_000
+
+/** The commands, in the order the overview lists them. */
+export const COMMAND_NAMES = ['serve', 'run', 'types', 'list', 'help'] as const
+export type CommandName = (typeof COMMAND_NAMES)[number]
+
+/** Options every command takes. */
+export const GLOBAL_OPTIONS = ['help', 'version'] as const
+
+/** Option name → its help line, without the leading indentation. */
+const OPTION_LINES = {
+  config: '-c, --config <file>    mcpServers JSON; without it, built-in example tools (tools.demo_*)',
+  backend: '--backend <name>       process (default on Linux), worker-thread or container',
+  'timeout-ms': `--timeout-ms <ms>      wall-clock limit of one run (default ${DEFAULT_RUN_TIMEOUT_MS})`,
+  'compute-ms': `--compute-ms <ms>      CPU-time limit of one run (default ${DEFAULT_RUN_COMPUTE_MS})`,
+  'max-sdk-chars': `--max-sdk-chars <n>    largest SDK shown in run_code's description (default ${DEFAULT_MAX_SDK_CHARS})`,
+  help: '-h, --help             this text',
+  version: '-v, --version          the version',
+} as const
+
+export type OptionName = keyof typeof OPTION_LINES
+
+interface CommandHelp {
+  /** The command with its arguments, as the overview lists it. */
+  readonly call: string
+  readonly synopsis: string
+  readonly summary: string
+  readonly details: string
+  readonly options: readonly OptionName[]
+}
+
+/** Each command: how it is called, one line for the overview, a paragraph for its own page. */
+export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
+  serve: {
+    call: 'serve',
+    synopsis: 'code-runtime serve [--config servers.json] [options]',
+    summary: 'MCP server over stdio: one run_code tool over every configured server',
+    details: 'stdout carries only the MCP protocol; logs go to stderr. Stops on SIGINT, SIGTERM or the end\nof stdin, closing every upstream server. Exits with 2 only when no configured server started.',
+    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'max-sdk-chars'],
+  },
+  run: {
+    call: 'run <program.ts>',
+    synopsis: 'code-runtime run <program.ts> [--config servers.json] [options]',
+    summary: 'run a program file; prints its logs, then its value or its failure',
+    details: 'The program is the body of an async function in TypeScript; it calls tools.<server>_<tool>(args).\nLogs go to stdout as they come, then the value; a failure goes to stderr. Ctrl-C stops the run,\ncloses the servers, prints "interrupted" and exits with 130.',
+    options: ['config', 'backend', 'timeout-ms', 'compute-ms'],
+  },
+  types: {
+    call: 'types',
+    synopsis: 'code-runtime types [--config servers.json]',
+    summary: 'print the TypeScript SDK programs are written against',
+    details: 'Prints declarations (valid TypeScript, ready for a .d.ts) of every configured tool.',
+    options: ['config'],
+  },
+  list: {
+    call: 'list',
+    synopsis: 'code-runtime list [--config servers.json] [--max-sdk-chars <n>]',
+    summary: 'print the servers, their tools and the size of the SDK',
+    details: 'Prints each server, the member name and upstream name of each tool, and the SDK size.',
+    options: ['config', 'max-sdk-chars'],
+  },
+  help: {
+    call: 'help [command]',
+    synopsis: 'code-runtime help [command]',
+    summary: 'this overview, or the options of one command',
+    details: 'Prints the overview, or the page of one command (the same as code-runtime <command> --help).',
+    options: [],
+  },
+}
+
+const EXIT_CODES = 'Exit codes: 0 success, 1 the program failed, 2 bad usage, bad config or a server that cannot\nstart, 130 interrupted (Ctrl-C).'
+
+function optionLines(options: readonly OptionName[]): string {
+  return options.map((option) => `  ${OPTION_LINES[option]}`).join('\n')
+}
+
+/** The overview: every command and the options every command takes. */
+export function overviewText(): string {
+  const width = Math.max(...COMMAND_NAMES.map((name) => COMMAND_HELP[name].call.length))
+  return [
+    'Usage: code-runtime <command> [options]',
+    '',
+    'Commands:',
+    ...COMMAND_NAMES.map((name) => `  ${COMMAND_HELP[name].call.padEnd(width)}  ${COMMAND_HELP[name].summary}`),
+    '',
+    'Options of every command:',
+    optionLines(GLOBAL_OPTIONS),
+    '',
+    'Run code-runtime help <command> (or code-runtime <command> --help) for its options.',
+    EXIT_CODES,
+  ].join('\n')
+}
+
+/** The page of one command: synopsis, what it does, its options. */
+export function commandHelpText(name: CommandName): string {
+  const help = COMMAND_HELP[name]
+  return [
+    `Usage: ${help.synopsis}`,
+    '',
+    `${help.summary[0]?.toUpperCase() ?? ''}${help.summary.slice(1)}.`,
+    help.details,
+    '',
+    'Options:',
+    optionLines([...help.options, ...GLOBAL_OPTIONS]),
+    '',
+    EXIT_CODES,
+  ].join('\n')
+}
