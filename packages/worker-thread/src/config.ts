@@ -17,6 +17,11 @@ export interface WorkerThreadConfig {
   readonly maxOutputBytes: number
   /** Heap cap of each worker (V8 old generation), in MiB. */
   readonly maxOldGenerationSizeMb: number
+  /**
+   * Budget of memory outside the V8 heap (array buffers, typed arrays) each worker may hold, in
+   * MiB: the heap cap does not count it.
+   */
+  readonly maxArrayBufferMb: number
   /** How many fresh, never-used workers to keep spawned ahead of demand. */
   readonly spawnAhead: number
   /**
@@ -35,6 +40,7 @@ export const DEFAULT_WORKER_THREAD_CONFIG: WorkerThreadConfig = Object.freeze({
   maxWallMs: 600_000,
   maxOutputBytes: 64 * 1024 * 1024,
   maxOldGenerationSizeMb: 512,
+  maxArrayBufferMb: 256,
   spawnAhead: 1,
   reuseWorkers: false,
 })
@@ -54,6 +60,7 @@ export function resolveWorkerThreadConfig(input: unknown): WorkerThreadConfig {
     maxWallMs: readIntegerField(LABEL, config, 'maxWallMs', { default: defaults.maxWallMs, min: 1, max: MAX_TIMER_MS }),
     maxOutputBytes: readIntegerField(LABEL, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),
     maxOldGenerationSizeMb: readIntegerField(LABEL, config, 'maxOldGenerationSizeMb', { default: defaults.maxOldGenerationSizeMb, min: 8, max: 65_536 }),
+    maxArrayBufferMb: readIntegerField(LABEL, config, 'maxArrayBufferMb', { default: defaults.maxArrayBufferMb, min: 16, max: 1_048_576 }),
     spawnAhead: readIntegerField(LABEL, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),
     reuseWorkers: readBooleanField(LABEL, config, 'reuseWorkers', defaults.reuseWorkers),
   })
