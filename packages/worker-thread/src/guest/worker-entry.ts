@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import type vm from 'node:vm'
-import { ARRAY_BUFFER_EXIT_CODE, externalMemoryBytes } from '../array-buffer-budget.js'
+import { ARRAY_BUFFER_EXIT_CODE, collectGarbage, externalMemoryBytes } from '../array-buffer-budget.js'
 import { readWorkerLimits } from '../worker-limits.js'
 import { installContextGuards } from './context-guards.js'
 import { GuestSession, type GuestChannel } from './guest-runtime.js'
@@ -23,10 +23,16 @@ process.on('unhandledRejection', () => {})
 /**
  * Over the budget, the worker ends itself at once, even deep inside a synchronous loop of the
  * program (termination cannot be caught); the host reads the exit code and names the budget.
+ * The measurement counts dropped buffers V8 has not collected yet (it lets them add up to about
+ * 64 MiB or more before it does), so a reading over the budget is confirmed after a collection:
+ * a program churning through short-lived buffers is not stopped for its garbage.
  */
 function checkArrayBuffers(pendingBytes: number): void {
   const pending = pendingBytes > 0 ? pendingBytes : 0
-  if (externalMemoryBytes() + pending > limits.maxArrayBufferBytes) process.exit(ARRAY_BUFFER_EXIT_CODE)
+  const overBudget = (): boolean => externalMemoryBytes() + pending > limits.maxArrayBufferBytes
+  if (!overBudget()) return
+  if (collectGarbage() && !overBudget()) return
+  process.exit(ARRAY_BUFFER_EXIT_CODE)
 }
 
 /** Set once any program on this worker armed a FinalizationRegistry or Atomics.waitAsync. */
