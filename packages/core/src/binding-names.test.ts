@@ -255,10 +255,21 @@ void describe('validateBindings: members (CONTRACT 1, Names)', () => {
     assert.deepEqual([...(namespace?.functions.keys() ?? [])], ['own'])
   })
 
-  void it('refuses a member that is not a function, naming the member', () => {
-    for (const member of [null, 1, 'search', {}, undefined]) {
-      assertRefused(() => validateBindings([{ global: 'tools', functions: { search: member } }]),
-        'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[0].functions["search"]', 'must be a function')
+  void it('accepts a member that is not a function and rejects only a call to it, without showing the value', async () => {
+    const cases: readonly (readonly [unknown, string])[] = [
+      [null, 'null'], [undefined, 'undefined'], [1, 'a number'], ['sk-secret', 'a string'], [{ key: 'sk-secret' }, 'an object'],
+    ]
+    for (const [member, kind] of cases) {
+      const [namespace] = validateBindings([{ global: 'tools', functions: { search: member, echo: noop } }])
+      assert.deepEqual([...(namespace?.functions.keys() ?? [])], ['search', 'echo'])
+      const call = namespace?.functions.get('search')
+      assert.equal(typeof call, 'function')
+      await assert.rejects(async () => call?.({}), (error: unknown) => {
+        assert.ok(error instanceof Error)
+        assert.equal(error.message, `tools.search cannot be called: the host bound ${kind} to it, not a function. Use another member.`)
+        assert.ok(!error.message.includes('sk-secret'), 'the bound value stays on the host')
+        return true
+      })
     }
   })
 

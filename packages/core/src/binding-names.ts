@@ -46,7 +46,10 @@ export const DUNDER_PATTERN = /^__.*__$/s
 /** One namespace after validation: a frozen copy the backend can trust and read freely. */
 export interface ValidatedNamespace {
   readonly global: string
-  /** Members keyed by name; a `Map`, so `__proto__` or `constructor` are ordinary keys. */
+  /**
+   * Members keyed by name; a `Map`, so `__proto__` or `constructor` are ordinary keys. A member
+   * whose host value was not a function is here as a function that rejects every call.
+   */
   readonly functions: ReadonlyMap<string, CodeBindingFunction>
   readonly errorClass?: CodeBindingErrorClass
 }
@@ -103,7 +106,19 @@ function readErrorClass(field: string, value: unknown): CodeBindingErrorClass {
   return Object.freeze({ name, memberNameProperty })
 }
 
-function readFunctions(field: string, value: unknown): ReadonlyMap<string, CodeBindingFunction> {
+/**
+ * The stand-in for a member whose host value is not a function. The reference runtime accepts
+ * such a namespace and rejects only a call to that member, so a drop-in host that binds a stray
+ * value keeps working. The message names the kind of value, never the value: a host that bound
+ * a configuration string by mistake must not hand its content to the program.
+ */
+function uncallableMember(global: string, member: string, value: unknown): CodeBindingFunction {
+  const kind = value === null || value === undefined ? String(value) : typeof value === 'object' ? 'an object' : `a ${typeof value}`
+  const message = `${global}.${member} cannot be called: the host bound ${kind} to it, not a function. Use another member.`
+  return () => Promise.reject(new Error(message))
+}
+
+function readFunctions(field: string, global: string, value: unknown): ReadonlyMap<string, CodeBindingFunction> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     refuseBindings(field, value, 'must be an object of functions')
   }
@@ -114,8 +129,7 @@ function readFunctions(field: string, value: unknown): ReadonlyMap<string, CodeB
     if (descriptor === undefined || descriptor.enumerable !== true) continue
     if (!('value' in descriptor)) refuseBindings(`${field}[${JSON.stringify(key)}]`, undefined, 'must be a data property, not a getter')
     const member: unknown = descriptor.value
-    if (typeof member !== 'function') refuseBindings(`${field}[${JSON.stringify(key)}]`, member, 'must be a function')
-    functions.set(key, member as CodeBindingFunction)
+    functions.set(key, typeof member === 'function' ? member as CodeBindingFunction : uncallableMember(global, key, member))
   }
   return functions
 }
@@ -141,7 +155,7 @@ export function validateBindings(bindings: unknown): readonly ValidatedNamespace
     const earlier = takenGlobals.get(global)
     if (earlier !== undefined) refuseBindings(`${field}.global`, global, `is already taken by ${earlier}`)
     takenGlobals.set(global, `${field}.global`)
-    const members = readFunctions(`${field}.functions`, functions)
+    const members = readFunctions(`${field}.functions`, global, functions)
     namespaces.push(errorClass === undefined
       ? { global, functions: members }
       : { global, functions: members, errorClass: readErrorClass(`${field}.errorClass`, errorClass) })

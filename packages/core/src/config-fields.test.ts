@@ -6,6 +6,7 @@ import {
   readBooleanField,
   readConfigObject,
   readIntegerField,
+  readNumberField,
   readOneOfField,
   readStringField,
 } from './config-fields.js'
@@ -103,6 +104,49 @@ void describe('readIntegerField (STYLE 8)', () => {
     for (const [value, shown] of cases) {
       assertInvalidConfig(() => readIntegerField(LABEL, { computeMs: value }, 'computeMs', rule),
         'computeMs must be an integer from 1 to 2147483647', shown)
+    }
+  })
+})
+
+void describe('readNumberField (STYLE 8)', () => {
+  const budget = { default: 60_000, min: 0, minIsExclusive: true, max: 2_147_483_647 }
+
+  void it('returns the default when the field is absent', () => {
+    assert.equal(readNumberField(LABEL, {}, 'computeMs', budget), 60_000)
+  })
+
+  void it('accepts fractions, as the reference does, and both ends of the range', () => {
+    assert.equal(readNumberField(LABEL, { computeMs: 5000.5 }, 'computeMs', budget), 5000.5)
+    assert.equal(readNumberField(LABEL, { computeMs: 0.25 }, 'computeMs', budget), 0.25)
+    assert.equal(readNumberField(LABEL, { computeMs: 2_147_483_647 }, 'computeMs', budget), 2_147_483_647)
+    assert.equal(readNumberField(LABEL, { heap: 8 }, 'heap', { default: 512, min: 8, max: 65_536 }), 8)
+  })
+
+  void it('names the field, the rule and the value received', () => {
+    const error = assertInvalidConfig(() => readNumberField(LABEL, { computeMs: 0 }, 'computeMs', budget))
+    assert.equal(error.message, 'Invalid worker-thread config: computeMs must be a finite number greater than 0 and at most 2147483647, got 0.')
+    assert.equal(error.rule, 'must be a finite number greater than 0 and at most 2147483647')
+    assertInvalidConfig(() => readNumberField(LABEL, { heap: 7.5 }, 'heap', { default: 512, min: 8, max: 65_536 }),
+      'heap must be a finite number from 8 to 65536, got 7.5')
+  })
+
+  void it('refuses non-finite, zero, negative and out-of-range values and non-numbers', () => {
+    const cases: ReadonlyArray<readonly [unknown, string]> = [
+      [0, 'got 0'],
+      [-0, 'got -0'],
+      [-1, 'got -1'],
+      [-0.5, 'got -0.5'],
+      [2_147_483_647.5, 'got 2147483647.5'],
+      [Number.NaN, 'got NaN'],
+      [Number.POSITIVE_INFINITY, 'got Infinity'],
+      [Number.NEGATIVE_INFINITY, 'got -Infinity'],
+      ['5000', 'got "5000"'],
+      [null, 'got null'],
+      [5000n, 'got 5000n'],
+    ]
+    for (const [value, shown] of cases) {
+      assertInvalidConfig(() => readNumberField(LABEL, { computeMs: value }, 'computeMs', budget),
+        'computeMs must be a finite number greater than 0', shown)
     }
   })
 })

@@ -69,6 +69,34 @@ export function readIntegerField(label: string, config: ConfigRecord, field: str
   return value
 }
 
+/** Rule of {@link readNumberField}. */
+export interface NumberFieldRule {
+  readonly default: number
+  /** Smallest value allowed; with `minIsExclusive`, values must be strictly above it. */
+  readonly min: number
+  readonly max: number
+  readonly minIsExclusive?: boolean
+}
+
+/**
+ * Reads a finite number in its range, fractions included, or the default when the field is
+ * absent. Budgets are read so because the reference runtime accepts `computeMs: 5000.5`: a config
+ * that loads there must load here. `NaN`, `±Infinity` and anything outside the range are refused.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG`
+ */
+export function readNumberField(label: string, config: ConfigRecord, field: string, rule: NumberFieldRule): number {
+  const value = config[field]
+  if (value === undefined) return rule.default
+  const isBelowMin = (number: number): boolean => rule.minIsExclusive === true ? number <= rule.min : number < rule.min
+  if (typeof value !== 'number' || !Number.isFinite(value) || isBelowMin(value) || value > rule.max) {
+    const range = rule.minIsExclusive === true
+      ? `greater than ${rule.min} and at most ${rule.max}`
+      : `from ${rule.min} to ${rule.max}`
+    refuseConfig(label, field, `must be a finite number ${range}`, value)
+  }
+  return value
+}
+
 /**
  * Reads a boolean, or the default when absent.
  * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG`

@@ -66,8 +66,10 @@ export {
   readBooleanField,
   readConfigObject,
   readIntegerField,
+  readNumberField,
   readOneOfField,
   readStringField,
   type ConfigRecord,
   type IntegerFieldRule,
+  type NumberFieldRule,
 } from './config-fields.js'

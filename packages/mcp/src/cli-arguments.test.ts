@@ -25,6 +25,13 @@ describe('parseCliArguments', () => {
     assert.deepEqual(parseCliArguments(['-v']), { command: 'version' })
   })
 
+  it('takes a fractional --timeout-ms, as the backends take a fractional maxWallMs', () => {
+    const command = parseCliArguments(['run', 'p.ts', '--timeout-ms', '5000.5'])
+    assert.equal(command.command === 'run' ? command.timeoutMs : undefined, 5000.5)
+    const serve = parseCliArguments(['serve', '--timeout-ms', '0.5'])
+    assert.equal(serve.command === 'serve' ? serve.timeoutMs : undefined, 0.5)
+  })
+
   it('refuses what it does not know, on one line that points to --help', () => {
     assert.match(usageMessage([]), /a command is missing/)
     assert.match(usageMessage(['start']), /unknown command "start"/)
@@ -33,7 +40,9 @@ describe('parseCliArguments', () => {
     assert.match(usageMessage(['serve', '--frobnicate']), /unknown option --frobnicate/)
     assert.match(usageMessage(['types', '--backend', 'process']), /--backend is not an option of types/)
     assert.match(usageMessage(['serve', '--backend', 'vm']), /--backend must be one of worker-thread, process, container, got "vm"/)
-    assert.match(usageMessage(['run', 'a.ts', '--timeout-ms', '1.5']), /--timeout-ms must be an integer/)
+    for (const text of ['0', '0.0', '-5', '1e3', 'Infinity', 'NaN', '2147483648', '5.', '']) {
+      assert.match(usageMessage(['run', 'a.ts', `--timeout-ms=${text}`]), /--timeout-ms must be a number of milliseconds above 0 and at most 2147483647/)
+    }
     for (const argv of [[], ['start'], ['serve', '--frobnicate']]) {
       const message = usageMessage(argv)
       assert.match(message, /see code-runtime --help\.$/)

@@ -69,6 +69,23 @@ function readPositiveInteger(option: string, text: string | undefined, fallback:
   return value
 }
 
+/** The largest timer delay Node accepts, and so the largest wall-clock budget. */
+const MAX_TIMER_MS = 2_147_483_647
+
+/**
+ * A budget in milliseconds: a decimal number above 0, fractions allowed as in the backends'
+ * config (the reference runtime takes `maxWallMs: 5000.5`). Exponents, signs and `Infinity` are
+ * refused, so what the user typed is what runs.
+ */
+function readBudgetMs(option: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback
+  const value = Number(text)
+  if (!/^\d+(\.\d+)?$/.test(text) || !(value > 0) || value > MAX_TIMER_MS) {
+    throw usageError(`--${option} must be a number of milliseconds above 0 and at most ${MAX_TIMER_MS}, got ${JSON.stringify(text)}`)
+  }
+  return value
+}
+
 function readBackend(text: string | undefined): BackendName {
   if (text === undefined) return DEFAULT_BACKEND
   if (!(BACKEND_NAMES as readonly string[]).includes(text)) {
@@ -109,7 +126,7 @@ export function parseCliArguments(argv: readonly string[]): CliCommand {
         command, ...config,
         backend: readBackend(values.backend),
         backendChosen: values.backend !== undefined,
-        timeoutMs: readPositiveInteger('timeout-ms', values['timeout-ms'], DEFAULT_RUN_TIMEOUT_MS),
+        timeoutMs: readBudgetMs('timeout-ms', values['timeout-ms'], DEFAULT_RUN_TIMEOUT_MS),
         maxSdkChars: readPositiveInteger('max-sdk-chars', values['max-sdk-chars'], DEFAULT_MAX_SDK_CHARS),
       }
     case 'run': {
@@ -119,7 +136,7 @@ export function parseCliArguments(argv: readonly string[]): CliCommand {
         command, programPath, ...config,
         backend: readBackend(values.backend),
         backendChosen: values.backend !== undefined,
-        timeoutMs: readPositiveInteger('timeout-ms', values['timeout-ms'], DEFAULT_RUN_TIMEOUT_MS),
+        timeoutMs: readBudgetMs('timeout-ms', values['timeout-ms'], DEFAULT_RUN_TIMEOUT_MS),
       }
     }
     case 'types':

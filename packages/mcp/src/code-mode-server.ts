@@ -3,16 +3,21 @@
  * (plus `get_tool_types` once the SDK is past its budget). When an upstream server's tools
  * change, the catalog is rebuilt and the client is sent `notifications/tools/list_changed`.
  * A client's cancellation of `run_code` aborts the run, which cancels its upstream calls.
+ * The program's logs reach the client while it runs only if it asked (see run-notification-sinks.ts),
+ * batched and paced by the client's reading (see run-notifier.ts).
  *
  * Built on the SDK's low-level `Server`: our tools have JSON Schemas and descriptions that change
  * at run time, which the high-level `McpServer` (zod schemas, fixed registrations) does not fit.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import { RUN_CODE_INPUT_SCHEMA, type CodeModeRuntime } from '@code-runtime/code-mode'
+import { DEFAULT_MAX_RESULT_CHARS, RUN_CODE_INPUT_SCHEMA, type CodeModeRuntime } from '@code-runtime/code-mode'
+import { LogSubscribingServer } from './log-subscriptions.js'
 import { PACKAGE_INFO } from './package-info.js'
 import { runProgram } from './program-run.js'
+import { liveNotificationSinks } from './run-notification-sinks.js'
+import { RunNotifier } from './run-notifier.js'
 import { DEFAULT_MAX_SDK_CHARS, presentTools, TOOL_TYPES_INPUT_SCHEMA, TOOL_TYPES_TOOL_NAME, type ToolPresentation } from './run-code-description.js'
 import { buildToolCatalog, declarationsFor, type ToolCatalog } from './tool-catalog.js'
 import type { UpstreamServer } from './upstream-clients.js'
@@ -75,7 +80,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
   let catalog = buildToolCatalog(options.upstreams)
   let presentation: ToolPresentation = presentTools(catalog, maxSdkChars)
   const closing = new AbortController()
-  const server = new Server({ name: PACKAGE_INFO.name, version: PACKAGE_INFO.version }, {
+  const server = new LogSubscribingServer({ name: PACKAGE_INFO.name, version: PACKAGE_INFO.version }, {
     capabilities: { tools: { listChanged: true }, logging: {} },
     instructions: 'Use run_code to call the tools of several MCP servers from one TypeScript program: loops, branches and Promise.all instead of one tool call per turn.',
   })
@@ -117,27 +122,22 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     const input = readRunCodeArguments(args)
     if ('problem' in input) return textResult(input.problem, true)
     if (closing.signal.aborted) return textResult('code-runtime is shutting down; try again after it restarts.', true)
-    const progressToken = extra._meta?.progressToken
-    const output = await runProgram(options.runtime, catalog, input.code, {
-      signal: AbortSignal.any([extra.signal, closing.signal]),
-      ...options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel },
-      ...options.maxResultChars === undefined ? {} : { maxResultChars: options.maxResultChars },
-      // The program's logs reach the client while it runs, as logging notifications tied to this call.
-      onLog: (line) => {
-        void extra.sendNotification({
-          method: 'notifications/message',
-          params: { level: 'info', logger: 'run_code', data: line },
-        }).catch(() => undefined)
-      },
-      ...progressToken === undefined ? {} : {
-        onCalls: ({ started, finished }) => {
-          void extra.sendNotification({
-            method: 'notifications/progress',
-            params: { progressToken, progress: finished, message: `${finished} of ${started} tool calls done` },
-          }).catch(() => undefined)
-        },
-      },
-    })
+    const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
+    // Live logs never exceed what the result itself can hold.
+    const notifier = new RunNotifier(liveNotificationSinks(server, extra), { maxLogChars: maxResultChars })
+    let output
+    try {
+      output = await runProgram(options.runtime, catalog, input.code, {
+        signal: AbortSignal.any([extra.signal, closing.signal]),
+        ...options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel },
+        maxResultChars,
+        onLog: (line) => notifier.log(line),
+        onCalls: (counts) => notifier.calls(counts),
+      })
+    } finally {
+      // Every live notification of the run goes out before its result.
+      await notifier.close()
+    }
     return { content: [{ type: 'text', text: output.text }, ...output.media], isError: output.isError }
   })
 

@@ -1,6 +1,6 @@
 /**
- * What the model reads about `run_code`: how to write a program, the servers that could not be
- * started, and the SDK. While the SDK fits a character budget it is in the description; past
+ * What the model reads about `run_code`: how to write a program, the names of the servers that
+ * could not be started (never why), and the SDK. While the SDK fits a character budget it is in the description; past
  * it, the description carries a one-line-per-tool index and a second tool, `get_tool_types`,
  * returns the declarations of the tools the model names, so a large tool set does not crowd
  * the context.
@@ -38,9 +38,11 @@ function preamble(catalog: ToolCatalog): string[] {
     '`code` (required): the program. `description` (required): one line saying what it does.',
     `Tools are methods of \`${TOOLS_NAMESPACE}\` named <server>_<tool>. Images and other media that tools produce come back attached to the result.`,
   ]
+  // Only the names: why a server failed is for the operator (stderr, `code-runtime list`). The
+  // reason can quote the server's own stderr, where a server may well print a secret.
   const failed = catalog.servers.filter((server) => server.failure !== undefined)
   if (failed.length > 0) {
-    lines.push(`Unavailable (failed to start, no tools): ${failed.map((server) => `${server.name}: ${server.failure ?? ''}`).join(' ')}`)
+    lines.push(`Unavailable (failed to start, no tools): ${failed.map((server) => server.name).join(', ')}.`)
   }
   return lines
 }

@@ -133,7 +133,11 @@ export class UpstreamServer {
     return this.#tools
   }
 
-  /** Why it could not be started, as a one-line error. */
+  /**
+   * Why it could not be started, as a one-line error for the operator (stderr, `code-runtime
+   * list`). It may quote the server's last stderr line, where secrets get printed, so it is
+   * never shown to the model: the `run_code` description names the server only.
+   */
   get failure(): McpProxyError | undefined {
     return this.#failure
   }

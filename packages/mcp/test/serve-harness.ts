@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 
 /** The built bin, as `npx code-runtime` runs it. */
@@ -39,8 +40,8 @@ export interface ServeSession {
   readonly pid: number
   /** Everything it wrote to stderr so far. */
   stderr(): string
-  /** Calls `run_code` and returns the whole result. */
-  runCode(code: string, options?: { signal?: AbortSignal }): Promise<CallToolResult>
+  /** Calls `run_code` and returns the whole result (`options`: the SDK's, e.g. `signal`, `timeout`, `onprogress`). */
+  runCode(code: string, options?: RequestOptions): Promise<CallToolResult>
   /** Calls `run_code` and reads the value of a successful run back from its text. */
   runJson(code: string): Promise<unknown>
   /** Process ids of its children: the upstream stdio servers. */

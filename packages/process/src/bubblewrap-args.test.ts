@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { BootstrapFiles } from './bootstrap-files.js'
-import { buildBubblewrapArgs, planSandboxBootstrap, SANDBOX_ROOT } from './bubblewrap-args.js'
+import { buildBubblewrapArgs, buildBubblewrapCommand, planSandboxBootstrap, SANDBOX_ROOT } from './bubblewrap-args.js'
+import { ARGUMENTS_FD } from './child-command.js'
 
 const OPTIONS = {
   mounts: [
@@ -78,7 +79,7 @@ describe('planSandboxBootstrap', () => {
       { name: '@code-runtime/core', root: '/home/ada/project/packages/core', lookupPath: '/home/ada/project/node_modules/@code-runtime/core', moduleFolders: ['dist/src'] },
     ],
   }
-  const plan = planSandboxBootstrap(files, ['/usr/bin/prlimit'], [
+  const plan = planSandboxBootstrap(files, '/tmp/code-runtime-Xy12Ab/node_modules', ['/usr/bin/prlimit'], [
     { path: '/lib/x86_64-linux-gnu/libc.so.6', realPath: '/usr/lib/x86_64-linux-gnu/libc.so.6' },
     { path: '/lib/x86_64-linux-gnu/libc.so.6', realPath: '/usr/lib/x86_64-linux-gnu/libc.so.6' },
   ])
@@ -94,21 +95,25 @@ describe('planSandboxBootstrap', () => {
     assert.deepEqual(libraries, [{ source: '/usr/lib/x86_64-linux-gnu/libc.so.6', destination: '/lib/x86_64-linux-gnu/libc.so.6' }])
   })
 
-  it('mounts only each package\'s package.json and module folders, under node_modules', () => {
-    const packageMounts = plan.mounts.filter((mount) => mount.source.startsWith('/home/ada'))
-    assert.deepEqual(packageMounts.map((mount) => mount.destination), [
-      '/code-runtime/node_modules/@code-runtime/process/package.json',
-      '/code-runtime/node_modules/@code-runtime/process/dist/src',
-      '/code-runtime/node_modules/@code-runtime/worker-thread/package.json',
-      '/code-runtime/node_modules/@code-runtime/worker-thread/dist/src',
-      '/code-runtime/node_modules/@code-runtime/core/package.json',
-      '/code-runtime/node_modules/@code-runtime/core/dist/src',
-    ])
+  it('mounts the staged copy of the packages, not their folders in the project', () => {
+    const packageMounts = plan.mounts.filter((mount) => mount.destination.startsWith(`${SANDBOX_ROOT}/node_modules`))
+    assert.deepEqual(packageMounts, [{ source: '/tmp/code-runtime-Xy12Ab/node_modules', destination: '/code-runtime/node_modules' }])
+    for (const mount of plan.mounts) assert.equal(mount.source.includes('/home/ada'), false, mount.source)
   })
 
   it('shows the sandbox no host path of ours', () => {
     for (const mount of plan.mounts) assert.equal(mount.destination.includes('/home/ada'), false, mount.destination)
     assert.equal(plan.entryPath, '/code-runtime/node_modules/@code-runtime/process/dist/src/guest/child-entry.js')
     assert.deepEqual(plan.readablePaths, ['/code-runtime/node_modules'])
+  })
+})
+
+describe('buildBubblewrapCommand', () => {
+  it('hands bubblewrap its options on a pipe, so its command line names no mount source', () => {
+    const args = buildBubblewrapArgs(OPTIONS)
+    const command = buildBubblewrapCommand('/usr/bin/bwrap', args)
+    assert.deepEqual(command.args, ['--args', String(ARGUMENTS_FD), '--', ...OPTIONS.command])
+    assert.deepEqual(command.pipedArguments, args.slice(0, args.indexOf('--')))
+    assert.equal(command.args.some((arg) => OPTIONS.mounts.some((mount) => arg === mount.source)), false)
   })
 })

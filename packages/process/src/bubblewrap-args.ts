@@ -6,9 +6,13 @@
  * injection), death with the host, and an empty, read-only root holding only what Node needs:
  * the Node binary and the shared libraries it links, our bootstrap packages under
  * {@link SANDBOX_ROOT}, a private `/proc`, a minimal read-only `/dev`, and a small writable
- * `/tmp`. No host home, project tree or `/etc`.
+ * `/tmp`. No host home, project tree or `/etc`, and no path of them anywhere the sandbox can
+ * read: our packages are mounted from a neutral copy (`sandbox-staging.ts`), and bubblewrap's
+ * arguments reach it on a pipe, not on its command line, which the sandbox's init process
+ * (bubblewrap itself) shows in `/proc/1/cmdline`.
  */
-import type { BootstrapFiles, BootstrapPackage } from './bootstrap-files.js'
+import type { BootstrapFiles } from './bootstrap-files.js'
+import { ARGUMENTS_FD, type ChildCommand } from './child-command.js'
 
 /** Where our files live inside the sandbox. */
 export const SANDBOX_ROOT = '/code-runtime'
@@ -75,19 +79,28 @@ export interface SandboxBootstrap {
   readonly binaries: ReadonlyMap<string, string>
 }
 
-function packageDestination(pkg: BootstrapPackage): string {
-  return `${SANDBOX_ROOT}/node_modules/${pkg.name}`
+/**
+ * Runs bubblewrap with its options (`args` up to the `--` before the command) handed over on
+ * {@link ARGUMENTS_FD} (`--args`): its command line, and so `/proc/1/cmdline` inside the
+ * sandbox, keeps only the command, whose paths are the sandbox's own, and shows no mount source.
+ */
+export function buildBubblewrapCommand(bwrapPath: string, args: readonly string[]): ChildCommand {
+  // bubblewrap takes the command from its real command line only, never from `--args`.
+  const separator = args.indexOf('--')
+  if (separator < 0) throw new Error('bubblewrap arguments without a command')
+  return { file: bwrapPath, args: ['--args', String(ARGUMENTS_FD), ...args.slice(separator)], pipedArguments: args.slice(0, separator) }
 }
 
 /**
- * Lays the bootstrap out inside the sandbox: each package at `node_modules/<name>` under
- * {@link SANDBOX_ROOT} (only its `package.json` and module folders, so Node resolves the imports
- * without any host path), Node and the helper binaries under `bin/`, and each shared library at
- * the path the dynamic loader looks for it.
+ * Lays the bootstrap out inside the sandbox: the staged copy of our packages (each at
+ * `node_modules/<name>`, only its `package.json` and module folders, so Node resolves the imports
+ * without any host path) at `node_modules` under {@link SANDBOX_ROOT}, Node and the helper
+ * binaries under `bin/`, and each shared library at the path the dynamic loader looks for it.
+ * @param stagedModules the host folder holding the staged packages (see `stagePackages`).
  * @param binaries host paths of helper programs run inside (e.g. `prlimit`).
  * @param sharedLibraries host paths of the libraries Node and the helpers link, loader included.
  */
-export function planSandboxBootstrap(files: BootstrapFiles, binaries: readonly string[], sharedLibraries: readonly { path: string; realPath: string }[]): SandboxBootstrap {
+export function planSandboxBootstrap(files: BootstrapFiles, stagedModules: string, binaries: readonly string[], sharedLibraries: readonly { path: string; realPath: string }[]): SandboxBootstrap {
   const mounts: SandboxMount[] = []
   const nodePath = `${SANDBOX_ROOT}/bin/node`
   mounts.push({ source: files.nodePath, destination: nodePath })
@@ -103,15 +116,11 @@ export function planSandboxBootstrap(files: BootstrapFiles, binaries: readonly s
     seenLibraries.add(library.path)
     mounts.push({ source: library.realPath, destination: library.path })
   }
-  for (const pkg of [files.entryPackage, ...files.dependencies]) {
-    const destination = packageDestination(pkg)
-    mounts.push({ source: `${pkg.root}/package.json`, destination: `${destination}/package.json` })
-    for (const folder of pkg.moduleFolders) mounts.push({ source: `${pkg.root}/${folder}`, destination: `${destination}/${folder}` })
-  }
+  mounts.push({ source: stagedModules, destination: `${SANDBOX_ROOT}/node_modules` })
   return {
     mounts,
     nodePath,
-    entryPath: `${packageDestination(files.entryPackage)}/${files.entryModule}`,
+    entryPath: `${SANDBOX_ROOT}/node_modules/${files.entryPackage.name}/${files.entryModule}`,
     readablePaths: [`${SANDBOX_ROOT}/node_modules`],
     binaries: binaryPaths,
   }

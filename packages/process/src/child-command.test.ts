@@ -3,9 +3,9 @@ import assert from 'node:assert/strict'
 import { buildCgroupJoinCommand, buildNodeArgs, buildPrlimitArgs, cpuSecondsFor, detectPermissionFlag } from './child-command.js'
 
 describe('buildNodeArgs', () => {
-  const base = { entryPath: '/pkg/dist/src/guest/child-entry.js', maxOldGenerationSizeMb: 64, maxMessageBytes: 1_048_576, permissionFlag: '--experimental-permission' }
+  const base = { entryPath: '/pkg/dist/src/guest/child-entry.js', maxOldGenerationSizeMb: 64, maxMessageBytes: 1_048_576, permissionFlag: '--experimental-permission', inheritedDescriptors: [] }
 
-  it('grants reading only the listed paths, caps the heap and passes the frame cap last', () => {
+  it('grants reading only the listed paths, caps the heap and passes the frame cap and the descriptors to close last', () => {
     const args = buildNodeArgs({ ...base, readablePaths: ['/pkg/dist/src', '/pkg/package.json'] })
     assert.deepEqual(args, [
       '--experimental-permission',
@@ -16,7 +16,13 @@ describe('buildNodeArgs', () => {
       '--no-warnings',
       '/pkg/dist/src/guest/child-entry.js',
       '1048576',
+      'none',
     ])
+  })
+
+  it('names the inherited descriptors the child must close, as ranges', () => {
+    const args = buildNodeArgs({ ...base, readablePaths: undefined, inheritedDescriptors: [41, 40, 100] })
+    assert.equal(args.at(-1), '40-41,100')
   })
 
   it('grants nothing else: no writes, child processes, workers or addons', () => {

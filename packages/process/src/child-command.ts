@@ -3,12 +3,21 @@
  * flags, the resource limits `prlimit` applies before Node starts, and the shell step that puts
  * a sandbox into its control groups before anything in it can fork.
  */
+import { formatDescriptorList } from './inherited-descriptors.js'
 
 /** A program and its arguments, as `spawn` takes them. */
 export interface ChildCommand {
   readonly file: string
   readonly args: readonly string[]
+  /**
+   * Arguments the program reads from descriptor {@link ARGUMENTS_FD} instead of its command
+   * line (bubblewrap's `--args`), so that they do not show in `/proc/<pid>/cmdline`.
+   */
+  readonly pipedArguments?: readonly string[]
 }
+
+/** The descriptor on which a program reads its {@link ChildCommand.pipedArguments}. */
+export const ARGUMENTS_FD = 4
 
 /** What the child's Node needs to know. */
 export interface NodeArgsOptions {
@@ -24,6 +33,8 @@ export interface NodeArgsOptions {
   readonly readablePaths: readonly string[] | undefined
   /** The permission model's flag on this Node: `--permission`, or `--experimental-permission` before 22.13. */
   readonly permissionFlag: string
+  /** Descriptors the child inherits from the host without being given them; it closes them first. */
+  readonly inheritedDescriptors: readonly number[]
 }
 
 /** The permission model's flag on the running Node. */
@@ -33,8 +44,8 @@ export function detectPermissionFlag(allowedFlags: ReadonlySet<string> = process
 
 /**
  * Node's arguments: the permission model and its grants, the heap cap, no warnings on stderr
- * (stderr is read for crash reports), then the entry module and the frame cap it must honour.
- * Nothing is inherited from the host's own flags.
+ * (stderr is read for crash reports), then the entry module, the frame cap it must honour and
+ * the inherited descriptors it must close. Nothing is inherited from the host's own flags.
  */
 export function buildNodeArgs(options: NodeArgsOptions): string[] {
   const permission = options.readablePaths === undefined
@@ -47,6 +58,7 @@ export function buildNodeArgs(options: NodeArgsOptions): string[] {
     '--no-warnings',
     options.entryPath,
     String(options.maxMessageBytes),
+    formatDescriptorList(options.inheritedDescriptors),
   ]
 }
 
@@ -83,5 +95,5 @@ const JOIN_CGROUPS_SCRIPT = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125
 
 /** A `/bin/sh` command that writes its pid into each `cgroup.procs` file, then execs `command`. */
 export function buildCgroupJoinCommand(procsFiles: readonly string[], command: ChildCommand): ChildCommand {
-  return { file: '/bin/sh', args: ['-c', JOIN_CGROUPS_SCRIPT, 'sh', ...procsFiles, '--', command.file, ...command.args] }
+  return { ...command, file: '/bin/sh', args: ['-c', JOIN_CGROUPS_SCRIPT, 'sh', ...procsFiles, '--', command.file, ...command.args] }
 }

@@ -17,7 +17,8 @@ import type {
   SubstrateFactory,
   SubstrateListener,
 } from '@code-runtime/worker-thread/substrate-kit'
-import type { ChildCommand } from './child-command.js'
+import { ARGUMENTS_FD, type ChildCommand } from './child-command.js'
+import { listInheritableDescriptors } from './inherited-descriptors.js'
 import { isProcessAlive, listProcessTree, ProcessTreeClock } from './process-tree.js'
 import { encodeFrame, FrameDecoder } from './wire-framing.js'
 
@@ -38,8 +39,17 @@ export interface ChildLaunch {
 
 /** Options of {@link ChildSubstrateFactory}. */
 export interface ChildSubstrateOptions {
-  /** Makes the command (and any per-child resources) of one fresh child. */
-  readonly launch: () => ChildLaunch
+  /**
+   * Makes the command (and any per-child resources) of one fresh child, which must close
+   * `inheritedDescriptors` (the host's descriptors it inherits without being given them) before
+   * any program runs.
+   */
+  readonly launch: (inheritedDescriptors: readonly number[]) => ChildLaunch
+  /**
+   * True when every command carries {@link ChildCommand.pipedArguments}: the child then gets one
+   * more descriptor, {@link ARGUMENTS_FD}, that its program reads and closes.
+   */
+  readonly pipesArguments?: boolean
   /** Largest frame either side may send, in bytes. */
   readonly maxMessageBytes: number
   /** How long a child may take to say it is ready, in milliseconds. */
@@ -264,6 +274,16 @@ async function waitUntilGone(pids: readonly number[]): Promise<void> {
   }
 }
 
+/** Hands the child its arguments on {@link ARGUMENTS_FD}, each ended by a NUL byte, then closes our end. */
+function writePipedArguments(child: ChildProcess, args: readonly string[]): void {
+  const pipe = (child.stdio as readonly unknown[])[ARGUMENTS_FD] as Socket | null | undefined
+  if (pipe === null || pipe === undefined) return
+  // A child that dies before reading shows up as its exit; the pipe must not keep the host alive.
+  pipe.on('error', () => {})
+  pipe.end(args.map((arg) => `${arg}\0`).join(''))
+  pipe.unref()
+}
+
 /** Spawns {@link ChildSubstrate}s. */
 export class ChildSubstrateFactory implements SubstrateFactory {
   private readonly options: ChildSubstrateOptions
@@ -280,19 +300,28 @@ export class ChildSubstrateFactory implements SubstrateFactory {
 
   private spawnNow(): Promise<Substrate> {
     return new Promise((resolve, reject) => {
+      const pipesArguments = this.options.pipesArguments === true
+      // stdio, the wire and perhaps the arguments: the child gets these descriptors and no other.
+      const stdio: ('ignore' | 'pipe')[] = ['ignore', 'ignore', 'pipe', 'pipe']
+      if (pipesArguments) stdio.push('pipe')
       let launch: ChildLaunch
       try {
-        launch = this.options.launch()
+        // Listed in the same turn as the spawn: nothing of ours opens a descriptor in between.
+        launch = this.options.launch(listInheritableDescriptors(stdio.length))
+        if ((launch.command.pipedArguments !== undefined) !== pipesArguments) throw new Error('The sandbox command does not match how its arguments are passed.')
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)))
         return
       }
       const child = spawn(launch.command.file, launch.command.args, {
         env: {},
-        stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+        // A neutral working directory: the host's own (often the project) must not show inside.
+        cwd: '/',
+        stdio,
         detached: true,
         windowsHide: true,
       })
+      if (launch.command.pipedArguments !== undefined) writePipedArguments(child, launch.command.pipedArguments)
       const pid = child.pid
       if (pid === undefined) {
         child.once('error', () => {})

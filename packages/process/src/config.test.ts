@@ -34,9 +34,20 @@ describe('resolveProcessConfig', () => {
   })
 
   it('names the field, the rule and the value', () => {
-    assertInvalid(() => resolveProcessConfig({ computeMs: -5 }), 'Invalid process config', 'computeMs must be an integer from 1 to 2147483647', '-5')
+    assertInvalid(() => resolveProcessConfig({ computeMs: -5 }), 'Invalid process config', 'computeMs must be a finite number greater than 0 and at most 2147483647', '-5')
     assertInvalid(() => resolveProcessConfig({ maxMessageBytes: 1000 }), 'maxMessageBytes must be an integer from 1048576 to 536870912', '1000')
     assertInvalid(() => resolveProcessConfig({ spawnAhead: 1.5 }), 'spawnAhead', '1.5')
+  })
+
+  it('loads fractional budgets, as the reference does, and refuses non-finite, zero and negative ones', () => {
+    const config = resolveProcessConfig({ computeMs: 5000.5, maxWallMs: 0.5 })
+    assert.equal(config.computeMs, 5000.5)
+    assert.equal(config.maxWallMs, 0.5)
+    assert.equal(resolveContainerConfig({ computeMs: 5000.5 }).computeMs, 5000.5)
+    for (const value of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      assertInvalid(() => resolveProcessConfig({ computeMs: value }), 'computeMs must be a finite number greater than 0')
+      assertInvalid(() => resolveContainerConfig({ maxWallMs: value }), 'maxWallMs must be a finite number greater than 0')
+    }
   })
 
   it('refuses container-only fields and unknown fields', () => {

@@ -3,7 +3,7 @@
  * the worker-thread backend's fields with the same defaults and ranges, plus the wire's frame
  * cap and the OS limits each child runs under. `run()` never defaults or rechecks.
  */
-import { readConfigObject, readIntegerField, type ConfigRecord } from '@code-runtime/core'
+import { readConfigObject, readIntegerField, readNumberField, type ConfigRecord } from '@code-runtime/core'
 
 /** The largest timer delay Node accepts. */
 export const MAX_TIMER_MS = 2_147_483_647
@@ -73,8 +73,9 @@ export const DEFAULT_CONTAINER_CONFIG: ContainerConfig = Object.freeze({
 function readProcessFields(label: string, config: ConfigRecord, defaults: ProcessConfig): ProcessConfig {
   const maxOldGenerationSizeMb = readIntegerField(label, config, 'maxOldGenerationSizeMb', { default: defaults.maxOldGenerationSizeMb, min: 8, max: 65_536 })
   return {
-    computeMs: readIntegerField(label, config, 'computeMs', { default: defaults.computeMs, min: 1, max: MAX_TIMER_MS }),
-    maxWallMs: readIntegerField(label, config, 'maxWallMs', { default: defaults.maxWallMs, min: 1, max: MAX_TIMER_MS }),
+    // Fractions allowed, as in the reference (`computeMs: 5000.5` loads there).
+    computeMs: readNumberField(label, config, 'computeMs', { default: defaults.computeMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
+    maxWallMs: readNumberField(label, config, 'maxWallMs', { default: defaults.maxWallMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
     maxOutputBytes: readIntegerField(label, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),
     maxOldGenerationSizeMb,
     spawnAhead: readIntegerField(label, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),

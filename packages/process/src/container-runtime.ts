@@ -7,7 +7,7 @@ import { Service, type Context } from '@deepseek-ai/cordis'
 import { CodeRuntime, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
 import { RunEngine } from '@code-runtime/worker-thread/substrate-kit'
 import { locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
-import { buildBubblewrapArgs, planSandboxBootstrap } from './bubblewrap-args.js'
+import { buildBubblewrapArgs, buildBubblewrapCommand, planSandboxBootstrap } from './bubblewrap-args.js'
 import { SandboxGroupParent, type SandboxGroups } from './cgroup-limits.js'
 import { buildCgroupJoinCommand, buildNodeArgs, buildPrlimitArgs, cpuSecondsFor, detectPermissionFlag, type ChildCommand } from './child-command.js'
 import { ChildSubstrateFactory, type ChildLaunch } from './child-substrate.js'
@@ -15,13 +15,14 @@ import { resolveContainerConfig, type ContainerConfig, type ContainerConfigInput
 import { findProgram, listSharedLibraries } from './host-programs.js'
 import { requireProcessHost } from './process-runtime.js'
 import { bubblewrapMissingError, probeSandbox } from './sandbox-probe.js'
+import { stagePackages } from './sandbox-staging.js'
 
 /** A started container engine and what it owns besides its substrates. */
 export interface ContainerEngine {
   readonly engine: RunEngine
   /** The cgroup controllers in use (empty when only rlimits apply). */
   readonly cgroupControllers: readonly string[]
-  /** Disposes the engine, then removes the control groups. */
+  /** Disposes the engine, then removes the control groups and the staged packages. */
   dispose(): Promise<void>
 }
 
@@ -37,53 +38,71 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
   if (bwrap === undefined) throw bubblewrapMissingError()
   const files = locateBootstrapFiles(testOnlyEntry?.entry)
   const libraries = (await Promise.all([listSharedLibraries(files.nodePath), listSharedLibraries(prlimit)])).flat()
-  const sandbox = planSandboxBootstrap(files, [prlimit], libraries)
-  const sandboxPrlimit = sandbox.binaries.get(prlimit) as string
-  const bubblewrapArgs = (command: readonly string[]): string[] =>
-    buildBubblewrapArgs({ mounts: sandbox.mounts, tmpfsSizeMb: config.tmpfsSizeMb, command })
-  await probeSandbox(bwrap, bubblewrapArgs([sandbox.nodePath, '-e', '0']))
+  const staged = await stagePackages(files)
+  let groups: SandboxGroupParent | undefined
+  try {
+    const sandbox = planSandboxBootstrap(files, staged.modulesFolder, [prlimit], libraries)
+    const sandboxPrlimit = sandbox.binaries.get(prlimit) as string
+    const bubblewrapArgs = (command: readonly string[]): string[] =>
+      buildBubblewrapArgs({ mounts: sandbox.mounts, tmpfsSizeMb: config.tmpfsSizeMb, command })
+    await probeSandbox(bwrap, bubblewrapArgs([sandbox.nodePath, '-e', '0']))
 
-  const nodeArgs = buildNodeArgs({
-    entryPath: sandbox.entryPath,
-    maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
-    maxMessageBytes: config.maxMessageBytes,
-    readablePaths: testOnlyEntry?.withoutPermissionModel === true ? undefined : sandbox.readablePaths,
-    permissionFlag: detectPermissionFlag(),
-  })
-  // Set inside the sandbox, so RLIMIT_NPROC counts the sandbox's own user namespace only.
-  const limitedNode = [sandboxPrlimit, ...buildPrlimitArgs({
-    addressSpaceMb: config.maxMemoryMb,
-    cpuSeconds: cpuSecondsFor(config.computeMs),
-    fileSizeMb: config.tmpfsSizeMb,
-    processes: config.maxProcesses,
-  }, [sandbox.nodePath, ...nodeArgs])]
-  const sandboxCommand: ChildCommand = { file: bwrap, args: bubblewrapArgs(limitedNode) }
-  const groups = SandboxGroupParent.open({ maxProcesses: config.maxProcesses, maxMemoryMb: config.maxMemoryMb })
+    const readablePaths = testOnlyEntry?.withoutPermissionModel === true ? undefined : sandbox.readablePaths
+    const permissionFlag = detectPermissionFlag()
+    const sandboxCommand = (inheritedDescriptors: readonly number[]): ChildCommand => {
+      const nodeArgs = buildNodeArgs({
+        entryPath: sandbox.entryPath,
+        maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+        maxMessageBytes: config.maxMessageBytes,
+        readablePaths,
+        permissionFlag,
+        inheritedDescriptors,
+      })
+      // Set inside the sandbox, so RLIMIT_NPROC counts the sandbox's own user namespace only.
+      const limitedNode = [sandboxPrlimit, ...buildPrlimitArgs({
+        addressSpaceMb: config.maxMemoryMb,
+        cpuSeconds: cpuSecondsFor(config.computeMs),
+        fileSizeMb: config.tmpfsSizeMb,
+        processes: config.maxProcesses,
+      }, [sandbox.nodePath, ...nodeArgs])]
+      return buildBubblewrapCommand(bwrap, bubblewrapArgs(limitedNode))
+    }
+    groups = SandboxGroupParent.open({ maxProcesses: config.maxProcesses, maxMemoryMb: config.maxMemoryMb })
+    const engine = new RunEngine({
+      factory: new ChildSubstrateFactory({ launch: launcher(sandboxCommand, groups), pipesArguments: true, maxMessageBytes: config.maxMessageBytes }),
+    spawnAhead: config.spawnAhead,
+    budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs },
+    maxOutputBytes: config.maxOutputBytes,
+      maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+    })
+    return {
+      engine,
+      cgroupControllers: groups?.controllers ?? [],
+      dispose: async () => {
+        await engine.dispose()
+        groups?.close()
+        await staged.remove()
+      },
+    }
+  } catch (error) {
+    groups?.close()
+    await staged.remove()
+    throw error
+  }
+}
 
-  const launch = (): ChildLaunch => {
-    if (groups === undefined) return { command: sandboxCommand, rootIsMonitor: true, wasOutOfMemory: () => false, release: () => Promise.resolve() }
+/** Launches each sandbox, inside fresh control groups when the host gave us any. */
+function launcher(sandboxCommand: (inheritedDescriptors: readonly number[]) => ChildCommand, groups: SandboxGroupParent | undefined): (inheritedDescriptors: readonly number[]) => ChildLaunch {
+  return (inheritedDescriptors) => {
+    const command = sandboxCommand(inheritedDescriptors)
+    if (groups === undefined) return { command, rootIsMonitor: true, wasOutOfMemory: () => false, release: () => Promise.resolve() }
     const sandboxGroups: SandboxGroups = groups.create()
     return {
-      command: buildCgroupJoinCommand(sandboxGroups.procsFiles, sandboxCommand),
+      command: buildCgroupJoinCommand(sandboxGroups.procsFiles, command),
       rootIsMonitor: true,
       wasOutOfMemory: () => sandboxGroups.hadOutOfMemoryKill(),
       release: () => sandboxGroups.remove(),
     }
-  }
-  const engine = new RunEngine({
-    factory: new ChildSubstrateFactory({ launch, maxMessageBytes: config.maxMessageBytes }),
-    spawnAhead: config.spawnAhead,
-    budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs },
-    maxOutputBytes: config.maxOutputBytes,
-    maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
-  })
-  return {
-    engine,
-    cgroupControllers: groups?.controllers ?? [],
-    dispose: async () => {
-      await engine.dispose()
-      groups?.close()
-    },
   }
 }
 

@@ -36,20 +36,30 @@ export function requireProcessHost(backend: string): string {
 export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestOnlyEntry): RunEngine {
   const prlimit = requireProcessHost('process')
   const files = locateBootstrapFiles(testOnlyEntry?.entry)
-  const nodeArgs = buildNodeArgs({
-    entryPath: `${files.entryPackage.root}/${files.entryModule}`,
-    maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
-    maxMessageBytes: config.maxMessageBytes,
-    readablePaths: testOnlyEntry?.withoutPermissionModel === true ? undefined : listReadablePaths(files),
-    permissionFlag: detectPermissionFlag(),
-  })
-  const command: ChildCommand = {
-    file: prlimit,
-    args: buildPrlimitArgs({ addressSpaceMb: config.maxMemoryMb, cpuSeconds: cpuSecondsFor(config.computeMs) }, [files.nodePath, ...nodeArgs]),
+  const readablePaths = testOnlyEntry?.withoutPermissionModel === true ? undefined : listReadablePaths(files)
+  const permissionFlag = detectPermissionFlag()
+  const command = (inheritedDescriptors: readonly number[]): ChildCommand => {
+    const nodeArgs = buildNodeArgs({
+      entryPath: `${files.entryPackage.root}/${files.entryModule}`,
+      maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+      maxMessageBytes: config.maxMessageBytes,
+      readablePaths,
+      permissionFlag,
+      inheritedDescriptors,
+    })
+    return {
+      file: prlimit,
+      args: buildPrlimitArgs({ addressSpaceMb: config.maxMemoryMb, cpuSeconds: cpuSecondsFor(config.computeMs) }, [files.nodePath, ...nodeArgs]),
+    }
   }
   return new RunEngine({
     factory: new ChildSubstrateFactory({
-      launch: () => ({ command, rootIsMonitor: false, wasOutOfMemory: () => false, release: () => Promise.resolve() }),
+      launch: (inheritedDescriptors) => ({
+        command: command(inheritedDescriptors),
+        rootIsMonitor: false,
+        wasOutOfMemory: () => false,
+        release: () => Promise.resolve(),
+      }),
       maxMessageBytes: config.maxMessageBytes,
     }),
     spawnAhead: config.spawnAhead,

@@ -2,7 +2,7 @@
  * The worker-thread backend's config (CONTRACT section 5 plus our own knobs), validated once
  * when the plugin loads. `run()` never defaults or rechecks.
  */
-import { readBooleanField, readConfigObject, readIntegerField } from '@code-runtime/core'
+import { readBooleanField, readConfigObject, readIntegerField, readNumberField } from '@code-runtime/core'
 
 /** The largest timer delay Node accepts. */
 export const MAX_TIMER_MS = 2_147_483_647
@@ -56,11 +56,12 @@ export function resolveWorkerThreadConfig(input: unknown): WorkerThreadConfig {
   const config = readConfigObject(LABEL, input, FIELDS)
   const defaults = DEFAULT_WORKER_THREAD_CONFIG
   return Object.freeze({
-    computeMs: readIntegerField(LABEL, config, 'computeMs', { default: defaults.computeMs, min: 1, max: MAX_TIMER_MS }),
-    maxWallMs: readIntegerField(LABEL, config, 'maxWallMs', { default: defaults.maxWallMs, min: 1, max: MAX_TIMER_MS }),
+    // Budgets and the heap cap take fractions, as in the reference: `resourceLimits` accepts them.
+    computeMs: readNumberField(LABEL, config, 'computeMs', { default: defaults.computeMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
+    maxWallMs: readNumberField(LABEL, config, 'maxWallMs', { default: defaults.maxWallMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
     maxOutputBytes: readIntegerField(LABEL, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),
-    maxOldGenerationSizeMb: readIntegerField(LABEL, config, 'maxOldGenerationSizeMb', { default: defaults.maxOldGenerationSizeMb, min: 8, max: 65_536 }),
-    maxArrayBufferMb: readIntegerField(LABEL, config, 'maxArrayBufferMb', { default: defaults.maxArrayBufferMb, min: 16, max: 1_048_576 }),
+    maxOldGenerationSizeMb: readNumberField(LABEL, config, 'maxOldGenerationSizeMb', { default: defaults.maxOldGenerationSizeMb, min: 8, max: 65_536 }),
+    maxArrayBufferMb: readNumberField(LABEL, config, 'maxArrayBufferMb', { default: defaults.maxArrayBufferMb, min: 16, max: 1_048_576 }),
     spawnAhead: readIntegerField(LABEL, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),
     reuseWorkers: readBooleanField(LABEL, config, 'reuseWorkers', defaults.reuseWorkers),
   })

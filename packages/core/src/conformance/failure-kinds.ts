@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { CodeRuntime } from '../code-runtime.js'
 import type { CodeRunResult } from '../types.js'
-import { assertFailure, assertMentionsNumber, assertValue } from './assertions.js'
+import { assertFailure, assertMentionsNumber, assertValue, outputBytes } from './assertions.js'
 import { abortWhenCalled, createDeferred, recordCalls } from './host-functions.js'
 import { programLines, runProgram, useRuntime } from './runtime-fixture.js'
 import type { ConformanceTarget } from './target.js'
@@ -30,18 +30,24 @@ function describeExceptions(runtime: () => CodeRuntime): void {
       assert.match(message, /boom/)
     })
 
-    void it('resolves an exception naming a thrown string', async () => {
-      const message = assertFailure(await runProgramText(runtime(), "throw 'plain failure'"), 'exception')
-      assert.match(message, /plain failure/)
-    })
-
-    void it('resolves an exception for a thrown undefined', async () => {
-      assertFailure(await runProgramText(runtime(), 'throw undefined'), 'exception')
-    })
-
-    void it('resolves an exception for a thrown null', async () => {
-      assertFailure(await runProgramText(runtime(), 'throw null'), 'exception')
-    })
+    // CONTRACT section 1: a thrown non-Error value's message is String(value), nothing more, so
+    // the model reads what it threw and the output cap counts exactly that.
+    const thrownPrimitives: readonly (readonly [string, string])[] = [
+      ["'plain failure'", 'plain failure'],
+      ['42', '42'],
+      ['12n', '12'],
+      ['false', 'false'],
+      ['undefined', 'undefined'],
+      ['null', 'null'],
+      ["Symbol('mark')", 'Symbol(mark)'],
+    ]
+    for (const [thrown, expected] of thrownPrimitives) {
+      void it(`resolves an exception whose message is String(value) for throw ${thrown}`, async () => {
+        const result = await runProgramText(runtime(), `throw ${thrown}`)
+        assert.equal(assertFailure(result, 'exception'), expected)
+        assert.equal(result.usage?.outputBytes, outputBytes(result))
+      })
+    }
 
     void it('resolves an exception for an awaited rejection', async () => {
       const message = assertFailure(await runProgramText(runtime(), "await Promise.reject(new Error('rejected late'))"), 'exception')

@@ -25,6 +25,7 @@ import { describeProgramBindings } from './program-bindings.js'
 import { describeProgramGlobals } from './program-globals.js'
 import { describePrograms } from './programs.js'
 import { describeSeam } from './seam.js'
+import { describeStackPrivacy } from './stack-privacy.js'
 import type { ConformanceTarget } from './target.js'
 
 export type { ConformanceRuntimeConfig, ConformanceTarget } from './target.js'
@@ -40,6 +41,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
   if (!runsPrograms) return
   describeFailureKinds(target)
   describePrograms(target)
+  describeStackPrivacy(target)
   describeProgramBindings(target)
   describeProgramGlobals(target)
   describeLosslessJson(target)

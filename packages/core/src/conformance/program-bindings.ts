@@ -135,6 +135,24 @@ return 'not rejected'`,
       assertValue(result, 'fail')
     })
 
+    void it('rejects only a call to a member whose host value is not a function, without showing the value', async () => {
+      const { namespace, echo } = echoTools()
+      const functions = { ...namespace.functions, settings: 'sk-not-for-the-model' } as unknown as Record<string, CodeBindingFunction>
+      const result = await runProgram(runtime(), {
+        program: `const kind = typeof tools.settings
+let caught
+try { await tools.settings({}) } catch (error) { caught = error }
+return { kind, isClass: caught instanceof ToolCallError, member: caught.toolName, message: caught.message, echoed: await tools.echo(7) }`,
+        bindings: [{ global: 'tools', functions, errorClass: TOOL_CALL_ERROR }],
+      })
+      assertValue(result, {
+        kind: 'function', isClass: true, member: 'settings',
+        message: 'tools.settings cannot be called: the host bound a string to it, not a function. Use another member.',
+        echoed: 7,
+      })
+      assert.equal(echo.calls.length, 1, 'the other members still work')
+    })
+
     void it('keeps rejections of a namespace without errorClass plain when another namespace has one', async () => {
       const result = await runProgram(runtime(), {
         program: `try { await files.fail({}) } catch (caught) { return [caught instanceof ToolCallError, ${DESCRIBE_CAUGHT}] }

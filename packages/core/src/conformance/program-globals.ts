@@ -64,6 +64,47 @@ function describeConsole(runtime: () => CodeRuntime): void {
       assert.match(entry, /null undefined$/)
     })
 
+    void it('shows only the given columns of console.table(data, columns), in their order, as Node does', async () => {
+      const result = await runProgramText(runtime(), programLines(
+        "console.table([{ a: 1, b: 'x' }, { a: 2, c: 3 }], ['c', 'a', 'zz'])",
+        "console.table([1, { a: 1 }], ['a'])",
+        "console.table({ r1: { a: 1 }, r2: { b: 2 } }, ['b'])",
+        "console.table(5, ['a'])",
+        'let refused = false',
+        "try { console.table([{ a: 1 }], 'a') } catch (error) { refused = error instanceof TypeError }",
+        'return refused',
+      ))
+      assertValue(result, true)
+      // Node 20's own console.table prints exactly these tables for the same calls.
+      assert.deepEqual(result.logs, [
+        [
+          '┌─────────┬───┬───┬────┐',
+          '│ (index) │ c │ a │ zz │',
+          '├─────────┼───┼───┼────┤',
+          '│ 0       │   │ 1 │    │',
+          '│ 1       │ 3 │ 2 │    │',
+          '└─────────┴───┴───┴────┘',
+        ].join('\n'),
+        [
+          '┌─────────┬───┐',
+          '│ (index) │ a │',
+          '├─────────┼───┤',
+          '│ 0       │   │',
+          '│ 1       │ 1 │',
+          '└─────────┴───┘',
+        ].join('\n'),
+        [
+          '┌─────────┬───┐',
+          '│ (index) │ b │',
+          '├─────────┼───┤',
+          '│ r1      │   │',
+          '│ r2      │ 2 │',
+          '└─────────┴───┘',
+        ].join('\n'),
+        '5',
+      ])
+    })
+
     void it('produces one entry per call of the other printing console methods', async () => {
       const calls: readonly (readonly [call: string, fragment: RegExp])[] = [
         ["console.trace('traced')", /traced/],

@@ -4,10 +4,16 @@
  * the guest's messages as frames, keeping every frame under the host's size cap. When the host
  * goes away (the pipe closes) or sends bytes that are not frames, the process exits.
  *
+ * Before the wire opens, every descriptor the child inherited from the host but stdio and the
+ * wire is closed: the host names them (see `inherited-descriptors.ts`), and no program may read
+ * a host file or socket through them.
+ *
  * Only types come from the substrate kit: at run time the child loads nothing but the guest kit.
  */
+import { closeSync } from 'node:fs'
 import net from 'node:net'
 import type { GuestToHostMessage, HostToGuestMessage } from '@code-runtime/worker-thread/substrate-kit'
+import { parseDescriptorList } from '../inherited-descriptors.js'
 import { encodeFrame, FrameDecoder } from '../wire-framing.js'
 
 /** The wire's file descriptor in the child. */
@@ -18,11 +24,37 @@ export interface ChildChannelReceiver {
   receive(raw: unknown): void
 }
 
-/** Reads the frame cap the host passed as the first argument after the entry module. */
-export function readMaxMessageBytes(argv: readonly string[]): number {
-  const value = Number(argv[2])
-  if (!Number.isSafeInteger(value) || value < 1) process.exit(2)
-  return value
+/** What the host passes after the entry module (see `buildNodeArgs`). */
+export interface ChildArguments {
+  /** The frame cap both sides honour. */
+  readonly maxMessageBytes: number
+  /** Descriptors the child inherited from the host without being given them. */
+  readonly inheritedDescriptors: readonly number[]
+}
+
+/** Reads the child's arguments; a child started without valid ones exits at once. */
+export function readChildArguments(argv: readonly string[]): ChildArguments {
+  const maxMessageBytes = Number(argv[2])
+  const inheritedDescriptors = parseDescriptorList(argv[3] ?? '')
+  if (!Number.isSafeInteger(maxMessageBytes) || maxMessageBytes < 1 || inheritedDescriptors === undefined) process.exit(2)
+  return { maxMessageBytes, inheritedDescriptors }
+}
+
+/**
+ * Closes the inherited descriptors, then opens the wire. Only stdio and the wire stay: the
+ * host's numbers are closed whatever they are, and nothing else was open when the child started.
+ */
+export function openChildChannel(argv: readonly string[]): ChildChannel {
+  const { maxMessageBytes, inheritedDescriptors } = readChildArguments(argv)
+  for (const fd of inheritedDescriptors) {
+    if (fd <= WIRE_FD) continue
+    try {
+      closeSync(fd)
+    } catch {
+      // Already closed: nothing to hide.
+    }
+  }
+  return new ChildChannel(maxMessageBytes)
 }
 
 function oversizeText(what: string, byteLength: number, maxMessageBytes: number): string {

@@ -4,13 +4,14 @@
  * program arrives, tells the host it is ready, and relays messages both ways.
  */
 import { GuestSession, hardenRealm } from '@code-runtime/worker-thread/guest-kit'
-import { ChildChannel, readMaxMessageBytes } from './child-channel.js'
+import { openChildChannel } from './child-channel.js'
 
 // A program's forgotten rejection is its own business; in Node's default mode it would crash
 // the substrate and hide the program's real outcome.
 process.on('unhandledRejection', () => {})
 
-const channel = new ChildChannel(readMaxMessageBytes(process.argv))
+// First of all: no descriptor of the host's survives into anything the program can reach.
+const channel = openChildChannel(process.argv)
 const session = new GuestSession({ send: (message) => channel.send(message) })
 hardenRealm()
 channel.attach({ receive: (message) => session.receive(message) })

@@ -62,6 +62,24 @@ const ATTACKS: readonly Attack[] = [
     expected: { 'process': 'ERR_ACCESS_DENIED', 'process, native': 'read', 'container': 'ENOENT' },
   },
   {
+    // Confidentiality: whether a host path exists, where reading it is refused. Node 20's
+    // permission model does not check fs.realpathSync or module resolution: in the process
+    // backend they answer (the README's containment table says so); the container has no host path.
+    name: 'learns whether a host path exists',
+    program: (host) => `
+      const probe = (find) => { try { find(); return 'exists' } catch (error) { return error.code } }
+      const existing = ${JSON.stringify(host.projectFile)}, missing = ${JSON.stringify(`${host.projectFile}.missing`)}
+      return {
+        realpath: [probe(() => require('node:fs').realpathSync(existing)), probe(() => require('node:fs').realpathSync(missing))],
+        resolve: [probe(() => require.resolve(existing)), probe(() => require.resolve(missing))],
+      }`,
+    expected: {
+      'process': { realpath: ['exists', 'ENOENT'], resolve: ['exists', 'MODULE_NOT_FOUND'] },
+      'process, native': { realpath: ['exists', 'ENOENT'], resolve: ['exists', 'MODULE_NOT_FOUND'] },
+      'container': { realpath: ['ENOENT', 'ENOENT'], resolve: ['MODULE_NOT_FOUND', 'MODULE_NOT_FOUND'] },
+    },
+  },
+  {
     // Confidentiality: the host's environment, inherited (the test set a secret in it) or read
     // through /proc/<host pid>/environ (the environment the host started with).
     name: 'reads the host\'s environment',

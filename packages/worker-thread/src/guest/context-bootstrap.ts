@@ -64,6 +64,7 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
   const global = globalThis
   const { defineProperty, freeze, create, keys: objectKeys } = Object
   const { apply } = Reflect
+  const { isArray } = Array
   const parseJson = JSON.parse
   const PromiseConstructor = Promise
   const promiseThen = Promise.prototype.then
@@ -194,8 +195,10 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
       emit(format([value], 1))
     },
     dirxml: plain,
-    table(data?: unknown): void {
-      emit(format([data], typeof data === 'object' && data !== null ? 2 : 0))
+    table(data?: unknown, columns?: unknown): void {
+      // As Node: a `columns` that is not an array is the caller's error, whatever the data.
+      if (columns !== undefined && !isArray(columns)) throw new TypeErrorConstructor('console.table(data, columns): columns must be an array of property names.')
+      emit(typeof data === 'object' && data !== null ? format([data, columns], 2) : format([data], 0))
     },
     assert(condition?: unknown, ...args: unknown[]): void {
       if (condition) return

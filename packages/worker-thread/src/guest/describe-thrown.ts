@@ -38,13 +38,15 @@ export function programFrames(stack: string): string[] {
 }
 
 /**
- * Describes a thrown value. `formatValue` renders non-error values inspect-style.
+ * Describes a thrown value. A primitive reads as `String(value)`; `formatValue` renders other
+ * non-error values inspect-style.
  * @example describeThrown(new TypeError('x is not a function')) // 'TypeError: x is not a function\n    at program.ts:2:3'
+ * @example describeThrown('plain failure') // 'plain failure'
  */
 export function describeThrown(thrown: unknown, formatValue: (value: unknown) => string): string {
-  if ((typeof thrown !== 'object' && typeof thrown !== 'function') || thrown === null) {
-    return `Uncaught ${formatValue(thrown)}`
-  }
+  // A thrown primitive is its own message (`throw 'x'` → `x`), as in the reference runtime: the
+  // model reads exactly what it threw, and the output cap counts exactly that.
+  if ((typeof thrown !== 'object' && typeof thrown !== 'function') || thrown === null) return String(thrown)
   const isError = types.isNativeError(thrown)
   const name = readText(readProperty(thrown, 'name'))
   const message = readText(readProperty(thrown, 'message'))

@@ -8,11 +8,13 @@
  */
 import vm from 'node:vm'
 import { getHeapStatistics } from 'node:v8'
+import { types } from 'node:util'
 import { safeSnapshotLosslessJson, formatLosslessJsonRefusal, jsonStringByteLength } from '@code-runtime/core/json'
 import { decodeHostMessage, type GuestToHostMessage, type NamespaceSpec, type RunStartMessage } from '../protocol.js'
 import { contextBootstrap, type BootstrapControl, type BootstrapHost, type ContextWebGlobals, type ResourceGuardLimits } from './context-bootstrap.js'
 import { createWebGlobals } from './context-globals/web-globals.js'
 import { createWebGlobalsHost } from './web-globals-host.js'
+import { installStackTraceFilter, type StackTraceHost } from './context-stack-traces.js'
 import { describeCompileError, describeThrown, PROGRAM_FILENAME } from './describe-thrown.js'
 import { formatArguments, formatTable, inspectValue } from './format-log.js'
 
@@ -45,9 +47,12 @@ const DONT_CONTEXTIFY = (vm.constants as Partial<typeof vm.constants> | undefine
 
 const BOOTSTRAP_SOURCE = `(${contextBootstrap.toString()})`
 const WEB_GLOBALS_SOURCE = `(${createWebGlobals.toString()})`
+const STACK_TRACES_SOURCE = `(${installStackTraceFilter.toString()})`
 // Compiled once per process and run in each fresh context.
 const bootstrapScript = new vm.Script(BOOTSTRAP_SOURCE, { filename: 'code-runtime:bootstrap' })
 const webGlobalsScript = new vm.Script(WEB_GLOBALS_SOURCE, { filename: 'code-runtime:globals' })
+const stackTracesScript = new vm.Script(STACK_TRACES_SOURCE, { filename: 'code-runtime:stack-traces' })
+const STACK_TRACE_HOST: StackTraceHost = Object.freeze({ isProxy: (value: unknown): boolean => types.isProxy(value) })
 
 type Timer = { readonly kind: 'timeout' | 'interval'; readonly handle: NodeJS.Timeout } | { readonly kind: 'immediate'; readonly handle: NodeJS.Immediate }
 
@@ -77,6 +82,10 @@ export class GuestSession {
     // while Object.prototype carries planted descriptor keys (`get`, `value`...) aborts the
     // process in V8. Freezing the set of Object.prototype's keys closes that path there.
     if (DONT_CONTEXTIFY === undefined) vm.runInContext('Object.preventExtensions(Object.prototype)', this.context)
+    // First of all: every stack formatted in this context, even one of the globals' own errors,
+    // shows only the program's frames.
+    const installFilter = stackTracesScript.runInContext(this.context) as typeof installStackTraceFilter
+    installFilter(STACK_TRACE_HOST, PROGRAM_FILENAME)
     const createGlobals = webGlobalsScript.runInContext(this.context) as typeof createWebGlobals
     const webGlobals = createGlobals(createWebGlobalsHost()) as unknown as ContextWebGlobals
     const bootstrap = bootstrapScript.runInContext(this.context) as typeof contextBootstrap
@@ -200,7 +209,7 @@ export class GuestSession {
     return Object.freeze({
       emitLog: (text: string): void => this.emitLog(String(text)),
       formatLog: (args: readonly unknown[], mode: number): string =>
-        mode === 1 ? inspectValue(args[0]) : mode === 2 ? formatTable(args[0]) : formatArguments(args),
+        mode === 1 ? inspectValue(args[0]) : mode === 2 ? formatTable(args[0], args[1]) : formatArguments(args),
       requestCall: (namespace: number, member: string, args: unknown): number | string =>
         this.requestCall(namespace, member, args),
       completeRun: (value: unknown): void => this.complete(value),
