@@ -115,6 +115,8 @@ export function installArrayBufferGuard(host: ArrayBufferGuardHost, sampleBytes:
         return made
       },
     }[name] as (...args: unknown[]) => unknown
+    // Same arity as the built-in it replaces, so the program sees no difference in shape.
+    defineProperty(guarded, 'length', { value: original.length, writable: false, enumerable: false, configurable: true })
     defineProperty(owner, name, { value: guarded, writable: true, configurable: true, enumerable: false })
   }
   const firstArgument = (args: unknown[]): unknown => args[0]

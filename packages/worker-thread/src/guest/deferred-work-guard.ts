@@ -44,6 +44,8 @@ export function installDeferredWorkGuard(host: DeferredWorkGuardHost): void {
         return apply(original, this, args)
       },
     }[name] as (...args: unknown[]) => unknown
+    // Same arity as the built-in it replaces, so the program sees no difference in shape.
+    defineProperty(guarded, 'length', { value: original.length, writable: false, enumerable: false, configurable: true })
     defineProperty(owner, name, { value: guarded, writable: true, configurable: true, enumerable: false })
   }
   // A registry with nothing registered never calls back; `register` is the arming step.
