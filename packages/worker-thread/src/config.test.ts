@@ -15,10 +15,11 @@ function refusal(input: unknown): string {
 
 void describe('resolveWorkerThreadConfig', () => {
   void it('loads fractional budgets and heap caps, as the reference does', () => {
-    const config = resolveWorkerThreadConfig({ computeMs: 5000.5, maxWallMs: 60000.25, maxOldGenerationSizeMb: 64.5 })
+    const config = resolveWorkerThreadConfig({ computeMs: 5000.5, maxWallMs: 60000.25, maxOldGenerationSizeMb: 64.5, maxArrayBufferMb: 96.5 })
     assert.equal(config.computeMs, 5000.5)
     assert.equal(config.maxWallMs, 60000.25)
     assert.equal(config.maxOldGenerationSizeMb, 64.5)
+    assert.equal(config.maxArrayBufferMb, 96.5)
   })
 
   void it('refuses non-finite, zero and negative budgets, naming the field and the value', () => {

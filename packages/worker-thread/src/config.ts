@@ -21,6 +21,11 @@ export interface WorkerThreadConfig {
   readonly maxPendingCallBytes: number
   /** Heap cap of each worker (V8 old generation), in MiB. */
   readonly maxOldGenerationSizeMb: number
+  /**
+   * Budget of memory outside the V8 heap (array buffers, typed arrays) each worker may hold, in
+   * MiB: the heap cap does not count it.
+   */
+  readonly maxArrayBufferMb: number
   /** How many fresh, never-used workers to keep spawned ahead of demand. */
   readonly spawnAhead: number
   /**
@@ -41,6 +46,7 @@ export const DEFAULT_WORKER_THREAD_CONFIG: WorkerThreadConfig = Object.freeze({
   maxLogEntries: 1_000_000,
   maxPendingCallBytes: 128 * 1024 * 1024,
   maxOldGenerationSizeMb: 512,
+  maxArrayBufferMb: 256,
   spawnAhead: 1,
   reuseWorkers: false,
 })
@@ -63,6 +69,7 @@ export function resolveWorkerThreadConfig(input: unknown): WorkerThreadConfig {
     maxLogEntries: readIntegerField(LABEL, config, 'maxLogEntries', { default: defaults.maxLogEntries, min: 1, max: Number.MAX_SAFE_INTEGER }),
     maxPendingCallBytes: readIntegerField(LABEL, config, 'maxPendingCallBytes', { default: defaults.maxPendingCallBytes, min: 1024, max: Number.MAX_SAFE_INTEGER }),
     maxOldGenerationSizeMb: readNumberField(LABEL, config, 'maxOldGenerationSizeMb', { default: defaults.maxOldGenerationSizeMb, min: 8, max: 65_536 }),
+    maxArrayBufferMb: readNumberField(LABEL, config, 'maxArrayBufferMb', { default: defaults.maxArrayBufferMb, min: 16, max: 1_048_576 }),
     spawnAhead: readIntegerField(LABEL, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),
     reuseWorkers: readBooleanField(LABEL, config, 'reuseWorkers', defaults.reuseWorkers),
   })

@@ -50,6 +50,8 @@ function describeExit(reason: SubstrateExit, maxOldGenerationSizeMb: number): st
       return `The program ran out of memory (maxOldGenerationSizeMb: ${maxOldGenerationSizeMb} MiB) and was stopped. Hold less data at once.`
     case 'crashed':
       return 'The sandbox running the program crashed before the program finished.'
+    case 'over-budget':
+      return reason.message
     case 'exited':
       return `The sandbox running the program exited before the program finished (exit code ${String(reason.code)}).`
   }

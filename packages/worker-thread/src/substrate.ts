@@ -10,6 +10,8 @@ export type SubstrateExit =
   | { readonly kind: 'out-of-memory' }
   | { readonly kind: 'crashed'; readonly detail: string }
   | { readonly kind: 'exited'; readonly code: number | null }
+  /** The substrate stopped itself for exceeding a budget it enforces; `message` names it. */
+  | { readonly kind: 'over-budget'; readonly message: string }
 
 /** The one listener a run attaches to its substrate. Calls to it never throw into the substrate. */
 export interface SubstrateListener {

@@ -6,13 +6,24 @@
 import { Worker } from 'node:worker_threads'
 import type { Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from './substrate.js'
 import type { HostToGuestMessage } from './protocol.js'
+import { ARRAY_BUFFER_EXIT_CODE, arrayBufferBudgetMessage } from './array-buffer-budget.js'
+import type { WorkerLimits } from './worker-limits.js'
 
 const WORKER_ENTRY = new URL('./guest/worker-entry.js', import.meta.url)
 
 /** Options of {@link WorkerSubstrateFactory}. */
 export interface WorkerSubstrateOptions {
   readonly maxOldGenerationSizeMb: number
+  /** Array-buffer budget of each worker, in MiB; the worker enforces it itself. */
+  readonly maxArrayBufferMb: number
 }
+
+/**
+ * Longest a recycled worker may take to prepare its fresh context. A worker still busy past it
+ * runs code its last program left behind (a promise chain that never ends); it is replaced. A
+ * worker that is merely slow costs one spawn when it expires, never a wrong result.
+ */
+export const RECYCLE_DEADLINE_MS = 2_000
 
 type EventLoopUtilization = ReturnType<Worker['performance']['eventLoopUtilization']>
 
@@ -23,11 +34,14 @@ class WorkerSubstrate implements Substrate {
   private exitReason: SubstrateExit | undefined
   private busyBaseline: EventLoopUtilization | undefined
   private terminated = false
+  private hasExited = false
+  private readonly maxArrayBufferMb: number
   /** Set while waiting for `guest-ready`: at spawn, and after each recycle. */
   private readiness: { resolve(): void; reject(reason: SubstrateExit): void } | undefined
 
-  constructor(worker: Worker, onReady: () => void, onEarlyExit: (reason: SubstrateExit) => void) {
+  constructor(worker: Worker, maxArrayBufferMb: number, onReady: () => void, onEarlyExit: (reason: SubstrateExit) => void) {
     this.worker = worker
+    this.maxArrayBufferMb = maxArrayBufferMb
     this.readiness = { resolve: onReady, reject: onEarlyExit }
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()))
     worker.on('message', (raw: unknown) => {
@@ -51,7 +65,8 @@ class WorkerSubstrate implements Substrate {
         : { kind: 'crashed', detail: error.name }
     })
     worker.on('exit', (code: number) => {
-      const reason = this.exitReason ?? { kind: 'exited', code }
+      this.hasExited = true
+      const reason = this.exitReason ?? this.describeExitCode(code)
       const readiness = this.readiness
       if (readiness !== undefined) {
         this.readiness = undefined
@@ -71,7 +86,25 @@ class WorkerSubstrate implements Substrate {
     return new Promise((resolve, reject) => {
       this.listener = undefined
       this.worker.unref()
-      this.readiness = { resolve, reject: (reason) => reject(new Error(`The worker exited while it was recycled (${reason.kind}).`)) }
+      if (this.hasExited) {
+        reject(new Error('The worker exited before it could be recycled.'))
+        return
+      }
+      const deadline = setTimeout(() => {
+        this.readiness = undefined
+        reject(new Error(`The worker was not ready within ${RECYCLE_DEADLINE_MS} ms of being recycled.`))
+      }, RECYCLE_DEADLINE_MS)
+      deadline.unref()
+      this.readiness = {
+        resolve: () => {
+          clearTimeout(deadline)
+          resolve()
+        },
+        reject: (reason) => {
+          clearTimeout(deadline)
+          reject(new Error(`The worker exited while it was recycled (${reason.kind}).`))
+        },
+      }
       this.send({ kind: 'recycle' })
     })
   }
@@ -99,6 +132,12 @@ class WorkerSubstrate implements Substrate {
     return this.worker.performance.eventLoopUtilization(this.busyBaseline).active
   }
 
+  // The worker's own way to say which budget it stopped itself for.
+  private describeExitCode(code: number): SubstrateExit {
+    if (code === ARRAY_BUFFER_EXIT_CODE) return { kind: 'over-budget', message: arrayBufferBudgetMessage(this.maxArrayBufferMb) }
+    return { kind: 'exited', code }
+  }
+
   terminate(): void {
     if (this.terminated) return
     this.terminated = true
@@ -115,6 +154,7 @@ export class WorkerSubstrateFactory implements SubstrateFactory {
   }
 
   spawn(): Promise<Substrate> {
+    const limits: WorkerLimits = { maxArrayBufferBytes: this.options.maxArrayBufferMb * 1024 * 1024 }
     return new Promise((resolve, reject) => {
       const worker = new Worker(WORKER_ENTRY, {
         env: {},
@@ -123,6 +163,7 @@ export class WorkerSubstrateFactory implements SubstrateFactory {
         stdout: true,
         stderr: true,
         name: 'code-runtime',
+        workerData: limits,
         resourceLimits: { maxOldGenerationSizeMb: this.options.maxOldGenerationSizeMb },
       })
       worker.unref()
@@ -130,6 +171,7 @@ export class WorkerSubstrateFactory implements SubstrateFactory {
       worker.stderr.resume()
       const substrate: WorkerSubstrate = new WorkerSubstrate(
         worker,
+        this.options.maxArrayBufferMb,
         () => resolve(substrate),
         (reason) => reject(new Error(`The worker exited before it was ready (${reason.kind}).`)),
       )

@@ -27,7 +27,10 @@ export class WorkerThreadCodeRuntime extends CodeRuntime {
     super(ctx)
     this.config = resolveWorkerThreadConfig(config)
     this.engine = new RunEngine({
-      factory: new WorkerSubstrateFactory({ maxOldGenerationSizeMb: this.config.maxOldGenerationSizeMb }),
+      factory: new WorkerSubstrateFactory({
+        maxOldGenerationSizeMb: this.config.maxOldGenerationSizeMb,
+        maxArrayBufferMb: this.config.maxArrayBufferMb,
+      }),
       spawnAhead: this.config.spawnAhead,
       budgets: { computeMs: this.config.computeMs, maxWallMs: this.config.maxWallMs },
       maxOutputBytes: this.config.maxOutputBytes,

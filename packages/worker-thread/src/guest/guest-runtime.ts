@@ -23,6 +23,16 @@ export interface GuestChannel {
   send(message: GuestToHostMessage): void
 }
 
+/** How a backend adapts each fresh context. */
+export interface GuestSessionOptions {
+  /**
+   * Runs first in each fresh context, before its globals are built: a backend's own guards
+   * (the worker thread's array-buffer budget) replace intrinsics here so that every global built
+   * afterwards captures the guarded ones.
+   */
+  readonly prepareContext?: (context: vm.Context) => void
+}
+
 /** V8 aborts the process when a Map or Set grows past 2^24 entries; stay well below. */
 const RESOURCE_LIMITS: ResourceGuardLimits = Object.freeze({
   maxCollectionSize: 16_000_000,
@@ -61,12 +71,13 @@ export class GuestSession {
   private logsSent = 0
   private maxOutputBytes = Number.MAX_SAFE_INTEGER
 
-  constructor(channel: GuestChannel) {
+  constructor(channel: GuestChannel, options: GuestSessionOptions = {}) {
     this.channel = channel
     this.context = vm.createContext(DONT_CONTEXTIFY ?? Object.create(null) as object, {
       name: 'program',
       codeGeneration: { strings: false, wasm: false },
     })
+    options.prepareContext?.(this.context)
     // Without DONT_CONTEXTIFY every global goes through Node's interceptors, and redefining one
     // while Object.prototype carries planted descriptor keys (`get`, `value`...) aborts the
     // process in V8. Freezing the set of Object.prototype's keys closes that path there.
