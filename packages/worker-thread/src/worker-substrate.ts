@@ -129,7 +129,9 @@ class WorkerSubstrate implements Substrate {
 
   busyMs(): number {
     if (this.busyBaseline === undefined) return 0
-    return this.worker.performance.eventLoopUtilization(this.busyBaseline).active
+    // The difference of two readings taken from another thread can come out slightly below zero
+    // while the worker is between loop iterations (seen on Node 24, and on 20 under load).
+    return Math.max(0, this.worker.performance.eventLoopUtilization(this.busyBaseline).active)
   }
 
   // The worker's own way to say which budget it stopped itself for.
