@@ -222,6 +222,7 @@ describe('hostile escaped program: the OS boundary of each backend', () => {
   let server: Awaited<ReturnType<typeof listenOnLoopback>>
   let writeFolder: string
   let host: Omit<Host, 'marker'>
+  let reportOnSignal = false
   const onSignal = (signal: NodeJS.Signals): void => {
     signalsReceived.push(signal)
   }
@@ -229,6 +230,10 @@ describe('hostile escaped program: the OS boundary of each backend', () => {
   before(async () => {
     process.env['CODE_RUNTIME_HOSTILE_SECRET'] = `secret-${Math.random().toString(36).slice(2)}`
     process.on('SIGUSR2', onSignal)
+    // Node 24's test runner turns on diagnostic reports on SIGUSR2: each signal would write a
+    // report file into the working directory (the checkout).
+    reportOnSignal = process.report.reportOnSignal
+    process.report.reportOnSignal = false
     server = await listenOnLoopback()
     const root = findRepositoryRoot()
     writeFolder = join(root, 'packages', 'process', 'dist', 'hostile-writes')
@@ -245,6 +250,7 @@ describe('hostile escaped program: the OS boundary of each backend', () => {
     await Promise.all([...runtimes.values()].map((runtime) => runtime.dispose()))
     await server.close()
     process.off('SIGUSR2', onSignal)
+    process.report.reportOnSignal = reportOnSignal
     delete process.env['CODE_RUNTIME_HOSTILE_SECRET']
     rmSync(writeFolder, { recursive: true, force: true })
   })
