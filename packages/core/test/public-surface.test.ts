@@ -169,7 +169,7 @@ void describe('@code-runtime/core public surface (STYLE 6)', () => {
     assert.deepEqual(Object.keys(manifest.exports).sort(), ['.', './conformance', './json', './package.json'])
     assert.ok(manifest.files.includes('!dist/src/**/*.test.*'), 'compiled unit tests stay out of the package')
     assert.ok(!manifest.files.some((entry) => entry.startsWith('dist/test') || entry.startsWith('dist/examples')))
-    assert.equal(manifest.engines.node, '>=20')
+    assert.equal(manifest.engines.node, '^20.18.0 || ^22.8.0 || >=24.0.0')
   })
 
   void it('exports exactly lossless JSON and the ledger from the json subpath, the same functions as the root', () => {

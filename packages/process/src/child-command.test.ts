@@ -25,9 +25,9 @@ describe('buildNodeArgs', () => {
     assert.equal(args.at(-1), '40-41,100')
   })
 
-  it('grants nothing else: no writes, child processes, workers or addons', () => {
+  it('grants nothing else: no writes, child processes, workers, addons, WASI, inspector or network', () => {
     const args = buildNodeArgs({ ...base, readablePaths: ['/pkg'] })
-    assert.equal(args.some((arg) => /allow-(fs-write|child-process|worker|addons|wasi)/.test(arg)), false)
+    assert.equal(args.some((arg) => /allow-(fs-write|child-process|worker|addons|wasi|net|inspector|openssl-store)/.test(arg)), false)
   })
 
   it('leaves the permission model off only when no readable paths are given', () => {

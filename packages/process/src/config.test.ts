@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { CodeRuntimeError } from '@code-runtime/core'
-import { DEFAULT_CONTAINER_CONFIG, DEFAULT_PROCESS_CONFIG, resolveContainerConfig, resolveProcessConfig } from './config.js'
+import { DEFAULT_CONTAINER_CONFIG, DEFAULT_PROCESS_CONFIG, NODE_BASELINE_MEMORY_MB, nodeBaselineMemoryMb, resolveContainerConfig, resolveProcessConfig } from './config.js'
 
 function assertInvalid(action: () => unknown, ...fragments: string[]): void {
   let caught: unknown
@@ -60,13 +60,28 @@ describe('resolveProcessConfig', () => {
   })
 
   it('requires room for Node and the heap in maxMemoryMb', () => {
-    assertInvalid(() => resolveProcessConfig({ maxMemoryMb: 1500 }), 'maxMemoryMb must be an integer from 1536', '1500')
-    assertInvalid(() => resolveProcessConfig({ maxOldGenerationSizeMb: 64, maxMemoryMb: 1087 }), 'from 1088', '1087')
-    assert.equal(resolveProcessConfig({ maxOldGenerationSizeMb: 64, maxMemoryMb: 1088 }).maxMemoryMb, 1088)
+    const smallest = 512 + NODE_BASELINE_MEMORY_MB
+    assertInvalid(() => resolveProcessConfig({ maxMemoryMb: smallest - 1 }), `maxMemoryMb must be an integer from ${smallest}`, String(smallest - 1))
+    assertInvalid(() => resolveProcessConfig({ maxOldGenerationSizeMb: 64, maxMemoryMb: 63 + NODE_BASELINE_MEMORY_MB }), `from ${64 + NODE_BASELINE_MEMORY_MB}`)
+    assert.equal(resolveProcessConfig({ maxOldGenerationSizeMb: 64, maxMemoryMb: 64 + NODE_BASELINE_MEMORY_MB }).maxMemoryMb, 64 + NODE_BASELINE_MEMORY_MB)
   })
 
   it('raises the default maxMemoryMb with a large heap', () => {
-    assert.equal(resolveProcessConfig({ maxOldGenerationSizeMb: 8192 }).maxMemoryMb, 9216)
+    assert.equal(resolveProcessConfig({ maxOldGenerationSizeMb: 8192 }).maxMemoryMb, 8192 + NODE_BASELINE_MEMORY_MB)
+  })
+})
+
+describe('nodeBaselineMemoryMb', () => {
+  it('gives each Node major the address space measured for it, and newer majors the newest', () => {
+    assert.equal(nodeBaselineMemoryMb('20.18.0'), 1024)
+    assert.equal(nodeBaselineMemoryMb('21.7.3'), 1088)
+    assert.equal(nodeBaselineMemoryMb('22.12.0'), 1088)
+    assert.equal(nodeBaselineMemoryMb('24.0.0'), 1536)
+    assert.equal(nodeBaselineMemoryMb('26.1.0'), 1536)
+  })
+
+  it('is what the running Node uses', () => {
+    assert.equal(NODE_BASELINE_MEMORY_MB, nodeBaselineMemoryMb(process.versions.node))
   })
 })
 

@@ -45,10 +45,41 @@ export type ProcessConfigInput = Partial<ProcessConfig>
 export type ContainerConfigInput = Partial<ContainerConfig>
 
 /**
- * Address space Node reserves before a program allocates anything (about 1 GiB on Node 20):
- * `maxMemoryMb` must leave this much beside the heap cap.
+ * Address space (MiB) each Node major needs beside its heap cap, measured with `prlimit --as` as
+ * the smallest limit at which Node starts and fills a 64–512 MiB heap, plus a margin of about
+ * 100 MiB: this is reserved, not resident, memory (code range, heap reservations, thread stacks,
+ * allocator arenas), and Node 24's V8 reserves some 400 MiB more than Node 20's and 22's.
+ * Measured: Node 20 needs up to 976, Node 22 up to 996, Node 24 up to 1409.
  */
-export const NODE_BASELINE_MEMORY_MB = 1024
+const BASELINE_MB_BY_NODE_MAJOR: readonly (readonly [major: number, baselineMb: number])[] = [
+  [20, 1024],
+  [22, 1088],
+  [24, 1536],
+]
+
+/** The newest measured major's baseline: a guess for newer majors, which have only grown so far. */
+const NEWEST_MEASURED_BASELINE_MB = 1536
+
+/**
+ * The address space a Node version reserves beyond its heap, in MiB: the value measured for the
+ * nearest major at or above it; majors newer than any measured get the newest measured value.
+ * @example
+ * ```ts
+ * nodeBaselineMemoryMb('24.11.0') // 1536
+ * ```
+ */
+export function nodeBaselineMemoryMb(nodeVersion: string): number {
+  const major = Number.parseInt(nodeVersion, 10)
+  for (const [known, baselineMb] of BASELINE_MB_BY_NODE_MAJOR) if (major <= known) return baselineMb
+  return NEWEST_MEASURED_BASELINE_MB
+}
+
+/**
+ * Address space the running Node reserves before and beside a program's heap (1024 MiB on Node
+ * 20, 1088 on 22, 1536 on 24): `maxMemoryMb` must leave this much beside the heap cap. The child
+ * runs on the host's own Node binary, so the host's version is the child's.
+ */
+export const NODE_BASELINE_MEMORY_MB = nodeBaselineMemoryMb(process.versions.node)
 
 /** 256 MiB: room for large binding results, far below V8's string limit. */
 const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024
@@ -88,7 +119,7 @@ function readProcessFields(label: string, config: ConfigRecord, defaults: Proces
     maxOldGenerationSizeMb,
     spawnAhead: readIntegerField(label, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),
     maxMessageBytes: readIntegerField(label, config, 'maxMessageBytes', { default: defaults.maxMessageBytes, min: 1024 * 1024, max: MAX_MAX_MESSAGE_BYTES }),
-    // The heap lives inside the address space, next to Node's own ~1 GiB of reservations.
+    // The heap lives inside the address space, next to Node's own reservations (1–1.5 GiB).
     maxMemoryMb: readIntegerField(label, config, 'maxMemoryMb', {
       default: Math.max(defaults.maxMemoryMb, maxOldGenerationSizeMb + NODE_BASELINE_MEMORY_MB),
       min: maxOldGenerationSizeMb + NODE_BASELINE_MEMORY_MB,

@@ -15,6 +15,7 @@ import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CodeRunResult } from '@code-runtime/core'
+import { NODE_BASELINE_MEMORY_MB } from '@code-runtime/process'
 import { startHookedRuntime, type HookedRuntime } from '../start.js'
 import { findRepositoryRoot, findSurvivorsMarked, listenOnLoopback } from './host-probes.js'
 
@@ -44,6 +45,9 @@ interface Attack {
 
 const signalsReceived: NodeJS.Signals[] = []
 
+/** True on a Node whose permission model refuses network access unless granted (Node 25 on). */
+const PERMISSION_MODEL_CONTAINS_NETWORK = process.allowedNodeEnvironmentFlags.has('--allow-net')
+
 const readFileProgram = (path: string): string => `
   try { return require('node:fs').readFileSync(${JSON.stringify(path)}, 'utf8').length > 0 ? 'read' : 'empty' }
   catch (error) { return error.code }`
@@ -62,8 +66,8 @@ const ATTACKS: readonly Attack[] = [
     expected: { 'process': 'ERR_ACCESS_DENIED', 'process, native': 'read', 'container': 'ENOENT' },
   },
   {
-    // Confidentiality: whether a host path exists, where reading it is refused. Node 20's
-    // permission model does not check fs.realpathSync or module resolution: in the process
+    // Confidentiality: whether a host path exists, where reading it is refused. Node's permission
+    // model (20 to 25) does not check fs.realpathSync or module resolution: in the process
     // backend they answer (the README's containment table says so); the container has no host path.
     name: 'learns whether a host path exists',
     program: (host) => `
@@ -192,8 +196,9 @@ const ATTACKS: readonly Attack[] = [
         socket.once('connect', () => { socket.destroy(); resolve('connected') })
         socket.once('error', (error) => resolve(error.code))
       })`,
-    // Node 20's permission model has no network permission: the process backend cannot stop this.
-    expected: { 'process': 'connected', 'process, native': 'connected', 'container': 'ECONNREFUSED' },
+    // Node's permission model has a network permission from Node 25 on (`--allow-net`, which the
+    // child is not given); on Node 20, 22 and 24 the process backend cannot stop this.
+    expected: { 'process': PERMISSION_MODEL_CONTAINS_NETWORK ? 'ERR_ACCESS_DENIED' : 'connected', 'process, native': 'connected', 'container': 'ECONNREFUSED' },
   },
   {
     // Signals: the host's pid (SIGUSR2, which the test counts instead of dying).
@@ -217,6 +222,7 @@ describe('hostile escaped program: the OS boundary of each backend', () => {
   let server: Awaited<ReturnType<typeof listenOnLoopback>>
   let writeFolder: string
   let host: Omit<Host, 'marker'>
+  let reportOnSignal = false
   const onSignal = (signal: NodeJS.Signals): void => {
     signalsReceived.push(signal)
   }
@@ -224,13 +230,17 @@ describe('hostile escaped program: the OS boundary of each backend', () => {
   before(async () => {
     process.env['CODE_RUNTIME_HOSTILE_SECRET'] = `secret-${Math.random().toString(36).slice(2)}`
     process.on('SIGUSR2', onSignal)
+    // Node 24's test runner turns on diagnostic reports on SIGUSR2: each signal would write a
+    // report file into the working directory (the checkout).
+    reportOnSignal = process.report.reportOnSignal
+    process.report.reportOnSignal = false
     server = await listenOnLoopback()
     const root = findRepositoryRoot()
     writeFolder = join(root, 'packages', 'process', 'dist', 'hostile-writes')
     mkdirSync(writeFolder, { recursive: true })
     host = { pid: process.pid, port: server.port, projectFile: join(root, 'package.json'), writeTarget: join(writeFolder, 'escaped.txt') }
     assert.ok(readFileSync(host.projectFile, 'utf8').length > 0)
-    const config = { computeMs: 10_000, maxWallMs: 20_000, maxOldGenerationSizeMb: 64, maxMemoryMb: 1088 }
+    const config = { computeMs: 10_000, maxWallMs: 20_000, maxOldGenerationSizeMb: 64, maxMemoryMb: 64 + NODE_BASELINE_MEMORY_MB }
     runtimes.set('process', await startHookedRuntime('process', 'escaped-child-entry', { config }))
     runtimes.set('process, native', await startHookedRuntime('process', 'escaped-child-entry', { config, withoutPermissionModel: true }))
     runtimes.set('container', await startHookedRuntime('container', 'escaped-child-entry', { config, withoutPermissionModel: true }))
@@ -240,6 +250,7 @@ describe('hostile escaped program: the OS boundary of each backend', () => {
     await Promise.all([...runtimes.values()].map((runtime) => runtime.dispose()))
     await server.close()
     process.off('SIGUSR2', onSignal)
+    process.report.reportOnSignal = reportOnSignal
     delete process.env['CODE_RUNTIME_HOSTILE_SECRET']
     rmSync(writeFolder, { recursive: true, force: true })
   })
@@ -256,7 +267,7 @@ describe('hostile escaped program: the OS boundary of each backend', () => {
           const result = await runtime.run({ program: attack.program({ ...host, marker }), bindings: [] })
           check(attack.expected[setting], result)
           await attack.afterwards?.(setting, { ...host, marker })
-          if (attack.name.includes('TCP')) assert.equal(server.connections() - connectionsBefore, setting === 'container' ? 0 : 1)
+          if (attack.name.includes('TCP')) assert.equal(server.connections() - connectionsBefore, (attack.expected[setting] === 'connected') ? 1 : 0)
           if (attack.name.includes('signal')) {
             // A signal reaches the host's handler a moment after the sender's kill() returned.
             const expected = setting === 'container' ? 0 : 1

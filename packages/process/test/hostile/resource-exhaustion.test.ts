@@ -4,12 +4,13 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { CodeRunRequest, CodeRunResult } from '@code-runtime/core'
+import { NODE_BASELINE_MEMORY_MB } from '@code-runtime/process'
 import { startContainerRuntime, startHookedRuntime, startProcessRuntime, type BackendName, type HookedRuntime } from '../start.js'
 
 const BACKENDS: readonly BackendName[] = ['process', 'container']
 
-/** Small limits, so each attack ends fast. maxMemoryMb is the smallest Node plus this heap accepts. */
-const SMALL = { computeMs: 1_000, maxWallMs: 20_000, maxOldGenerationSizeMb: 64, maxMemoryMb: 1088 }
+/** Small limits, so each attack ends fast. maxMemoryMb is the smallest the running Node plus this heap accepts. */
+const SMALL = { computeMs: 1_000, maxWallMs: 20_000, maxOldGenerationSizeMb: 64, maxMemoryMb: 64 + NODE_BASELINE_MEMORY_MB }
 
 interface Runner {
   run(request: CodeRunRequest): Promise<CodeRunResult>
