@@ -40,7 +40,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const { isProxy } = host
   const maxLength = limits.maxArrayLength
   const ObjectConstructor = Object
-  const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf } = Object
+  const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf, setPrototypeOf, hasOwn, keys: objectKeys } = Object
   const { apply, get: reflectGet } = Reflect
   const isArray = Array.isArray
   const ProxyConstructor = Proxy
@@ -49,6 +49,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const StringConstructor = String
   const { trunc, min, max } = Math
   const ArrayPrototype = Array.prototype
+  const ObjectPrototype = Object.prototype
   const concatSpreadable = Symbol.isConcatSpreadable
   const iteratorSymbol = Symbol.iterator
   const TypeErrorConstructor = TypeError
@@ -60,6 +61,20 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
       'Work on smaller arrays and strings, or loop over the indexes yourself.',
     )
   }
+
+  // The guards' own lists have no prototype: reading a hole or writing an index must never reach
+  // a getter or setter a program planted on Array.prototype or Object.prototype.
+  const emptyList = (): unknown[] => setPrototypeOf([], null) as unknown[]
+  /** A prototype-less copy of `list`, after `first` when one is given. */
+  function copyOf(list: readonly unknown[], ...first: unknown[]): unknown[] {
+    const copy = emptyList()
+    let at = 0
+    if (first.length > 0) copy[at++] = first[0]
+    for (let index = 0; index < list.length; index++) copy[at++] = list[index]
+    return copy
+  }
+  /** An argument, or `undefined` past the end: a hole of `args` would be looked up on Array.prototype. */
+  const argAt = (args: readonly unknown[], position: number): unknown => (position < args.length ? args[position] : undefined)
 
   /** ToIntegerOrInfinity of a value that is already a number. */
   function integerOf(value: number): number {
@@ -79,15 +94,25 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     return integer < 0 ? max(length + integer, 0) : min(integer, length)
   }
 
+  // Asking the worker realm whether a value is a proxy is the guards' main cost (~0.6 µs); a loop
+  // calling methods on one array asks once. An object never turns into a proxy or back.
+  let lastNotProxy: unknown = undefined
+  function notProxy(value: unknown): boolean {
+    if (value === lastNotProxy) return true
+    if (isProxy(value)) return false
+    lastNotProxy = value
+    return true
+  }
+
   /**
    * The length a native method will read from `object` right now, when reading it cannot run
    * program code or change between two reads: an own data property of an object that is not a
    * proxy (arrays, strings, `arguments`, plain array-likes). `undefined` otherwise.
    */
   function stableLength(object: object): number | undefined {
-    if (isProxy(object)) return undefined
+    if (!notProxy(object)) return undefined
     const descriptor = getOwnPropertyDescriptor(object, 'length')
-    if (descriptor === undefined || !('value' in descriptor)) return undefined
+    if (descriptor === undefined || !hasOwn(descriptor, 'value')) return undefined
     const value: unknown = descriptor.value
     if (typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return undefined
     return toLength(value)
@@ -104,184 +129,121 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
    * operation reaches `object` itself (getters run with `object` as their receiver).
    */
   function pinned(object: object, pins: Pins): object {
-    const { length, spreadable, iterator } = pins
-    return new ProxyConstructor(object, {
+    // Own properties only: a key missing here must not be looked up on Object.prototype.
+    const length = hasOwn(pins, 'length') ? pins.length : undefined
+    const spreadable = hasOwn(pins, 'spreadable') ? pins.spreadable : undefined
+    const iterator = hasOwn(pins, 'iterator') ? pins.iterator?.value : undefined
+    const pinsIterator = hasOwn(pins, 'iterator')
+    const handler = {
       get(target: object, key: string | symbol): unknown {
         if (key === 'length' && length !== undefined) return length
         if (key === concatSpreadable && spreadable !== undefined) return spreadable
-        if (key === iteratorSymbol && iterator !== undefined) return iterator.value
+        if (key === iteratorSymbol && pinsIterator) return iterator
         return reflectGet(target, key)
       },
-    })
-  }
-
-  interface Prepared {
-    /** What the native method receives as `this`. */
-    readonly receiver: unknown
-    /** The length the native method will see. */
-    readonly length: number
-  }
-  /**
-   * Reads `length` once, as the spec does, then runs `convert` (which converts the numeric
-   * arguments in spec order and may run program code), then decides what the native method gets.
-   */
-  function prepare(thisValue: unknown, convert: (length: number) => void): Prepared {
-    const object = ObjectConstructor(thisValue) as object
-    const length = toLength(reflectGet(object, 'length'))
-    convert(length)
-    // Read again after the conversions: program code may have changed a stable length meanwhile.
-    const stable = stableLength(object)
-    if (stable !== undefined) return { receiver: typeof thisValue === 'object' || typeof thisValue === 'function' ? thisValue : object, length: stable }
-    return { receiver: pinned(object, { length }), length }
+    }
+    // A null prototype, so no trap can be inherited from a program's Object.prototype.
+    return new ProxyConstructor(object, setPrototypeOf(handler, null) as typeof handler)
   }
 
   type Native = (...args: unknown[]) => unknown
-  /**
-   * Replaces `owner[name]` with a guard. `check` receives the receiver and the arguments, and
-   * returns the receiver and arguments to hand to the native method (arguments converted).
-   */
-  function guard(owner: object, name: string, check: (thisValue: unknown, args: unknown[]) => { receiver: unknown; args: unknown[] }): void {
-    const native = (owner as Record<string, Native>)[name] as Native
+
+  /** How an `Array.prototype` method walks its receiver. */
+  interface Walk {
+    /** Positions of its numeric arguments (indexes, counts), converted in this order. */
+    readonly numeric: readonly number[]
+    /** The spec converts nothing when the length is 0 (the searches). */
+    readonly lazy: boolean
+    /** Indexes the native method visits or creates, from the length and the converted arguments. */
+    count(length: number, args: readonly unknown[]): number
+  }
+  const integerAt = (args: readonly unknown[], position: number): number => integerOf(NumberConstructor(argAt(args, position)))
+  /** A [start, end) range of the arguments at `position`, as fill, slice and copyWithin read it. */
+  function spanAt(args: readonly unknown[], position: number, length: number): number {
+    const from = relativeIndex(integerAt(args, position), length)
+    const to = argAt(args, position + 1) === undefined ? length : relativeIndex(integerAt(args, position + 1), length)
+    return max(to - from, 0)
+  }
+  const wholeWalk: Walk = { numeric: [], lazy: false, count: (length) => length }
+  const walks: Record<string, Walk> = {
+    indexOf: { numeric: [1], lazy: true, count: (length, args) => length - relativeIndex(integerAt(args, 1), length) },
+    includes: { numeric: [1], lazy: true, count: (length, args) => length - relativeIndex(integerAt(args, 1), length) },
+    lastIndexOf: {
+      numeric: [1],
+      lazy: true,
+      count: (length, args) => {
+        if (args.length < 2) return length
+        const from = integerAt(args, 1)
+        return max(min(from < 0 ? length + from : from, length - 1) + 1, 0)
+      },
+    },
+    // fill writes every index of its range: on a sparse array or array-like that is also an
+    // allocation of as many elements.
+    fill: { lazy: false, numeric: [1, 2], count: (length, args) => spanAt(args, 1, length) },
+    slice: { lazy: false, numeric: [0, 1], count: (length, args) => spanAt(args, 0, length) },
+    copyWithin: {
+      lazy: false,
+      numeric: [0, 1, 2],
+      count: (length, args) => min(spanAt(args, 1, length), length - relativeIndex(integerAt(args, 0), length)),
+    },
+    // splice moves every element after the cut; toSpliced copies the whole array.
+    splice: { lazy: false, numeric: [0, 1], count: (length, args) => (args.length === 0 ? 0 : length - relativeIndex(integerAt(args, 0), length)) },
+    toSpliced: { lazy: false, numeric: [0, 1], count: (length, args) => length + args.length },
+    // With nothing to insert, unshift only writes the length back.
+    unshift: { lazy: false, numeric: [], count: (length, args) => (args.length === 0 ? 0 : length) },
+    with: { lazy: false, numeric: [0], count: (length) => length },
+  }
+  for (const name of ['join', 'toLocaleString', 'reverse', 'every', 'some', 'forEach', 'map', 'filter', 'reduce', 'reduceRight',
+    'find', 'findIndex', 'findLast', 'findLastIndex', 'sort', 'toSorted', 'toReversed', 'shift']) walks[name] = wholeWalk
+  // Array.prototype.toString calls `this.join`: the guarded join, or a function of the program's.
+
+  /** Whether no argument at these positions can run program code when converted to a number. */
+  function numericReady(args: readonly unknown[], positions: readonly number[]): boolean {
+    for (let index = 0; index < positions.length; index++) {
+      const type = typeof argAt(args, positions[index] as number)
+      if (type !== 'number' && type !== 'undefined') return false
+    }
+    return true
+  }
+
+  function guardArrayMethod(name: string, walk: Walk): void {
+    const native = (ArrayPrototype as unknown as Record<string, Native>)[name] as Native
     const guarded = {
       [name](this: unknown, ...args: unknown[]): unknown {
-        const prepared = check(this, args)
-        const result = apply(native, prepared.receiver, prepared.args)
+        // The common case: a genuine array (its length is an own data property no code can answer)
+        // and arguments that are already numbers. Nothing of the program runs before the native call.
+        if (isArray(this) && numericReady(args, walk.numeric) && notProxy(this)) {
+          const length = (this as unknown[]).length
+          const count = walk.count(length, args)
+          if (count > maxLength) refuse(`Array.prototype.${name}`, count)
+          return apply(native, this, args)
+        }
+        if (this === null || this === undefined) return apply(native, this, args)
+        // The general case, in the spec's order: the length once, then the numeric arguments.
+        const object = ObjectConstructor(this) as object
+        const length = toLength(reflectGet(object, 'length'))
+        const converted = copyOf(args)
+        if (!(walk.lazy && length === 0)) {
+          for (let index = 0; index < walk.numeric.length; index++) {
+            const position = walk.numeric[index] as number
+            if (position < converted.length && converted[position] !== undefined) converted[position] = toInteger(converted[position])
+          }
+        }
+        // Program code may have changed a stable length during the conversions: read it again.
+        const stable = stableLength(object)
+        const receiver = stable !== undefined ? (object === this ? this : object) : pinned(object, { length })
+        const count = walk.count(stable ?? length, converted)
+        if (count > maxLength) refuse(`Array.prototype.${name}`, count)
+        const result = apply(native, receiver, converted)
         // A method that returns its receiver must not return the stand-in.
-        return result === prepared.receiver && result !== this ? ObjectConstructor(this) : result
+        return result === receiver ? object : result
       },
     }[name] as Native
     defineProperty(guarded, 'length', { value: native.length, configurable: true })
-    defineProperty(owner, name, { value: guarded, writable: true, configurable: true, enumerable: false })
+    defineProperty(ArrayPrototype, name, { value: guarded, writable: true, configurable: true, enumerable: false })
   }
-
-  /** Methods whose native loop walks the whole length (with no program code run per index for holes). */
-  function guardWholeWalk(name: string): void {
-    guard(ArrayPrototype, name, (thisValue, args) => {
-      if (thisValue === null || thisValue === undefined) return { receiver: thisValue, args }
-      const prepared = prepare(thisValue, () => {})
-      if (prepared.length > maxLength) refuse(`Array.prototype.${name}`, prepared.length)
-      return { receiver: prepared.receiver, args }
-    })
-  }
-  for (const name of ['join', 'toLocaleString', 'reverse', 'every', 'some', 'forEach', 'map', 'filter', 'reduce', 'reduceRight',
-    'find', 'findIndex', 'findLast', 'findLastIndex', 'sort', 'toSorted', 'toReversed', 'shift', 'entries', 'keys', 'values']) {
-    if (typeof (ArrayPrototype as unknown as Record<string, unknown>)[name] === 'function') guardWholeWalk(name)
-  }
-  // Array.prototype.toString calls `this.join`, which is the guarded join above (the native one is
-  // unreachable from the program), or the program's own function.
-
-  /** indexOf/includes walk from a relative start to the end. */
-  function guardForwardSearch(name: string): void {
-    guard(ArrayPrototype, name, (thisValue, args) => {
-      if (thisValue === null || thisValue === undefined || args.length < 2) {
-        if (thisValue === null || thisValue === undefined) return { receiver: thisValue, args }
-      }
-      let start = 0
-      const prepared = prepare(thisValue, (length) => {
-        if (length === 0) return
-        start = args.length > 1 ? toInteger(args[1]) : 0
-      })
-      const from = relativeIndex(start, prepared.length)
-      const count = prepared.length - from
-      if (count > maxLength) refuse(`Array.prototype.${name}`, count)
-      return { receiver: prepared.receiver, args: args.length > 1 ? [args[0], start] : [args[0]] }
-    })
-  }
-  guardForwardSearch('indexOf')
-  guardForwardSearch('includes')
-
-  guard(ArrayPrototype, 'lastIndexOf', (thisValue, args) => {
-    if (thisValue === null || thisValue === undefined) return { receiver: thisValue, args }
-    let start = Infinity
-    const prepared = prepare(thisValue, (length) => {
-      if (length === 0) return
-      if (args.length > 1) start = toInteger(args[1])
-    })
-    const from = start === Infinity ? prepared.length - 1 : start < 0 ? prepared.length + start : min(start, prepared.length - 1)
-    const count = from < 0 ? 0 : from + 1
-    if (count > maxLength) refuse('Array.prototype.lastIndexOf', count)
-    return { receiver: prepared.receiver, args: args.length > 1 ? [args[0], start] : [args[0]] }
-  })
-
-  /** Converts (start, end) arguments as fill/slice/copyWithin do; `end` undefined means the length. */
-  function rangeOf(args: unknown[], startIndex: number, length: number): { start: number; end: number } {
-    const start = toInteger(args[startIndex])
-    const endArg = args[startIndex + 1]
-    const end = endArg === undefined ? length : toInteger(endArg)
-    return { start, end }
-  }
-
-  // fill writes every index of its range: the range is both a native walk and, on a sparse array
-  // or array-like, an allocation of that many elements.
-  guard(ArrayPrototype, 'fill', (thisValue, args) => {
-    if (thisValue === null || thisValue === undefined) return { receiver: thisValue, args }
-    let range = { start: 0, end: 0 }
-    const prepared = prepare(thisValue, (length) => { range = rangeOf(args, 1, length) })
-    const count = max(relativeIndex(range.end, prepared.length) - relativeIndex(range.start, prepared.length), 0)
-    if (count > maxLength) refuse('Array.prototype.fill', count)
-    return { receiver: prepared.receiver, args: [args[0], range.start, range.end] }
-  })
-
-  guard(ArrayPrototype, 'slice', (thisValue, args) => {
-    if (thisValue === null || thisValue === undefined) return { receiver: thisValue, args }
-    let range = { start: 0, end: 0 }
-    const prepared = prepare(thisValue, (length) => { range = rangeOf(args, 0, length) })
-    const count = max(relativeIndex(range.end, prepared.length) - relativeIndex(range.start, prepared.length), 0)
-    if (count > maxLength) refuse('Array.prototype.slice', count)
-    return { receiver: prepared.receiver, args: [range.start, range.end] }
-  })
-
-  guard(ArrayPrototype, 'copyWithin', (thisValue, args) => {
-    if (thisValue === null || thisValue === undefined) return { receiver: thisValue, args }
-    let target = 0
-    let range = { start: 0, end: 0 }
-    const prepared = prepare(thisValue, (length) => {
-      target = toInteger(args[0])
-      range = rangeOf(args, 1, length)
-    })
-    const length = prepared.length
-    const count = max(min(relativeIndex(range.end, length) - relativeIndex(range.start, length), length - relativeIndex(target, length)), 0)
-    if (count > maxLength) refuse('Array.prototype.copyWithin', count)
-    return { receiver: prepared.receiver, args: [target, range.start, range.end] }
-  })
-
-  // splice and toSpliced move every element after the cut, and toSpliced copies the whole array.
-  function guardSplice(name: string): void {
-    guard(ArrayPrototype, name, (thisValue, args) => {
-      if (thisValue === null || thisValue === undefined) return { receiver: thisValue, args }
-      let start = 0
-      let deleteCount = 0
-      const prepared = prepare(thisValue, (length) => {
-        start = toInteger(args[0])
-        const from = relativeIndex(start, length)
-        deleteCount = args.length === 0 ? 0 : args.length === 1 ? length - from : min(max(toInteger(args[1]), 0), length - from)
-      })
-      const length = prepared.length
-      const count = name === 'splice' ? length - relativeIndex(start, length) : length + args.length
-      if (count > maxLength) refuse(`Array.prototype.${name}`, count)
-      const converted = args.length === 0 ? [] : args.length === 1 ? [start] : [start, deleteCount, ...args.slice(2)]
-      return { receiver: prepared.receiver, args: converted }
-    })
-  }
-  guardSplice('splice')
-  if (typeof (ArrayPrototype as { toSpliced?: unknown }).toSpliced === 'function') guardSplice('toSpliced')
-
-  guard(ArrayPrototype, 'unshift', (thisValue, args) => {
-    if (thisValue === null || thisValue === undefined) return { receiver: thisValue, args }
-    const prepared = prepare(thisValue, () => {})
-    // With nothing to insert, unshift only writes the length back.
-    if (args.length > 0 && prepared.length > maxLength) refuse('Array.prototype.unshift', prepared.length)
-    return { receiver: prepared.receiver, args }
-  })
-
-  if (typeof (ArrayPrototype as { with?: unknown }).with === 'function') {
-    guard(ArrayPrototype, 'with', (thisValue, args) => {
-      if (thisValue === null || thisValue === undefined) return { receiver: thisValue, args }
-      let index = 0
-      const prepared = prepare(thisValue, () => { index = toInteger(args[0]) })
-      if (prepared.length > maxLength) refuse('Array.prototype.with', prepared.length)
-      return { receiver: prepared.receiver, args: [index, args[1]] }
-    })
+  for (const name of objectKeys(walks)) {
+    if (typeof (ArrayPrototype as unknown as Record<string, unknown>)[name] === 'function') guardArrayMethod(name, walks[name] as Walk)
   }
 
   /**
@@ -292,9 +254,10 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   function stableLookup(object: object, key: PropertyKey): { readonly value: unknown } | undefined {
     let current: object | null = object
     for (let depth = 0; current !== null && depth < 64; depth++) {
-      if (isProxy(current)) return undefined
+      // The two prototypes of every array are the context's own objects, not proxies.
+      if (current !== ArrayPrototype && current !== ObjectPrototype && !notProxy(current)) return undefined
       const descriptor = getOwnPropertyDescriptor(current, key)
-      if (descriptor !== undefined) return 'value' in descriptor ? { value: descriptor.value } : undefined
+      if (descriptor !== undefined) return hasOwn(descriptor, 'value') ? { value: descriptor.value } : undefined
       current = getPrototypeOf(current) as object | null
     }
     return current === null ? { value: undefined } : undefined
@@ -303,36 +266,70 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   // concat walks the receiver and every spreadable argument: the sum is both a walk and the
   // result's size. Each spreadable item is checked as it will be seen: its spreadability and
   // length read once, and pinned when a second read could answer differently.
-  guard(ArrayPrototype, 'concat', (thisValue, args) => {
-    if (thisValue === null || thisValue === undefined) return { receiver: thisValue, args }
-    const items: unknown[] = [ObjectConstructor(thisValue)]
-    for (let index = 0; index < args.length; index++) items[items.length] = args[index]
+  const nativeConcat = ArrayPrototype.concat
+  /** Whether concat spreads `object`, from its marker as read. */
+  const spreads = (object: object, marker: unknown): boolean => (marker === undefined ? isArray(object) : !!marker)
+  /** What concat adds for `object` if nothing can change it any more: `undefined` when it could. */
+  function stableConcatCount(object: object): number | undefined {
+    const found = stableLookup(object, concatSpreadable)
+    if (found === undefined) return undefined
+    return spreads(object, found.value) ? stableLength(object) : 1
+  }
+  /**
+   * The common case, where no program code can run: genuine arrays and primitives, with no
+   * spreadability marker on the arrays or their prototypes. `undefined` for anything else.
+   */
+  function plainArraysCount(items: readonly unknown[]): number | undefined {
+    if (hasOwn(ArrayPrototype, concatSpreadable) || hasOwn(ObjectPrototype, concatSpreadable) || getPrototypeOf(ArrayPrototype) !== ObjectPrototype) return undefined
     let count = 0
     for (let index = 0; index < items.length; index++) {
       const item = items[index]
-      if (typeof item !== 'object' || item === null) {
-        if (typeof item !== 'function') { count++; continue }
-      }
-      const object = item as object
-      const found = stableLookup(object, concatSpreadable)
-      const marker: unknown = found === undefined ? reflectGet(object, concatSpreadable) : found.value
-      const spreadable = marker === undefined ? isArray(object) : !!marker
-      if (!spreadable) {
+      if ((typeof item !== 'object' && typeof item !== 'function') || item === null) {
         count++
-        if (found === undefined) items[index] = pinned(object, { spreadable: false })
         continue
       }
-      const length = toLength(reflectGet(object, 'length'))
-      const stable = found === undefined ? undefined : stableLength(object)
-      if (stable === undefined) items[index] = pinned(object, { length, spreadable: true })
-      count += stable ?? length
+      if (!isArray(item) || !notProxy(item) || getPrototypeOf(item) !== ArrayPrototype || hasOwn(item, concatSpreadable)) return undefined
+      count += (item as unknown[]).length
     }
-    if (count > maxLength) refuse('Array.prototype.concat', count)
-    const receiver = items[0] === thisValue || items[0] === ObjectConstructor(thisValue) ? thisValue : items[0]
-    const rest: unknown[] = []
-    for (let index = 1; index < items.length; index++) rest[rest.length] = items[index]
-    return { receiver, args: rest }
-  })
+    return count
+  }
+  const concatMethods = {
+    concat(this: unknown, ...args: unknown[]): unknown {
+      if (this === null || this === undefined) return apply(nativeConcat, this, args)
+      const items = copyOf(args, ObjectConstructor(this))
+      const fast = plainArraysCount(items)
+      if (fast !== undefined) {
+        if (fast > maxLength) refuse('Array.prototype.concat', fast)
+        return apply(nativeConcat, this, args)
+      }
+      const seen = emptyList() as ({ spreadable: boolean; length: number } | undefined)[]
+      // First pass, in the spec's order: each item's marker, then (if spread) its length.
+      for (let index = 0; index < items.length; index++) {
+        const item = items[index]
+        if ((typeof item !== 'object' && typeof item !== 'function') || item === null) continue
+        const spreadable = spreads(item, reflectGet(item, concatSpreadable))
+        seen[index] = { spreadable, length: spreadable ? toLength(reflectGet(item, 'length')) : 0 }
+      }
+      // Second pass, after every piece of program code has run: an item whose marker or length
+      // could still answer differently is pinned to what the first pass read.
+      let count = 0
+      for (let index = 0; index < items.length; index++) {
+        const item = items[index]
+        const read = seen[index]
+        if (read === undefined) { count++; continue }
+        const stable = stableConcatCount(item as object)
+        if (stable !== undefined) { count += stable; continue }
+        items[index] = pinned(item as object, read.spreadable ? { length: read.length, spreadable: true } : { spreadable: false })
+        count += read.spreadable ? read.length : 1
+      }
+      if (count > maxLength) refuse('Array.prototype.concat', count)
+      const rest = emptyList()
+      for (let index = 1; index < items.length; index++) rest[index - 1] = items[index]
+      return apply(nativeConcat, items[0], rest)
+    },
+  }
+  defineProperty(concatMethods.concat, 'length', { value: 1, configurable: true })
+  defineProperty(ArrayPrototype, 'concat', { value: concatMethods.concat, writable: true, configurable: true, enumerable: false })
 
   // flat and flatMap walk nested arrays the receiver's length says nothing about; they are
   // written out here, as the spec does, so the walk is a loop the compute budget can stop.
@@ -496,7 +493,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const nativeFrom = Array.from
   const arrayFromMethods = {
     from(this: unknown, items: unknown, ...rest: unknown[]): unknown {
-      if (items === null || items === undefined) return apply(nativeFrom, this, [items, ...rest])
+      if (items === null || items === undefined) return apply(nativeFrom, this, copyOf(rest, items))
       const object = ObjectConstructor(items) as object
       const found = stableLookup(object, iteratorSymbol)
       const method: unknown = found === undefined ? reflectGet(object, iteratorSymbol, items) : found.value
@@ -504,13 +501,13 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
         const count = typeof items === 'string' ? items.length : 0
         if (count > maxLength) refuse('Array.from', count)
         const source = found === undefined ? pinned(object, { iterator: { value: method } }) : items
-        return apply(nativeFrom, this, [source, ...rest])
+        return apply(nativeFrom, this, copyOf(rest, source))
       }
       const length = toLength(reflectGet(object, 'length'))
       const stable = found === undefined ? undefined : stableLength(object)
       if ((stable ?? length) > maxLength) refuse('Array.from', stable ?? length)
       const source = stable === undefined ? pinned(object, { length, iterator: { value: undefined } }) : object
-      return apply(nativeFrom, this, [source, ...rest])
+      return apply(nativeFrom, this, copyOf(rest, source))
     },
   }
   defineProperty(arrayFromMethods.from, 'length', { value: 1, configurable: true })
