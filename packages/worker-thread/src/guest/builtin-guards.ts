@@ -76,6 +76,16 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   /** An argument, or `undefined` past the end: a hole of `args` would be looked up on Array.prototype. */
   const argAt = (args: readonly unknown[], position: number): unknown => (position < args.length ? args[position] : undefined)
 
+  function refuseKeys(what: string, count: number): never {
+    throw new RangeErrorConstructor(
+      `${what} of ${count} indexed keys refused: this sandbox lists at most ${max(trunc(maxLength / 16), 1)} in one built-in call. ` +
+      'Loop over the indexes of the string or typed array yourself.',
+    )
+  }
+  function refuseText(what: string, length: number, limit: number, fix: string): never {
+    throw new RangeErrorConstructor(`${what} on ${length} characters refused: this sandbox allows at most ${limit} in one built-in call. ${fix}`)
+  }
+
   /** ToIntegerOrInfinity of a value that is already a number. */
   function integerOf(value: number): number {
     if (value !== value || value === 0) return 0
@@ -443,16 +453,65 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
       const text = StringConstructor(string)
       const limitNumber = limit === undefined ? 4294967295 : toUint32(limit)
       if (text.length >= maxLength && limitNumber > maxLength) {
-        throw new RangeErrorConstructor(
-          `Splitting ${text.length} characters with a regular expression refused: this sandbox allows at most ${maxLength} pieces in one built-in call. ` +
-          'Pass a limit, split on a plain string, or split a smaller string.',
-        )
+        refuseText('Splitting with a regular expression', text.length, maxLength, 'Pass a limit, split on a plain string, or split a smaller string.')
       }
       return apply(regExpSplit, this, [text, limitNumber])
     },
   }
   defineProperty(regExpMethods[splitSymbol], 'length', { value: 2, configurable: true })
   defineProperty(RegExpPrototype, splitSymbol, { value: regExpMethods[splitSymbol], writable: true, configurable: true, enumerable: false })
+
+  // Matching or replacing every occurrence collects them all in native code first: on a string
+  // longer than the limit, one per character is past what a thread can stop or hold.
+  function guardRegExpText(symbol: symbol, what: string): void {
+    const native = RegExpPrototype[symbol] as Native
+    const methods = {
+      [symbol](this: unknown, string: unknown, ...rest: unknown[]): unknown {
+        const text = StringConstructor(string)
+        if (text.length > maxLength) refuseText(what, text.length, maxLength, 'Work on smaller pieces of the string.')
+        return apply(native, this, copyOf(rest, text))
+      },
+    }
+    defineProperty(methods[symbol], 'length', { value: native.length, configurable: true })
+    defineProperty(RegExpPrototype, symbol, { value: methods[symbol], writable: true, configurable: true, enumerable: false })
+  }
+  guardRegExpText(Symbol.match, 'Matching a regular expression')
+  guardRegExpText(Symbol.replace, 'Replacing with a regular expression')
+
+  // replaceAll with a plain string collects every occurrence first, like a global replace.
+  const stringReplaceAll = String.prototype.replaceAll
+  const replaceAllMethods = {
+    replaceAll(this: unknown, searchValue: unknown, replaceValue: unknown): unknown {
+      const object = requireCoercible(this, 'replaceAll', 'String.prototype')
+      // A regular expression (or anything with its own replacer) goes through Symbol.replace, guarded above.
+      if (searchValue !== undefined && searchValue !== null && (typeof searchValue === 'object' || typeof searchValue === 'function')) {
+        return apply(stringReplaceAll, object, [searchValue, replaceValue])
+      }
+      const text = StringConstructor(object)
+      const search = StringConstructor(searchValue)
+      if (text.length > maxLength) {
+        const occurrences = countPieces(text, search, maxLength + 2) - 1
+        if (occurrences > maxLength) refuseText('String.prototype.replaceAll', text.length, maxLength, 'Replace in smaller pieces of the string.')
+      }
+      return apply(stringReplaceAll, text, [search, replaceValue])
+    },
+  }
+  defineProperty(replaceAllMethods.replaceAll, 'length', { value: 2, configurable: true })
+  defineProperty(String.prototype, 'replaceAll', { value: replaceAllMethods.replaceAll, writable: true, configurable: true, enumerable: false })
+
+  // JSON.parse runs in native code from the first character to the last, and an array in the text
+  // becomes one fixed array: two characters per element at least.
+  const jsonParse = JSON.parse
+  const maxJsonText = maxLength * 2
+  const jsonMethods = {
+    parse(text: unknown, reviver?: unknown): unknown {
+      const source = StringConstructor(text)
+      if (source.length > maxJsonText) refuseText('JSON.parse', source.length, maxJsonText, 'Parse smaller documents.')
+      return reviver === undefined ? jsonParse(source) : jsonParse(source, reviver as (key: string, value: unknown) => unknown)
+    },
+  }
+  defineProperty(jsonMethods.parse, 'length', { value: 2, configurable: true })
+  defineProperty(JSON, 'parse', { value: jsonMethods.parse, writable: true, configurable: true, enumerable: false })
 
   /**
    * How many index keys `value` has without running program code: a string's length, or a typed
@@ -471,13 +530,16 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     if (length !== undefined && !(getOwnPropertyDescriptor(value, 'length')?.writable ?? true)) return length
     return 0
   }
+  // Listing a string's keys costs about 1.2 µs per character in native code (Object.entries,
+  // measured): a sixteenth of the array limit keeps that walk near the others'.
+  const maxKeys = max(trunc(maxLength / 16), 1)
   function guardKeys(owner: object, ownerName: string, name: string): void {
     const native = (owner as Record<string, Native>)[name] as Native
     const guarded = {
       [name](...args: unknown[]): unknown {
         for (let index = 0; index < args.length; index++) {
           const count = indexKeyCount(args[index])
-          if (count > maxLength) refuse(`${ownerName}.${name}`, count)
+          if (count > maxKeys) refuseKeys(`${ownerName}.${name}`, count)
         }
         return apply(native, owner, args)
       },
