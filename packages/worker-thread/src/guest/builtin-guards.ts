@@ -436,7 +436,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
       const separatorText = separator === undefined ? undefined : StringConstructor(separator)
       if (separatorText !== undefined && limitNumber > maxLength && text.length >= maxLength) {
         const pieces = countPieces(text, separatorText, maxLength + 1)
-        if (pieces > maxLength) refuse('String.prototype.split', countPieces(text, separatorText, limitNumber))
+        if (pieces > maxLength) refuseText('String.prototype.split', text.length, maxLength, 'It makes more pieces than that: pass a limit or split a smaller string.')
       }
       return apply(stringSplit, text, [separatorText, limitNumber])
     },
