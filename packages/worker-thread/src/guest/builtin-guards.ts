@@ -167,7 +167,15 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     /** Indexes the native method visits or creates, from the length and the converted arguments. */
     count(length: number, args: readonly unknown[]): number
   }
-  const integerAt = (args: readonly unknown[], position: number): number => integerOf(NumberConstructor(argAt(args, position)))
+  /**
+   * An argument as an integer. By the time a count is computed every numeric argument is a number
+   * (or absent, which counts as 0); one the spec leaves unconverted (a search over an empty
+   * receiver) must not be converted here either.
+   */
+  function integerAt(args: readonly unknown[], position: number): number {
+    const value = argAt(args, position)
+    return typeof value === 'number' ? integerOf(value) : 0
+  }
   /** A [start, end) range of the arguments at `position`, as fill, slice and copyWithin read it. */
   function spanAt(args: readonly unknown[], position: number, length: number): number {
     const from = relativeIndex(integerAt(args, position), length)
@@ -204,7 +212,10 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     with: { lazy: false, numeric: [0], count: (length) => length },
   }
   for (const name of ['join', 'toLocaleString', 'reverse', 'every', 'some', 'forEach', 'map', 'filter', 'reduce', 'reduceRight',
-    'find', 'findIndex', 'findLast', 'findLastIndex', 'sort', 'toSorted', 'toReversed', 'shift']) walks[name] = wholeWalk
+    'sort', 'toSorted', 'toReversed', 'shift']) walks[name] = wholeWalk
+  // Not guarded: find, findIndex, findLast and findLastIndex call their predicate at every index,
+  // holes included, and that call lets the thread be stopped (measured, even with a built-in
+  // predicate such as Boolean).
   // Array.prototype.toString calls `this.join`: the guarded join, or a function of the program's.
 
   /** Whether no argument at these positions can run program code when converted to a number. */
@@ -346,7 +357,8 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const nativeMap = ArrayPrototype.map
   const reflectHas = Reflect.has
   function createDataProperty(target: object, index: number, value: unknown): void {
-    defineProperty(target, index, { value, writable: true, enumerable: true, configurable: true })
+    // A prototype-less descriptor: a `get` planted on Object.prototype must not turn it into an accessor.
+    defineProperty(target, index, setPrototypeOf({ value, writable: true, enumerable: true, configurable: true }, null) as PropertyDescriptor)
   }
   function flattenInto(target: object, source: object, sourceLength: number, start: number, depth: number, mapper?: { fn: unknown; thisArg: unknown }): number {
     let targetIndex = start
