@@ -49,7 +49,8 @@ const BOOTSTRAP_SOURCE = `(${contextBootstrap.toString()})`
 const WEB_GLOBALS_SOURCE = `(${createWebGlobals.toString()})`
 const STACK_TRACES_SOURCE = `(${installStackTraceFilter.toString()})`
 // Compiled once per process and run in each fresh context.
-const guardsScript = new vm.Script(GUARDS_SOURCE, { filename: 'code-runtime:guards' })
+const GUARDS_FILENAME = 'code-runtime:guards'
+const guardsScript = new vm.Script(GUARDS_SOURCE, { filename: GUARDS_FILENAME })
 const bootstrapScript = new vm.Script(BOOTSTRAP_SOURCE, { filename: 'code-runtime:bootstrap' })
 const webGlobalsScript = new vm.Script(WEB_GLOBALS_SOURCE, { filename: 'code-runtime:globals' })
 const stackTracesScript = new vm.Script(STACK_TRACES_SOURCE, { filename: 'code-runtime:stack-traces' })
@@ -85,7 +86,7 @@ export class GuestSession {
     // First of all: every stack formatted in this context, even one of the globals' own errors,
     // shows only the program's frames.
     const installFilter = stackTracesScript.runInContext(this.context) as typeof installStackTraceFilter
-    installFilter(STACK_TRACE_HOST, PROGRAM_FILENAME)
+    installFilter(STACK_TRACE_HOST, PROGRAM_FILENAME, GUARDS_FILENAME)
     // Then the guards, so the web globals and the bootstrap capture the guarded built-ins.
     const installGuards = guardsScript.runInContext(this.context) as typeof installBuiltinGuards
     installGuards(BUILTIN_GUARD_HOST, BUILTIN_GUARD_LIMITS)
