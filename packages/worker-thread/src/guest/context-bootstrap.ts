@@ -54,8 +54,6 @@ export type ContextWebGlobals = Readonly<Record<string, unknown>>
 export interface ResourceGuardLimits {
   /** Largest `Map`/`Set` size allowed; V8 aborts the process a little above 2^24 entries. */
   readonly maxCollectionSize: number
-  /** Largest array `fill`/`Array(n).fill` range allowed in one call. */
-  readonly maxFillLength: number
 }
 
 export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlobals, limits: ResourceGuardLimits): BootstrapControl {
@@ -125,16 +123,7 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
       throw new RangeErrorConstructor(`Set maximum size exceeded (${limits.maxCollectionSize} entries in this sandbox)`)
     }
   })
-  guardMethod(Array.prototype, 'fill', (receiver, args) => {
-    if (receiver === null || receiver === undefined) return
-    const length = numberConstructor((receiver as { length?: unknown }).length)
-    const start = args.length > 1 ? numberConstructor(args[1]) : 0
-    const end = args.length > 2 && args[2] !== undefined ? numberConstructor(args[2]) : length
-    const span = (end < 0 ? length + end : end) - (start < 0 ? length + start : start)
-    if (span > limits.maxFillLength) {
-      throw new RangeErrorConstructor(`Array fill of ${span} elements refused (at most ${limits.maxFillLength} in this sandbox)`)
-    }
-  })
+  // Array and string built-ins are guarded by builtin-guards.ts, installed before this bootstrap.
   // WebAssembly compilation is disabled in this context; remove the namespace so nothing pretends otherwise.
   delete (global as Record<string, unknown>).WebAssembly
 

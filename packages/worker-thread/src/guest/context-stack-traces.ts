@@ -27,7 +27,11 @@ export interface StackTraceHost {
   isProxy(value: unknown): boolean
 }
 
-export function installStackTraceFilter(host: StackTraceHost, programFileName: string): void {
+/**
+ * @param wrapperFileName the script of the runtime's own wrappers around built-ins (the built-in
+ *   guards): its frames are never shown, and a built-in they call counts as called by their caller.
+ */
+export function installStackTraceFilter(host: StackTraceHost, programFileName: string, wrapperFileName?: string): void {
   'use strict'
   const { isProxy } = host
   const ErrorConstructor = Error
@@ -167,6 +171,11 @@ export function installStackTraceFilter(host: StackTraceHost, programFileName: s
     // Outermost first, so each frame knows whether its caller is the program's.
     for (let index = length - 1; index >= 0; index--) {
       const file = fileOf(sites[index])
+      if (wrapperFileName !== undefined && file === wrapperFileName) {
+        // A guard stands in for the built-in it wraps: hidden, and transparent to the frame below.
+        defineProperty(kept, index, dataDescriptor(false, true, true, true))
+        continue
+      }
       const isProgram = file === programFileName
       defineProperty(kept, index, dataDescriptor(isProgram || ((file === undefined || file === null) && callerIsProgram), true, true, true))
       callerIsProgram = isProgram

@@ -12,6 +12,7 @@ import { types } from 'node:util'
 import { safeSnapshotLosslessJson, formatLosslessJsonRefusal, jsonStringByteLength, stringifyJsonValue } from '@code-runtime/core/json'
 import { decodeHostMessage, type GuestToHostMessage, type NamespaceSpec, type RunStartMessage } from '../protocol.js'
 import { contextBootstrap, type BootstrapControl, type BootstrapHost, type ContextWebGlobals, type ResourceGuardLimits } from './context-bootstrap.js'
+import { installBuiltinGuards, type BuiltinGuardHost, type BuiltinGuardLimits } from './builtin-guards.js'
 import { createWebGlobals } from './context-globals/web-globals.js'
 import { createWebGlobalsHost } from './web-globals-host.js'
 import { installStackTraceFilter, type StackTraceHost } from './context-stack-traces.js'
@@ -36,8 +37,16 @@ export interface GuestSessionOptions {
 /** V8 aborts the process when a Map or Set grows past 2^24 entries; stay well below. */
 const RESOURCE_LIMITS: ResourceGuardLimits = Object.freeze({
   maxCollectionSize: 16_000_000,
-  maxFillLength: 100_000_000,
 })
+
+/**
+ * The longest native walk or array a built-in may make in one call: 2^24. Walking that many
+ * indexes of a sparse array-like takes about 0.2 to 2 s of uninterruptible native time here (the
+ * slowest methods measured ~110 ns per index on a loaded 2-core machine), and an array that long is
+ * far below V8's fixed-array maximum (~2^27), past which it aborts the process.
+ */
+const BUILTIN_GUARD_LIMITS: BuiltinGuardLimits = Object.freeze({ maxArrayLength: 16_777_216 })
+const BUILTIN_GUARD_HOST: BuiltinGuardHost = Object.freeze({ isProxy: (value: unknown): boolean => types.isProxy(value) })
 
 /**
  * Node's marker for a context whose global is an ordinary object (Node 20.18+): no interceptors
@@ -45,10 +54,13 @@ const RESOURCE_LIMITS: ResourceGuardLimits = Object.freeze({
  */
 const DONT_CONTEXTIFY = (vm.constants as Partial<typeof vm.constants> | undefined)?.DONT_CONTEXTIFY
 
+const GUARDS_SOURCE = `(${installBuiltinGuards.toString()})`
 const BOOTSTRAP_SOURCE = `(${contextBootstrap.toString()})`
 const WEB_GLOBALS_SOURCE = `(${createWebGlobals.toString()})`
 const STACK_TRACES_SOURCE = `(${installStackTraceFilter.toString()})`
 // Compiled once per process and run in each fresh context.
+const GUARDS_FILENAME = 'code-runtime:guards'
+const guardsScript = new vm.Script(GUARDS_SOURCE, { filename: GUARDS_FILENAME })
 const bootstrapScript = new vm.Script(BOOTSTRAP_SOURCE, { filename: 'code-runtime:bootstrap' })
 const webGlobalsScript = new vm.Script(WEB_GLOBALS_SOURCE, { filename: 'code-runtime:globals' })
 const stackTracesScript = new vm.Script(STACK_TRACES_SOURCE, { filename: 'code-runtime:stack-traces' })
@@ -85,7 +97,10 @@ export class GuestSession {
     // First of all: every stack formatted in this context, even one of the globals' own errors,
     // shows only the program's frames.
     const installFilter = stackTracesScript.runInContext(this.context) as typeof installStackTraceFilter
-    installFilter(STACK_TRACE_HOST, PROGRAM_FILENAME)
+    installFilter(STACK_TRACE_HOST, PROGRAM_FILENAME, GUARDS_FILENAME)
+    // Then the guards, so the web globals and the bootstrap capture the guarded built-ins.
+    const installGuards = guardsScript.runInContext(this.context) as typeof installBuiltinGuards
+    installGuards(BUILTIN_GUARD_HOST, BUILTIN_GUARD_LIMITS)
     const createGlobals = webGlobalsScript.runInContext(this.context) as typeof createWebGlobals
     const webGlobals = createGlobals(createWebGlobalsHost()) as unknown as ContextWebGlobals
     const bootstrap = bootstrapScript.runInContext(this.context) as typeof contextBootstrap

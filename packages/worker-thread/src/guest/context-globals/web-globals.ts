@@ -30,7 +30,10 @@ export interface WebGlobalsHost {
   randomBytesHex(length: number): string
   /** A random version 4 UUID, lowercase. */
   randomUUID(): string
-  /** Parses with WHATWG URL; returns JSON of { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } or undefined when invalid. */
+  /**
+   * Parses with WHATWG URL; returns JSON of { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash },
+   * or of { refused } (why the sandbox will not parse it: too long a host or input), or undefined when invalid.
+   */
   parseUrl(input: string, base: string | undefined): string | undefined
 }
 
@@ -499,8 +502,11 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
     return uuid
   }
   const URL_FIELDS = setPrototypeOf(['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'], null) as (keyof UrlRecord)[]
+  /** Why the sandbox refused to parse the last input, when it did (read by {@link invalidUrl}). */
+  let urlRefusal: string | undefined
   /** Parses through the host; `undefined` means "not a valid URL". */
   function parseWithHost(input: string, base: string | undefined): UrlRecord | undefined {
+    urlRefusal = undefined
     let json: unknown
     try {
       json = parseUrl(input, base)
@@ -516,6 +522,12 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
       throw hostFailure('URL parsing')
     }
     if (typeof parsed !== 'object' || parsed === null) throw hostFailure('URL parsing')
+    if (hasOwn(parsed, 'refused')) {
+      // An invalid URL for the program, with the sandbox's reason as the error's message.
+      const reason: unknown = (parsed as { refused: unknown }).refused
+      urlRefusal = typeof reason === 'string' ? reason : undefined
+      return undefined
+    }
     const record = create(null) as UrlRecord
     for (let index = 0; index < URL_FIELDS.length; index++) {
       const field = URL_FIELDS[index] as keyof UrlRecord
@@ -1542,7 +1554,7 @@ export function createWebGlobals(host: WebGlobalsHost): WebGlobals {
     return hasOwn(SPECIAL_SCHEMES, protocol)
   }
   function invalidUrl(input: string, base: string | undefined): Error {
-    const error = codedError(TypeErrorConstructor, 'Invalid URL', 'ERR_INVALID_URL')
+    const error = codedError(TypeErrorConstructor, urlRefusal ?? 'Invalid URL', 'ERR_INVALID_URL')
     defineData(error, 'input', input, true)
     if (base !== undefined) defineData(error, 'base', base, true)
     return error

@@ -1,0 +1,110 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import vm from 'node:vm'
+import { types } from 'node:util'
+import { installBuiltinGuards } from './builtin-guards.js'
+
+/** A fresh context, guarded with a small limit (32) unless `guarded` is false. */
+function contextWith(guarded: boolean): (code: string) => unknown {
+  const context = vm.createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false } })
+  if (guarded) {
+    const install = vm.runInContext(`(${installBuiltinGuards.toString()})`, context) as typeof installBuiltinGuards
+    install({ isProxy: (value) => types.isProxy(value) }, { maxArrayLength: 32 })
+  }
+  // JSON of this realm: the context's own JSON.parse is one of the guarded built-ins.
+  return (code) => JSON.parse(JSON.stringify(vm.runInContext(code, context)) ?? 'null') as unknown
+}
+
+/** What a guarded call threw, or 'ok'. */
+const outcomeOf = (expression: string): string =>
+  `(() => { try { ${expression}; return 'ok' } catch (error) { return error instanceof RangeError ? 'RangeError' : String(error) } })()`
+
+// Each expression is evaluated in a plain context and in a guarded one: the results must agree.
+const SAME_RESULTS = [
+  '[1, 2, 3, 2].indexOf(2, -2)', '[1, 2, 3, 2].lastIndexOf(2, -2)', '[1, 2, 3, 2].lastIndexOf(2, undefined)', '[1, 2, 3].lastIndexOf(3)',
+  '[NaN].includes(NaN)', '[1, 2, 3].includes(1, 1)', 'Array.prototype.indexOf.call({ length: 3, 2: "x" }, "x")',
+  '[1, 2, 3, 4, 5].fill(0, -3)', '[1, 2, 3, 4, 5].fill(9, NaN, NaN)', '[1, 2, 3, 4, 5].fill(7, 1, -1)', 'new Array(40).fill(2, 35)',
+  '[1, 2, 3, 4, 5].slice(-2)', '[1, 2, 3, 4, 5].slice(1, { valueOf: () => 3 })', '(() => { const a = [1, 2, 3, 4]; const removed = a.splice(1, 2, "x"); return [a, removed] })()',
+  '[1, 2, 3, 4, 5].copyWithin(0, 3)', '[1, 2, 3, 4, 5].copyWithin(-2, 0, 2)', '[1, 2, 3].toSpliced(1, 1)', '[1, 2, 3].with(-1, 9)', '[3, 1, 2].toSorted()',
+  '[1, 2].concat([3], 4, { length: 2, 0: "a", 1: "b", [Symbol.isConcatSpreadable]: true })', '[1].concat({ length: 2 })', '[].concat.call("ab", [1])',
+  '[1, [2, [3, [4]]]].flat()', '[1, [2, [3, [4]]]].flat(Infinity)', '[1, , [2, , 3]].flat()', '[1, 2].flatMap((x) => [x, [x * 10]])', '[[1], [2]].flat(-1)',
+  'Array.from("héllo")', 'Array.from({ length: 3 }, (_, i) => i * 2)', 'Array.from(new Set([1, 2]))', 'Array.from([1, 2].entries())',
+  '"a,b,,c".split(",")', '"abc".split("")', '"a1b2c".split(/\\d/)', '"a,b,c".split(",", 2)', '"abc".split()', '"abc".split(undefined, 0)', '"a-b".split({ toString: () => "-" })',
+  'Object.keys("ab")', 'Object.entries("ab")', 'Object.assign({}, "ab")', 'Object.getOwnPropertyNames(new Uint8Array(2))',
+  'Array.prototype.map.call(new Uint8Array([1, 2, 255]), (b) => b.toString(16).padStart(2, "0")).join("")', 'Array.prototype.join.call("abc", "-")',
+  '(() => { const o = { length: 2, 0: "a", 1: "b" }; return Array.prototype.reverse.call(o) === o })()', '(() => { const o = { length: 2, 0: 2, 1: 1 }; return Array.prototype.sort.call(o) === o })()',
+  '(() => { let reads = 0; Array.prototype.indexOf.call({ get length() { reads++; return 3 } }, 1); return reads })()',
+  '(() => { let calls = 0; [1, 2, 3].fill(0, { valueOf() { calls++; return 1 } }); return calls })()',
+  '"aaa".replaceAll("a", "b")', '"a.b.c".replaceAll(".", "")', '"abcb".match(/b/g)', '"abcb".replace(/b/g, "x")', 'JSON.parse("[1,{\\"a\\":2}]", (k, v) => typeof v === "number" ? v + 1 : v)',
+  '[1, 2, 3].reduce((a, b) => a + b)', '[1, 2, 3].findLast((x) => x < 3)', 'Array.prototype.unshift.call({ length: 1, 0: "a" }, "b")',
+  '[Array.prototype.flat.length, Array.prototype.flatMap.length, Array.prototype.concat.length, Array.from.length, "".split.length, Array.prototype.indexOf.length, JSON.parse.length]',
+]
+
+describe('builtin guards', () => {
+  it('leave every result within the limit as the plain built-ins give it', () => {
+    const plain = contextWith(false)
+    const guarded = contextWith(true)
+    for (const expression of SAME_RESULTS) assert.deepEqual(guarded(expression), plain(expression), expression)
+  })
+
+  // Sizes as the spec computes them: relative indexes, NaN as 0, an absent end as the length.
+  it('refuse a walk or an array longer than the limit, sized as the spec does', () => {
+    const guarded = contextWith(true)
+    const cases: [string, string][] = [
+      ['new Array(33).fill(0)', 'RangeError'], ['new Array(33).fill(0, 1)', 'ok'], ['new Array(100).fill(0, NaN)', 'RangeError'],
+      ['new Array(100).fill(0, -32)', 'ok'], ['new Array(100).fill(0, -33)', 'RangeError'], ['new Array(100).fill(0, 0, NaN)', 'ok'],
+      ['new Array(100).fill(0, { valueOf: () => NaN })', 'RangeError'], ['new Array(100).fill(0, 50, -18)', 'ok'],
+      ['Array.prototype.indexOf.call({ length: 1e9 }, 1)', 'RangeError'], ['Array.prototype.indexOf.call({ length: 1e9 }, 1, -32)', 'ok'],
+      ['Array.prototype.lastIndexOf.call({ length: 1e9 }, 1, 31)', 'ok'], ['Array.prototype.lastIndexOf.call({ length: 1e9 }, 1)', 'RangeError'],
+      ['Array.prototype.includes.call({ length: 0 }, 1, { valueOf() { throw new Error("not read") } })', 'ok'],
+      ['Array.prototype.slice.call({ length: 1e9 }, -5)', 'ok'], ['Array.prototype.slice.call({ length: 1e9 })', 'RangeError'],
+      ['Array.prototype.copyWithin.call({ length: 1e9 }, 0, -3)', 'ok'], ['Array.prototype.splice.call({ length: 1e9 }, -2, 1)', 'ok'],
+      ['Array.prototype.join.call({ length: 33 })', 'RangeError'], ['Array.prototype.forEach.call({ length: 33 }, () => {})', 'RangeError'],
+      ['Array.prototype.unshift.call({ length: 1e9 })', 'ok'], ['Array.prototype.toSpliced.call({ length: 31 }, 0, 0, 1, 2)', 'RangeError'],
+      ['[].concat(new Array(20), new Array(13))', 'RangeError'], ['[].concat(new Array(20), { length: 1e9 })', 'ok'],
+      ['Array.from({ length: 33 })', 'RangeError'], ['Array.from("a".repeat(33))', 'RangeError'], ['Array.from({ length: 1e9, [Symbol.iterator]: function* () { yield 1 } })', 'ok'],
+      ['"a".repeat(40).split("")', 'RangeError'], ['"a".repeat(40).split("", 5)', 'ok'], ['"a,".repeat(40).split(",")', 'RangeError'], ['"a".repeat(40).split(",")', 'ok'],
+      ['"a".repeat(40).split(/(?:)/)', 'RangeError'], ['"a".repeat(40).split(/(?:)/, 3)', 'ok'],
+      ['Object.keys("ab")', 'ok'], ['Object.keys("abc")', 'RangeError'], ['Object.values(new String("abc"))', 'RangeError'], ['Object.entries(new Uint8Array(3))', 'RangeError'],
+      ['Reflect.ownKeys(new String("abc"))', 'RangeError'], ['"a".repeat(40).match(/a/g)', 'RangeError'], ['"a".repeat(40).replace(/a/g, "")', 'RangeError'],
+      ['"a".repeat(40).replaceAll("a", "")', 'RangeError'], ['"a".repeat(40).replaceAll("b", "")', 'ok'], ['JSON.parse("[" + "0,".repeat(40) + "0]")', 'RangeError'],
+      ['[new Array(20).fill(1), new Array(20).fill(1)].flat()', 'RangeError'], ['[new Array(40)].flat()', 'ok'],
+    ]
+    for (const [expression, expected] of cases) assert.equal(guarded(outcomeOf(expression)), expected, expression)
+  })
+
+  it('name the built-in, the size and the limit in the refusal', () => {
+    const guarded = contextWith(true)
+    assert.equal(
+      guarded('try { Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1) } catch (error) { error.message }'),
+      'Array.prototype.indexOf over 9007199254740991 elements refused: this sandbox allows at most 32 in one built-in call. Work on smaller arrays and strings, or loop over the indexes yourself.',
+    )
+  })
+
+  // A second read of the length (by the native method) must see what the guard checked.
+  it('pin a length that would answer differently when read again', () => {
+    const guarded = contextWith(true)
+    const cases: [string, string][] = [
+      ['let n = 0; Array.prototype.indexOf.call({ get length() { return n++ === 0 ? 1 : 1e9 } }, 1)', 'ok'],
+      ["let n = 0; new Proxy([], { get: (t, k) => k === 'length' ? (n++ === 0 ? 0 : 1e9) : Reflect.get(t, k) }).includes(1)", 'ok'],
+      ['const a = [1]; a.fill(0, { valueOf() { a.length = 1e9; return 0 } })', 'RangeError'],
+      ['let n = 0; [].concat({ length: 1e9, get [Symbol.isConcatSpreadable]() { return n++ > 0 } })', 'ok'],
+      ['const a = [1]; a.concat({ get [Symbol.isConcatSpreadable]() { a.length = 1e9; return false } })', 'RangeError'],
+      ['let n = 0; Array.from({ length: 1e9, get [Symbol.iterator]() { return n++ === 0 ? function* () {} : undefined } })', 'ok'],
+    ]
+    for (const [program, expected] of cases) assert.equal(guarded(outcomeOf(program)), expected, program)
+  })
+
+  it('read nothing a program planted on Array.prototype or Object.prototype', () => {
+    const guarded = contextWith(true)
+    guarded(`
+      Object.defineProperty(Array.prototype, '1', { get() { throw new Error('planted getter ran') }, set() { throw new Error('planted setter ran') }, configurable: true })
+      Object.defineProperty(Object.prototype, 'lazy', { get() { return true }, configurable: true })
+      Object.defineProperty(Object.prototype, 'has', { value: () => false, configurable: true })
+      Object.defineProperty(Object.prototype, 'value', { get() { return 1 }, configurable: true })`)
+    assert.equal(guarded(outcomeOf('[5].indexOf(5)')), 'ok')
+    assert.equal(guarded(outcomeOf('[5].concat([6], [7])')), 'ok')
+    assert.equal(guarded(outcomeOf('Array.prototype.indexOf.call({ get length() { return 40 } }, 1)')), 'RangeError')
+    assert.equal(guarded('Array.prototype.includes.call({ get length() { return 3 }, 2: "x" }, "x")'), true)
+  })
+})
