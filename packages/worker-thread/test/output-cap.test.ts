@@ -55,3 +55,28 @@ describe('worker-thread output cap (CONTRACT section 4)', () => {
     }
   })
 })
+
+describe('worker-thread tool results larger than the sandbox parses at once', () => {
+  // The sandbox's JSON.parse refuses texts over 2 × 2^24 characters (a native walk the compute
+  // budget could not stop); a tool result is read through it, so the program gets a call error
+  // that says what happened and what to do, not an unexplained failure.
+  it('rejects the call with a message naming the size and asking for less data', async () => {
+    const { runtime, dispose } = await startWorkerRuntime()
+    try {
+      const huge = 'x'.repeat(40_000_000)
+      const bindings = [{ global: 'tools', functions: { big: async () => huge, small: async () => 'ok' } }]
+      const program = `
+        let refusal
+        try { await tools.big({}) } catch (error) { refusal = error.message }
+        return { refusal, after: await tools.small({}) }`
+      const result = await runtime.run({ program, bindings })
+      assert.equal(result.error, undefined, result.error?.message)
+      assert.deepEqual(result.value, {
+        refusal: 'The tool result (40000002 characters of JSON) is too large to read in the sandbox; ask the tool for less data.',
+        after: 'ok',
+      })
+    } finally {
+      await dispose()
+    }
+  })
+})

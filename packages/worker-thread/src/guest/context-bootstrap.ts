@@ -376,7 +376,9 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
     try {
       value = parseJson(payload)
     } catch {
-      pending.reject(pending.fail('The tool result could not be read.'))
+      // The host sent lossless JSON, so the one way to get here is the sandbox's own JSON.parse
+      // size guard refusing a huge result: say how big it was and what to do.
+      pending.reject(pending.fail(`The tool result (${payload.length} characters of JSON) is too large to read in the sandbox; ask the tool for less data.`))
       return
     }
     pending.resolve(value)
