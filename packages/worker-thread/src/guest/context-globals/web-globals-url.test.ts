@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import vm from 'node:vm'
-import { createGlobalsContext, seededRandom, summarizeThrown, SUMMARIZE_THROWN_SOURCE } from './web-globals.test.harness.js'
+import { asNode20Does, createGlobalsContext, seededRandom, summarizeThrown, SUMMARIZE_THROWN_SOURCE } from './web-globals.test.harness.js'
 
 const COMPONENTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const
 
@@ -77,6 +77,16 @@ describe('URL', () => {
     let index = 0
     const mismatches: string[] = []
     const unrepresentable: string[] = []
+    // The sandbox's URL gives Node 20's answers on every Node. Node 24's parser follows newer
+    // WHATWG rules for the authority: a port that does not start with a digit (`url.port =
+    // 'h:81'`, or a host with such a port) keeps the old port where Node 20 removes it, and an
+    // empty hostname set on `foo:/p` adds an empty host (`foo:///p`). There the host, hostname and
+    // port setters are compared on Node 20 only; every other setter must still match exactly.
+    const nodeFollowsNewerHostRules = (() => {
+      const url = new URL('http://a:8080/')
+      url.port = 'h:81'
+      return url.port === '8080'
+    })()
     for (const href of SETTER_URLS) {
       for (const component of SETTER_COMPONENTS) {
         for (const value of SETTER_VALUES) {
@@ -98,13 +108,21 @@ describe('URL', () => {
             expected = summarizeThrown(error)
           }
           const got = actual[index++]
-          if (JSON.stringify(got) !== JSON.stringify(expected)) mismatches.push(`${href} .${component} = ${JSON.stringify(value)}: got ${JSON.stringify(got)}, Node ${JSON.stringify(expected)}`)
+          if (JSON.stringify(got) === JSON.stringify(expected)) continue
+          if (nodeFollowsNewerHostRules && (component === 'port' || component === 'host' || component === 'hostname')) continue
+          mismatches.push(`${href} .${component} = ${JSON.stringify(value)}: got ${JSON.stringify(got)}, Node ${JSON.stringify(expected)}`)
         }
       }
     }
-    assert.deepEqual(unrepresentable, [
+    // Node 20 and 22 leave these URLs unparsable; Node 24 refuses the setter, as WHATWG does.
+    const nodeLeavesUnparsable = new URL('foo://h').host !== (() => {
+      const url = new URL('foo://h')
+      url.host = ':81'
+      return url.host
+    })()
+    assert.deepEqual(unrepresentable, nodeLeavesUnparsable ? [
       'foo://h:1/p?q#f .host = ":81"', 'foo://h .host = ":81"', 'foo://u:p@h:9/x .host = ":81"',
-    ])
+    ] : [])
     assert.deepEqual(mismatches, [])
   })
 
@@ -174,14 +192,14 @@ describe('URLSearchParams', () => {
       ;[${inits.map((init) => `(() => { try { return new URLSearchParams(${init}).toString() } catch (error) { return summarize(error) } })()`).join(', ')}]
     }`
     const { runJson } = createGlobalsContext()
-    const here = inits.map((init) => {
+    const here = asNode20Does('URLSearchParams construction', () => inits.map((init) => {
       try {
         return String(vm.runInThisContext(`new URLSearchParams(${init})`))
       } catch (error) {
         return summarizeThrown(error)
       }
-    })
-    assert.deepEqual(runJson(script), JSON.parse(JSON.stringify(here)))
+    }))
+    assert.deepEqual(runJson(script), here)
   })
 
   it('follows Node through a random sequence of mutations', () => {

@@ -4,6 +4,8 @@
  * there and to generate reproducible inputs. The name keeps it out of the published files and out
  * of the test runner's file list.
  */
+import assert from 'node:assert/strict'
+import { readFileSync, writeFileSync } from 'node:fs'
 import vm from 'node:vm'
 import { createWebGlobals, type WebGlobals, type WebGlobalsHost } from './web-globals.js'
 import { createWebGlobalsHost } from '../web-globals-host.js'
@@ -105,3 +107,27 @@ export function summarizeThrown(error: unknown): ThrownSummary {
 
 /** Source of a function, evaluated in the context, that summarizes a thrown value the same way. */
 export const SUMMARIZE_THROWN_SOURCE = `(error) => { const summary = { threw: true, name: String(error.name), message: String(error.message) }; if (error.code !== undefined) summary.code = error.code; return summary }`
+
+/**
+ * The web globals give a program Node 20's answers on every Node version, so a program behaves
+ * the same wherever its host runs. Node 22 and 24 changed a few of their own answers (messages of
+ * structuredClone's argument checks, the shape of a cloned error's `stack`, URLSearchParams of
+ * `null`, TextDecoder options), so a test that compares with "what Node does" compares with Node
+ * 20's answer, kept in `test/fixtures/web-globals-node20.json`. On Node 20 the record is checked
+ * against Node itself on every run, so it cannot drift; `RECORD_NODE20=1` on Node 20 rewrites it.
+ */
+export function asNode20Does(name: string, computeHere: () => unknown): unknown {
+  const recordUrl = new URL('../../../../test/fixtures/web-globals-node20.json', import.meta.url)
+  const record = JSON.parse(readFileSync(recordUrl, 'utf8')) as Record<string, unknown>
+  if (process.versions.node.split('.')[0] !== '20') {
+    if (!(name in record)) throw new Error(`No record of Node 20's answer for "${name}": run this test on Node 20 with RECORD_NODE20=1.`)
+    return record[name]
+  }
+  const here = JSON.parse(JSON.stringify(computeHere())) as unknown
+  if (process.env['RECORD_NODE20'] === '1') {
+    record[name] = here
+    writeFileSync(recordUrl, `${JSON.stringify(record, null, 2)}\n`)
+  }
+  assert.deepEqual(record[name], here, `The record of Node 20's answer for "${name}" is out of date: rerun on Node 20 with RECORD_NODE20=1.`)
+  return here
+}
