@@ -43,8 +43,13 @@ describe('worker-thread budgets', () => {
 
   it('aborts a hot loop with the signal reason as the message', async () => {
     const controller = new AbortController()
-    setTimeout(() => controller.abort('user pressed stop'), 100)
-    const result = await started.runtime.run({ program: 'while (true) {}', bindings: [], signal: controller.signal })
+    // The program says when it is about to loop; a timer started with run() could fire while the
+    // run still waits for a worker on a loaded machine, and no loop would be aborted at all.
+    const ready: CodeBindingNamespace = { global: 'tools', functions: { looping: async () => {
+      setImmediate(() => controller.abort('user pressed stop'))
+      return null
+    } } }
+    const result = await started.runtime.run({ program: 'await tools.looping({}); while (true) {}', bindings: [ready], signal: controller.signal })
     assert.deepEqual(result.error, { kind: 'abort', message: 'user pressed stop' })
   })
 
