@@ -73,6 +73,17 @@ function instrumentedTools(events: ToolEvents): CodeModeTool[] {
       },
     },
     {
+      name: 'block',
+      description: 'Holds the only slot until cancelled.',
+      inputSchema: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+      // Returns the waiting promise itself: it settles in the same turn as the abort event, as
+      // fast as any tool can.
+      execute: (args, { signal }) => {
+        events.order.push(`start block#${(args as { id: number }).id}`)
+        return sleep(1_000_000, signal)
+      },
+    },
+    {
       name: 'explode',
       description: 'Always fails.',
       inputSchema: { type: 'object' },
@@ -185,6 +196,19 @@ describe('Code Mode dispatch', () => {
     assert.match(output.text, /^code run failed \(abort\): user cancelled/)
     assert.deepEqual(events.aborted, ['hang'])
     assert.equal(output.structured.calls[0]?.ok, false)
+  })
+
+  it('starts no queued call once the caller aborted', async () => {
+    events.reset()
+    const controller = new AbortController()
+    // The log line reaches the host after both calls (one channel, in order): the second call is
+    // queued behind the first, which holds the only slot, when the abort fires.
+    const output = await codeMode.run(
+      "const first = tools.block({ id: 1 })\nconst second = tools.block({ id: 2 })\nconsole.log('both made')\nawait Promise.all([first, second])",
+      { signal: controller.signal, onLog: () => controller.abort('user cancelled') },
+    )
+    assert.equal(output.structured.error?.kind, 'abort')
+    assert.deepEqual(events.order, ['start block#1'])
   })
 
   it('starts no call after the run settled', async () => {
