@@ -96,10 +96,7 @@ class WorkerSubstrate implements Substrate {
 
   busyMs(): number {
     if (this.busyBaseline === undefined) return 0
-    // Node reads the worker's clock and its idle time one after the other; when this thread is
-    // descheduled between the two reads the idle time runs ahead, and on a loaded machine a
-    // nearly idle run read as -23 ms. Busy time is never negative.
-    return Math.max(0, this.worker.performance.eventLoopUtilization(this.busyBaseline).active)
+    return this.worker.performance.eventLoopUtilization(this.busyBaseline).active
   }
 
   terminate(): void {
