@@ -91,6 +91,12 @@ export class ToolCallScheduler {
   }
 
   private pump(): void {
+    // Once the run's signal fired, a queued call must not start: its tool would get a signal
+    // that already fired, and one that waits for the abort event would hold up the drain.
+    if (this.controller.signal.aborted) {
+      for (const queued of this.queue.splice(0)) queued.reject(new RunEndedError())
+      return
+    }
     while (this.queue.length > 0 && !this.closed) {
       const next = this.queue[0] as QueuedCall
       if (this.runningExclusive) return

@@ -1,41 +1,87 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { createCodeMode, type CodeModeTool } from '@code-runtime/code-mode'
-import { sleep, startRuntime } from './code-mode-runtime.js'
+import { createDeferred, sleep, startRuntime, type Deferred } from './code-mode-runtime.js'
 
-interface Span { readonly tool: string; readonly start: number; readonly end: number }
+/**
+ * How long a read or write call holds its slot unless a check says otherwise. The dispatch rules
+ * are checked on the order of start and end events, never on times, so this length only gives a
+ * broken scheduler the chance to let another call in while one is running.
+ */
+const HOLD_MS = 40
+/**
+ * Only a broken scheduler, one that never lets `maxParallel` calls run at once, ever waits this
+ * long: the calls then go on and the checks fail instead of hanging.
+ */
+const BROKEN_SCHEDULER_MS = 10_000
+
+/** What the tools saw: `start <call>` and `end <call>` events in order, and calls aborted. */
+class ToolEvents {
+  order: string[] = []
+  aborted: string[] = []
+  /** Most calls in flight at once since the last reset. */
+  maxInFlight = 0
+  /** Decides how long a read or write call runs; a check may replace it. */
+  hold: (call: string, signal: AbortSignal) => Promise<void> = (_call, signal) => sleep(HOLD_MS, signal)
+  /** Resolved when a `hang` call starts. */
+  hangStarted: Deferred<void> = createDeferred()
+
+  /** Forgets everything seen, before a check. */
+  reset(): void {
+    Object.assign(this, new ToolEvents())
+  }
+}
 
 /** Tools that record when each call started and ended. */
-function instrumentedTools(spans: Span[], aborted: string[]): CodeModeTool[] {
-  const timed = (name: string, readOnly: boolean): CodeModeTool => ({
+function instrumentedTools(events: ToolEvents): CodeModeTool[] {
+  let inFlight = 0
+  const held = (name: string, readOnly: boolean): CodeModeTool => ({
     name,
     description: `${readOnly ? 'Reads' : 'Writes'} something slowly.`,
     inputSchema: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'], additionalProperties: false },
     annotations: { readOnlyHint: readOnly },
     async execute(args, { signal }) {
-      const start = performance.now()
+      const call = `${name}#${(args as { id: number }).id}`
+      events.order.push(`start ${call}`)
+      events.maxInFlight = Math.max(events.maxInFlight, ++inFlight)
       try {
-        await sleep(40, signal)
+        await events.hold(call, signal)
       } catch (error) {
-        aborted.push(`${name}#${(args as { id: number }).id}`)
+        events.aborted.push(call)
         throw error
+      } finally {
+        inFlight--
       }
-      spans.push({ tool: `${name}#${(args as { id: number }).id}`, start, end: performance.now() })
+      events.order.push(`end ${call}`)
       return { id: (args as { id: number }).id }
     },
   })
   return [
-    timed('read-item', true),
-    timed('write-item', false),
+    held('read-item', true),
+    held('write-item', false),
     {
       name: 'hang',
       description: 'Never finishes unless cancelled.',
       inputSchema: { type: 'object' },
       annotations: { readOnlyHint: true },
-      execute: (_args, { signal }) => sleep(1_000_000, signal).then(() => null, (error: unknown) => {
-        aborted.push('hang')
-        throw error
-      }),
+      execute: (_args, { signal }) => {
+        events.hangStarted.resolve()
+        return sleep(1_000_000, signal).then(() => null, (error: unknown) => {
+          events.aborted.push('hang')
+          throw error
+        })
+      },
+    },
+    {
+      name: 'block',
+      description: 'Holds the only slot until cancelled.',
+      inputSchema: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] },
+      // Returns the waiting promise itself: it settles in the same turn as the abort event, as
+      // fast as any tool can.
+      execute: (args, { signal }) => {
+        events.order.push(`start block#${(args as { id: number }).id}`)
+        return sleep(1_000_000, signal)
+      },
     },
     {
       name: 'explode',
@@ -54,55 +100,65 @@ function instrumentedTools(spans: Span[], aborted: string[]): CodeModeTool[] {
   ]
 }
 
-const overlaps = (a: Span, b: Span): boolean => a.start < b.end && b.start < a.end
+/**
+ * A hold that keeps every call until `count` calls are in flight together, then lets them all
+ * go; calls that start later pass straight through.
+ */
+function holdUntilInFlight(count: number): ToolEvents['hold'] {
+  const together = createDeferred<void>()
+  let waiting = 0
+  const brokenScheduler = setTimeout(() => together.resolve(), BROKEN_SCHEDULER_MS).unref()
+  void together.promise.then(() => clearTimeout(brokenScheduler))
+  return async () => {
+    if (++waiting >= count) together.resolve()
+    await together.promise
+  }
+}
 
 describe('Code Mode dispatch', () => {
   let started: Awaited<ReturnType<typeof startRuntime>>
-  const spans: Span[] = []
-  const aborted: string[] = []
+  const events = new ToolEvents()
   let codeMode: ReturnType<typeof createCodeMode>
   before(async () => {
     started = await startRuntime()
-    codeMode = createCodeMode({ tools: instrumentedTools(spans, aborted), runtime: started.runtime, maxParallel: 3 })
+    codeMode = createCodeMode({ tools: instrumentedTools(events), runtime: started.runtime, maxParallel: 3 })
   })
   after(() => started.dispose())
 
   it('overlaps read-only calls up to maxParallel and keeps submission order', async () => {
-    spans.length = 0
+    events.reset()
+    events.hold = holdUntilInFlight(3)
     const output = await codeMode.run('return await Promise.all([1, 2, 3, 4].map((id) => tools.read_item({ id })))')
     assert.equal(output.isError, false)
     assert.deepEqual(output.structured.result, [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }])
-    const byName = new Map(spans.map((span) => [span.tool, span]))
-    const [one, two, three, four] = [1, 2, 3, 4].map((id) => byName.get(`read-item#${id}`) as Span)
-    assert.ok(one && two && three && four)
-    assert.ok(overlaps(one, two) && overlaps(two, three) && overlaps(one, three), 'the first three overlap')
-    assert.ok(four.start >= Math.min(one.end, two.end, three.end), 'the fourth waits for a free slot')
-    assert.ok(one.start <= two.start && two.start <= three.start)
+    assert.deepEqual(events.order.slice(0, 3), ['start read-item#1', 'start read-item#2', 'start read-item#3'], 'the first three run together, in order')
+    assert.equal(events.maxInFlight, 3, 'never more than maxParallel at once')
+    const firstEnd = events.order.findIndex((event) => event.startsWith('end '))
+    assert.ok(events.order.indexOf('start read-item#4') > firstEnd, 'the fourth waits for a free slot')
   })
 
   it('runs a call that is not concurrency-safe alone', async () => {
-    spans.length = 0
+    events.reset()
     const output = await codeMode.run(
       'return await Promise.all([tools.read_item({ id: 1 }), tools.write_item({ id: 2 }), tools.read_item({ id: 3 })])',
     )
     assert.equal(output.isError, false)
-    const write = spans.find((span) => span.tool === 'write-item#2') as Span
-    for (const read of spans.filter((span) => span.tool.startsWith('read-item'))) {
-      assert.ok(!overlaps(read, write), `${read.tool} overlaps the write`)
-    }
-    const readThree = spans.find((span) => span.tool === 'read-item#3') as Span
-    assert.ok(readThree.start >= write.end, 'calls made after the write start after it')
+    assert.deepEqual(events.order, [
+      'start read-item#1', 'end read-item#1',
+      'start write-item#2', 'end write-item#2',
+      'start read-item#3', 'end read-item#3',
+    ], 'the write waits for the read before it, and the read after it waits for the write')
   })
 
   it('rejects invalid arguments before the tool runs, naming the field', async () => {
-    spans.length = 0
+    events.reset()
     const output = await codeMode.run([
       'try { await tools.read_item({ id: "seven" }) } catch (error) {',
       '  return [error instanceof ToolCallError, error.toolName, error.message]',
       '}',
     ].join('\n'))
     assert.deepEqual(output.structured.result, [true, 'read_item', 'tools.read_item: args.id must be integer.'])
-    assert.equal(spans.length, 0)
+    assert.deepEqual(events.order, [])
     assert.deepEqual(output.structured.calls, [])
   })
 
@@ -119,30 +175,49 @@ describe('Code Mode dispatch', () => {
   })
 
   it('aborts and drains in-flight calls when the run settles, and records them', async () => {
+    events.reset()
     const output = await codeMode.run('tools.hang({}); tools.hang({}); await tools.read_item({ id: 9 }); return "done early"')
     assert.equal(output.structured.result, 'done early')
     const hangs = output.structured.calls.filter((call) => call.tool === 'hang')
     assert.equal(hangs.length, 2, 'both hanging calls are drained before run_code returns')
     assert.ok(hangs.every((call) => !call.ok))
+    assert.deepEqual(events.aborted, ['hang', 'hang'])
   })
 
   it('passes the caller abort to the tools and reports abort', async () => {
-    aborted.length = 0
+    events.reset()
     const controller = new AbortController()
-    setTimeout(() => controller.abort('user cancelled'), 50)
+    // Abort once the tool is running, not after a fixed delay: on a loaded machine the run can
+    // still be waiting for its worker when a timer fires, and the tool never starts at all.
+    void events.hangStarted.promise.then(() => controller.abort('user cancelled'))
     const output = await codeMode.run('await tools.hang({}); return 1', { signal: controller.signal })
     assert.equal(output.isError, true)
     assert.equal(output.structured.error?.kind, 'abort')
     assert.match(output.text, /^code run failed \(abort\): user cancelled/)
-    assert.deepEqual(aborted, ['hang'])
+    assert.deepEqual(events.aborted, ['hang'])
     assert.equal(output.structured.calls[0]?.ok, false)
   })
 
+  it('starts no queued call once the caller aborted', async () => {
+    events.reset()
+    const controller = new AbortController()
+    // The log line reaches the host after both calls (one channel, in order): the second call is
+    // queued behind the first, which holds the only slot, when the abort fires.
+    const output = await codeMode.run(
+      "const first = tools.block({ id: 1 })\nconst second = tools.block({ id: 2 })\nconsole.log('both made')\nawait Promise.all([first, second])",
+      { signal: controller.signal, onLog: () => controller.abort('user cancelled') },
+    )
+    assert.equal(output.structured.error?.kind, 'abort')
+    assert.deepEqual(events.order, ['start block#1'])
+  })
+
   it('starts no call after the run settled', async () => {
-    spans.length = 0
+    events.reset()
     const output = await codeMode.run('setTimeout(() => tools.read_item({ id: 77 }), 5); return "quick"')
     assert.equal(output.structured.result, 'quick')
+    // Room for the program's 5 ms timer to fire if the run had left it armed; the check holds
+    // however long this takes, a slow machine only gives a bug less chance to show.
     await sleep(60)
-    assert.equal(spans.some((span) => span.tool === 'read-item#77'), false)
+    assert.deepEqual(events.order, [])
   })
 })

@@ -1,5 +1,5 @@
 /** Test support: start a worker-thread runtime and common bindings. */
-import { startCodeRuntime, type CodeBindingNamespace, type CodeJsonValue, type CodeRunResult, type StartedCodeRuntime } from '@code-runtime/core'
+import { startCodeRuntime, type CodeBindingNamespace, type CodeRuntime, type CodeJsonValue, type CodeRunResult, type StartedCodeRuntime } from '@code-runtime/core'
 import { WorkerThreadCodeRuntime, type WorkerThreadConfigInput } from '@code-runtime/worker-thread'
 
 export function startWorkerRuntime(config: WorkerThreadConfigInput = {}): Promise<StartedCodeRuntime<WorkerThreadCodeRuntime>> {
@@ -38,4 +38,29 @@ export function outcomeOf(result: CodeRunResult): Pick<CodeRunResult, 'logs' | '
   const { logs, error } = result
   if (error !== undefined) return { logs, error }
   return 'value' in result ? { logs, value: result.value as CodeJsonValue } : { logs }
+}
+
+/**
+ * A small budget for a check that needs the program's first statements (a log line) to reach
+ * the host before the budget runs out. On a loaded machine the worker or the host can wait for a
+ * core longer than any fixed budget, so it is measured now: ten times the slowest of three
+ * exchanges with a running program on `runtime` (the host answers a call, the program logs and
+ * ends, the host settles), never below `floorMs`.
+ */
+export async function measureSmallBudgetMs(runtime: CodeRuntime, floorMs: number): Promise<number> {
+  let slowestMs = 0
+  for (let run = 0; run < 3; run++) {
+    let calledAt = 0
+    const ping = async (): Promise<null> => {
+      calledAt = performance.now()
+      return null
+    }
+    const result = await runtime.run({
+      program: "await tools.ping({})\nconsole.log('measuring')\nreturn 1",
+      bindings: [{ global: 'tools', functions: { ping } }],
+    })
+    if (result.error !== undefined) throw new Error(`a trivial run failed: ${result.error.message}`)
+    slowestMs = Math.max(slowestMs, performance.now() - calledAt)
+  }
+  return Math.max(floorMs, Math.ceil(slowestMs * 10))
 }

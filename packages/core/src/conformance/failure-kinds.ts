@@ -6,7 +6,7 @@
  * tests trigger it, e.g. by exhausting the heap cap).
  */
 import assert from 'node:assert/strict'
-import { describe, it } from 'node:test'
+import { before, describe, it } from 'node:test'
 import type { CodeRuntime } from '../code-runtime.js'
 import type { CodeRunResult } from '../types.js'
 import { assertFailure, assertMentionsNumber, assertValue, outputBytes } from './assertions.js'
@@ -14,8 +14,10 @@ import { abortWhenCalled, createDeferred, recordCalls } from './host-functions.j
 import { programLines, runProgram, useRuntime } from './runtime-fixture.js'
 import type { ConformanceTarget } from './target.js'
 
-/** A budget small enough to keep the checks quick and far above any start-up cost. */
+/** The smallest budget the timeout checks use: quick, and far above start-up on a quiet machine. */
 const SMALL_BUDGET_MS = 300
+/** How many times the slowest trivial run the small budget is, at least. */
+const SMALL_BUDGET_MARGIN = 10
 /** How long after the program says it is running the checks abort it. */
 const ABORT_DELAY_MS = 50
 
@@ -75,14 +77,46 @@ function describeExceptions(runtime: () => CodeRuntime): void {
   })
 }
 
-function describeComputeBudget(target: ConformanceTarget): void {
-  void describe(`timeout: computeMs ${SMALL_BUDGET_MS}`, () => {
-    const runtime = useRuntime(target, { computeMs: SMALL_BUDGET_MS })
+/**
+ * A small budget for the timeout checks, measured on this machine now. The checks need the
+ * program's first statements (a log line, a call) to reach the host before the budget runs out,
+ * and on a loaded machine the host or the substrate can wait for a core longer than a fixed
+ * 300 ms. So the budget is {@link SMALL_BUDGET_MARGIN} times the slowest of three exchanges
+ * with a running program (the host answers a call, the program logs and ends, the host settles:
+ * what a check needs, without the start-up a run may also wait for), never below
+ * {@link SMALL_BUDGET_MS}.
+ */
+function useSmallBudget(runtime: () => CodeRuntime): () => number {
+  let budgetMs = SMALL_BUDGET_MS
+  before(async () => {
+    let slowestMs = 0
+    for (let run = 0; run < 3; run++) {
+      let calledAt = 0
+      const ping = recordCalls(() => {
+        calledAt = performance.now()
+        return null
+      })
+      const result = await runProgram(runtime(), {
+        program: "await tools.ping({})\nconsole.log('measuring')\nreturn 1",
+        bindings: [{ global: 'tools', functions: { ping: ping.fn } }],
+      })
+      assertValue(result, 1)
+      slowestMs = Math.max(slowestMs, performance.now() - calledAt)
+    }
+    budgetMs = Math.max(SMALL_BUDGET_MS, Math.ceil(slowestMs * SMALL_BUDGET_MARGIN))
+  })
+  return () => budgetMs
+}
+
+function describeComputeBudget(target: ConformanceTarget, measuringRuntime: () => CodeRuntime): void {
+  void describe('timeout: a small computeMs', () => {
+    const smallBudget = useSmallBudget(measuringRuntime)
+    const runtime = useRuntime(target, () => ({ computeMs: smallBudget() }))
 
     void it('resolves timeout naming computeMs and its value for a hot loop', async () => {
       const message = assertFailure(await runProgramText(runtime(), 'while (true) {}'), 'timeout')
       assert.match(message, /computeMs/)
-      assertMentionsNumber(message, SMALL_BUDGET_MS, 'the budget')
+      assertMentionsNumber(message, smallBudget(), 'the budget')
     })
 
     void it('catches a hot loop while a binding call is pending', async () => {
@@ -97,7 +131,7 @@ function describeComputeBudget(target: ConformanceTarget): void {
     })
 
     void it('does not charge computeMs while the program awaits a binding', async () => {
-      const slow = recordCalls(() => new Promise((resolve) => setTimeout(() => resolve('slow answer'), SMALL_BUDGET_MS * 2)))
+      const slow = recordCalls(() => new Promise((resolve) => setTimeout(() => resolve('slow answer'), smallBudget() * 2)))
       const result = await runProgram(runtime(), {
         program: 'return await tools.slow({})',
         bindings: [{ global: 'tools', functions: { slow: slow.fn } }],
@@ -122,15 +156,16 @@ function describeComputeBudget(target: ConformanceTarget): void {
   })
 }
 
-function describeWallBudget(target: ConformanceTarget): void {
-  void describe(`timeout: maxWallMs ${SMALL_BUDGET_MS}`, () => {
-    const runtime = useRuntime(target, { maxWallMs: SMALL_BUDGET_MS })
+function describeWallBudget(target: ConformanceTarget, measuringRuntime: () => CodeRuntime): void {
+  void describe('timeout: a small maxWallMs', () => {
+    const smallBudget = useSmallBudget(measuringRuntime)
+    const runtime = useRuntime(target, () => ({ maxWallMs: smallBudget() }))
 
     void it('resolves timeout naming maxWallMs and its value for a program awaiting forever', async () => {
       const result = await runProgramText(runtime(), "console.log('waiting')\nawait new Promise(() => {})")
       const message = assertFailure(result, 'timeout')
       assert.match(message, /maxWallMs/)
-      assertMentionsNumber(message, SMALL_BUDGET_MS, 'the budget')
+      assertMentionsNumber(message, smallBudget(), 'the budget')
       assert.deepEqual(result.logs, ['waiting'], 'logs printed before the timeout are kept')
     })
 
@@ -210,7 +245,7 @@ export function describeFailureKinds(target: ConformanceTarget): void {
     const runtime = useRuntime(target)
     describeExceptions(runtime)
     describeAbort(runtime)
-    describeComputeBudget(target)
-    describeWallBudget(target)
+    describeComputeBudget(target, runtime)
+    describeWallBudget(target, runtime)
   })
 }

@@ -30,12 +30,14 @@ function disposeOnce(started: StartedCodeRuntime<CodeRuntime>): StartedCodeRunti
 
 /**
  * Starts one runtime for the enclosing describe block and disposes it in `after`.
+ * @param config the budgets, or a function that computes them when the block starts (after
+ *   the `before` hooks registered ahead of this call, e.g. one that measured the machine).
  * @returns a getter for the runtime, to call inside `it`.
  */
-export function useRuntime(target: ConformanceTarget, config: ConformanceRuntimeConfig = {}): () => CodeRuntime {
+export function useRuntime(target: ConformanceTarget, config: ConformanceRuntimeConfig | (() => ConformanceRuntimeConfig) = {}): () => CodeRuntime {
   let started: StartedCodeRuntime<CodeRuntime> | undefined
   before(async () => {
-    started = disposeOnce(await target.start(config))
+    started = disposeOnce(await target.start(typeof config === 'function' ? config() : config))
   })
   after(async () => {
     const current = started
