@@ -19,11 +19,21 @@ const PACKAGE_NAMES = ['@code-runtime/code-mode', '@code-runtime/core', '@code-r
 const STEP_LIMIT_MS = 600_000
 
 /**
+ * The machine's own settings for reaching the registry (a proxy, or a TLS-intercepting proxy's
+ * certificate authority), which a user's shell on this machine has too. Without them npm's
+ * lookups of the `@code-runtime/*` names fail TLS and are retried with backoff for minutes.
+ */
+const NETWORK_VARIABLES = [
+  'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy',
+] as const
+
+/**
  * Only what a user's shell would have: no `npm_config_*` of an enclosing `npm test` (its
  * workspace settings), no NODE_PATH. HOME keeps npm's cache, so a warm cache avoids the network.
  */
 function userEnvironment(): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' }
+  const network = Object.fromEntries(NETWORK_VARIABLES.flatMap((name) => process.env[name] === undefined ? [] : [[name, process.env[name]]]))
+  return { ...network, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' }
 }
 
 interface Outcome { readonly code: number; readonly stdout: string; readonly stderr: string }
