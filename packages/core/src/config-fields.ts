@@ -8,6 +8,12 @@ import { CodeRuntimeError, describeValue } from './errors.js'
 /** A config object after {@link readConfigObject}: own fields only, unknown keys refused. */
 export type ConfigRecord = Readonly<Record<string, unknown>>
 
+/**
+ * The largest delay Node's timers accept (2^31 − 1 ms, about 24.8 days): the upper bound of every
+ * time budget and timeout, since each is enforced by a timer.
+ */
+export const MAX_TIMER_MS = 2_147_483_647
+
 function refuseConfig(label: string, field: string, rule: string, value: unknown): never {
   throw new CodeRuntimeError(
     'CODE_RUNTIME_INVALID_CONFIG',

@@ -66,6 +66,7 @@ export {
 
 // Config readers shared by backends
 export {
+  MAX_TIMER_MS,
   readBooleanField,
   readConfigObject,
   readIntegerField,

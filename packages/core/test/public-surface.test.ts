@@ -33,6 +33,7 @@ const VALUE_EXPORTS = [
   'jsonValueByteLength',
   'logEntriesLimitMessage',
   'logsByteLength',
+  'MAX_TIMER_MS',
   'outputLimitMessage',
   'readBooleanField',
   'readConfigObject',

@@ -5,6 +5,7 @@
  * points to the help page of the command.
  */
 import { parseArgs } from 'node:util'
+import { MAX_TIMER_MS } from '@code-runtime/core'
 import { COMMAND_HELP, COMMAND_NAMES, DEFAULT_RUN_TIMEOUT_MS, GLOBAL_OPTIONS, type CommandName, type OptionName } from './cli-help.js'
 import { McpProxyError } from './errors.js'
 import { DEFAULT_MAX_SDK_CHARS } from './run-code-description.js'
@@ -74,14 +75,11 @@ function describeParseError(error: unknown, command: CommandName | undefined): M
 
 function readPositiveInteger(option: OptionName, text: string, command: CommandName): number {
   const value = Number(text)
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1 || value > 2_147_483_647) {
-    throw usageError(`--${option} must be an integer from 1 to 2147483647, got ${JSON.stringify(text)}`, command)
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1 || value > MAX_TIMER_MS) {
+    throw usageError(`--${option} must be an integer from 1 to ${MAX_TIMER_MS}, got ${JSON.stringify(text)}`, command)
   }
   return value
 }
-
-/** The largest timer delay Node accepts, and so the largest wall-clock budget. */
-const MAX_TIMER_MS = 2_147_483_647
 
 /**
  * A budget in milliseconds: a decimal number above 0, fractions allowed as in the backends'

@@ -10,7 +10,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
-import { describeValue } from '@code-runtime/core'
+import { describeValue, MAX_TIMER_MS } from '@code-runtime/core'
 import { expandVariables, type VariableLookup } from './config-variables.js'
 import { McpProxyError } from './errors.js'
 
@@ -69,7 +69,6 @@ export interface ServersConfigOptions {
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000
 /** The largest delay a Node timer takes. */
-const MAX_TIMEOUT_MS = 2_147_483_647
 
 const TOP_LEVEL_FIELDS = ['mcpServers'] as const
 const STDIO_FIELDS = ['type', 'command', 'args', 'env', 'cwd', 'include', 'exclude', 'timeoutMs', 'connectTimeoutMs'] as const
@@ -140,8 +139,8 @@ function readStringRecord(where: Where, value: unknown, variables: VariableLooku
 
 function readTimeout(where: Where, value: unknown, fallback: number): number {
   if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMEOUT_MS) {
-    refuse(where, `must be an integer from 1 to ${MAX_TIMEOUT_MS} (milliseconds)`, value)
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS) {
+    refuse(where, `must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`, value)
   }
   return value
 }

@@ -3,10 +3,10 @@
  * the worker-thread backend's fields with the same defaults and ranges, plus the wire's frame
  * cap and the OS limits each child runs under. `run()` never defaults or rechecks.
  */
-import { readConfigObject, readIntegerField, readNumberField, type ConfigRecord } from '@code-runtime/core'
+import { MAX_TIMER_MS, readConfigObject, readIntegerField, readNumberField, type ConfigRecord } from '@code-runtime/core'
 
-/** The largest timer delay Node accepts. */
-export const MAX_TIMER_MS = 2_147_483_647
+/** The largest timer delay Node accepts: core's, re-exported where this backend's config names it. */
+export { MAX_TIMER_MS }
 
 /** A fully defaulted, validated config of {@link ProcessCodeRuntime}. */
 export interface ProcessConfig {

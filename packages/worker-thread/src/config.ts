@@ -2,10 +2,10 @@
  * The worker-thread backend's config (CONTRACT section 5 plus our own knobs), validated once
  * when the plugin loads. `run()` never defaults or rechecks.
  */
-import { readBooleanField, readConfigObject, readIntegerField, readNumberField } from '@code-runtime/core'
+import { MAX_TIMER_MS, readBooleanField, readConfigObject, readIntegerField, readNumberField } from '@code-runtime/core'
 
-/** The largest timer delay Node accepts. */
-export const MAX_TIMER_MS = 2_147_483_647
+/** The largest timer delay Node accepts: core's, re-exported where this backend's config names it. */
+export { MAX_TIMER_MS }
 
 /** A fully defaulted, validated config. */
 export interface WorkerThreadConfig {

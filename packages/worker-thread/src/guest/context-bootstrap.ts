@@ -250,6 +250,7 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
   function toDelay(delay: unknown): number {
     const ms = numberConstructor(delay)
     // As in Node: anything not in [1, 2^31 - 1] becomes 1.
+    // MAX_TIMER_MS as a literal: this function is compiled from its own source inside the context.
     return ms >= 1 && ms <= 2147483647 ? mathTrunc(ms) : 1
   }
   function addTimer(callback: unknown, delayMs: number, repeat: boolean, args: unknown[]): number {
