@@ -44,6 +44,12 @@ export class CodeModeError extends Error {
 
   /** True for a {@link CodeModeError} from any copy of this package or any realm. */
   static is(value: unknown): value is CodeModeError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true
+    if (typeof value !== 'object' || value === null) return false
+    try {
+      return (value as Record<symbol, unknown>)[BRAND] === true
+    } catch {
+      // A Proxy or a getter on the brand can throw; such a value is not one of ours.
+      return false
+    }
   }
 }
