@@ -5,7 +5,7 @@
  */
 import { Service, type Context } from '@deepseek-ai/cordis'
 import { CodeRuntime, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
-import { RunEngine } from '@code-runtime/worker-thread/substrate-kit'
+import { RunEngine, runLimitsOf } from '@code-runtime/worker-thread/substrate-kit'
 import { locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
 import { buildBubblewrapArgs, buildBubblewrapCommand, planSandboxBootstrap } from './bubblewrap-args.js'
 import { SandboxGroupParent, type SandboxGroups } from './cgroup-limits.js'
@@ -70,12 +70,7 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
     groups = SandboxGroupParent.open({ maxProcesses: config.maxProcesses, maxMemoryMb: config.maxMemoryMb })
     const engine = new RunEngine({
       factory: new ChildSubstrateFactory({ launch: launcher(sandboxCommand, groups), pipesArguments: true, maxMessageBytes: config.maxMessageBytes }),
-      spawnAhead: config.spawnAhead,
-      budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs },
-      maxOutputBytes: config.maxOutputBytes,
-      maxLogEntries: config.maxLogEntries,
-      maxPendingCallBytes: config.maxPendingCallBytes,
-      maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+      ...runLimitsOf(config),
     })
     return {
       engine,

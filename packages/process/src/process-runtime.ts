@@ -6,7 +6,7 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import { CodeRuntime, CodeRuntimeError, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
-import { RunEngine } from '@code-runtime/worker-thread/substrate-kit'
+import { RunEngine, runLimitsOf } from '@code-runtime/worker-thread/substrate-kit'
 import { listReadablePaths, locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
 import { buildNodeArgs, buildPrlimitArgs, cpuSecondsFor, detectPermissionFlag, type ChildCommand } from './child-command.js'
 import { ChildSubstrateFactory } from './child-substrate.js'
@@ -62,12 +62,7 @@ export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestO
       }),
       maxMessageBytes: config.maxMessageBytes,
     }),
-    spawnAhead: config.spawnAhead,
-    budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs },
-    maxOutputBytes: config.maxOutputBytes,
-    maxLogEntries: config.maxLogEntries,
-    maxPendingCallBytes: config.maxPendingCallBytes,
-    maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+    ...runLimitsOf(config),
   })
 }
 

@@ -32,6 +32,35 @@ export interface RunEngineOptions {
   readonly reuseSubstrates?: boolean
 }
 
+/** The per-run limits of a validated backend config, as the engine takes them. */
+export type RunLimits = Omit<RunEngineOptions, 'factory' | 'reuseSubstrates'>
+
+/** The fields every backend's config shares with the engine. */
+export interface RunLimitsConfig {
+  readonly spawnAhead: number
+  readonly computeMs: number
+  readonly maxWallMs: number
+  readonly maxOutputBytes: number
+  readonly maxLogEntries: number
+  readonly maxPendingCallBytes: number
+  readonly maxOldGenerationSizeMb: number
+}
+
+/**
+ * Picks the engine's limits out of a backend's config, in one place: a limit added to the
+ * engine is then passed by every backend, not by the one that was remembered.
+ */
+export function runLimitsOf(config: RunLimitsConfig): RunLimits {
+  return {
+    spawnAhead: config.spawnAhead,
+    budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs },
+    maxOutputBytes: config.maxOutputBytes,
+    maxLogEntries: config.maxLogEntries,
+    maxPendingCallBytes: config.maxPendingCallBytes,
+    maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+  }
+}
+
 const DISPOSED_MESSAGE = 'The runtime was disposed before the program finished.'
 
 type Acquired = { readonly kind: 'substrate'; readonly substrate: Substrate } | { readonly kind: 'stopped'; readonly failure: CodeRunFailureKind; readonly message: string }

@@ -5,7 +5,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { CodeRuntime, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
 import { resolveWorkerThreadConfig, type WorkerThreadConfig, type WorkerThreadConfigInput } from './config.js'
-import { RunEngine } from './run-engine.js'
+import { RunEngine, runLimitsOf } from './run-engine.js'
 import { WorkerSubstrateFactory } from './worker-substrate.js'
 
 /**
@@ -31,12 +31,7 @@ export class WorkerThreadCodeRuntime extends CodeRuntime {
         maxOldGenerationSizeMb: this.config.maxOldGenerationSizeMb,
         maxArrayBufferMb: this.config.maxArrayBufferMb,
       }),
-      spawnAhead: this.config.spawnAhead,
-      budgets: { computeMs: this.config.computeMs, maxWallMs: this.config.maxWallMs },
-      maxOutputBytes: this.config.maxOutputBytes,
-      maxLogEntries: this.config.maxLogEntries,
-      maxPendingCallBytes: this.config.maxPendingCallBytes,
-      maxOldGenerationSizeMb: this.config.maxOldGenerationSizeMb,
+      ...runLimitsOf(this.config),
       reuseSubstrates: this.config.reuseWorkers,
     })
     ctx.effect(() => () => this.engine.dispose(), 'codeRuntime.dispose')
