@@ -52,8 +52,7 @@ export class SubstratePool {
     substrate.recycle().then(
       () => {
         this.recycling--
-        if (this.disposed) substrate.terminate()
-        else this.ready.push(substrate)
+        this.park(substrate)
       },
       () => {
         this.recycling--
@@ -130,15 +129,19 @@ export class SubstratePool {
     return spawning
   }
 
+  // A substrate can die between its spawn (or recycle) and this moment; its exit was already
+  // observed, so parked it would never leave the pool alive and its run would hang to maxWallMs.
+  private park(substrate: Substrate): void {
+    if (this.disposed || !this.live.has(substrate)) substrate.terminate()
+    else this.ready.push(substrate)
+  }
+
   private refill(): void {
     if (this.disposed) return
     const missing = this.spawnAhead - this.ready.length - this.spawning.size - this.recycling
     for (let index = 0; index < missing; index++) {
       this.spawn().then(
-        (substrate) => {
-          if (this.disposed) substrate.terminate()
-          else this.ready.push(substrate)
-        },
+        (substrate) => this.park(substrate),
         () => {
           // A failed spawn ahead of time is retried by the next acquire(); nothing waits on it.
         },
