@@ -312,6 +312,26 @@ describe('RunEngine disposal', () => {
     assert.deepEqual(late.sent, [], 'the late substrate never got the program')
   })
 
+  it('settles a run as `abort` whenever disposal lands between its substrate arriving and its start', async () => {
+    // Disposal is tried at every microtask after the spawn resolves: one of them falls between
+    // the hand-out of the substrate and the start of its session.
+    for (let microtasks = 0; microtasks < 40; microtasks++) {
+      const spawn = deferred<ScriptedSubstrate>()
+      const engine = engineOn(new InMemoryFactory(() => spawn.promise), { budgets: { computeMs: 60_000, maxWallMs: 60_000 } })
+      const running = engine.run({ program: 'return 1', bindings: [] })
+      await drain()
+      const substrate = new ScriptedSubstrate()
+      spawn.resolve(substrate)
+      for (let turn = 0; turn < microtasks; turn++) await Promise.resolve()
+      const disposal = engine.dispose()
+      const settled = await Promise.race([running, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 500))])
+      if (settled === 'hung') assert.fail(`disposal ${microtasks} microtasks after the spawn left the run hanging`)
+      assert.equal(failureOf(settled).kind, 'abort')
+      await disposal
+      assert.equal(substrate.alive, false)
+    }
+  })
+
   it('settles a run waiting for its substrate as `abort` when its signal fires', async () => {
     const spawn = deferred<ScriptedSubstrate>()
     const engine = engineOn(new InMemoryFactory(() => spawn.promise))
