@@ -3,6 +3,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { MAX_RUNS_PER_SUBSTRATE, SubstratePool } from './substrate-pool.js'
+import type { SubstrateFactory } from './substrate.js'
 import { deferred, drain, InMemoryFactory, RecyclableSubstrate, ScriptedSubstrate, type Deferred } from '../../test/in-memory-substrate.js'
 
 function scriptedFactory(): InMemoryFactory<ScriptedSubstrate> {
@@ -60,6 +61,22 @@ describe('SubstratePool', () => {
     await assert.rejects(pool.acquire(), /no room/)
     const substrate = await pool.acquire()
     assert.equal(substrate, factory.spawned[0])
+    await pool.dispose()
+  })
+
+  it('turns a factory that throws instead of rejecting into failed spawns, not host exceptions', async () => {
+    let calls = 0
+    const factory: SubstrateFactory = {
+      spawn: () => {
+        calls++
+        throw new Error('out of file descriptors')
+      },
+    }
+    const pool = new SubstratePool(factory, 2)
+    await assert.rejects(pool.acquire(), /out of file descriptors/)
+    pool.refillNow()
+    await drain()
+    assert.equal(calls, 5, 'two spawns ahead, one on demand, two more ahead')
     await pool.dispose()
   })
 

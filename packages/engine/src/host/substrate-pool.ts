@@ -111,7 +111,7 @@ export class SubstratePool {
   }
 
   private spawn(): Promise<Substrate> {
-    const spawning = this.factory.spawn().then((substrate) => {
+    const spawning = this.startSpawn().then((substrate) => {
       this.live.add(substrate)
       void substrate.exited.then(() => {
         this.live.delete(substrate)
@@ -127,6 +127,16 @@ export class SubstratePool {
     }
     spawning.then(forget, forget)
     return spawning
+  }
+
+  // A factory is a backend's code and should reject, but one that throws instead must not throw
+  // out of a refill timer (an uncaught exception in the host) or out of the engine's constructor.
+  private startSpawn(): Promise<Substrate> {
+    try {
+      return this.factory.spawn()
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)))
+    }
   }
 
   // A substrate can die between its spawn (or recycle) and this moment; its exit was already
