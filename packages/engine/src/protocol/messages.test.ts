@@ -49,9 +49,20 @@ function holeThen(item: string): string[] {
   return array
 }
 
-function assertRefused(decoded: Decoded<unknown>, label: string): void {
-  assert.equal(decoded.ok, false, `${label} was accepted`)
-  if (!decoded.ok) assert.ok(typeof decoded.problem === 'string' && decoded.problem.length > 0, label)
+/** One check per frame: refused with a problem, no exception, no getter or hijacked iterator run. */
+function itRefusesEach(decode: (raw: unknown) => Decoded<unknown>, frames: readonly [string, unknown][]): void {
+  for (const [label, raw] of frames) {
+    it(`refuses ${label} with a problem, without throwing`, () => {
+      const before = trapsRun
+      let decoded: Decoded<unknown> | undefined
+      assert.doesNotThrow(() => {
+        decoded = decode(raw)
+      })
+      assert.equal(decoded?.ok, false, `${label} was accepted`)
+      if (decoded?.ok === false) assert.ok(typeof decoded.problem === 'string' && decoded.problem.length > 0, label)
+      assert.equal(trapsRun, before, 'no getter or hijacked iterator ran')
+    })
+  }
 }
 
 function assertRebuilt<T>(decode: (raw: unknown) => Decoded<T>, raw: unknown, expected: unknown): void {
@@ -137,17 +148,7 @@ describe('decodeGuestMessage', () => {
     ['a run-end exception without message', { kind: 'run-end', outcome: 'exception' }],
     ['an invalid-output with a number message', { kind: 'run-end', outcome: 'invalid-output', message: 1 }],
   ]
-  for (const [label, raw] of malformed) {
-    it(`refuses ${label} with a problem, without throwing`, () => {
-      const before = trapsRun
-      let decoded: Decoded<unknown> | undefined
-      assert.doesNotThrow(() => {
-        decoded = decodeGuestMessage(raw)
-      })
-      assertRefused(decoded as Decoded<unknown>, label)
-      assert.equal(trapsRun, before, 'no getter ran')
-    })
-  }
+  itRefusesEach(decodeGuestMessage, malformed)
 })
 
 describe('decodeHostMessage', () => {
@@ -213,15 +214,5 @@ describe('decodeHostMessage', () => {
     ['a successful call-result without value', { kind: 'call-result', id: 1, ok: true, message: 'x' }],
     ['a failed call-result without message', { kind: 'call-result', id: 1, ok: false, valueJson: '1' }],
   ]
-  for (const [label, raw] of malformed) {
-    it(`refuses ${label} with a problem, without throwing`, () => {
-      const before = trapsRun
-      let decoded: Decoded<unknown> | undefined
-      assert.doesNotThrow(() => {
-        decoded = decodeHostMessage(raw)
-      })
-      assertRefused(decoded as Decoded<unknown>, label)
-      assert.equal(trapsRun, before, 'no getter or hijacked iterator ran')
-    })
-  }
+  itRefusesEach(decodeHostMessage, malformed)
 })
