@@ -5,9 +5,6 @@
  */
 import { MAX_TIMER_MS, readConfigObject, readIntegerField, readNumberField, type ConfigRecord } from '@code-runtime/core'
 
-/** The largest timer delay Node accepts: core's, re-exported where this backend's config names it. */
-export { MAX_TIMER_MS }
-
 /** A fully defaulted, validated config of {@link ProcessCodeRuntime}. */
 export interface ProcessConfig {
   /** Budget of CPU time of the child, in milliseconds. */

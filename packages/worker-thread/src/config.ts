@@ -4,9 +4,6 @@
  */
 import { MAX_TIMER_MS, readBooleanField, readConfigObject, readIntegerField, readNumberField } from '@code-runtime/core'
 
-/** The largest timer delay Node accepts: core's, re-exported where this backend's config names it. */
-export { MAX_TIMER_MS }
-
 /** A fully defaulted, validated config. */
 export interface WorkerThreadConfig {
   /** Budget of measured busy time of the worker, in milliseconds. */
