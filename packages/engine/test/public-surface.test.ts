@@ -22,8 +22,6 @@ describe('public surface of @code-runtime/engine', () => {
     assert.deepEqual(await exportsOf('@code-runtime/engine'), [
       'GUEST_MODULE_URLS',
       'RunEngine',
-      'decodeGuestMessage',
-      'decodeHostMessage',
       'runLimitsOf',
       'transformProgram',
     ])
