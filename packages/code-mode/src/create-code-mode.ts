@@ -111,7 +111,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       functions[member] = async (args) => {
         const problem = check?.(args)
         if (problem !== undefined) throw new Error(`${namespace}.${member}: ${problem}.`)
-        const value = await scheduler.submit(tool.name, safe, (signal) => tool.execute(args, { signal }))
+        const value = await scheduler.submit(safe, (signal) => tool.execute(args, { signal }))
         // A tool that resolves nothing has still succeeded; the program sees null.
         return (value === undefined ? null : value) as CodeJsonValue
       }
@@ -121,8 +121,8 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       functions,
       errorClass: { name: errorClassName, memberNameProperty: TOOL_NAME_PROPERTY },
     }
-    const { result, calls } = await runWithTools(runtime, code, binding, scheduler, runOptions)
-    const structured = structureRunResult(result, calls)
+    const result = await runWithTools(runtime, code, binding, scheduler, runOptions)
+    const structured = structureRunResult(result)
     return { text: renderRunResult(result, maxResultChars), structured, isError: result.error !== undefined }
   }
 

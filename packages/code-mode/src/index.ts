@@ -10,7 +10,7 @@ export {
 export { RUN_CODE_INPUT_SCHEMA, type RunCodeInput, type RunCodeOptions, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
 
 // Building blocks: dispatch, argument checks and rendering
-export { ToolCallScheduler, RunEndedError, type ToolCallRecord } from './tool-call-scheduler.js'
+export { ToolCallScheduler, RunEndedError } from './tool-call-scheduler.js'
 export { compileArgumentCheck, type ArgumentCheck } from './argument-validation.js'
 export { formatJsonValue, renderRunResult, truncateText } from './render-result.js'
 export { runWithTools, structureRunResult } from './tool-run.js'

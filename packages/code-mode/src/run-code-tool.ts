@@ -2,8 +2,7 @@
  * The one tool the model gets: `run_code`, a plain object (`name`, `description`,
  * `inputSchema`, `execute`) that drops into agent frameworks with a one-line adapter.
  */
-import type { CodeJsonValue, CodeRunFailure, CodeRunUsage } from '@code-runtime/core'
-import type { ToolCallRecord } from './tool-call-scheduler.js'
+import type { CodeBindingCallRecord, CodeJsonValue, CodeRunFailure, CodeRunUsage } from '@code-runtime/core'
 import type { JsonSchema } from './tool-definition.js'
 
 /** The arguments of `run_code`. */
@@ -23,8 +22,12 @@ export interface RunCodeOutput {
     readonly logs: readonly string[]
     readonly result?: CodeJsonValue
     readonly error?: CodeRunFailure
-    /** Every tool call the program made, so a caller can tell which side effects happened. */
-    readonly calls: readonly ToolCallRecord[]
+    /**
+     * Every tool call the program made, in start order, as the runtime recorded it: `member` is
+     * the tool's member in the SDK (`sdk.memberNames` maps tool names to members), `outcome`
+     * `in-flight` marks a call the run ended before it settled, whose side effects may still happen.
+     */
+    readonly calls: readonly CodeBindingCallRecord[]
     /** What the run used, when the runtime reports it. */
     readonly usage?: CodeRunUsage
   }
@@ -38,6 +41,11 @@ export interface RunCodeOptions {
   readonly signal?: AbortSignal
   /** Live logs: each entry as the program prints it (see `CodeRunRequest.onLog`). */
   readonly onLog?: (text: string) => void
+  /**
+   * Keep each call's arguments and result or error message in `structured.calls`, within
+   * `maxBytes` of JSON (see `CodeRunRequest.recordCallValues`). Off when absent.
+   */
+  readonly recordCallValues?: { readonly maxBytes: number }
 }
 
 /** The `run_code` tool object. */

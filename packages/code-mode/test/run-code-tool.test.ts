@@ -40,8 +40,9 @@ describe('run_code tool', () => {
     assert.deepEqual(output.structured.logs, ['sum 5'])
     assert.deepEqual(output.structured.result, { s: 5 })
     assert.equal(output.structured.calls.length, 1)
-    assert.equal(output.structured.calls[0]?.tool, 'add')
-    assert.equal(output.structured.calls[0]?.ok, true)
+    assert.equal(output.structured.calls[0]?.namespace, 'tools')
+    assert.equal(output.structured.calls[0]?.member, 'add')
+    assert.equal(output.structured.calls[0]?.outcome, 'ok')
   })
 
   it('answers malformed input with an error the model can act on', async () => {

@@ -79,7 +79,7 @@ export async function runProgram(runtime: CodeModeRuntime, catalog: ToolCatalog,
     functions[tool.member] = async (args) => {
       const problem = tool.check?.(args)
       if (problem !== undefined) throw new Error(`${TOOLS_NAMESPACE}.${tool.member}: ${problem}.`)
-      const value = await scheduler.submit(tool.member, isConcurrencySafe, async (signal) => {
+      const value = await scheduler.submit(isConcurrencySafe, async (signal) => {
         options.onCalls?.({ started: ++started, finished })
         try {
           let answer
@@ -104,13 +104,13 @@ export async function runProgram(runtime: CodeModeRuntime, catalog: ToolCatalog,
     functions,
     errorClass: { name: TOOL_ERROR_CLASS, memberNameProperty: TOOL_NAME_PROPERTY },
   }
-  const { result, calls } = await runWithTools(runtime, code, binding, scheduler, options)
+  const result = await runWithTools(runtime, code, binding, scheduler, options)
   const kept = media.slice(0, MAX_MEDIA_BLOCKS)
   let text = renderRunResult(result, options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS)
   if (kept.length > 0) {
     const leftOut = media.length - kept.length
     text += `\n[${kept.length} content block${kept.length === 1 ? '' : 's'} from tools attached: ${kept.map(describeMedia).join(', ')}${leftOut > 0 ? `; ${leftOut} more left out` : ''}]`
   }
-  const structured = structureRunResult(result, calls)
+  const structured = structureRunResult(result)
   return { text, structured, isError: result.error !== undefined, media: kept }
 }
