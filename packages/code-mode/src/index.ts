@@ -13,7 +13,6 @@ export { RUN_CODE_INPUT_SCHEMA, type RunCodeInput, type RunCodeOptions, type Run
 export { ToolCallScheduler, RunEndedError } from './tool-call-scheduler.js'
 export { compileArgumentCheck, type ArgumentCheck } from './argument-validation.js'
 export { formatJsonValue, renderRunResult, truncateText } from './render-result.js'
-export { runWithTools, structureRunResult } from './tool-run.js'
 
 // Tool definitions
 export {

@@ -46,6 +46,22 @@ export interface RunCodeOptions {
    * `maxBytes` of JSON (see `CodeRunRequest.recordCallValues`). Off when absent.
    */
   readonly recordCallValues?: { readonly maxBytes: number }
+  /**
+   * Wraps each tool call of this run once it starts (inside its dispatch slot, after its
+   * arguments passed their check): `execute` runs the tool, and what the wrapper resolves is what
+   * the program gets; what it throws, the program catches as the call's error. For front ends
+   * with per-run work around each call: counting calls for progress, collecting what tools
+   * return beside their value.
+   */
+  readonly wrapToolCall?: (call: ToolCallStart, execute: () => Promise<unknown>) => Promise<unknown>
+}
+
+/** A tool call as {@link RunCodeOptions.wrapToolCall} sees it. */
+export interface ToolCallStart {
+  /** The tool's own name (the program called its member in the SDK). */
+  readonly tool: string
+  /** The arguments, already checked against the tool's input schema. */
+  readonly args: unknown
 }
 
 /** The `run_code` tool object. */

@@ -26,9 +26,7 @@ describe('public surface of @code-runtime/code-mode', () => {
       'preferredMemberName',
       'renderRunResult',
       'resolveSdkEmitterOptions',
-      'runWithTools',
       'schemaToTypeScript',
-      'structureRunResult',
       'truncateText',
     ])
   })

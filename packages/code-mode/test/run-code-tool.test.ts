@@ -59,6 +59,26 @@ describe('run_code tool', () => {
     assert.match(output.text, /^spinning\ncode run failed \(timeout\): Stopped after 300 ms of compute \(computeMs\)/)
   })
 
+  it('runs each tool call through the per-run wrapper: what it resolves or throws is what the program sees', async () => {
+    const codeMode = createCodeMode({ tools: [add], runtime: started.runtime })
+    const seen: unknown[] = []
+    const output = await codeMode.run([
+      'const doubled = await tools.add({ a: 2, b: 3 })',
+      'try { await tools.add({ a: -1, b: 0 }) } catch (error) { return [doubled, error instanceof ToolCallError, error.message] }',
+    ].join('\n'), {
+      async wrapToolCall(call, execute) {
+        seen.push(call)
+        const sum = await execute() as number
+        if (sum < 0) throw new Error(`negative sum ${sum}`)
+        return sum * 2
+      },
+    })
+    assert.deepEqual(output.structured.result, [10, true, 'negative sum -1'])
+    assert.deepEqual(seen, [{ tool: 'add', args: { a: 2, b: 3 } }, { tool: 'add', args: { a: -1, b: 0 } }])
+    const plain = await codeMode.run('return await tools.add({ a: 2, b: 3 })')
+    assert.equal(plain.structured.result, 5, 'the wrapper belongs to its run only')
+  })
+
   it('refuses bad options with CODE_MODE_INVALID_OPTIONS naming the field', () => {
     assert.throws(() => createCodeMode({ tools: [add], runtime: started.runtime, maxParallel: 0 }),
       (error: unknown) => CodeModeError.is(error) && error.code === 'CODE_MODE_INVALID_OPTIONS' && /maxParallel/.test(error.message))

@@ -31,10 +31,12 @@ export { assignToolMembers, preferredToolMember, type ServerToolName } from './t
 export { buildToolCatalog, declarationsFor, type CatalogTool, type ServerSummary, type ToolCatalog } from './tool-catalog.js'
 export { decodeCallResult, describeCallFailure, type DecodedCallResult, type MediaBlock } from './upstream-results.js'
 export {
+  catalogCodeMode,
   MAX_MEDIA_BLOCKS,
   runProgram,
   TOOL_ERROR_CLASS,
   TOOLS_NAMESPACE,
+  type CatalogRunLimits,
   type ProgramRunOptions,
   type ProgramRunOutput,
   type ToolCallCounts,

@@ -26,6 +26,7 @@ describe('public surface of @code-runtime/mcp', () => {
       'UpstreamServer',
       'assignToolMembers',
       'buildToolCatalog',
+      'catalogCodeMode',
       'closeUpstreams',
       'connectUpstreams',
       'createCodeModeServer',
