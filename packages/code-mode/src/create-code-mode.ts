@@ -152,7 +152,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
 
   const tool: RunCodeTool = {
     name: 'run_code',
-    description: describeRunCode(namespace, errorClassName, sdk.text),
+    description: describeRunCode(sdk.text),
     inputSchema: RUN_CODE_INPUT_SCHEMA,
     async execute(input, executeOptions = {}) {
       const read = readRunCodeInput(input)

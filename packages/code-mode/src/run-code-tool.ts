@@ -72,30 +72,21 @@ export interface RunCodeTool {
   execute(input: unknown, options?: RunCodeOptions): Promise<RunCodeOutput>
 }
 
-/** The JSON Schema of {@link RunCodeInput}. */
+/**
+ * The JSON Schema of {@link RunCodeInput}. The property descriptions only point at the rules: the
+ * tool's description states them, and the model reads both on every request.
+ */
 export const RUN_CODE_INPUT_SCHEMA: JsonSchema = Object.freeze({
   type: 'object',
   properties: Object.freeze({
-    code: Object.freeze({
-      type: 'string',
-      description: 'The body of an async function in erasable TypeScript. Use `await`, `return` the result.',
-    }),
+    code: Object.freeze({ type: 'string', description: 'The program, written by the rules in the tool description.' }),
     description: Object.freeze({ type: 'string', description: 'One short line saying what this program does.' }),
   }),
   required: Object.freeze(['code', 'description']),
   additionalProperties: false,
 })
 
-/** The description of `run_code` for the model, with the SDK appended. */
-export function describeRunCode(namespace: string, errorClassName: string, sdkText: string): string {
-  return [
-    'Run a TypeScript program that calls the tools below, and get back what it logs and returns.',
-    'Arguments: `code` (required) is the body of an async function in erasable TypeScript only',
-    `(types, interfaces, \`as\`, generics; no enum, namespace or parameter properties);`,
-    '`description` (required) says in one line what the program does.',
-    `Call tools with \`await ${namespace}.name(args)\`; a failed call throws ${errorClassName} (see \`toolName\`).`,
-    `Independent read-only calls may overlap with \`Promise.all\`. Return or console.log only what you need next.`,
-    '',
-    sdkText,
-  ].join('\n')
+/** The description of `run_code` for the model: what it does, then the SDK (the rules and the declarations). */
+export function describeRunCode(sdkText: string): string {
+  return `Run a TypeScript program that calls the tools below, and get back what it logs and returns.\n\n${sdkText}`
 }

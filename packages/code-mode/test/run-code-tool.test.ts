@@ -3,6 +3,13 @@ import assert from 'node:assert/strict'
 import { createCodeMode, CodeModeError, type CodeModeTool } from '@code-runtime/code-mode'
 import { startRuntime } from './code-mode-runtime.js'
 
+/** A phrase of each rule for writing a program; the model should read each exactly once. */
+const PROGRAM_RULES = ['body of an async function', 'erasable syntax only', 'await tools.name(args)', 'throws ToolCallError', 'Promise.all', 'console.log']
+
+function occurrences(text: string, phrase: string): number {
+  return text.split(phrase).length - 1
+}
+
 const add: CodeModeTool = {
   name: 'add',
   description: 'Adds two numbers.',
@@ -19,17 +26,14 @@ describe('run_code tool', () => {
   })
   after(() => started.dispose())
 
-  it('is a plain object whose schema requires code and description, both named in its description', () => {
-    const { tool } = createCodeMode({ tools: [add], runtime: started.runtime })
+  it('is a plain object whose schema requires code and description, and whose description states each rule once', () => {
+    const { tool, sdk } = createCodeMode({ tools: [add], runtime: started.runtime })
     assert.equal(tool.name, 'run_code')
     assert.deepEqual(tool.inputSchema.required, ['code', 'description'])
-    assert.match(tool.description, /`code`/)
-    assert.match(tool.description, /`description`/)
-    assert.match(tool.description, /async function/)
-    assert.match(tool.description, /erasable TypeScript/)
-    assert.match(tool.description, /ToolCallError/)
-    assert.match(tool.description, /Promise\.all/)
     assert.match(tool.description, /add\(args: \{/)
+    assert.ok(tool.description.includes(sdk.instructions))
+    const modelReads = `${tool.description}\n${JSON.stringify(tool.inputSchema)}`
+    for (const rule of PROGRAM_RULES) assert.equal(occurrences(modelReads, rule), 1, rule)
   })
 
   it('runs a program end to end and returns text plus structured data', async () => {

@@ -7,13 +7,16 @@
  * in-flight upstream calls are aborted (MCP `notifications/cancelled`) and drained.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { createCodeMode, type CodeMode, type CodeModeRuntime, type RunCodeOutput } from '@code-runtime/code-mode'
+import { createCodeMode, DEFAULT_SDK_EMITTER_OPTIONS, type CodeMode, type CodeModeRuntime, type RunCodeOutput } from '@code-runtime/code-mode'
 import type { ToolCatalog } from './tool-catalog.js'
 import { decodeCallResult, type MediaBlock } from './upstream-results.js'
 
-/** The global holding the tools in a program, and the class of its failed calls. */
-export const TOOLS_NAMESPACE = 'tools'
-export const TOOL_ERROR_CLASS = 'ToolCallError'
+/**
+ * The global holding the tools in a program, and the class of its failed calls: Code Mode's
+ * defaults, which the catalog's SDK is emitted with too.
+ */
+export const TOOLS_NAMESPACE = DEFAULT_SDK_EMITTER_OPTIONS.namespace
+export const TOOL_ERROR_CLASS = DEFAULT_SDK_EMITTER_OPTIONS.errorClassName
 
 /** Most media blocks one run returns; a loop that renders a thousand charts should not flood the client. */
 export const MAX_MEDIA_BLOCKS = 32
@@ -47,9 +50,9 @@ export interface ProgramRunOutput extends RunCodeOutput {
   readonly media: readonly MediaBlock[]
 }
 
-/** Code Mode over the catalog's tools, under the namespace and error class the descriptions name. */
+/** Code Mode over the catalog's tools, with the same SDK as the catalog's. */
 export function catalogCodeMode(runtime: CodeModeRuntime, catalog: ToolCatalog, limits: CatalogRunLimits = {}): CodeMode {
-  return createCodeMode({ tools: catalog.tools, runtime, namespace: TOOLS_NAMESPACE, errorClassName: TOOL_ERROR_CLASS, ...limits })
+  return createCodeMode({ tools: catalog.tools, runtime, ...limits })
 }
 
 function describeMedia(block: MediaBlock): string {
