@@ -11,12 +11,8 @@ import { createCodeMode, DEFAULT_SDK_EMITTER_OPTIONS, type CodeMode, type CodeMo
 import type { ToolCatalog } from './tool-catalog.js'
 import { decodeCallResult, type MediaBlock } from './upstream-results.js'
 
-/**
- * The global holding the tools in a program, and the class of its failed calls: Code Mode's
- * defaults, which the catalog's SDK is emitted with too.
- */
+/** The global holding the tools in a program: Code Mode's default, which the catalog's SDK is emitted with too. */
 export const TOOLS_NAMESPACE = DEFAULT_SDK_EMITTER_OPTIONS.namespace
-export const TOOL_ERROR_CLASS = DEFAULT_SDK_EMITTER_OPTIONS.errorClassName
 
 /** Most media blocks one run returns; a loop that renders a thousand charts should not flood the client. */
 export const MAX_MEDIA_BLOCKS = 32
