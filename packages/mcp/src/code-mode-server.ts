@@ -65,6 +65,8 @@ function readRunCodeArguments(args: Record<string, unknown> | undefined): { code
 
 /**
  * Creates the server; call `connect` with a transport to serve.
+ * @throws {CodeModeError} `CODE_MODE_INVALID_OPTIONS` for `maxParallel` or `maxResultChars` out of
+ *   Code Mode's ranges.
  * @example
  * const codeModeServer = createCodeModeServer({ upstreams, runtime })
  * await codeModeServer.connect(new StdioServerTransport())
@@ -74,13 +76,12 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
   const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
   let catalog = buildToolCatalog(options.upstreams)
   let presentation: ToolPresentation = presentTools(catalog, maxSdkChars)
-  // Built at the first run over each catalog: a catalog the tools changed under before any run
-  // costs no second SDK emission. A run keeps the Code Mode it started with.
-  let codeMode: CodeMode | undefined
-  const currentCodeMode = (): CodeMode => (codeMode ??= catalogCodeMode(options.runtime, catalog, {
-    ...options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel },
-    maxResultChars,
-  }))
+  const limits = { ...options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel }, maxResultChars }
+  // Built with the server, so options Code Mode refuses fail here; after the tools change, again at
+  // the first run, so a catalog replaced before any run costs no SDK emission. A run keeps the
+  // Code Mode it started with.
+  let codeMode: CodeMode | undefined = catalogCodeMode(options.runtime, catalog, limits)
+  const currentCodeMode = (): CodeMode => (codeMode ??= catalogCodeMode(options.runtime, catalog, limits))
   const closing = new AbortController()
   const server = new LogSubscribingServer({ name: PACKAGE_INFO.name, version: PACKAGE_INFO.version }, {
     capabilities: { tools: { listChanged: true }, logging: {} },
