@@ -14,6 +14,8 @@ import { decodeHostMessage, type GuestToHostMessage, type NamespaceSpec, type Ru
 import { contextBootstrap, type BootstrapControl, type BootstrapHost, type ContextWebGlobals, type ResourceGuardLimits } from './context-bootstrap.js'
 import { installBuiltinGuards, type BuiltinGuardHost, type BuiltinGuardLimits } from './builtin-guards.js'
 import { createWebGlobals } from './context-globals/web-globals.js'
+import { compileContextScript } from './context-script.js'
+import { capturePrimordials } from './primordials.js'
 import { createWebGlobalsHost } from './web-globals-host.js'
 import { installStackTraceFilter, type StackTraceHost } from './context-stack-traces.js'
 import { describeCompileError, describeThrown, PROGRAM_FILENAME } from './describe-thrown.js'
@@ -56,13 +58,12 @@ const DONT_CONTEXTIFY = (vm.constants as Partial<typeof vm.constants> | undefine
 
 const GUARDS_SOURCE = `(${installBuiltinGuards.toString()})`
 const BOOTSTRAP_SOURCE = `(${contextBootstrap.toString()})`
-const WEB_GLOBALS_SOURCE = `(${createWebGlobals.toString()})`
 const STACK_TRACES_SOURCE = `(${installStackTraceFilter.toString()})`
 // Compiled once per process and run in each fresh context.
 const GUARDS_FILENAME = 'code-runtime:guards'
 const guardsScript = new vm.Script(GUARDS_SOURCE, { filename: GUARDS_FILENAME })
 const bootstrapScript = new vm.Script(BOOTSTRAP_SOURCE, { filename: 'code-runtime:bootstrap' })
-const webGlobalsScript = new vm.Script(WEB_GLOBALS_SOURCE, { filename: 'code-runtime:globals' })
+const primordialsScript = compileContextScript(capturePrimordials, 'code-runtime:primordials')
 const stackTracesScript = new vm.Script(STACK_TRACES_SOURCE, { filename: 'code-runtime:stack-traces' })
 const STACK_TRACE_HOST: StackTraceHost = Object.freeze({ isProxy: (value: unknown): boolean => types.isProxy(value) })
 
@@ -98,11 +99,11 @@ export class GuestSession {
     // shows only the program's frames.
     const installFilter = stackTracesScript.runInContext(this.context) as typeof installStackTraceFilter
     installFilter(STACK_TRACE_HOST, PROGRAM_FILENAME, GUARDS_FILENAME)
-    // Then the guards, so the web globals and the bootstrap capture the guarded built-ins.
+    // Then the guards, so the primordials (and so the web globals) capture the guarded built-ins.
     const installGuards = guardsScript.runInContext(this.context) as typeof installBuiltinGuards
     installGuards(BUILTIN_GUARD_HOST, BUILTIN_GUARD_LIMITS)
-    const createGlobals = webGlobalsScript.runInContext(this.context) as typeof createWebGlobals
-    const webGlobals = createGlobals(createWebGlobalsHost()) as unknown as ContextWebGlobals
+    const primordials = primordialsScript.runIn(this.context)()
+    const webGlobals = createWebGlobals(this.context, primordials, createWebGlobalsHost()) as unknown as ContextWebGlobals
     const bootstrap = bootstrapScript.runInContext(this.context) as typeof contextBootstrap
     this.control = bootstrap(this.createBootstrapHost(), webGlobals, RESOURCE_LIMITS)
   }

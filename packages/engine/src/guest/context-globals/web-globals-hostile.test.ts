@@ -2,6 +2,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { WebGlobalsHost } from './web-globals.js'
 import { createGlobalsContext } from './web-globals.test.harness.js'
+import { createWebGlobalsHost } from '../web-globals-host.js'
 
 /**
  * Program text that walks every object reachable from the web globals and from values they
@@ -106,6 +107,7 @@ describe('web globals against a hostile program', () => {
       randomBytesHex: () => { throw hostError },
       randomUUID: () => { throw hostError },
       parseUrl: () => { throw hostError },
+      updateUrl: () => { throw hostError },
     }
     const { runJson } = createGlobalsContext(throwingHost)
     const checks = runJson(`{
@@ -125,6 +127,7 @@ describe('web globals against a hostile program', () => {
         randomBytesHex: () => bytes,
         randomUUID: () => uuid,
         parseUrl: () => url,
+        updateUrl: () => url,
       } as unknown as WebGlobalsHost
       const { runJson } = createGlobalsContext(host)
       const checks = runJson(`{
@@ -133,6 +136,25 @@ describe('web globals against a hostile program', () => {
           .map((action) => { try { const value = action(); return 'returned ' + typeof value } catch (error) { return check(error) } })
       }`)
       assert.deepEqual(checks, Array(3).fill('true,true,EvalError,string,string'), JSON.stringify([bytes, uuid, url]))
+    }
+  })
+
+  // A setter's answer crosses the same boundary as a parse: a throwing or malformed answer must
+  // become an error of the context, never the host's value.
+  it('refuses a throwing or malformed setter answer with errors of the context', () => {
+    const hostError = new Error('secret host failure')
+    const answers: unknown[] = [() => { throw hostError }, () => '{', () => '[]', () => '{"href": 1}', () => ({ href: 'http://a/' }), () => 5]
+    for (const answer of answers) {
+      const host: WebGlobalsHost = { ...createWebGlobalsHost(), updateUrl: answer as WebGlobalsHost['updateUrl'] }
+      const { runJson } = createGlobalsContext(host)
+      const checks = runJson(`{
+        const check = ${ERROR_CHECK_SOURCE}
+        const url = new URL('http://a/p?q=1')
+        ;[() => { url.pathname = 'x' }, () => { url.search = 'r=2' }, () => url.searchParams.append('z', '1')]
+          .map((action) => { try { action(); return 'no error' } catch (error) { return [check(error), String(error.message).includes('secret')] } })
+          .concat([url.href])
+      }`)
+      assert.deepEqual(checks, [...Array(3).fill(['true,true,EvalError,string,string', false]), 'http://a/p?q=1'], String(answer))
     }
   })
 

@@ -9,10 +9,14 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import vm from 'node:vm'
 import { createWebGlobals, type WebGlobals, type WebGlobalsHost } from './web-globals.js'
 import { createWebGlobalsHost } from '../web-globals-host.js'
+import { compileContextScript } from '../context-script.js'
+import { capturePrimordials } from '../primordials.js'
+
+const primordialsScript = compileContextScript(capturePrimordials, 'code-runtime:primordials')
 
 export interface GlobalsContext {
   readonly context: vm.Context
-  /** The globals object as `createWebGlobals` returned it (an object of the context). */
+  /** The globals as `createWebGlobals` returned them (objects of the context). */
   readonly globals: WebGlobals
   /** Runs a script in the context and returns its completion value as it is. */
   run(code: string): unknown
@@ -22,8 +26,7 @@ export interface GlobalsContext {
 
 export function createGlobalsContext(host: WebGlobalsHost = createWebGlobalsHost()): GlobalsContext {
   const context = vm.createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false } })
-  const create = vm.runInContext(`(${createWebGlobals.toString()})`, context) as typeof createWebGlobals
-  const globals = create(host)
+  const globals = createWebGlobals(context, primordialsScript.runIn(context)(), host)
   const install = vm.runInContext(
     `(globals) => { for (const name of Object.keys(globals)) Object.defineProperty(globalThis, name, { value: globals[name], writable: true, configurable: true, enumerable: false }) }`,
     context,
