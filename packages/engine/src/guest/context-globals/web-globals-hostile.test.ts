@@ -72,6 +72,35 @@ describe('web globals against a hostile program', () => {
     assert.ok(control.foreign.includes('function leaked'))
   })
 
+  // The primordials are the web globals' only view of the built-ins: a program holding them could
+  // change what every global does, so none of its values may lead there.
+  it('never lets the program reach or change the primordials', () => {
+    const { run, primordials } = createGlobalsContext()
+    const reaches = run(`(roots, target) => {
+      const seen = new Set()
+      const stack = [...roots]
+      while (stack.length > 0) {
+        const value = stack.pop()
+        if ((typeof value !== 'object' && typeof value !== 'function') || value === null || seen.has(value)) continue
+        seen.add(value)
+        stack.push(Object.getPrototypeOf(value))
+        for (const key of Reflect.ownKeys(value)) {
+          const descriptor = Reflect.getOwnPropertyDescriptor(value, key)
+          stack.push(descriptor.value, descriptor.get, descriptor.set)
+        }
+      }
+      return [seen.has(target), seen.size]
+    }`) as (roots: unknown[], target: unknown) => [boolean, number]
+    const url = run(`new URL('http://u:p@a:1/p?x=1#h')`) as URL
+    const roots = [run('globalThis'), url, url.searchParams, url.searchParams.keys(), ...(run(CAUGHT_ERRORS_SOURCE) as unknown[])]
+    const [reached, count] = reaches(roots, primordials)
+    assert.equal(reached, false)
+    assert.ok(count > 200, `walked ${count} objects`)
+    assert.equal(Object.isFrozen(primordials), true)
+    assert.equal(Object.getPrototypeOf(primordials), null)
+    assert.throws(() => { (primordials as unknown as Record<string, unknown>).charCodeAt = () => 0 }, TypeError)
+  })
+
   it('gives every exported function and method the context Function.prototype', () => {
     const { runJson } = createGlobalsContext()
     const wrong = runJson(`{
@@ -243,6 +272,7 @@ describe('web globals against a hostile program', () => {
       url.port = '82'; url.hostname = 'other.test'; url.hash = ''; url.pathname = 'p q'; url.username = 'ü@'; r.afterSetters = url.href
       url.search = '?q=1&q=2'; r.searchGetAll = url.searchParams.getAll('q')
       url.protocol = 'https'; r.afterProtocol = url.href
+      url.host = 'h2:83'; url.password = 'pw'; url.href = url.href + '&r=3'; r.afterHost = [url.href, url.searchParams.get('r')]
       r.canParse = URL.canParse('x', 'http://a/')
       try { new URL('nope') } catch (error) { r.urlError = error.code }
       const params = new URLSearchParams(i.record)
@@ -305,7 +335,7 @@ describe('web globals against a hostile program', () => {
     const parsed = JSON.parse(expected) as { uuidShape: boolean; filled: unknown[]; shown: Record<string, string> }
     assert.equal(parsed.uuidShape, true)
     assert.deepEqual(parsed.filled, [true, 4])
-    assert.equal(Object.keys(parsed.shown).length, 27)
+    assert.equal(Object.keys(parsed.shown).length, 28)
   })
 
   // Sloppy program functions called by the web globals (getters, callbacks, toString) could

@@ -87,6 +87,18 @@ describe('web globals scripts', () => {
 })
 
 describe('createWebGlobals', () => {
+  // Outside the program's stack-trace filter (which hides them from the program), the runtime's
+  // own stacks say which family an error came from.
+  it("names each family's script in the stacks of the errors it throws", () => {
+    const { run } = createGlobalsContext()
+    const stacks = run(`[
+      () => new TextDecoder('latin1'), () => atob('*'), () => structuredClone(() => 1), () => URLSearchParams.prototype.get.call({}),
+      () => new URL('nope'), () => crypto.getRandomValues(new Float32Array(1)),
+    ].map((action) => { try { action() } catch (error) { return error.stack } })`) as string[]
+    const families = ['text-codec', 'base64', 'structured-clone', 'url-search-params', 'url', 'crypto']
+    families.forEach((family, index) => assert.match(stacks[index] ?? '', new RegExp(`\\(code-runtime:globals/${family}:\\d+:\\d+\\)`), family))
+  })
+
   it('returns exactly the eight web globals', () => {
     const { runJson } = createGlobalsContext()
     const names = runJson(`['TextEncoder', 'TextDecoder', 'atob', 'btoa', 'structuredClone', 'URL', 'URLSearchParams', 'crypto'].map((name) => typeof globalThis[name])`)
