@@ -22,21 +22,14 @@ export function createCrypto(primordials: Primordials, errors: NodeErrors, units
   'use strict'
   // Host services: local constants only, called directly, never stored on or passed to anything.
   const { randomBytesHex, randomUUID: hostRandomUUID } = host
-  const { charCodeAt, create, freeze, frozenRecord, hasOwn, setToStringTag, typedArrayBuffer, typedArrayByteLength, typedArrayByteOffset, typedArraySet, typedArrayTag, Uint8ArrayConstructor } = primordials
+  const { charCodeAt, freeze, frozenRecord, hasOwn, setToStringTag, typedArrayBuffer, typedArrayConstructors, typedArrayByteLength, typedArrayByteOffset, typedArraySet, typedArrayTag, Uint8ArrayConstructor } = primordials
   const { DOMException, hostFailure, missingArguments } = errors
   const { hexDigitValue } = units
 
-  /** Typed arrays `crypto.getRandomValues` fills: the integer ones. */
-  const integerTypedArrays = create(null) as Record<string, true>
-  integerTypedArrays.Int8Array = true
-  integerTypedArrays.Uint8Array = true
-  integerTypedArrays.Uint8ClampedArray = true
-  integerTypedArrays.Int16Array = true
-  integerTypedArrays.Uint16Array = true
-  integerTypedArrays.Int32Array = true
-  integerTypedArrays.Uint32Array = true
-  integerTypedArrays.BigInt64Array = true
-  integerTypedArrays.BigUint64Array = true
+  /** Whether `crypto.getRandomValues` fills a typed array of this tag: the integer ones. */
+  function isIntegerTypedArray(tag: string | undefined): boolean {
+    return tag !== undefined && hasOwn(typedArrayConstructors, tag) && tag !== 'Float32Array' && tag !== 'Float64Array'
+  }
   function readRandomBytes(length: number): Uint8Array {
     let hex: unknown
     try {
@@ -75,7 +68,7 @@ export function createCrypto(primordials: Primordials, errors: NodeErrors, units
     getRandomValues<T extends ArrayBufferView>(array: T): T {
       if (arguments.length === 0) throw missingArguments("Failed to execute 'getRandomValues' on 'Crypto': 1 argument required, but only 0 present.")
       const tag = typedArrayTag(array)
-      if (tag === undefined || !hasOwn(integerTypedArrays, tag)) {
+      if (!isIntegerTypedArray(tag)) {
         throw new DOMException('The data argument must be an integer-type TypedArray', 'TypeMismatchError')
       }
       const byteLength = typedArrayByteLength(array)

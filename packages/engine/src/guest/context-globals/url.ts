@@ -33,20 +33,9 @@ export interface UrlHost {
   updateUrl(href: string, member: UrlSetterMember, value: string): string | undefined
 }
 
-/** The URL components the host reports; every field is a string. */
-interface UrlRecord {
-  href: string
-  origin: string
-  protocol: string
-  username: string
-  password: string
-  host: string
-  hostname: string
-  port: string
-  pathname: string
-  search: string
-  hash: string
-}
+/** The URL components the host reports, each a string. */
+type UrlComponent = 'href' | 'origin' | 'protocol' | 'username' | 'password' | 'host' | 'hostname' | 'port' | 'pathname' | 'search' | 'hash'
+type UrlRecord = Record<UrlComponent, string>
 
 export function createURL(primordials: Primordials, errors: NodeErrors, searchParams: { URLSearchParams: unknown; link: SearchParamsLink }, host: UrlHost) {
   'use strict'
@@ -56,7 +45,7 @@ export function createURL(primordials: Primordials, errors: NodeErrors, searchPa
   const { codedError, hostFailure, missingArguments } = errors
   const { createLinked, replaceQuery } = searchParams.link
 
-  const URL_FIELDS = setPrototypeOf(['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'], null) as (keyof UrlRecord)[]
+  const URL_FIELDS = setPrototypeOf(['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'], null) as UrlComponent[]
   /** Why the sandbox refused to parse the last input, when it did (read by {@link invalidUrl}). */
   let urlRefusal: string | undefined
   /**
@@ -82,7 +71,7 @@ export function createURL(primordials: Primordials, errors: NodeErrors, searchPa
     }
     const record = create(null) as UrlRecord
     for (let index = 0; index < URL_FIELDS.length; index++) {
-      const field = URL_FIELDS[index] as keyof UrlRecord
+      const field = URL_FIELDS[index] as UrlComponent
       const value: unknown = hasOwn(parsed, field) ? (parsed as Record<string, unknown>)[field] : undefined
       if (typeof value !== 'string') throw hostFailure(operation)
       record[field] = value
