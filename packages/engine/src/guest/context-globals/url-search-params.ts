@@ -30,25 +30,36 @@ export function createURLSearchParams(primordials: Primordials, errors: NodeErro
   const { codedError, describeReceived, invalidArgumentType, invalidThis, missingArguments } = errors
   const { codePointAt, decodeUtf8, encodeUtf8, hexDigitValue, HEX_DIGITS, newDecoderState, toUSVString, writeCodePoint } = units
 
-  /** Bytes left as they are by the application/x-www-form-urlencoded serializer; space becomes '+'. */
-  const formByteText = newList<string>()
-  for (let byte = 0; byte < 256; byte++) {
-    const isKept = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) ||
-      byte === 0x2a || byte === 0x2d || byte === 0x2e || byte === 0x5f
-    push(formByteText, byte === 0x20 ? '+' : isKept ? fromCharCode(byte) : `%${HEX_DIGITS[byte >> 4] as string}${HEX_DIGITS[byte & 0xf] as string}`)
+  /**
+   * Each byte as the application/x-www-form-urlencoded serializer writes it: kept, '+' for a
+   * space, or percent-encoded. Built on first use: most programs never serialize a query, and
+   * this runs in every fresh context.
+   */
+  let formByteTable: string[] | undefined
+  function formByteText(): string[] {
+    if (formByteTable !== undefined) return formByteTable
+    const table = newList<string>()
+    for (let byte = 0; byte < 256; byte++) {
+      const isKept = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) ||
+        byte === 0x2a || byte === 0x2d || byte === 0x2e || byte === 0x5f
+      push(table, byte === 0x20 ? '+' : isKept ? fromCharCode(byte) : `%${HEX_DIGITS[byte >> 4] as string}${HEX_DIGITS[byte & 0xf] as string}`)
+    }
+    formByteTable = table
+    return table
   }
   function serializeFormComponent(text: string): string {
+    const byteText = formByteText()
     let isPlain = true
     for (let index = 0; index < text.length && isPlain; index++) {
       const unit = charCodeAt(text, index)
-      isPlain = unit < 0x80 && unit !== 0x20 && (formByteText[unit] as string).length === 1
+      isPlain = unit < 0x80 && unit !== 0x20 && (byteText[unit] as string).length === 1
     }
     if (isPlain) return text
     const bytes = encodeUtf8(text)
     // The length through the captured getter: `bytes.length` would run a replaceable one.
     const length = typedArrayLength(bytes)
     let output = ''
-    for (let index = 0; index < length; index++) output += formByteText[bytes[index] as number] as string
+    for (let index = 0; index < length; index++) output += byteText[bytes[index] as number] as string
     return output
   }
   function serializeFormList(list: string[]): string {
