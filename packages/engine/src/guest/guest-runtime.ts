@@ -100,7 +100,7 @@ export class GuestSession {
     // Captured once, before any program code: what every later in-context script works with.
     const primordials = primordialsScript.runIn(this.context)()
     const webGlobals = createWebGlobals(this.context, primordials, createWebGlobalsHost()) as unknown as ContextWebGlobals
-    this.control = bootstrapScript.runIn(this.context)(this.createBootstrapHost(), webGlobals, RESOURCE_LIMITS)
+    this.control = bootstrapScript.runIn(this.context)(primordials, this.createBootstrapHost(), webGlobals, RESOURCE_LIMITS)
   }
 
   /** Handles one raw message from the host. Never throws. */

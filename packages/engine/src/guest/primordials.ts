@@ -2,7 +2,9 @@
  * The built-ins every in-context script of the runtime works with, captured ONCE per program
  * context, after the guards that replace intrinsics (so the guarded ones are captured) and before
  * any program code runs. Each in-context script (the web globals' families) receives this record
- * as an argument instead of capturing its own copies.
+ * as an argument instead of capturing its own copies (the bootstrap and the web globals' families;
+ * the stack-trace filter and the built-in guards run before it, by design: the filter must see
+ * every stack, and the guards replace intrinsics that must be captured guarded).
  *
  * {@link capturePrimordials} is evaluated from its source text inside the context, like every
  * in-context script: it names only ECMAScript globals and defines its helpers inside its body.
@@ -57,10 +59,16 @@ export interface Primordials {
   readonly objectToString: (self: unknown) => string
   readonly isArray: typeof Array.isArray
   readonly arraySort: (self: unknown[], compare: (a: unknown, b: unknown) => number) => unknown[]
+  readonly arrayJoin: (self: unknown[], separator: string) => string
   readonly functionToString: (self: unknown) => string
   readonly charCodeAt: (self: string, index: number) => number
   readonly stringSlice: (self: string, start?: number, end?: number) => string
   readonly stringIndexOf: (self: string, search: string, position?: number) => number
+  readonly stringIncludes: (self: string, search: string) => boolean
+  readonly stringSplit: (self: string, separator: string) => string[]
+  readonly StringConstructor: StringConstructor
+  readonly NumberConstructor: NumberConstructor
+  readonly mathTrunc: (value: number) => number
   readonly fromCharCode: typeof String.fromCharCode
   readonly SymbolPrototype: object
   readonly symbolToString: (self: unknown) => string
@@ -72,10 +80,12 @@ export interface Primordials {
   readonly mapGet: (self: Map<unknown, unknown>, key: unknown) => unknown
   readonly mapSet: (self: Map<unknown, unknown>, key: unknown, value: unknown) => unknown
   readonly mapHas: (self: Map<unknown, unknown>, key: unknown) => boolean
+  readonly mapDelete: (self: Map<unknown, unknown>, key: unknown) => boolean
   readonly mapForEach: (self: unknown, callback: (value: unknown, key: unknown) => void) => void
   readonly mapSize: (self: unknown) => number
   readonly SetConstructor: SetConstructor
   readonly setAdd: (self: Set<unknown>, value: unknown) => unknown
+  readonly setHas: (self: unknown, value: unknown) => boolean
   readonly setForEach: (self: unknown, callback: (value: unknown) => void) => void
   readonly setSize: (self: unknown) => number
   readonly WeakMapPrototype: object
@@ -99,6 +109,8 @@ export interface Primordials {
   readonly RegExpConstructor: RegExpConstructor
   readonly regExpSource: (self: unknown) => string
   readonly PromisePrototype: object
+  readonly PromiseConstructor: PromiseConstructor
+  readonly promiseThen: (self: Promise<unknown>, onFulfilled?: (value: unknown) => unknown, onRejected?: (reason: unknown) => unknown) => Promise<unknown>
   readonly IntlNamespace: typeof Intl | undefined
   readonly ArrayBufferConstructor: ArrayBufferConstructor
   readonly arrayBufferByteLength: (self: unknown) => number
@@ -255,10 +267,16 @@ export function capturePrimordials(): Primordials {
   primordials.objectToString = uncurryThis(Object.prototype.toString as (this: unknown) => string)
   primordials.isArray = Array.isArray
   primordials.arraySort = uncurryThis(Array.prototype.sort as (this: unknown[], compare: (a: unknown, b: unknown) => number) => unknown[])
+  primordials.arrayJoin = uncurryThis(Array.prototype.join as (this: unknown[], separator: string) => string)
   primordials.functionToString = uncurryThis(Function.prototype.toString as (this: unknown) => string)
   primordials.charCodeAt = uncurryThis(String.prototype.charCodeAt as (this: string, index: number) => number)
   primordials.stringSlice = stringSlice
   primordials.stringIndexOf = stringIndexOf
+  primordials.stringIncludes = uncurryThis(String.prototype.includes as (this: string, search: string) => boolean)
+  primordials.stringSplit = uncurryThis(String.prototype.split as (this: string, separator: string) => string[])
+  primordials.StringConstructor = String
+  primordials.NumberConstructor = Number
+  primordials.mathTrunc = Math.trunc
   primordials.fromCharCode = String.fromCharCode
   primordials.SymbolPrototype = Symbol.prototype
   primordials.symbolToString = uncurryThis(Symbol.prototype.toString as (this: unknown) => string)
@@ -271,10 +289,12 @@ export function capturePrimordials(): Primordials {
   primordials.mapGet = uncurryThis(Map.prototype.get as (this: Map<unknown, unknown>, key: unknown) => unknown)
   primordials.mapSet = uncurryThis(Map.prototype.set as (this: Map<unknown, unknown>, key: unknown, value: unknown) => unknown)
   primordials.mapHas = uncurryThis(Map.prototype.has as (this: Map<unknown, unknown>, key: unknown) => boolean)
+  primordials.mapDelete = uncurryThis(Map.prototype.delete as (this: Map<unknown, unknown>, key: unknown) => boolean)
   primordials.mapForEach = uncurryThis(Map.prototype.forEach as (this: unknown, callback: (value: unknown, key: unknown) => void) => void)
   primordials.mapSize = uncurryGetter<number>(Map.prototype, 'size')
   primordials.SetConstructor = Set
   primordials.setAdd = uncurryThis(Set.prototype.add as (this: Set<unknown>, value: unknown) => unknown)
+  primordials.setHas = uncurryThis(Set.prototype.has as (this: unknown, value: unknown) => boolean)
   primordials.setForEach = uncurryThis(Set.prototype.forEach as (this: unknown, callback: (value: unknown) => void) => void)
   primordials.setSize = uncurryGetter<number>(Set.prototype, 'size')
   primordials.WeakMapPrototype = WeakMap.prototype
@@ -299,6 +319,8 @@ export function capturePrimordials(): Primordials {
   primordials.RegExpConstructor = RegExp
   primordials.regExpSource = uncurryGetter<string>(RegExp.prototype, 'source')
   primordials.PromisePrototype = Promise.prototype
+  primordials.PromiseConstructor = Promise
+  primordials.promiseThen = uncurryThis(Promise.prototype.then as (this: Promise<unknown>, onFulfilled?: (value: unknown) => unknown, onRejected?: (reason: unknown) => unknown) => Promise<unknown>)
   primordials.IntlNamespace = typeof Intl === 'object' && Intl !== null ? Intl : undefined
   // Binary data
   primordials.ArrayBufferConstructor = ArrayBuffer
