@@ -126,9 +126,6 @@ const SCRIPTS = Object.freeze({
   crypto: compileContextScript(createCrypto, 'code-runtime:globals/crypto'),
 })
 
-/** The filenames of the web globals' scripts, as their frames show them. */
-export const WEB_GLOBALS_FILENAMES: readonly string[] = Object.freeze(Object.values(SCRIPTS).map((script) => script.filename))
-
 /**
  * Builds the web globals inside `context` with the primordials captured there. The answer is a
  * frozen record of this realm whose values are objects of the context, to install as its globals.
