@@ -2,13 +2,30 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import vm from 'node:vm'
 import { contextBootstrap, type BootstrapHost } from './context-bootstrap.js'
+import { compileContextScript } from './context-script.js'
+import { capturePrimordials } from './primordials.js'
 
-function bootInFreshContext(limits = { maxCollectionSize: 5 }): { context: vm.Context; logs: string[] } {
+const primordialsScript = compileContextScript(capturePrimordials, 'code-runtime:primordials')
+const bootstrapScript = compileContextScript(contextBootstrap, 'code-runtime:bootstrap')
+
+/** Deletes every configurable global of `context` (as a program may), keeping nothing. */
+const STRIP_GLOBALS_SOURCE = `{
+  const global = globalThis, { ownKeys, getOwnPropertyDescriptor, deleteProperty } = Reflect
+  const names = ownKeys(global)
+  for (let index = 0; index < names.length; index++) {
+    if (getOwnPropertyDescriptor(global, names[index]).configurable) deleteProperty(global, names[index])
+  }
+}`
+
+function bootInFreshContext(limits = { maxCollectionSize: 5 }, stripGlobals = false): { context: vm.Context; logs: string[] } {
   const context = vm.createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false } })
+  const primordials = primordialsScript.runIn(context)()
+  if (stripGlobals) vm.runInContext(STRIP_GLOBALS_SOURCE, context)
   const logs: string[] = []
   const host: BootstrapHost = {
     emitLog: (text) => logs.push(text),
-    formatLog: (args) => args.map(String).join(' '),
+    // A copy in this realm first: the context's array methods may be the program's.
+    formatLog: (args) => Array.from(args, String).join(' '),
     requestCall: () => 'refused',
     completeRun: () => {},
     failRun: () => {},
@@ -17,8 +34,7 @@ function bootInFreshContext(limits = { maxCollectionSize: 5 }): { context: vm.Co
     cancelTimer: () => {},
     now: () => 0,
   }
-  const bootstrap = vm.runInContext(`(${contextBootstrap.toString()})`, context) as typeof contextBootstrap
-  bootstrap(host, {}, limits)
+  bootstrapScript.runIn(context)(primordials, host, {}, limits)
   return { context, logs }
 }
 
@@ -27,6 +43,23 @@ describe('context bootstrap', () => {
     const { context, logs } = bootInFreshContext()
     vm.runInContext("console.log('hello')", context)
     assert.deepEqual(logs, ['hello'])
+  })
+
+  // Every built-in it uses comes from the primordials, captured before the program runs.
+  it('builds its globals when every global of the context is gone', () => {
+    const { context, logs } = bootInFreshContext({ maxCollectionSize: 5 }, true)
+    vm.runInContext("console.log('still', 1); console.count(); console.group(); console.log('a\\nb'); console.groupEnd(); console.log('c')", context)
+    assert.deepEqual(logs, ['still 1', 'default: 1', '  a\n  b', 'c'])
+  })
+
+  // The console's own string work must not run (or break on) methods the program replaced.
+  it('keeps console groups working after the program replaces String and Array methods', () => {
+    const { context, logs } = bootInFreshContext()
+    vm.runInContext(`
+      for (const key of ['slice', 'split', 'includes']) String.prototype[key] = () => { throw new Error('poisoned ' + key) }
+      Array.prototype.join = () => { throw new Error('poisoned join') }
+      console.group('g'); console.log('a\\nb'); console.groupEnd(); console.log('c')`, context)
+    assert.deepEqual(logs, ['g', '  a\n  b', 'c'])
   })
 
   // Growing a Map or Set past V8's maximum aborts the process; the guard throws first.

@@ -6,13 +6,16 @@
  *
  * {@link contextBootstrap} is not called as an import: the guest runtime evaluates its source
  * text (`Function.prototype.toString`) inside the context. It must therefore be self-contained:
- * no imports, no module-level names, no Node globals. It captures every intrinsic it uses when it
- * runs, because the program runs later and may replace any global or prototype method.
+ * no imports, no module-level names, no Node globals. Every intrinsic it uses comes from the
+ * context's {@link Primordials}, captured before the program runs, because the program may
+ * replace any global or prototype method later.
  *
  * The host functions it receives are worker-realm functions. They stay in local constants, are
  * only ever called directly with primitives or program values, return primitives, and every call
  * sits in a try/catch that throws a fresh context-realm error instead of the caught value.
  */
+
+import type { Primordials } from './primordials.js'
 
 /** What the guest runtime (worker realm) offers the context. Primitives in, primitives out. */
 export interface BootstrapHost {
@@ -56,33 +59,15 @@ export interface ResourceGuardLimits {
   readonly maxCollectionSize: number
 }
 
-export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlobals, limits: ResourceGuardLimits): BootstrapControl {
+export function contextBootstrap(primordials: Primordials, host: BootstrapHost, webGlobals: ContextWebGlobals, limits: ResourceGuardLimits): BootstrapControl {
   'use strict'
   const { emitLog, formatLog, requestCall, completeRun, failRun, reportUncaught, scheduleTimer, cancelTimer, now } = host
-  const global = globalThis
-  const { defineProperty, freeze, create, keys: objectKeys } = Object
-  const { apply } = Reflect
-  const { isArray } = Array
-  const parseJson = JSON.parse
-  const PromiseConstructor = Promise
-  const promiseThen = Promise.prototype.then
-  const resolvedPromise = Promise.resolve()
-  const ErrorConstructor = Error
-  const TypeErrorConstructor = TypeError
-  const RangeErrorConstructor = RangeError
-  const MapConstructor = Map
-  const mapGet = Map.prototype.get
-  const mapSet = Map.prototype.set
-  const mapHas = Map.prototype.has
-  const mapDelete = Map.prototype.delete
-  const mapSizeGetter = Object.getOwnPropertyDescriptor(Map.prototype, 'size')?.get as (this: Map<unknown, unknown>) => number
-  const setSizeGetter = Object.getOwnPropertyDescriptor(Set.prototype, 'size')?.get as (this: Set<unknown>) => number
-  const stringConstructor = String
-  const stringIncludes = String.prototype.includes
-  const numberConstructor = Number
-  const stringSplit = String.prototype.split
-  const arrayJoin = Array.prototype.join
-  const mathTrunc = Math.trunc
+  const {
+    contextGlobal: global, defineProperty, freeze, create, objectKeys, apply, isArray, jsonParse: parseJson, PromiseConstructor, promiseThen, ErrorConstructor,
+    TypeErrorConstructor, RangeErrorConstructor, MapConstructor, mapGet, mapSet, mapHas, mapDelete, mapSize, SetConstructor, setHas, setSize, StringConstructor: stringConstructor,
+    NumberConstructor: numberConstructor, stringIncludes, stringSplit, stringSlice, arrayJoin, mathTrunc,
+  } = primordials
+  const resolvedPromise = PromiseConstructor.resolve()
 
   /** Calls a host function; a failure becomes a fresh context-realm error, never the caught value. */
   function callHost<Result>(run: () => Result): Result {
@@ -110,16 +95,15 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
     }[name] as (...args: unknown[]) => unknown
     defineProperty(owner, name, { value: guarded, writable: true, configurable: true, enumerable: false })
   }
-  guardMethod(Map.prototype, 'set', (receiver, args) => {
-    const size = apply(mapSizeGetter, receiver, [])
-    if (size >= limits.maxCollectionSize && !apply(mapHas, receiver, [args[0]])) {
+  guardMethod(MapConstructor.prototype, 'set', (receiver, args) => {
+    const size = mapSize(receiver)
+    if (size >= limits.maxCollectionSize && !mapHas(receiver as Map<unknown, unknown>, args[0])) {
       throw new RangeErrorConstructor(`Map maximum size exceeded (${limits.maxCollectionSize} entries in this sandbox)`)
     }
   })
-  const setHas = Set.prototype.has
-  guardMethod(Set.prototype, 'add', (receiver, args) => {
-    const size = apply(setSizeGetter, receiver, [])
-    if (size >= limits.maxCollectionSize && !apply(setHas, receiver, [args[0]])) {
+  guardMethod(SetConstructor.prototype, 'add', (receiver, args) => {
+    const size = setSize(receiver)
+    if (size >= limits.maxCollectionSize && !setHas(receiver, args[0])) {
       throw new RangeErrorConstructor(`Set maximum size exceeded (${limits.maxCollectionSize} entries in this sandbox)`)
     }
   })
@@ -132,7 +116,7 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
   function emit(text: string): void {
     let entry = text
     if (groupIndent !== '') {
-      entry = apply(arrayJoin, apply(stringSplit, text, ['\n']), [`\n${groupIndent}`]) as string
+      entry = arrayJoin(stringSplit(text, '\n'), `\n${groupIndent}`)
       entry = groupIndent + entry
     }
     callHost(() => emitLog(entry))
@@ -146,7 +130,7 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
     return label === undefined ? 'default' : stringConstructor(label)
   }
   function elapsed(label: string): string | undefined {
-    const start = apply(mapGet, timers, [label]) as number | undefined
+    const start = mapGet(timers, label) as number | undefined
     if (start === undefined) return undefined
     const ms = callHost(() => now()) - start
     return `${label}: ${mathTrunc(ms * 1000) / 1000}ms`
@@ -159,7 +143,7 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
       const arg = args[index]
       let part: string
       if (typeof arg === 'string') {
-        if (index === 0 && apply(stringIncludes, arg, ['%'])) return undefined
+        if (index === 0 && stringIncludes(arg, '%')) return undefined
         part = arg
       } else if (typeof arg === 'number') {
         part = arg === 0 && 1 / arg < 0 ? '-0' : stringConstructor(arg)
@@ -195,15 +179,15 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
     },
     count(label?: unknown): void {
       const key = labelOf(label)
-      const next = ((apply(mapGet, counts, [key]) as number | undefined) ?? 0) + 1
-      apply(mapSet, counts, [key, next])
+      const next = ((mapGet(counts, key) as number | undefined) ?? 0) + 1
+      mapSet(counts, key, next)
       emit(`${key}: ${next}`)
     },
     countReset(label?: unknown): void {
-      apply(mapSet, counts, [labelOf(label), 0])
+      mapSet(counts, labelOf(label), 0)
     },
     time(label?: unknown): void {
-      apply(mapSet, timers, [labelOf(label), callHost(() => now())])
+      mapSet(timers, labelOf(label), callHost(() => now()))
     },
     timeLog(label?: unknown, ...args: unknown[]): void {
       const key = labelOf(label)
@@ -213,7 +197,7 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
     timeEnd(label?: unknown): void {
       const key = labelOf(label)
       const line = elapsed(key)
-      apply(mapDelete, timers, [key])
+      mapDelete(timers, key)
       emit(line ?? `Warning: No such label '${key}' for console.timeEnd()`)
     },
     group(...labels: unknown[]): void {
@@ -225,7 +209,7 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
       groupIndent += '  '
     },
     groupEnd(): void {
-      groupIndent = groupIndent.slice(0, -2)
+      groupIndent = stringSlice(groupIndent, 0, -2)
     },
     clear(): void {},
   }
@@ -241,7 +225,7 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
   }
   defineGlobal('queueMicrotask', function queueMicrotask(callback: unknown): void {
     if (typeof callback !== 'function') throw new TypeErrorConstructor('The "callback" argument must be of type function')
-    void apply(promiseThen, resolvedPromise, [() => runCallback(callback, [])])
+    void promiseThen(resolvedPromise, () => runCallback(callback, []))
   })
 
   interface TimerEntry { readonly callback: unknown; readonly args: readonly unknown[]; readonly repeat: boolean }
@@ -256,13 +240,13 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
   function addTimer(callback: unknown, delayMs: number, repeat: boolean, args: unknown[]): number {
     if (typeof callback !== 'function') throw new TypeErrorConstructor('The "callback" argument must be of type function')
     const id = ++lastTimerId
-    apply(mapSet, timerEntries, [id, { callback, args, repeat }])
+    mapSet(timerEntries, id, { callback, args, repeat })
     callHost(() => scheduleTimer(id, delayMs, repeat))
     return id
   }
   function clearTimer(id: unknown): void {
-    if (typeof id !== 'number' || !apply(mapHas, timerEntries, [id])) return
-    apply(mapDelete, timerEntries, [id])
+    if (typeof id !== 'number' || !mapHas(timerEntries, id)) return
+    mapDelete(timerEntries, id)
     callHost(() => cancelTimer(id))
   }
   defineGlobal('setTimeout', function setTimeout(callback: unknown, delay?: unknown, ...args: unknown[]): number {
@@ -301,7 +285,7 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
         }
         callHost(() => emitLog(text))
         const done = typeof encoding === 'function' ? encoding : callback
-        if (typeof done === 'function') void apply(promiseThen, resolvedPromise, [() => runCallback(done, [])])
+        if (typeof done === 'function') void promiseThen(resolvedPromise, () => runCallback(done, []))
         return true
       },
     })
@@ -354,7 +338,7 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
             }
             const id = ticket
             return new PromiseConstructor((resolve, reject) => {
-              apply(mapSet, pendingCalls, [id, { resolve, reject, fail }])
+              mapSet(pendingCalls, id, { resolve, reject, fail })
             })
           },
         }[member] as (args?: unknown) => Promise<unknown>
@@ -366,9 +350,9 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
   }
 
   function settleCall(id: number, ok: boolean, payload: string): void {
-    const pending = apply(mapGet, pendingCalls, [id]) as PendingCall | undefined
+    const pending = mapGet(pendingCalls, id) as PendingCall | undefined
     if (pending === undefined) return
-    apply(mapDelete, pendingCalls, [id])
+    mapDelete(pendingCalls, id)
     if (!ok) {
       pending.reject(pending.fail(payload))
       return
@@ -386,9 +370,9 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
   }
 
   function fireTimer(id: number): void {
-    const entry = apply(mapGet, timerEntries, [id]) as TimerEntry | undefined
+    const entry = mapGet(timerEntries, id) as TimerEntry | undefined
     if (entry === undefined) return
-    if (!entry.repeat) apply(mapDelete, timerEntries, [id])
+    if (!entry.repeat) mapDelete(timerEntries, id)
     runCallback(entry.callback, entry.args)
   }
 
@@ -405,13 +389,13 @@ export function contextBootstrap(host: BootstrapHost, webGlobals: ContextWebGlob
     const onValue = (value: unknown): void => { callHost(() => completeRun(value)) }
     const onError = (thrown: unknown): void => { callHost(() => failRun(thrown)) }
     try {
-      void apply(promiseThen, completion, [onValue, onError])
+      void promiseThen(completion as Promise<unknown>, onValue, onError)
       return
     } catch {
       // Not a native promise (the source closed the wrapper early): resolve it as a value below.
     }
     const settled = new PromiseConstructor((resolve) => resolve(completion))
-    void apply(promiseThen, settled, [onValue, onError])
+    void promiseThen(settled, onValue, onError)
   }
 
   return freeze({ installNamespaces, runProgram, settleCall, fireTimer })

@@ -3,12 +3,13 @@
  * the array-buffer budget and the report of work armed to run later (see the two in-context
  * modules). Compiled once per worker, run in each context.
  */
-import vm from 'node:vm'
+import type vm from 'node:vm'
+import { compileContextScript } from './context-script.js'
 import { ARRAY_BUFFER_SAMPLE_BYTES, installArrayBufferGuard, type ArrayBufferGuardHost } from './array-buffer-guard.js'
 import { installDeferredWorkGuard, type DeferredWorkGuardHost } from './deferred-work-guard.js'
 
-const arrayBufferGuardScript = new vm.Script(`(${installArrayBufferGuard.toString()})`, { filename: 'code-runtime:array-buffer-guard' })
-const deferredWorkGuardScript = new vm.Script(`(${installDeferredWorkGuard.toString()})`, { filename: 'code-runtime:deferred-work-guard' })
+const arrayBufferGuardScript = compileContextScript(installArrayBufferGuard, 'code-runtime:array-buffer-guard')
+const deferredWorkGuardScript = compileContextScript(installDeferredWorkGuard, 'code-runtime:deferred-work-guard')
 
 /** What the guards report to; each member takes and returns primitives only. */
 export type ContextGuardHooks = ArrayBufferGuardHost & DeferredWorkGuardHost
@@ -22,8 +23,6 @@ export function installContextGuards(context: vm.Context, hooks: ContextGuardHoo
   const deferredWorkHost: DeferredWorkGuardHost = Object.freeze({
     reportDeferredWork: (): void => hooks.reportDeferredWork(),
   })
-  const installArrayBuffers = arrayBufferGuardScript.runInContext(context) as typeof installArrayBufferGuard
-  installArrayBuffers(arrayBufferHost, ARRAY_BUFFER_SAMPLE_BYTES)
-  const installDeferredWork = deferredWorkGuardScript.runInContext(context) as typeof installDeferredWorkGuard
-  installDeferredWork(deferredWorkHost)
+  arrayBufferGuardScript.runIn(context)(arrayBufferHost, ARRAY_BUFFER_SAMPLE_BYTES)
+  deferredWorkGuardScript.runIn(context)(deferredWorkHost)
 }

@@ -14,6 +14,8 @@ import { decodeHostMessage, type GuestToHostMessage, type NamespaceSpec, type Ru
 import { contextBootstrap, type BootstrapControl, type BootstrapHost, type ContextWebGlobals, type ResourceGuardLimits } from './context-bootstrap.js'
 import { installBuiltinGuards, type BuiltinGuardHost, type BuiltinGuardLimits } from './builtin-guards.js'
 import { createWebGlobals } from './context-globals/web-globals.js'
+import { compileContextScript } from './context-script.js'
+import { capturePrimordials } from './primordials.js'
 import { createWebGlobalsHost } from './web-globals-host.js'
 import { installStackTraceFilter, type StackTraceHost } from './context-stack-traces.js'
 import { describeCompileError, describeThrown, PROGRAM_FILENAME } from './describe-thrown.js'
@@ -54,16 +56,12 @@ const BUILTIN_GUARD_HOST: BuiltinGuardHost = Object.freeze({ isProxy: (value: un
  */
 const DONT_CONTEXTIFY = (vm.constants as Partial<typeof vm.constants> | undefined)?.DONT_CONTEXTIFY
 
-const GUARDS_SOURCE = `(${installBuiltinGuards.toString()})`
-const BOOTSTRAP_SOURCE = `(${contextBootstrap.toString()})`
-const WEB_GLOBALS_SOURCE = `(${createWebGlobals.toString()})`
-const STACK_TRACES_SOURCE = `(${installStackTraceFilter.toString()})`
-// Compiled once per process and run in each fresh context.
-const GUARDS_FILENAME = 'code-runtime:guards'
-const guardsScript = new vm.Script(GUARDS_SOURCE, { filename: GUARDS_FILENAME })
-const bootstrapScript = new vm.Script(BOOTSTRAP_SOURCE, { filename: 'code-runtime:bootstrap' })
-const webGlobalsScript = new vm.Script(WEB_GLOBALS_SOURCE, { filename: 'code-runtime:globals' })
-const stackTracesScript = new vm.Script(STACK_TRACES_SOURCE, { filename: 'code-runtime:stack-traces' })
+// Compiled once per process and run in each fresh context, in this order (the web globals' own
+// scripts are compiled by their module).
+const stackTracesScript = compileContextScript(installStackTraceFilter, 'code-runtime:stack-traces')
+const guardsScript = compileContextScript(installBuiltinGuards, 'code-runtime:guards')
+const primordialsScript = compileContextScript(capturePrimordials, 'code-runtime:primordials')
+const bootstrapScript = compileContextScript(contextBootstrap, 'code-runtime:bootstrap')
 const STACK_TRACE_HOST: StackTraceHost = Object.freeze({ isProxy: (value: unknown): boolean => types.isProxy(value) })
 
 type Timer = { readonly kind: 'timeout' | 'interval'; readonly handle: NodeJS.Timeout } | { readonly kind: 'immediate'; readonly handle: NodeJS.Immediate }
@@ -96,15 +94,13 @@ export class GuestSession {
     if (DONT_CONTEXTIFY === undefined) vm.runInContext('Object.preventExtensions(Object.prototype)', this.context)
     // First of all: every stack formatted in this context, even one of the globals' own errors,
     // shows only the program's frames.
-    const installFilter = stackTracesScript.runInContext(this.context) as typeof installStackTraceFilter
-    installFilter(STACK_TRACE_HOST, PROGRAM_FILENAME, GUARDS_FILENAME)
-    // Then the guards, so the web globals and the bootstrap capture the guarded built-ins.
-    const installGuards = guardsScript.runInContext(this.context) as typeof installBuiltinGuards
-    installGuards(BUILTIN_GUARD_HOST, BUILTIN_GUARD_LIMITS)
-    const createGlobals = webGlobalsScript.runInContext(this.context) as typeof createWebGlobals
-    const webGlobals = createGlobals(createWebGlobalsHost()) as unknown as ContextWebGlobals
-    const bootstrap = bootstrapScript.runInContext(this.context) as typeof contextBootstrap
-    this.control = bootstrap(this.createBootstrapHost(), webGlobals, RESOURCE_LIMITS)
+    stackTracesScript.runIn(this.context)(STACK_TRACE_HOST, PROGRAM_FILENAME, guardsScript.filename)
+    // Then the guards, so the primordials (and so the web globals) capture the guarded built-ins.
+    guardsScript.runIn(this.context)(BUILTIN_GUARD_HOST, BUILTIN_GUARD_LIMITS)
+    // Captured once, before any program code: what every later in-context script works with.
+    const primordials = primordialsScript.runIn(this.context)()
+    const webGlobals = createWebGlobals(this.context, primordials, createWebGlobalsHost()) as unknown as ContextWebGlobals
+    this.control = bootstrapScript.runIn(this.context)(primordials, this.createBootstrapHost(), webGlobals, RESOURCE_LIMITS)
   }
 
   /** Handles one raw message from the host. Never throws. */

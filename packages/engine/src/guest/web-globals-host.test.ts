@@ -28,3 +28,58 @@ describe('web globals host: URL parsing bounds', () => {
     assert.match(fine.hostname ?? '', /^xn--/)
   })
 })
+
+describe('web globals host: URL setters', () => {
+  const components = (json: string | undefined): Record<string, string> | undefined => json === undefined ? undefined : JSON.parse(json) as Record<string, string>
+
+  it("applies a setter on this realm's URL and answers every component", () => {
+    const host = createWebGlobalsHost()
+    const url = new URL('http://u:p@a.test:81/p?q=1#h')
+    url.hostname = 'münchen.de'
+    assert.deepEqual(components(host.updateUrl('http://u:p@a.test:81/p?q=1#h', 'hostname', 'münchen.de')), {
+      href: url.href, origin: url.origin, protocol: url.protocol, username: url.username, password: url.password, host: url.host,
+      hostname: url.hostname, port: url.port, pathname: url.pathname, search: url.search, hash: url.hash,
+    })
+    assert.equal(components(host.updateUrl('http://a/', 'search', 'x y'))?.href, 'http://a/?x%20y')
+  })
+
+  it('answers nothing when the URL stays as it was', () => {
+    const host = createWebGlobalsHost()
+    // The setter does nothing (no port on file:, a special scheme kept special), or the href is not a URL.
+    assert.equal(host.updateUrl('file:///x', 'port', '81'), undefined)
+    assert.equal(host.updateUrl('http://a/', 'protocol', 'foo'), undefined)
+    assert.equal(host.updateUrl('nope', 'hash', 'x'), undefined)
+  })
+
+  it('takes strings and the nine setters only, and runs no code of the caller', () => {
+    const host = createWebGlobalsHost()
+    let conversions = 0
+    const sneaky = { toString: () => { conversions++; return 'x' } } as unknown as string
+    const answers = [
+      host.updateUrl(sneaky, 'hash', 'x'), host.updateUrl('http://a/', sneaky as never, 'x'), host.updateUrl('http://a/', 'hash', sneaky),
+      host.updateUrl('http://a/', 'href' as never, 'http://b/'), host.updateUrl('http://a/', '__proto__' as never, 'x'), host.updateUrl('http://a/', 'toString' as never, 'x'),
+    ]
+    assert.deepEqual(answers, [undefined, undefined, undefined, undefined, undefined, undefined])
+    assert.equal(conversions, 0)
+  })
+
+  // The same bounds as a parse: a setter is as much a run of the native parser as `new URL`.
+  it('refuses a value, a host or a result longer than the parse limits', () => {
+    const host = createWebGlobalsHost()
+    let label = ''
+    for (let index = 0; index < MAX_URL_HOST_LENGTH + 1; index++) label += String.fromCodePoint(0x4e00 + index)
+    assert.equal(host.updateUrl('http://a/', 'hostname', label), undefined)
+    assert.equal(host.updateUrl('http://a/', 'host', `${label}:81`), undefined)
+    // Only the host part of the value counts; what follows it is not read by the host setter.
+    assert.equal(components(host.updateUrl('http://a/', 'host', `${'h'.repeat(MAX_URL_HOST_LENGTH)}/${'x'.repeat(5000)}`))?.hostname, 'h'.repeat(MAX_URL_HOST_LENGTH))
+    assert.equal(host.updateUrl('http://a/', 'hash', 'x'.repeat(MAX_URL_INPUT_LENGTH + 1)), undefined)
+    assert.equal(host.updateUrl(`http://a/${'x'.repeat(MAX_URL_INPUT_LENGTH - 12)}`, 'hash', 'x'.repeat(100)), undefined)
+    assert.equal(components(host.updateUrl(`http://a/${'x'.repeat(MAX_URL_INPUT_LENGTH - 200)}`, 'hash', 'x'.repeat(100)))?.hash, `#${'x'.repeat(100)}`)
+  })
+
+  // WHATWG has no URL whose href does not parse back as itself; Node 20 and 22 can leave one
+  // ('foo://:81/p'), and there the setter does nothing.
+  it('leaves a URL unchanged where the setter would make its href unparsable', () => {
+    assert.equal(createWebGlobalsHost().updateUrl('foo://h/p', 'host', ':81'), undefined)
+  })
+})

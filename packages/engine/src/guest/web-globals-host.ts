@@ -1,11 +1,13 @@
 /**
  * The worker-realm half of the web globals: the few services the program's context cannot build
- * from ECMAScript alone (secure randomness and WHATWG URL parsing). Each function takes and
+ * from ECMAScript alone (secure randomness, and WHATWG URL parsing and setters on this realm's
+ * own `URL`, so the program's URL follows the standard exactly as Node implements it). Each function takes and
  * returns primitives only and never throws, so nothing of this realm (no object, no error) can
  * cross into the context through it; the context turns a bad answer into its own error.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { WebGlobalsHost } from './context-globals/web-globals.js'
+import type { UrlSetterMember } from './context-globals/url.js'
 
 /** The Web Crypto limit for one `getRandomValues` call, in bytes. */
 const MAX_RANDOM_BYTES = 65536
@@ -66,7 +68,40 @@ function urlRefusal(text: string): string | undefined {
   return undefined
 }
 
-/** Builds the host object handed to `createWebGlobals` inside the context. */
+/** The setters `updateUrl` applies; any other member name is refused. */
+const URL_SETTERS: ReadonlySet<string> = new Set<UrlSetterMember>(['protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'])
+
+/** The length of the host a `host` or `hostname` setter would read from `value` (up to its path, query or fragment). */
+function setterHostLength(value: string): number {
+  const cleaned = value.replace(IGNORED_INSIDE, '')
+  const end = cleaned.search(/[/\\?#]/)
+  return end === -1 ? cleaned.length : end
+}
+
+/** Whether a setter's `value` is refused before it reaches the parser (the same bounds as a parse). */
+function isRefusedSetterValue(member: string, value: string): boolean {
+  if (value.length > MAX_URL_INPUT_LENGTH) return true
+  return (member === 'host' || member === 'hostname') && setterHostLength(value) > MAX_URL_HOST_LENGTH
+}
+
+/** The components of `url` as the context reads them: JSON of strings only. */
+function urlComponentsJson(url: URL): string {
+  return JSON.stringify({
+    href: url.href,
+    origin: url.origin,
+    protocol: url.protocol,
+    username: url.username,
+    password: url.password,
+    host: url.host,
+    hostname: url.hostname,
+    port: url.port,
+    pathname: url.pathname,
+    search: url.search,
+    hash: url.hash,
+  })
+}
+
+/** Builds the host object handed to the web globals' scripts inside the context. */
 export function createWebGlobalsHost(): WebGlobalsHost {
   return {
     randomBytesHex(length: number): string {
@@ -91,20 +126,24 @@ export function createWebGlobalsHost(): WebGlobalsHost {
       const refusal = urlRefusal(input) ?? (base === undefined ? undefined : urlRefusal(base))
       if (refusal !== undefined) return JSON.stringify({ refused: refusal })
       try {
-        const url = new URL(input, base)
-        return JSON.stringify({
-          href: url.href,
-          origin: url.origin,
-          protocol: url.protocol,
-          username: url.username,
-          password: url.password,
-          host: url.host,
-          hostname: url.hostname,
-          port: url.port,
-          pathname: url.pathname,
-          search: url.search,
-          hash: url.hash,
-        })
+        return urlComponentsJson(new URL(input, base))
+      } catch {
+        return undefined
+      }
+    },
+    updateUrl(href: string, member: UrlSetterMember, value: string): string | undefined {
+      if (typeof href !== 'string' || typeof member !== 'string' || typeof value !== 'string' || !URL_SETTERS.has(member)) return undefined
+      if (urlRefusal(href) !== undefined || isRefusedSetterValue(member, value)) return undefined
+      try {
+        const url = new URL(href)
+        url[member] = value
+        const updated = url.href
+        if (updated === href) return undefined
+        // Node's parser can leave a URL whose href does not parse back as itself (an empty host
+        // with a port, 'foo://:81/p'); WHATWG has no URL in that state, so the setter does
+        // nothing. A result past the parse bounds is refused as its parse would be.
+        if (urlRefusal(updated) !== undefined || !URL.canParse(updated) || new URL(updated).href !== updated) return undefined
+        return urlComponentsJson(url)
       } catch {
         return undefined
       }

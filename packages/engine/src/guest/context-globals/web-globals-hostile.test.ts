@@ -2,6 +2,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { WebGlobalsHost } from './web-globals.js'
 import { createGlobalsContext } from './web-globals.test.harness.js'
+import { createWebGlobalsHost } from '../web-globals-host.js'
 
 /**
  * Program text that walks every object reachable from the web globals and from values they
@@ -71,6 +72,35 @@ describe('web globals against a hostile program', () => {
     assert.ok(control.foreign.includes('function leaked'))
   })
 
+  // The primordials are the web globals' only view of the built-ins: a program holding them could
+  // change what every global does, so none of its values may lead there.
+  it('never lets the program reach or change the primordials', () => {
+    const { run, primordials } = createGlobalsContext()
+    const reaches = run(`(roots, target) => {
+      const seen = new Set()
+      const stack = [...roots]
+      while (stack.length > 0) {
+        const value = stack.pop()
+        if ((typeof value !== 'object' && typeof value !== 'function') || value === null || seen.has(value)) continue
+        seen.add(value)
+        stack.push(Object.getPrototypeOf(value))
+        for (const key of Reflect.ownKeys(value)) {
+          const descriptor = Reflect.getOwnPropertyDescriptor(value, key)
+          stack.push(descriptor.value, descriptor.get, descriptor.set)
+        }
+      }
+      return [seen.has(target), seen.size]
+    }`) as (roots: unknown[], target: unknown) => [boolean, number]
+    const url = run(`new URL('http://u:p@a:1/p?x=1#h')`) as URL
+    const roots = [run('globalThis'), url, url.searchParams, url.searchParams.keys(), ...(run(CAUGHT_ERRORS_SOURCE) as unknown[])]
+    const [reached, count] = reaches(roots, primordials)
+    assert.equal(reached, false)
+    assert.ok(count > 200, `walked ${count} objects`)
+    assert.equal(Object.isFrozen(primordials), true)
+    assert.equal(Object.getPrototypeOf(primordials), null)
+    assert.throws(() => { (primordials as unknown as Record<string, unknown>).charCodeAt = () => 0 }, TypeError)
+  })
+
   it('gives every exported function and method the context Function.prototype', () => {
     const { runJson } = createGlobalsContext()
     const wrong = runJson(`{
@@ -106,6 +136,7 @@ describe('web globals against a hostile program', () => {
       randomBytesHex: () => { throw hostError },
       randomUUID: () => { throw hostError },
       parseUrl: () => { throw hostError },
+      updateUrl: () => { throw hostError },
     }
     const { runJson } = createGlobalsContext(throwingHost)
     const checks = runJson(`{
@@ -125,6 +156,7 @@ describe('web globals against a hostile program', () => {
         randomBytesHex: () => bytes,
         randomUUID: () => uuid,
         parseUrl: () => url,
+        updateUrl: () => url,
       } as unknown as WebGlobalsHost
       const { runJson } = createGlobalsContext(host)
       const checks = runJson(`{
@@ -133,6 +165,25 @@ describe('web globals against a hostile program', () => {
           .map((action) => { try { const value = action(); return 'returned ' + typeof value } catch (error) { return check(error) } })
       }`)
       assert.deepEqual(checks, Array(3).fill('true,true,EvalError,string,string'), JSON.stringify([bytes, uuid, url]))
+    }
+  })
+
+  // A setter's answer crosses the same boundary as a parse: a throwing or malformed answer must
+  // become an error of the context, never the host's value.
+  it('refuses a throwing or malformed setter answer with errors of the context', () => {
+    const hostError = new Error('secret host failure')
+    const answers: unknown[] = [() => { throw hostError }, () => '{', () => '[]', () => '{"href": 1}', () => ({ href: 'http://a/' }), () => 5]
+    for (const answer of answers) {
+      const host: WebGlobalsHost = { ...createWebGlobalsHost(), updateUrl: answer as WebGlobalsHost['updateUrl'] }
+      const { runJson } = createGlobalsContext(host)
+      const checks = runJson(`{
+        const check = ${ERROR_CHECK_SOURCE}
+        const url = new URL('http://a/p?q=1')
+        ;[() => { url.pathname = 'x' }, () => { url.search = 'r=2' }, () => url.searchParams.append('z', '1')]
+          .map((action) => { try { action(); return 'no error' } catch (error) { return [check(error), String(error.message).includes('secret')] } })
+          .concat([url.href])
+      }`)
+      assert.deepEqual(checks, [...Array(3).fill(['true,true,EvalError,string,string', false]), 'http://a/p?q=1'], String(answer))
     }
   })
 
@@ -221,6 +272,7 @@ describe('web globals against a hostile program', () => {
       url.port = '82'; url.hostname = 'other.test'; url.hash = ''; url.pathname = 'p q'; url.username = 'ü@'; r.afterSetters = url.href
       url.search = '?q=1&q=2'; r.searchGetAll = url.searchParams.getAll('q')
       url.protocol = 'https'; r.afterProtocol = url.href
+      url.host = 'h2:83'; url.password = 'pw'; url.href = url.href + '&r=3'; r.afterHost = [url.href, url.searchParams.get('r')]
       r.canParse = URL.canParse('x', 'http://a/')
       try { new URL('nope') } catch (error) { r.urlError = error.code }
       const params = new URLSearchParams(i.record)
@@ -283,7 +335,7 @@ describe('web globals against a hostile program', () => {
     const parsed = JSON.parse(expected) as { uuidShape: boolean; filled: unknown[]; shown: Record<string, string> }
     assert.equal(parsed.uuidShape, true)
     assert.deepEqual(parsed.filled, [true, 4])
-    assert.equal(Object.keys(parsed.shown).length, 27)
+    assert.equal(Object.keys(parsed.shown).length, 28)
   })
 
   // Sloppy program functions called by the web globals (getters, callbacks, toString) could

@@ -9,11 +9,17 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import vm from 'node:vm'
 import { createWebGlobals, type WebGlobals, type WebGlobalsHost } from './web-globals.js'
 import { createWebGlobalsHost } from '../web-globals-host.js'
+import { compileContextScript } from '../context-script.js'
+import { capturePrimordials, type Primordials } from '../primordials.js'
+
+const primordialsScript = compileContextScript(capturePrimordials, 'code-runtime:primordials')
 
 export interface GlobalsContext {
   readonly context: vm.Context
-  /** The globals object as `createWebGlobals` returned it (an object of the context). */
+  /** The globals as `createWebGlobals` returned them (objects of the context). */
   readonly globals: WebGlobals
+  /** The primordials captured in the context, as the web globals received them. */
+  readonly primordials: Primordials
   /** Runs a script in the context and returns its completion value as it is. */
   run(code: string): unknown
   /** Runs a script in the context and returns its completion copied by this realm's JSON. */
@@ -22,8 +28,8 @@ export interface GlobalsContext {
 
 export function createGlobalsContext(host: WebGlobalsHost = createWebGlobalsHost()): GlobalsContext {
   const context = vm.createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false } })
-  const create = vm.runInContext(`(${createWebGlobals.toString()})`, context) as typeof createWebGlobals
-  const globals = create(host)
+  const primordials = primordialsScript.runIn(context)()
+  const globals = createWebGlobals(context, primordials, host)
   const install = vm.runInContext(
     `(globals) => { for (const name of Object.keys(globals)) Object.defineProperty(globalThis, name, { value: globals[name], writable: true, configurable: true, enumerable: false }) }`,
     context,
@@ -33,6 +39,7 @@ export function createGlobalsContext(host: WebGlobalsHost = createWebGlobalsHost
   return {
     context,
     globals,
+    primordials,
     run,
     // This realm's JSON reads the context's objects; the context's own JSON may be poisoned.
     runJson: (code) => JSON.parse(JSON.stringify(run(code)) ?? 'null') as unknown,

@@ -1,8 +1,19 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import ts from 'typescript'
+import vm from 'node:vm'
 import { createWebGlobals } from './web-globals.js'
 import { createWebGlobalsHost } from '../web-globals-host.js'
+import { compileContextScript } from '../context-script.js'
+import { capturePrimordials } from '../primordials.js'
+import { createBase64 } from './base64.js'
+import { createCrypto } from './crypto.js'
+import { createNodeErrors } from './node-errors.js'
+import { createStructuredClone } from './structured-clone.js'
+import { createTextCodec } from './text-codec.js'
+import { createTextUnits } from './text-units.js'
+import { createURL } from './url.js'
+import { createURLSearchParams } from './url-search-params.js'
 import {
   asNode20Does,
   createGlobalsContext,
@@ -24,27 +35,68 @@ function nodeOutcome<Value>(action: () => Value): Value | ThrownSummary {
   }
 }
 
-describe('createWebGlobals source', () => {
-  // The source text is evaluated alone inside the context, so any name it does not define itself
+/** Every in-context script behind the web globals, as the guest runtime compiles them. */
+const IN_CONTEXT_SCRIPTS: readonly ((...args: never[]) => unknown)[] = [
+  capturePrimordials, createNodeErrors, createTextUnits, createTextCodec, createBase64, createStructuredClone, createURLSearchParams, createURL, createCrypto,
+]
+
+describe('web globals scripts', () => {
+  // Each source text is evaluated alone inside the context, so any name it does not define itself
   // must be an ECMAScript global; a Node global or a module-level helper would be a latent
   // ReferenceError on a path the tests happen not to take.
-  it('refers only to ECMAScript built-ins', () => {
-    const fileName = 'web-globals-source.js'
-    const source = `const createWebGlobals = (${createWebGlobals.toString()});\n`
-    const options: ts.CompilerOptions = { allowJs: true, checkJs: true, noEmit: true, target: ts.ScriptTarget.ES2022, lib: ['lib.es2023.d.ts'], types: [] }
-    const compilerHost = ts.createCompilerHost(options)
-    const readSourceFile = compilerHost.getSourceFile.bind(compilerHost)
-    compilerHost.getSourceFile = (name, languageVersion, ...rest) =>
-      name === fileName ? ts.createSourceFile(name, source, languageVersion) : readSourceFile(name, languageVersion, ...rest)
-    const program = ts.createProgram([fileName], options, compilerHost)
-    const unknownNames = program.getSemanticDiagnostics(program.getSourceFile(fileName))
-      .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
-      .filter((message) => message.includes('Cannot find name'))
-    assert.deepEqual(unknownNames, [])
-  })
+  for (const script of IN_CONTEXT_SCRIPTS) {
+    it(`${script.name} refers only to ECMAScript built-ins and keeps its strict-mode directive`, () => {
+      const fileName = 'in-context-source.js'
+      const source = `const ${script.name} = (${script.toString()});\n`
+      const options: ts.CompilerOptions = { allowJs: true, checkJs: true, noEmit: true, target: ts.ScriptTarget.ES2022, lib: ['lib.es2023.d.ts'], types: [] }
+      const compilerHost = ts.createCompilerHost(options)
+      const readSourceFile = compilerHost.getSourceFile.bind(compilerHost)
+      compilerHost.getSourceFile = (name, languageVersion, ...rest) =>
+        name === fileName ? ts.createSourceFile(name, source, languageVersion) : readSourceFile(name, languageVersion, ...rest)
+      const program = ts.createProgram([fileName], options, compilerHost)
+      const unknownNames = program.getSemanticDiagnostics(program.getSourceFile(fileName))
+        .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
+        .filter((message) => message.includes('Cannot find name'))
+      assert.deepEqual(unknownNames, [])
+      assert.match(script.toString(), new RegExp(`^function ${script.name}\\([^)]*\\) \\{\\s*'use strict';`))
+    })
+  }
 
-  it('keeps its strict-mode directive in the compiled function', () => {
-    assert.match(createWebGlobals.toString(), /^function createWebGlobals\(host\) \{\s*'use strict';/)
+  // The families take every built-in from the primordials: once those are captured, the
+  // context's globals may be gone (as the program may make them) and the families still build.
+  it('builds every family from the primordials alone, reading no global of the context', () => {
+    const context = vm.createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false } })
+    const primordials = compileContextScript(capturePrimordials, 'code-runtime:primordials').runIn(context)()
+    const removed = vm.runInContext(`{
+      const global = globalThis, { ownKeys, getOwnPropertyDescriptor, deleteProperty } = Reflect
+      const saved = Object.create(null)
+      const names = ownKeys(global)
+      for (let index = 0; index < names.length; index++) {
+        const descriptor = getOwnPropertyDescriptor(global, names[index])
+        if (descriptor.configurable) { saved[names[index]] = descriptor; deleteProperty(global, names[index]) }
+      }
+      saved
+    }`, context) as Record<string, PropertyDescriptor>
+    assert.ok(Object.keys(removed).length > 40, 'the globals were removed')
+    const globals = createWebGlobals(context, primordials, createWebGlobalsHost())
+    const url = new globals.URL('http://a/p?q=1')
+    url.searchParams.append('r', 'é')
+    assert.equal(url.href, 'http://a/p?q=1&r=%C3%A9')
+    assert.equal(globals.atob(globals.btoa('hi')), 'hi')
+  })
+})
+
+describe('createWebGlobals', () => {
+  // Outside the program's stack-trace filter (which hides them from the program), the runtime's
+  // own stacks say which family an error came from.
+  it("names each family's script in the stacks of the errors it throws", () => {
+    const { run } = createGlobalsContext()
+    const stacks = run(`[
+      () => new TextDecoder('latin1'), () => atob('*'), () => structuredClone(() => 1), () => URLSearchParams.prototype.get.call({}),
+      () => new URL('nope'), () => crypto.getRandomValues(new Float32Array(1)),
+    ].map((action) => { try { action() } catch (error) { return error.stack } })`) as string[]
+    const families = ['text-codec', 'base64', 'structured-clone', 'url-search-params', 'url', 'crypto']
+    families.forEach((family, index) => assert.match(stacks[index] ?? '', new RegExp(`\\(code-runtime:globals/${family}:\\d+:\\d+\\)`), family))
   })
 
   it('returns exactly the eight web globals', () => {
