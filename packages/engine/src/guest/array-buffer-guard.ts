@@ -2,9 +2,9 @@
  * Code that runs INSIDE the program's vm context, before anything else (the web globals capture
  * the constructors it installs): it routes every way the context has to allocate array-buffer
  * memory through a check, so that the array-buffer budget is enforced even while the program
- * loops synchronously and never yields to the worker's event loop.
+ * loops synchronously and never yields to the substrate's event loop.
  *
- * Array buffers live outside the V8 heap and its cap. The worker measures what they hold; this
+ * Array buffers live outside the V8 heap and its cap. The substrate measures what they hold; this
  * code only decides when to ask: before an allocation whose size is known up front (so a single
  * oversized `new ArrayBuffer(n)` is refused before it happens), and after each megabyte or so of
  * allocations whose size is only known afterwards.
@@ -13,16 +13,16 @@
  * self-contained, no imports, and it captures every intrinsic it uses before the program runs.
  */
 
-/** What the worker offers the guard. Primitives in, nothing out. */
+/** What the substrate offers the guard. Primitives in, nothing out. */
 export interface ArrayBufferGuardHost {
   /**
-   * Measures the worker's array-buffer memory plus `pendingBytes` about to be allocated; over
+   * Measures the substrate's array-buffer memory plus `pendingBytes` about to be allocated; over
    * the budget, ends the run (it does not return). A no-op otherwise.
    */
   checkArrayBuffers(pendingBytes: number): void
 }
 
-/** Allocations smaller than this add up before the worker is asked; a check costs ~1 µs. */
+/** Allocations smaller than this add up before the substrate is asked; a check costs ~1 µs. */
 export const ARRAY_BUFFER_SAMPLE_BYTES = 1024 * 1024
 
 export function installArrayBufferGuard(host: ArrayBufferGuardHost, sampleBytes: number): void {
@@ -44,14 +44,14 @@ export function installArrayBufferGuard(host: ArrayBufferGuardHost, sampleBytes:
   let unchecked = 0
   function check(pendingBytes: number): void {
     // Never let a failure here become something the program can catch and retry around: the
-    // worker ends the run itself when the budget is exceeded; any other failure is ignored.
+    // substrate ends the run itself when the budget is exceeded; any other failure is ignored.
     try {
       checkArrayBuffers(pendingBytes)
     } catch {
       // The measurement failed; the next allocation asks again.
     }
   }
-  /** Counts bytes just allocated; asks the worker once enough have added up. */
+  /** Counts bytes just allocated; asks the substrate once enough have added up. */
   function allocated(bytes: number): void {
     unchecked += bytes
     if (unchecked < sampleBytes) return

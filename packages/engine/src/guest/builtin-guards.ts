@@ -24,7 +24,7 @@
  * context: it must be self-contained (no imports, no module-level names, no Node globals).
  */
 
-/** The worker-realm service the guards need: a proxy cannot be recognized from inside a realm. */
+/** The substrate-realm service the guards need: a proxy cannot be recognized from inside a realm. */
 export interface BuiltinGuardHost {
   /** Whether a value is a Proxy. Must run no code of the program (util.types.isProxy). */
   isProxy(value: unknown): boolean
@@ -104,7 +104,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     return integer < 0 ? max(length + integer, 0) : min(integer, length)
   }
 
-  // Asking the worker realm whether a value is a proxy is the guards' main cost (~0.6 µs); a loop
+  // Asking the substrate realm whether a value is a proxy is the guards' main cost (~0.6 µs); a loop
   // calling methods on one array asks once. An object never turns into a proxy or back.
   let lastNotProxy: unknown = undefined
   function notProxy(value: unknown): boolean {

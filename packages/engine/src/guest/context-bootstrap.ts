@@ -1,7 +1,7 @@
 /**
  * Code that runs INSIDE the program's vm context, before the program: it builds every global the
  * program gets (console, timers, the `process` shim, binding namespaces, error classes) out of
- * the context's own intrinsics, so no object of the worker's realm is ever reachable from the
+ * the context's own intrinsics, so no object of the substrate's realm is ever reachable from the
  * program.
  *
  * {@link contextBootstrap} is not called as an import: the guest runtime evaluates its source
@@ -10,14 +10,14 @@
  * context's {@link Primordials}, captured before the program runs, because the program may
  * replace any global or prototype method later.
  *
- * The host functions it receives are worker-realm functions. They stay in local constants, are
+ * The host functions it receives are substrate-realm functions. They stay in local constants, are
  * only ever called directly with primitives or program values, return primitives, and every call
  * sits in a try/catch that throws a fresh context-realm error instead of the caught value.
  */
 
 import type { Primordials } from './primordials.js'
 
-/** What the guest runtime (worker realm) offers the context. Primitives in, primitives out. */
+/** What the guest runtime (substrate realm) offers the context. Primitives in, primitives out. */
 export interface BootstrapHost {
   /** Appends one log entry. */
   emitLog(text: string): void

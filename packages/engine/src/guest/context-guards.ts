@@ -1,7 +1,7 @@
 /**
- * The worker's side of the guards every fresh context gets before anything else runs in it:
+ * The substrate's side of the guards every fresh context gets before anything else runs in it:
  * the array-buffer budget and the report of work armed to run later (see the two in-context
- * modules). Compiled once per worker, run in each context.
+ * modules). Compiled once per substrate, run in each context.
  */
 import type vm from 'node:vm'
 import { compileContextScript } from './context-script.js'
@@ -16,7 +16,7 @@ export type ContextGuardHooks = ArrayBufferGuardHost & DeferredWorkGuardHost
 
 /** Installs both guards in a fresh context, before its web globals and bootstrap. */
 export function installContextGuards(context: vm.Context, hooks: ContextGuardHooks): void {
-  // Frozen strict arrows over the hooks: the context never receives a mutable worker-realm object.
+  // Frozen strict arrows over the hooks: the context never receives a mutable substrate-realm object.
   const arrayBufferHost: ArrayBufferGuardHost = Object.freeze({
     checkArrayBuffers: (pendingBytes: number): void => hooks.checkArrayBuffers(Number(pendingBytes)),
   })

@@ -9,7 +9,7 @@
  * frames (and built-ins the program called directly), and formats them as V8 does. A program
  * that installs its own `prepareStackTrace` gets the filtered frames as plain CallSite-like
  * objects of its own realm: never V8's CallSites (their realm is whoever first read the stack,
- * often the worker's), never a function or a receiver.
+ * often the substrate's), never a function or a receiver.
  *
  * Like the context bootstrap, {@link installStackTraceFilter} is evaluated from its source text
  * inside the context: it must be self-contained and capture every intrinsic it uses, because the
@@ -21,7 +21,7 @@
  * the thread is about to overflow its stack. The README ("What a program gets") states this gap.
  */
 
-/** What the worker realm offers the filter. Primitives in, primitives out. */
+/** What the substrate realm offers the filter. Primitives in, primitives out. */
 export interface StackTraceHost {
   /** Whether `value` is a proxy: the filter never touches one, since that would run a trap. */
   isProxy(value: unknown): boolean

@@ -1,21 +1,21 @@
 /**
- * Code that runs INSIDE the program's vm context, before anything else: it reports to the worker
+ * Code that runs INSIDE the program's vm context, before anything else: it reports to the substrate
  * when the program arms something the engine itself will run later, outside any timer the
- * sandbox controls. In the opt-in reuse mode such a worker must not serve another run: the
+ * sandbox controls. In the opt-in reuse mode such a substrate must not serve another run: the
  * armed code would wake up in the middle of a later, unrelated program.
  *
  * The engine has two such sources a context can reach:
  * - `FinalizationRegistry` cleanup callbacks, run as a task after a garbage collection;
  * - `Atomics.waitAsync`, whose promise settles from a task when its timeout passes.
  * (Timers are the sandbox's own and are cleared when a run ends; promise reactions are
- * microtasks, which drain before the worker handles the host's next message; WebAssembly and
+ * microtasks, which drain before the substrate handles the host's next message; WebAssembly and
  * `import()` are unavailable.)
  *
  * Like context-bootstrap.ts, {@link installDeferredWorkGuard} is evaluated from its source text:
  * self-contained, no imports, and it keeps the originals out of the program's reach.
  */
 
-/** What the worker offers the guard. */
+/** What the substrate offers the guard. */
 export interface DeferredWorkGuardHost {
   /** The program armed work that can run after its run ended. Called before the work is armed. */
   reportDeferredWork(): void
@@ -31,7 +31,7 @@ export function installDeferredWorkGuard(host: DeferredWorkGuardHost): void {
     try {
       reportDeferredWork()
     } catch {
-      // Never fails in practice; the worker's side only sets a flag.
+      // Never fails in practice; the substrate's side only sets a flag.
     }
   }
   function guardMethod(owner: object | undefined, name: string): void {

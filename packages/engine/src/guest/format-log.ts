@@ -1,6 +1,6 @@
 /**
  * Console formatting inside the sandbox: inspect-style text of program values. Program-defined
- * custom inspectors are never called (they would receive worker-realm objects) and proxies are
+ * custom inspectors are never called (they would receive substrate-realm objects) and proxies are
  * shown, not trapped. Never throws.
  */
 import { formatWithOptions, inspect, type InspectOptions } from 'node:util'

@@ -1,5 +1,5 @@
 /**
- * The worker-realm half of the web globals: the few services the program's context cannot build
+ * The substrate-realm half of the web globals: the few services the program's context cannot build
  * from ECMAScript alone (secure randomness, and WHATWG URL parsing and setters on this realm's
  * own `URL`, so the program's URL follows the standard exactly as Node implements it). Each function takes and
  * returns primitives only and never throws, so nothing of this realm (no object, no error) can

@@ -1,6 +1,6 @@
 /**
  * In-context script `code-runtime:globals/crypto`: the `crypto` object (`getRandomValues`,
- * `randomUUID`), whose randomness comes from the worker realm's CSPRNG through the
+ * `randomUUID`), whose randomness comes from the substrate realm's CSPRNG through the
  * {@link RandomHost} as hex text, checked before use.
  *
  * Like every in-context script it is evaluated from its source text: it names no global and no
@@ -10,7 +10,7 @@ import type { Primordials } from '../primordials.js'
 import type { NodeErrors } from './node-errors.js'
 import type { TextUnits } from './text-units.js'
 
-/** The worker-realm randomness services. Primitives in, primitives out; never throws. */
+/** The substrate-realm randomness services. Primitives in, primitives out; never throws. */
 export interface RandomHost {
   /** `length` (0..65536) cryptographically random bytes as a lowercase hex string. */
   randomBytesHex(length: number): string

@@ -1,7 +1,7 @@
 /**
  * In-context script `code-runtime:globals/node-errors`: the errors the web globals throw, shaped
  * as Node's (its `code`, its "Received ..." wording, DOMException names), built from the context's
- * own Error classes so that no error of the worker's realm ever reaches the program.
+ * own Error classes so that no error of the substrate's realm ever reaches the program.
  *
  * Like every in-context script it is evaluated from its source text: it names no global and no
  * module-level helper, and uses only the {@link Primordials} it is given.

@@ -2,7 +2,7 @@
  * In-context script `code-runtime:globals/url`: the WHATWG `URL` class, with Node's argument
  * checks, error codes and member shape.
  *
- * Parsing and every setter run on the worker realm's own WHATWG URL through the {@link UrlHost}
+ * Parsing and every setter run on the substrate realm's own WHATWG URL through the {@link UrlHost}
  * (strings in, a JSON string of components out), so this script never re-implements the URL
  * standard: it keeps the components of each URL and asks the host for new ones. A URL's
  * `searchParams` is linked to it through the {@link SearchParamsLink} of the URLSearchParams
@@ -18,7 +18,7 @@ import type { SearchParamsLink } from './url-search-params.js'
 /** The URL members with a setter other than `href` (which is a parse of its own). */
 export type UrlSetterMember = 'protocol' | 'username' | 'password' | 'host' | 'hostname' | 'port' | 'pathname' | 'search' | 'hash'
 
-/** The worker-realm URL services. Primitives in, primitives out; never throws. */
+/** The substrate-realm URL services. Primitives in, primitives out; never throws. */
 export interface UrlHost {
   /**
    * Parses with WHATWG URL; returns JSON of { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash },

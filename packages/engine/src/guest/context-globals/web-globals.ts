@@ -1,7 +1,7 @@
 /**
  * The web globals a program expects (`TextEncoder`, `TextDecoder`, `atob`, `btoa`,
  * `structuredClone`, `URL`, `URLSearchParams`, `crypto`), built INSIDE the program's vm context
- * from that context's own intrinsics, so no object of the worker's realm is reachable from them.
+ * from that context's own intrinsics, so no object of the substrate's realm is reachable from them.
  *
  * Each family is an in-context script of its own (one file, one function, one filename such as
  * `code-runtime:globals/url`), compiled once per substrate here and run in each fresh context by
@@ -38,7 +38,7 @@ import { createURLSearchParams } from './url-search-params.js'
 
 export type { WebEncodeIntoResult }
 
-/** Worker-realm services the context cannot build itself. Primitives in, primitives out; never throws. */
+/** Substrate-realm services the context cannot build itself. Primitives in, primitives out; never throws. */
 export interface WebGlobalsHost extends RandomHost, UrlHost {}
 
 export interface WebTextEncoder {
