@@ -21,7 +21,14 @@ export {
 } from './types.js'
 
 // Host-facing errors
-export { CodeRuntimeError, describeValue, type CodeRuntimeErrorCode, type CodeRuntimeErrorDetails } from './errors.js'
+export {
+  CodeRuntimeError,
+  CodeRuntimeFamilyError,
+  describeValue,
+  type CodeRuntimeErrorCode,
+  type CodeRuntimeErrorDetails,
+  type CodeRuntimeFamilyErrorDetails,
+} from './errors.js'
 
 // Name rules and request validation
 export {

@@ -16,6 +16,7 @@ const VALUE_EXPORTS = [
   'CODE_RUN_FAILURE_KINDS',
   'CodeRuntime',
   'CodeRuntimeError',
+  'CodeRuntimeFamilyError',
   'DUNDER_PATTERN',
   'ECMASCRIPT_READONLY_GLOBALS',
   'ECMASCRIPT_RESERVED_WORDS',
@@ -64,6 +65,7 @@ const TYPE_EXPORTS = [
   'CodeRuntimeBackend',
   'CodeRuntimeErrorCode',
   'CodeRuntimeErrorDetails',
+  'CodeRuntimeFamilyErrorDetails',
   'CodeRuntimeIsolation',
   'CodeRuntimeLanguage',
   'ConfigRecord',
@@ -214,7 +216,7 @@ void describe('CodeRuntimeError.is across realms and copies (STYLE 7)', () => {
   void it('recognises a branded error built in another vm realm', () => {
     const branded = vm.runInNewContext(`
       const error = new Error('from another realm')
-      Object.defineProperty(error, Symbol.for('code-runtime.error'), { value: true })
+      Object.defineProperty(error, Symbol.for('code-runtime.error'), { value: 'core' })
       error
     `) as unknown
     assert.equal(branded instanceof Error, false)
