@@ -13,6 +13,7 @@ export {
   type CodeJsonValue,
   type CodeRunFailure,
   type CodeRunFailureKind,
+  type CodeRunOutcome,
   type CodeRunRequest,
   type CodeRunResult,
   type CodeRunUsage,

@@ -59,6 +59,7 @@ const TYPE_EXPORTS = [
   'CodeJsonValue',
   'CodeRunFailure',
   'CodeRunFailureKind',
+  'CodeRunOutcome',
   'CodeRunRequest',
   'CodeRunResult',
   'CodeRunUsage',

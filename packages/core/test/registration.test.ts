@@ -8,7 +8,7 @@ import {
   startCodeRuntime,
   type CodeRunRequest,
 } from '@code-runtime/core'
-import { DEFAULT_STUB_MAX_OUTPUT_BYTES, StubRuntime, type StubRuntimeConfig } from './stub-runtime.js'
+import { DEFAULT_STUB_MAX_OUTPUT_BYTES, StubRuntime, stubResult, type StubRuntimeConfig } from './stub-runtime.js'
 
 const EMPTY_REQUEST: CodeRunRequest = { program: 'return 1', bindings: [] }
 
@@ -33,7 +33,7 @@ void describe('registration as ctx.codeRuntime (CONTRACT 1, The seam)', () => {
     assert.ok(ctx.codeRuntime instanceof StubRuntime)
     // Cordis hands out a fresh Proxy on each access, so compare what the proxies lead to.
     assert.equal((ctx.get(CODE_RUNTIME_SERVICE_NAME) as StubRuntime).config, (ctx.codeRuntime as StubRuntime).config)
-    assert.deepEqual(await ctx.codeRuntime.run(EMPTY_REQUEST), { logs: [] })
+    assert.deepEqual(await ctx.codeRuntime.run(EMPTY_REQUEST), stubResult())
     await ctx.fiber.dispose()
   })
 
@@ -79,7 +79,7 @@ void describe('registration as ctx.codeRuntime (CONTRACT 1, The seam)', () => {
     }, /codeRuntime/)
     assert.ok(!(ctx.codeRuntime instanceof OtherStubRuntime))
     assert.equal((ctx.codeRuntime as StubRuntime).config.maxOutputBytes, 10)
-    assert.deepEqual(await ctx.codeRuntime.run(EMPTY_REQUEST), { logs: [] })
+    assert.deepEqual(await ctx.codeRuntime.run(EMPTY_REQUEST), stubResult())
     await ctx.fiber.dispose()
   })
 
@@ -109,7 +109,7 @@ void describe('startCodeRuntime (CONTRACT 1, The seam)', () => {
     assert.equal(runtime.language, 'typescript')
     assert.equal(runtime.isolation, 'worker-thread')
     assert.equal(runtime.config.maxOutputBytes, 100)
-    assert.deepEqual(await runtime.run(EMPTY_REQUEST), { logs: [] })
+    assert.deepEqual(await runtime.run(EMPTY_REQUEST), stubResult())
     assert.equal(runtime.validatedRunCount, 1)
     await dispose()
     await assertRejectsWithCode(runtime.run(EMPTY_REQUEST), 'CODE_RUNTIME_DISPOSED')
