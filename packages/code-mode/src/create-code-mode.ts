@@ -46,6 +46,8 @@ export interface CodeMode {
 
 export const DEFAULT_MAX_PARALLEL = 10
 export const DEFAULT_MAX_RESULT_CHARS = 40_000
+/** The largest `maxResultChars` taken: about 100 million characters, far past any model's context. */
+export const MAX_RESULT_CHARS_LIMIT = 100_000_000
 
 function readIntegerOption(value: unknown, field: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback
@@ -89,7 +91,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', 'Invalid Code Mode options: runtime must be a code runtime with a run() method.', { field: 'runtime' })
   }
   const maxParallel = readIntegerOption(options.maxParallel, 'maxParallel', 1, 1_000, DEFAULT_MAX_PARALLEL)
-  const maxResultChars = readIntegerOption(options.maxResultChars, 'maxResultChars', 200, 100_000_000, DEFAULT_MAX_RESULT_CHARS)
+  const maxResultChars = readIntegerOption(options.maxResultChars, 'maxResultChars', 200, MAX_RESULT_CHARS_LIMIT, DEFAULT_MAX_RESULT_CHARS)
   const sdk = emitSdk(options.tools, { namespace, errorClassName })
   for (const tool of options.tools) {
     if (typeof tool.execute !== 'function') {

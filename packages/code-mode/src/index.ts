@@ -3,6 +3,7 @@ export {
   createCodeMode,
   DEFAULT_MAX_PARALLEL,
   DEFAULT_MAX_RESULT_CHARS,
+  MAX_RESULT_CHARS_LIMIT,
   type CodeMode,
   type CodeModeOptions,
   type CodeModeRuntime,

@@ -13,6 +13,7 @@ describe('public surface of @code-runtime/code-mode', () => {
       'DEFAULT_MAX_PARALLEL',
       'DEFAULT_MAX_RESULT_CHARS',
       'DEFAULT_SDK_EMITTER_OPTIONS',
+      'MAX_RESULT_CHARS_LIMIT',
       'RUN_CODE_INPUT_SCHEMA',
       'RunEndedError',
       'TOOL_NAME_PROPERTY',

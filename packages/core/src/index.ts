@@ -85,3 +85,9 @@ export {
   type IntegerFieldRule,
   type NumberFieldRule,
 } from './config-fields.js'
+export {
+  DEFAULT_SHARED_BACKEND_CONFIG,
+  readSharedBackendConfig,
+  type SharedBackendConfig,
+  type SharedBackendConfigOptions,
+} from './shared-backend-config.js'

@@ -2,7 +2,7 @@
  * The worker-thread backend's config (CONTRACT section 5 plus our own knobs), validated once
  * when the plugin loads. `run()` never defaults or rechecks.
  */
-import { MAX_TIMER_MS, readBooleanField, readConfigObject, readIntegerField, readNumberField } from '@code-runtime/core'
+import { DEFAULT_SHARED_BACKEND_CONFIG, MAX_TIMER_MS, readBooleanField, readConfigObject, readNumberField, readSharedBackendConfig } from '@code-runtime/core'
 
 /** The largest timer delay Node accepts: core's, re-exported where this backend's config names it. */
 export { MAX_TIMER_MS }
@@ -39,15 +39,10 @@ export interface WorkerThreadConfig {
 /** The config as users write it: every field optional. */
 export type WorkerThreadConfigInput = Partial<WorkerThreadConfig>
 
+/** The defaults: the fields every backend shares (core's), plus this backend's own. */
 export const DEFAULT_WORKER_THREAD_CONFIG: WorkerThreadConfig = Object.freeze({
-  computeMs: 60_000,
-  maxWallMs: 600_000,
-  maxOutputBytes: 64 * 1024 * 1024,
-  maxLogEntries: 1_000_000,
-  maxPendingCallBytes: 128 * 1024 * 1024,
-  maxOldGenerationSizeMb: 512,
+  ...DEFAULT_SHARED_BACKEND_CONFIG,
   maxArrayBufferMb: 256,
-  spawnAhead: 1,
   reuseWorkers: false,
 })
 
@@ -62,15 +57,9 @@ export function resolveWorkerThreadConfig(input: unknown): WorkerThreadConfig {
   const config = readConfigObject(LABEL, input, FIELDS)
   const defaults = DEFAULT_WORKER_THREAD_CONFIG
   return Object.freeze({
-    // Budgets and the heap cap take fractions, as in the reference: `resourceLimits` accepts them.
-    computeMs: readNumberField(LABEL, config, 'computeMs', { default: defaults.computeMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
-    maxWallMs: readNumberField(LABEL, config, 'maxWallMs', { default: defaults.maxWallMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
-    maxOutputBytes: readIntegerField(LABEL, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),
-    maxLogEntries: readIntegerField(LABEL, config, 'maxLogEntries', { default: defaults.maxLogEntries, min: 1, max: Number.MAX_SAFE_INTEGER }),
-    maxPendingCallBytes: readIntegerField(LABEL, config, 'maxPendingCallBytes', { default: defaults.maxPendingCallBytes, min: 1024, max: Number.MAX_SAFE_INTEGER }),
-    maxOldGenerationSizeMb: readNumberField(LABEL, config, 'maxOldGenerationSizeMb', { default: defaults.maxOldGenerationSizeMb, min: 8, max: 65_536 }),
+    // The heap cap takes fractions too: `resourceLimits` accepts them.
+    ...readSharedBackendConfig(LABEL, config, { wholeHeapMb: false }),
     maxArrayBufferMb: readNumberField(LABEL, config, 'maxArrayBufferMb', { default: defaults.maxArrayBufferMb, min: 16, max: 1_048_576 }),
-    spawnAhead: readIntegerField(LABEL, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),
     reuseWorkers: readBooleanField(LABEL, config, 'reuseWorkers', defaults.reuseWorkers),
   })
 }
