@@ -72,7 +72,7 @@ export {
   type OutputLedgerOptions,
 } from './output-ledger.js'
 
-// Config readers shared by backends
+// Config readers shared by every package
 export {
   MAX_TIMER_MS,
   readBooleanField,
@@ -80,11 +80,25 @@ export {
   readIntegerField,
   readNumberField,
   readOneOfField,
+  readRecordField,
   readStringField,
+  readStringListField,
+  readStringRecordField,
+  refuseUnknownConfigFields,
   type ConfigRecord,
   type IntegerFieldRule,
   type NumberFieldRule,
+  type RecordFieldRule,
 } from './config-fields.js'
+export {
+  configPlaceOf,
+  joinConfigPath,
+  nestConfigLabel,
+  refuseConfigField,
+  type ConfigLabel,
+  type ConfigPlace,
+  type ConfigRefusal,
+} from './config-place.js'
 export {
   DEFAULT_SHARED_BACKEND_CONFIG,
   readSharedBackendConfig,

@@ -126,7 +126,7 @@ void describe('startCodeRuntime (CONTRACT 1, The seam)', () => {
   void it('rejects with the backend error when the config is invalid', async () => {
     const invalid: ReadonlyArray<readonly [unknown, string]> = [
       [{ maxOutputBytes: -5 }, 'Invalid stub config: maxOutputBytes must be an integer from 4 to 9007199254740991, got -5.'],
-      [{ maxOutputByte: 10 }, 'unknown field "maxOutputByte"; known fields are maxOutputBytes'],
+      [{ maxOutputByte: 10 }, 'unknown field "maxOutputByte" (did you mean "maxOutputBytes"?); known fields are maxOutputBytes'],
       ['fast', 'expected a plain object'],
       [new Map(), 'expected a plain object'],
     ]
