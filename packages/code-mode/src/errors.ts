@@ -2,7 +2,7 @@
  * Host-facing errors of Code Mode: thrown for caller misuse (malformed tool definitions, bad
  * options), never for what a program does, which reaches the model as data.
  */
-import { CodeRuntimeFamilyError, type CodeRuntimeFamilyErrorDetails } from '@code-runtime/core'
+import { CodeRuntimeFamilyError, type CodeRuntimeFamilyErrorDetails, type ConfigPlace } from '@code-runtime/core'
 
 /** Stable codes of {@link CodeModeError}. A code never changes meaning. */
 export type CodeModeErrorCode =
@@ -29,5 +29,16 @@ export class CodeModeError extends CodeRuntimeFamilyError<CodeModeErrorCode> {
   /** True for a {@link CodeModeError} from any copy of this package or any realm. Never throws. */
   static override is(value: unknown): value is CodeModeError {
     return CodeRuntimeFamilyError.is(value, 'code-mode')
+  }
+}
+
+/**
+ * Where Code Mode reads an options object with core's config readers: a refusal is a
+ * `CODE_MODE_INVALID_OPTIONS` error reading `Invalid <what>: <field> <rule>, got <value>.`
+ */
+export function optionsPlace(what: string): ConfigPlace {
+  return {
+    refuse: ({ field, rule, value, text }) => new CodeModeError('CODE_MODE_INVALID_OPTIONS', `Invalid ${what}: ${text}.`,
+      { ...field === undefined ? {} : { field }, value, rule }),
   }
 }
