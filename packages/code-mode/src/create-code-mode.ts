@@ -4,7 +4,7 @@
  */
 import { readIntegerField, refuseConfigField, type CodeBindingNamespace, type CodeJsonValue, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
 import { compileArgumentCheck, type ArgumentCheck } from './argument-validation.js'
-import { CodeModeError, optionsPlace } from './errors.js'
+import { CodeModeError, codeModeErrorPlace } from './errors.js'
 import { renderRunResult } from './render-result.js'
 import { describeRunCode, RUN_CODE_INPUT_SCHEMA, type RunCodeOptions, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
 import { emitSdk, type EmittedSdk } from './sdk-emitter.js'
@@ -49,7 +49,7 @@ export const DEFAULT_MAX_RESULT_CHARS = 40_000
 /** The largest `maxResultChars` taken: about 100 million characters, far past any model's context. */
 export const MAX_RESULT_CHARS_LIMIT = 100_000_000
 
-const OPTIONS_PLACE = optionsPlace('Code Mode options')
+const OPTIONS_PLACE = codeModeErrorPlace('CODE_MODE_INVALID_OPTIONS', 'Code Mode options')
 
 /** A call may overlap others when the tool says so, or when it declares itself read-only. */
 function isConcurrencySafe(tool: CodeModeTool): boolean {

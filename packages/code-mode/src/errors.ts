@@ -33,12 +33,12 @@ export class CodeModeError extends CodeRuntimeFamilyError<CodeModeErrorCode> {
 }
 
 /**
- * Where Code Mode reads an options object with core's config readers: a refusal is a
- * `CODE_MODE_INVALID_OPTIONS` error reading `Invalid <what>: <field> <rule>, got <value>.`
+ * Where Code Mode reads its input (options, tool definitions) with core's config readers: a
+ * refusal is a {@link CodeModeError} with `code`, reading `Invalid <what>: <path> <rule>, got <value>.`
  */
-export function optionsPlace(what: string): ConfigPlace {
+export function codeModeErrorPlace(code: CodeModeErrorCode, what: string): ConfigPlace {
   return {
-    refuse: ({ field, rule, value, text }) => new CodeModeError('CODE_MODE_INVALID_OPTIONS', `Invalid ${what}: ${text}.`,
+    refuse: ({ field, rule, value, text }) => new CodeModeError(code, `Invalid ${what}: ${text}.`,
       { ...field === undefined ? {} : { field }, value, rule }),
   }
 }

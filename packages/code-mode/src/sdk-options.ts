@@ -7,7 +7,7 @@ import {
   BINDING_NAME_PATTERN, ECMASCRIPT_READONLY_GLOBALS, ECMASCRIPT_RESERVED_WORDS, PYTHON_RESERVED_WORDS,
   readConfigObject, refuseConfigField, RESERVED_GLOBALS, type ConfigRecord,
 } from '@code-runtime/core'
-import { optionsPlace } from './errors.js'
+import { codeModeErrorPlace } from './errors.js'
 import { TYPESCRIPT_LIB_GLOBALS } from './typescript-globals.js'
 
 /** Options of `emitSdk`: the global names the program sees. */
@@ -32,7 +32,7 @@ export const TOOL_NAME_PROPERTY = 'toolName'
 
 const KNOWN_FIELDS = Object.keys(DEFAULT_SDK_EMITTER_OPTIONS)
 
-const PLACE = optionsPlace('SDK options')
+const PLACE = codeModeErrorPlace('CODE_MODE_INVALID_OPTIONS', 'SDK options')
 
 function readGlobalName(record: ConfigRecord, field: keyof SdkEmitterOptions): string {
   const value = record[field]
