@@ -42,3 +42,6 @@ export function codeModeErrorPlace(code: CodeModeErrorCode, what: string): Confi
       { ...field === undefined ? {} : { field }, value, rule }),
   }
 }
+
+/** Where tool definitions are read: `Invalid tool: tools[2].name must be a non-empty string, got 5.` */
+export const INVALID_TOOL_PLACE = codeModeErrorPlace('CODE_MODE_INVALID_TOOL', 'tool')

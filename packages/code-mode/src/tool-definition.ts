@@ -3,7 +3,7 @@
  * MCP-style annotations, execute), and the one decoder the SDK emitter trusts afterwards.
  */
 import { refuseConfigField } from '@code-runtime/core'
-import { codeModeErrorPlace } from './errors.js'
+import { INVALID_TOOL_PLACE } from './errors.js'
 
 /**
  * A JSON Schema document or subschema as a plain JSON object. Values are `unknown` rather than a
@@ -52,11 +52,9 @@ export interface CodeModeTool extends CodeModeToolDescription {
 
 const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const
 
-/** Tool definitions are refused in the words of every config refusal: `Invalid tool: tools[2].name must be ..., got 5.` */
-const TOOLS_PLACE = codeModeErrorPlace('CODE_MODE_INVALID_TOOL', 'tool')
-
+/** Refuses a tool definition in the words of every config refusal. */
 function refuseTool(field: string, value: unknown, rule: string): never {
-  refuseConfigField(TOOLS_PLACE, field, rule, value)
+  refuseConfigField(INVALID_TOOL_PLACE, field, rule, value)
 }
 
 function isPlainObject(value: unknown): value is Readonly<Record<string, unknown>> {
