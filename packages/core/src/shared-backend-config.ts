@@ -7,7 +7,7 @@ import { MAX_TIMER_MS, readIntegerField, readNumberField, type ConfigRecord } fr
 
 /** The shared fields, fully defaulted and validated. */
 export interface SharedBackendConfig {
-  /** Budget of measured busy time of the substrate, in milliseconds. */
+  /** Budget of measured busy time of the substrate (a worker's busy time, a child's CPU time), in milliseconds. */
   readonly computeMs: number
   /** Wall-clock ceiling of a run, in milliseconds. */
   readonly maxWallMs: number

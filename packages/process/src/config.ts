@@ -3,27 +3,16 @@
  * the fields every backend shares (core's `readSharedBackendConfig`, same defaults and ranges),
  * plus the wire's frame cap and the OS limits each child runs under. `run()` never defaults or rechecks.
  */
-import { DEFAULT_SHARED_BACKEND_CONFIG, MAX_TIMER_MS, readConfigObject, readIntegerField, readSharedBackendConfig, type ConfigRecord } from '@code-runtime/core'
+import { DEFAULT_SHARED_BACKEND_CONFIG, MAX_TIMER_MS, readConfigObject, readIntegerField, readSharedBackendConfig, type ConfigRecord, type SharedBackendConfig } from '@code-runtime/core'
 
 /** The largest timer delay Node accepts: core's, re-exported where this backend's config names it. */
 export { MAX_TIMER_MS }
 
-/** A fully defaulted, validated config of {@link ProcessCodeRuntime}. */
-export interface ProcessConfig {
-  /** Budget of CPU time of the child, in milliseconds. */
-  readonly computeMs: number
-  /** Wall-clock ceiling of a run, in milliseconds. */
-  readonly maxWallMs: number
-  /** Cap on the compact JSON of logs plus value or failure message, in bytes. */
-  readonly maxOutputBytes: number
-  /** Most log entries one run may print; the next ends the run `output-limit`. */
-  readonly maxLogEntries: number
-  /** Budget for the JSON bytes of the arguments of binding calls in flight, held on the host. */
-  readonly maxPendingCallBytes: number
-  /** Heap cap of each child (V8 old generation), in MiB. */
-  readonly maxOldGenerationSizeMb: number
-  /** How many fresh, never-used children to keep spawned ahead of demand. */
-  readonly spawnAhead: number
+/**
+ * A fully defaulted, validated config of {@link ProcessCodeRuntime}: the fields every backend
+ * shares (see core's `SharedBackendConfig`; `computeMs` budgets the child's CPU time) and the wire and memory limits.
+ */
+export interface ProcessConfig extends SharedBackendConfig {
   /** Largest frame either side may send over the wire, in bytes. */
   readonly maxMessageBytes: number
   /** Address-space limit of each child process (RLIMIT_AS), in MiB: all of its memory, ArrayBuffers included. */
