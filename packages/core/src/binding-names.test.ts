@@ -38,7 +38,7 @@ function withErrorClass(errorClass: unknown): unknown[] {
   return [{ global: 'tools', functions: { run: noop }, errorClass }]
 }
 
-void describe('validateBindings: accepted names (CONTRACT 1, Names)', () => {
+void describe('validateBindings: accepted names [#names]', () => {
   for (const name of ['tools', 'Tools', '_tools', 'tools2', 'a', 'A_B_C', 'process', 'Math', 'window', 'print', '__x', 'x__', '__x_']) {
     void it(`accepts the global ${JSON.stringify(name)}`, () => {
       const [namespace] = validateBindings(withGlobal(name))
@@ -86,7 +86,7 @@ void describe('validateBindings: accepted names (CONTRACT 1, Names)', () => {
   })
 })
 
-void describe('validateBindings: refused globals (CONTRACT 1, Names)', () => {
+void describe('validateBindings: refused globals [#global-names]', () => {
   const cases: ReadonlyArray<readonly [string, string]> = [
     ['not valid!', '[A-Za-z_][A-Za-z0-9_]*'],
     ['$tools', 'no $'],
@@ -154,7 +154,7 @@ void describe('validateBindings: refused globals (CONTRACT 1, Names)', () => {
   })
 })
 
-void describe('validateBindings: refused error classes (CONTRACT 1, Names)', () => {
+void describe('validateBindings: refused error classes [#error-class-names] [#member-name-property]', () => {
   void it('refuses an error-class name that breaks the global name rules', () => {
     for (const [name, rule] of [['Tool Error', 'must match'], ['$Error', 'no $'], ['class', 'reserved word'],
       ['lambda', 'reserved word of Python'], ['console', 'reserves for itself'], ['__name__', 'reserves for itself']]) {
@@ -227,7 +227,7 @@ void describe('validateBindings: refused error classes (CONTRACT 1, Names)', () 
   })
 })
 
-void describe('validateBindings: members (CONTRACT 1, Names)', () => {
+void describe('validateBindings: members [#member-names]', () => {
   void it('keeps __proto__, constructor and toString as ordinary members', () => {
     const search: CodeBindingFunction = async () => 'search'
     const functions = JSON.parse('{"__proto__": 0, "constructor": 0, "toString": 0}') as Record<string, unknown>
@@ -301,7 +301,7 @@ void describe('validateBindings: members (CONTRACT 1, Names)', () => {
   })
 })
 
-void describe('validateRunRequest (CONTRACT 1, The seam)', () => {
+void describe('validateRunRequest [#request]', () => {
   void it('returns the program, the validated namespaces and the signal', () => {
     const controller = new AbortController()
     const request = validateRunRequest({

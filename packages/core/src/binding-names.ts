@@ -1,5 +1,5 @@
 /**
- * The name rules of CONTRACT section 1 and the one validator that applies them. Every backend
+ * The name rules of CONTRACT section #names and the one validator that applies them. Every backend
  * calls {@link validateRunRequest}, so one namespace list behaves the same on every backend,
  * including a future Python one (hence the Python keywords and the refusal of `$`).
  */

@@ -19,10 +19,11 @@ export const CODE_RUNTIME_SERVICE_NAME = 'codeRuntime'
  * A code runtime. Implementations subclass it, call `super(ctx)` and are loaded with
  * `ctx.plugin(Backend, config)`; disposing that plugin disposes the runtime.
  *
- * Contract of {@link CodeRuntime.run} (CONTRACT sections 1 to 4): it resolves for every outcome
- * of the program, with `error` set on failure, and rejects only for misuse by the caller (a run
- * after disposal, invalid bindings). No state survives between runs. Disposal settles in-flight
- * runs as `abort` and completes only once their substrates have exited.
+ * Contract of {@link CodeRuntime.run} (docs/CONTRACT.md): it resolves for every outcome of the
+ * program, with `error` set on failure, and rejects only for misuse by the caller, a run after
+ * disposal or invalid bindings (CONTRACT section #resolve-never-reject). No state survives between
+ * runs (CONTRACT section #no-state-between-runs). Disposal settles in-flight runs as `abort` and
+ * completes only once their substrates have exited (CONTRACT section #dispose).
  *
  * Cordis hands out a proxy of the service, so subclasses keep state in ordinary (TypeScript
  * `private`) fields, not `#private` ones.

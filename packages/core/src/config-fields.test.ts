@@ -33,7 +33,7 @@ function assertInvalidConfig(action: () => unknown, ...fragments: string[]): Cod
   return caught
 }
 
-void describe('readConfigObject (STYLE 8)', () => {
+void describe('readConfigObject [#invalid-config]', () => {
   void it('treats an absent config as all defaults', () => {
     assert.deepEqual(readConfigObject(LABEL, undefined, KNOWN), {})
     assert.deepEqual(readConfigObject(LABEL, null, KNOWN), {})
@@ -73,7 +73,7 @@ void describe('readConfigObject (STYLE 8)', () => {
   })
 })
 
-void describe('readIntegerField (STYLE 8)', () => {
+void describe('readIntegerField [#invalid-config]', () => {
   const rule = { default: 60_000, min: 1, max: 2_147_483_647 }
 
   void it('returns the default when the field is absent', () => {
@@ -113,7 +113,7 @@ void describe('readIntegerField (STYLE 8)', () => {
   })
 })
 
-void describe('readNumberField (STYLE 8)', () => {
+void describe('readNumberField [#invalid-config]', () => {
   const budget = { default: 60_000, min: 0, minIsExclusive: true, max: 2_147_483_647 }
 
   void it('returns the default when the field is absent', () => {
@@ -156,7 +156,7 @@ void describe('readNumberField (STYLE 8)', () => {
   })
 })
 
-void describe('readBooleanField (STYLE 8)', () => {
+void describe('readBooleanField [#invalid-config]', () => {
   void it('returns the value or the default', () => {
     assert.equal(readBooleanField(LABEL, {}, 'reuseWorkers', true), true)
     assert.equal(readBooleanField(LABEL, { reuseWorkers: false }, 'reuseWorkers', true), false)
@@ -171,7 +171,7 @@ void describe('readBooleanField (STYLE 8)', () => {
   })
 })
 
-void describe('readOneOfField (STYLE 8)', () => {
+void describe('readOneOfField [#invalid-config]', () => {
   const choices = ['fast', 'safe'] as const
 
   void it('returns a listed choice or the default', () => {
@@ -187,7 +187,7 @@ void describe('readOneOfField (STYLE 8)', () => {
   })
 })
 
-void describe('readStringField (STYLE 8)', () => {
+void describe('readStringField [#invalid-config]', () => {
   void it('returns a non-empty string or the default', () => {
     assert.equal(readStringField(LABEL, {}, 'name', 'runtime'), 'runtime')
     assert.equal(readStringField(LABEL, { name: 'mine' }, 'name', 'runtime'), 'mine')

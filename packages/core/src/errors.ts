@@ -88,7 +88,7 @@ export type CodeRuntimeErrorCode =
   | 'CODE_RUNTIME_DISPOSED'
   /** The backend cannot work on this machine (a missing sandbox tool, say). */
   | 'CODE_RUNTIME_UNAVAILABLE'
-  /** A value is not lossless JSON (CONTRACT section 3). */
+  /** A value is not lossless JSON (CONTRACT section #lossless-json). */
   | 'CODE_RUNTIME_NOT_LOSSLESS_JSON'
 
 /** Details of a {@link CodeRuntimeError}. */

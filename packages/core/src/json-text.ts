@@ -2,7 +2,7 @@
  * JSON text of a value already checked as lossless JSON, at any depth.
  *
  * The native `JSON.stringify` recurses on the call stack and throws a RangeError a few thousand
- * levels down (about 4 500 on a main thread, 15 000 in a worker), while CONTRACT section 3 puts
+ * levels down (about 4 500 on a main thread, 15 000 in a worker), while CONTRACT section #json-depth puts
  * no bound on depth. Shallow values, the common case, keep the native fast path; a value the
  * native serializer cannot handle for depth is written by an iterative walk that produces the
  * same text, byte for byte.

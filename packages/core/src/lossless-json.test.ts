@@ -50,7 +50,7 @@ function unnest(value: unknown, kind: 'array' | 'object'): { depth: number; leaf
   return { depth, leaf: current }
 }
 
-void describe('lossless JSON: accepted values (CONTRACT 3)', () => {
+void describe('lossless JSON: accepted values [#json-accepted]', () => {
   void it('accepts null, booleans and finite numbers', () => {
     for (const value of [null, true, false, 0, 1, -1, 1.5, -2.25, 1e300, -1e-300, Number.MAX_VALUE,
       Number.MIN_VALUE, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER]) {
@@ -114,7 +114,7 @@ void describe('lossless JSON: accepted values (CONTRACT 3)', () => {
   })
 })
 
-void describe('lossless JSON: refused primitives (CONTRACT 3)', () => {
+void describe('lossless JSON: refused primitives [#json-refused]', () => {
   const cases: ReadonlyArray<readonly [string, unknown, string]> = [
     ['undefined', undefined, 'undefined'],
     ['a function', () => 1, 'function'],
@@ -139,7 +139,7 @@ void describe('lossless JSON: refused primitives (CONTRACT 3)', () => {
   }
 })
 
-void describe('lossless JSON: refused objects (CONTRACT 3)', () => {
+void describe('lossless JSON: refused objects [#json-refused]', () => {
   class Point {
     x = 1
     y = 2
@@ -244,7 +244,7 @@ void describe('lossless JSON: refused objects (CONTRACT 3)', () => {
   })
 })
 
-void describe('lossless JSON: reading (CONTRACT 3)', () => {
+void describe('lossless JSON: reading [#json-reading]', () => {
   void it('runs each getter exactly once', () => {
     let objectReads = 0
     let arrayReads = 0
@@ -293,7 +293,7 @@ void describe('lossless JSON: reading (CONTRACT 3)', () => {
   })
 })
 
-void describe('lossless JSON: depth (CONTRACT 3)', () => {
+void describe('lossless JSON: depth [#json-depth]', () => {
   for (const depth of [3_000, 100_000]) {
     for (const kind of ['array', 'object'] as const) {
       void it(`copies ${depth} levels of nested ${kind}s without overflowing the stack`, () => {

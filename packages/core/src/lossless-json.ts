@@ -1,5 +1,5 @@
 /**
- * The lossless-JSON checker and snapshotter of CONTRACT section 3.
+ * The lossless-JSON checker and snapshotter of CONTRACT section #lossless-json.
  *
  * A value crosses a boundary only as a fresh copy made here: every property is read exactly once
  * (a getter runs once; a throwing getter refuses the value), `toJSON` is never called, and

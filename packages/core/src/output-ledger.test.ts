@@ -17,7 +17,7 @@ function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value), 'utf8')
 }
 
-/** The charged size of a result, computed independently of the ledger (CONTRACT 4). */
+/** The charged size of a result, computed independently of the ledger (CONTRACT section #output-bytes). */
 function resultBytes(result: CodeRunOutcome): number {
   return jsonBytes(result.logs)
     + (result.value === undefined ? 0 : jsonBytes(result.value))
@@ -70,7 +70,7 @@ function randomValue(random: () => number, depth: number): CodeJsonValue {
   return object
 }
 
-void describe('jsonStringByteLength (CONTRACT 4)', () => {
+void describe('jsonStringByteLength [#output-bytes]', () => {
   const classes: ReadonlyArray<readonly [string, string, number]> = [
     ['the empty string', '', 2],
     ['ASCII', 'abc', 5],
@@ -135,7 +135,7 @@ void describe('jsonStringByteLength (CONTRACT 4)', () => {
   })
 })
 
-void describe('jsonValueByteLength (CONTRACT 4)', () => {
+void describe('jsonValueByteLength [#output-bytes]', () => {
   void it('agrees with Buffer.byteLength(JSON.stringify(v)) on fixed values', () => {
     const values: CodeJsonValue[] = [
       null, true, false, 0, -1, 0.1, 1e21, 1e-7, 5e-324, -Number.MAX_VALUE, '', '€', [], {}, [[]], [{}], { '': [] },
@@ -161,7 +161,7 @@ void describe('jsonValueByteLength (CONTRACT 4)', () => {
   })
 })
 
-void describe('logsByteLength (CONTRACT 4)', () => {
+void describe('logsByteLength [#output-bytes]', () => {
   void it('charges brackets, each entry and one comma between entries', () => {
     assert.equal(logsByteLength([]), 2)
     assert.equal(logsByteLength(['abc']), 7)
@@ -178,7 +178,7 @@ void describe('logsByteLength (CONTRACT 4)', () => {
   })
 })
 
-void describe('fitStringPrefix (CONTRACT 4)', () => {
+void describe('fitStringPrefix [#output-limit]', () => {
   void it('keeps the whole string when it fits exactly', () => {
     assert.equal(fitStringPrefix('abc', 5), 'abc')
     assert.equal(fitStringPrefix('€', 5), '€')
@@ -227,7 +227,7 @@ void describe('fitStringPrefix (CONTRACT 4)', () => {
   })
 })
 
-void describe('fitLogsPrefix (CONTRACT 4)', () => {
+void describe('fitLogsPrefix [#output-limit]', () => {
   void it('keeps every entry when they fit', () => {
     assert.deepEqual(fitLogsPrefix(['abc', 'def'], 13), ['abc', 'def'])
   })
@@ -271,7 +271,7 @@ void describe('fitLogsPrefix (CONTRACT 4)', () => {
   })
 })
 
-void describe('buildOutputLimitResult (CONTRACT 4)', () => {
+void describe('buildOutputLimitResult [#output-limit]', () => {
   void it('fails output-limit with no value and a message naming the cap', () => {
     const result = buildOutputLimitResult(['x'.repeat(5_000)], 1_000)
     assert.equal(result.error?.kind, 'output-limit')
@@ -353,7 +353,7 @@ void describe('OutputLedger: maxLogEntries', () => {
   })
 })
 
-void describe('OutputLedger (CONTRACT 4)', () => {
+void describe('OutputLedger [#output-cap]', () => {
   void it("charges 7 bytes for returning '€' with no logs", () => {
     assert.deepEqual(new OutputLedger(7).settleValue('€', jsonValueByteLength('€')), { logs: [], value: '€' })
     const over = new OutputLedger(6).settleValue('€', jsonValueByteLength('€'))

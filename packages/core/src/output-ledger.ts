@@ -1,5 +1,5 @@
 /**
- * The output ledger of CONTRACT section 4: one cap, `maxOutputBytes`, on the compact JSON of the
+ * The output ledger of CONTRACT section #output-cap: one cap, `maxOutputBytes`, on the compact JSON of the
  * `logs` array plus the JSON of the value or of the failure message.
  *
  * Sizes are computed from the text itself, never by building the escaped JSON: a log flood or a

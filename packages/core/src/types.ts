@@ -1,9 +1,9 @@
 /**
- * The vocabulary of the code-runtime seam (CONTRACT section 1). Every backend speaks exactly
+ * The vocabulary of the code-runtime seam (CONTRACT section #seam). Every backend speaks exactly
  * these shapes; budgets and caps are backend config, never request fields.
  */
 
-/** A value that crosses every boundary losslessly as compact JSON (CONTRACT section 3). */
+/** A value that crosses every boundary losslessly as compact JSON (CONTRACT section #lossless-json). */
 export type CodeJsonValue =
   | null
   | boolean

@@ -55,7 +55,7 @@ const deepJsonValue = fc.tuple(jsonValue, fc.integer({ min: 1_000, max: 40_000 }
   .map(([inner, depth, shape, key]) => deepen(inner, depth, shape, key))
 
 /**
- * The rules of CONTRACT section 3, written the obvious (recursive) way, for values without
+ * The rules of CONTRACT section #lossless-json, written the obvious (recursive) way, for values without
  * getters, proxies or cycles: the independent answer the snapshotter must agree with.
  */
 function isPlainJson(value: unknown): boolean {
@@ -132,7 +132,7 @@ function resultBytes(result: CodeRunOutcome): number {
   return utf8Bytes(result.logs) + ('value' in result && result.value !== undefined ? utf8Bytes(result.value) : 0) + (result.error === undefined ? 0 : utf8Bytes(result.error.message))
 }
 
-void describe('fuzz: the lossless-JSON checker (CONTRACT 3)', () => {
+void describe('fuzz: the lossless-JSON checker [#lossless-json]', () => {
   void it('copies every JSON value exactly, and stringifyJsonValue writes the native text', () => {
     check(fc.property(jsonValue, (value) => {
       const snapshot = safeSnapshotLosslessJson(value)
@@ -175,7 +175,7 @@ void describe('fuzz: the lossless-JSON checker (CONTRACT 3)', () => {
   })
 })
 
-void describe('fuzz: the ledger counts bytes as Buffer.byteLength(JSON.stringify(...)) does (CONTRACT 4)', () => {
+void describe('fuzz: the ledger counts bytes as Buffer.byteLength(JSON.stringify(...)) does [#output-bytes]', () => {
   void it('counts strings, values and logs arrays exactly', () => {
     check(fc.property(anyString, jsonValue, fc.array(anyString, { maxLength: 8 }), (text, value, logs) => {
       assert.equal(jsonStringByteLength(text), utf8Bytes(text))

@@ -1,4 +1,4 @@
-// Guards the public surface of @code-runtime/core (STYLE 6): the built root entry, imported by
+// Guards the public surface of @code-runtime/core: the built root entry, imported by
 // package name through the exports map, must export exactly this list, and the README must
 // document every export, error code and failure kind. Changing the surface means changing this
 // file on purpose.
@@ -154,7 +154,7 @@ function uniqueMatches(text: string, pattern: RegExp): string[] {
   return [...new Set([...text.matchAll(pattern)].map((match) => match[1] as string))].sort()
 }
 
-void describe('@code-runtime/core public surface (STYLE 6)', () => {
+void describe('@code-runtime/core public surface', () => {
   void it('resolves the package name to the built root entry', () => {
     assert.ok(import.meta.resolve('@code-runtime/core').endsWith('/packages/core/dist/src/index.js'))
   })
@@ -218,7 +218,7 @@ void describe('@code-runtime/core public surface (STYLE 6)', () => {
   })
 })
 
-void describe('CodeRuntimeError.is across realms and copies (STYLE 7)', () => {
+void describe('CodeRuntimeError.is across realms and copies', () => {
   void it('recognises an error made by a second copy of the module, where instanceof fails', async () => {
     // A package loaded twice (two versions in node_modules) has two CodeRuntimeError classes.
     const copyUrl = new URL('../src/errors.js?second-copy', import.meta.url).href

@@ -24,7 +24,7 @@ async function assertRejectsWithCode(promise: Promise<unknown>, code: string, fr
   })
 }
 
-void describe('registration as ctx.codeRuntime (CONTRACT 1, The seam)', () => {
+void describe('registration as ctx.codeRuntime [#service]', () => {
   void it('registers a backend loaded with ctx.plugin under the service name codeRuntime', async () => {
     const ctx = new Context()
     await ctx.plugin(StubRuntime, {})
@@ -102,7 +102,7 @@ void describe('registration as ctx.codeRuntime (CONTRACT 1, The seam)', () => {
   })
 })
 
-void describe('startCodeRuntime (CONTRACT 1, The seam)', () => {
+void describe('startCodeRuntime [#service]', () => {
   void it('returns a ready runtime and a dispose function', async () => {
     const { runtime, dispose } = await startCodeRuntime(StubRuntime, { maxOutputBytes: 100 })
     assert.ok(runtime instanceof StubRuntime)

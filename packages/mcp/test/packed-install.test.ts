@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { makeTempDirectory } from './serve-harness.js'
 
 const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url))
-const PACKAGE_NAMES = ['@code-runtime/code-mode', '@code-runtime/core', '@code-runtime/mcp', '@code-runtime/process', '@code-runtime/worker-thread']
+const PACKAGE_NAMES = ['@code-runtime/code-mode', '@code-runtime/core', '@code-runtime/engine', '@code-runtime/mcp', '@code-runtime/process', '@code-runtime/worker-thread']
 
 /** One step of npm or node may wait for the registry or a loaded machine; none waits for speed. */
 const STEP_LIMIT_MS = 600_000

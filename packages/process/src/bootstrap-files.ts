@@ -1,7 +1,7 @@
 /**
  * The files a child needs to start our guest runtime, found on the host: the entry module, and
- * the three code-runtime packages it imports (this one, the worker-thread guest kit and the
- * core's JSON helpers), each as the folders Node reads when it loads them. The process backend
+ * the three code-runtime packages it imports (this one, the engine's guest half and the core's
+ * JSON helpers), each as the folders Node reads when it loads them. The process backend
  * grants Node's permission model read access to exactly these; the container mounts exactly
  * these (read-only, under a fixed path) and nothing else of the host's tree.
  */
@@ -9,6 +9,7 @@ import { existsSync, lstatSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { GUEST_MODULE_URLS } from '@code-runtime/engine'
 
 /** One package of the bootstrap, as found on the host. */
 export interface BootstrapPackage {
@@ -75,11 +76,17 @@ function moduleFolderOf(root: string, file: string): string {
   return relative(root, file).split(sep).slice(0, -1).slice(0, 2).join('/')
 }
 
-/** Resolves `specifier` from the package at `importerRoot` and describes the package it lands in. */
-function locateDependency(importerRoot: string, name: string, specifier: string): BootstrapPackage {
+/**
+ * Resolves `specifier` from the package at `importerRoot` and describes the package it lands in.
+ * `folders` names the folders the child loads from it; by default, the one of the resolved module.
+ */
+function locateDependency(importerRoot: string, name: string, specifier: string, folders?: readonly URL[]): BootstrapPackage {
   const resolved = realpathSync(createRequire(join(importerRoot, 'package.json')).resolve(specifier))
   const root = realpathSync(findPackageRoot(resolved))
-  return { name, root, lookupPath: findLookupPath(importerRoot, name), moduleFolders: [moduleFolderOf(root, resolved)] }
+  const moduleFolders = folders === undefined
+    ? [moduleFolderOf(root, resolved)]
+    : folders.map((folder) => relative(root, realpathSync(fileURLToPath(folder))).split(sep).join('/'))
+  return { name, root, lookupPath: findLookupPath(importerRoot, name), moduleFolders }
 }
 
 /**
@@ -93,13 +100,14 @@ export function locateBootstrapFiles(entry: URL = CHILD_ENTRY_URL): BootstrapFil
   if (realpathSync(findPackageRoot(entryPath)) !== ownRoot) throw new Error('The child entry module must belong to @code-runtime/process.')
   const folders = new Set([moduleFolderOf(ownRoot, ownPath), moduleFolderOf(ownRoot, entryPath)])
   const entryPackage: BootstrapPackage = { name: '@code-runtime/process', root: ownRoot, lookupPath: undefined, moduleFolders: [...folders] }
-  const workerThread = locateDependency(ownRoot, '@code-runtime/worker-thread', '@code-runtime/worker-thread/guest-kit')
-  const core = locateDependency(workerThread.root, '@code-runtime/core', '@code-runtime/core/json')
+  // Only the engine's guest half: the child never loads the host half (run engine, transform).
+  const engine = locateDependency(ownRoot, '@code-runtime/engine', '@code-runtime/engine/guest', GUEST_MODULE_URLS)
+  const core = locateDependency(engine.root, '@code-runtime/core', '@code-runtime/core/json')
   return {
     nodePath: realpathSync(process.execPath),
     entryPackage,
     entryModule: relative(ownRoot, entryPath).split(sep).join('/'),
-    dependencies: [workerThread, core],
+    dependencies: [engine, core],
   }
 }
 

@@ -75,7 +75,7 @@ describe('planSandboxBootstrap', () => {
     entryPackage: { name: '@code-runtime/process', root: '/home/ada/project/packages/process', lookupPath: undefined, moduleFolders: ['dist/src'] },
     entryModule: 'dist/src/guest/child-entry.js',
     dependencies: [
-      { name: '@code-runtime/worker-thread', root: '/home/ada/project/packages/worker-thread', lookupPath: '/home/ada/project/node_modules/@code-runtime/worker-thread', moduleFolders: ['dist/src'] },
+      { name: '@code-runtime/engine', root: '/home/ada/project/packages/engine', lookupPath: '/home/ada/project/node_modules/@code-runtime/engine', moduleFolders: ['dist/src/guest', 'dist/src/protocol'] },
       { name: '@code-runtime/core', root: '/home/ada/project/packages/core', lookupPath: '/home/ada/project/node_modules/@code-runtime/core', moduleFolders: ['dist/src'] },
     ],
   }

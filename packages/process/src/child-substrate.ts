@@ -16,7 +16,7 @@ import type {
   SubstrateExit,
   SubstrateFactory,
   SubstrateListener,
-} from '@code-runtime/worker-thread/substrate-kit'
+} from '@code-runtime/engine'
 import { ARGUMENTS_FD, type ChildCommand } from './child-command.js'
 import { listInheritableDescriptors } from './inherited-descriptors.js'
 import { isProcessAlive, listProcessTree, ProcessTreeClock } from './process-tree.js'

@@ -5,7 +5,7 @@
  */
 import { Service, type Context } from '@deepseek-ai/cordis'
 import { CodeRuntime, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
-import { RunEngine, runLimitsOf } from '@code-runtime/worker-thread/substrate-kit'
+import { RunEngine, runLimitsOf } from '@code-runtime/engine'
 import { locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
 import { buildBubblewrapArgs, buildBubblewrapCommand, planSandboxBootstrap } from './bubblewrap-args.js'
 import { SandboxGroupParent, type SandboxGroups } from './cgroup-limits.js'

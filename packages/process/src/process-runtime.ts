@@ -6,7 +6,7 @@
  */
 import type { Context } from '@deepseek-ai/cordis'
 import { CodeRuntime, CodeRuntimeError, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
-import { RunEngine, runLimitsOf } from '@code-runtime/worker-thread/substrate-kit'
+import { RunEngine, runLimitsOf } from '@code-runtime/engine'
 import { listReadablePaths, locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
 import { buildNodeArgs, buildPrlimitArgs, cpuSecondsFor, detectPermissionFlag, type ChildCommand } from './child-command.js'
 import { ChildSubstrateFactory } from './child-substrate.js'

@@ -1,5 +1,5 @@
 /**
- * The worker-thread backend's config (CONTRACT section 5 plus our own knobs), validated once
+ * The worker-thread backend's config (CONTRACT section #budget-fields plus our own knobs), validated once
  * when the plugin loads. `run()` never defaults or rechecks.
  */
 import { DEFAULT_SHARED_BACKEND_CONFIG, MAX_TIMER_MS, readBooleanField, readConfigObject, readNumberField, readSharedBackendConfig, type SharedBackendConfig } from '@code-runtime/core'

@@ -11,4 +11,4 @@ export {
 } from './config.js'
 
 // The transform step, usable on its own (for example to check a program before running it)
-export { transformProgram, type TransformResult } from './transform.js'
+export { transformProgram, type TransformResult } from '@code-runtime/engine'

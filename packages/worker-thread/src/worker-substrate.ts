@@ -4,8 +4,7 @@
  * write there).
  */
 import { Worker } from 'node:worker_threads'
-import type { Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from './substrate.js'
-import type { HostToGuestMessage } from './protocol.js'
+import type { HostToGuestMessage, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '@code-runtime/engine'
 import { ARRAY_BUFFER_EXIT_CODE, arrayBufferBudgetMessage } from './array-buffer-budget.js'
 import type { WorkerLimits } from './worker-limits.js'
 

@@ -5,7 +5,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { CodeRuntime, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
 import { resolveWorkerThreadConfig, type WorkerThreadConfig, type WorkerThreadConfigInput } from './config.js'
-import { RunEngine, runLimitsOf } from './run-engine.js'
+import { RunEngine, runLimitsOf } from '@code-runtime/engine'
 import { WorkerSubstrateFactory } from './worker-substrate.js'
 
 /**

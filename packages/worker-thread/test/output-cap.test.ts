@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { logsByteLength, jsonStringByteLength } from '@code-runtime/core'
 import { startWorkerRuntime } from './start.js'
 
-describe('worker-thread output cap (CONTRACT section 4)', () => {
+describe('worker-thread output cap [#output-cap]', () => {
   let started: Awaited<ReturnType<typeof startWorkerRuntime>>
   before(async () => {
     started = await startWorkerRuntime()

@@ -33,7 +33,7 @@ export function countWorkerSpawns(): { readonly count: number; stop(): void } {
   }
 }
 
-/** The part of a result the contract of sections 1 to 4 speaks about: logs, value, error. */
+/** The part of a result CONTRACT section #result-shape speaks about before usage and calls: logs, value, error. */
 export function outcomeOf(result: CodeRunResult): Pick<CodeRunResult, 'logs' | 'value' | 'error'> {
   const { logs, error } = result
   if (error !== undefined) return { logs, error }

@@ -13,7 +13,7 @@ import { describeForAssertion } from './runtime-fixture.js'
 
 /**
  * Rebuilds a JSON value with ordinary prototypes, so a backend may hand back null-prototype
- * objects (allowed by CONTRACT section 3) and still compare equal. A literal `__proto__` key
+ * objects (allowed by CONTRACT section #json-accepted) and still compare equal. A literal `__proto__` key
  * stays an own key.
  */
 export function toPlainJson(value: unknown): unknown {
@@ -60,7 +60,7 @@ const HOST_PATH_FRAGMENTS: readonly string[] = (() => {
   return fragments
 })()
 
-/** Asserts `text` names no host file path and no frame outside the program (CONTRACT section 2). */
+/** Asserts `text` names no host file path and no frame outside the program (CONTRACT section #stack-privacy). */
 export function assertNoHostPaths(text: string, label: string): void {
   for (const fragment of HOST_PATH_FRAGMENTS) {
     assert.ok(!text.includes(fragment), `${label} reveals the host path fragment ${JSON.stringify(fragment)}: ${JSON.stringify(text)}`)
@@ -112,7 +112,7 @@ export async function assertRunRejects(runtime: CodeRuntime, request: CodeRunReq
   return rejection
 }
 
-/** Bytes the result costs under CONTRACT section 4: logs plus value or failure message. */
+/** Bytes the result costs under CONTRACT section #output-bytes: logs plus value or failure message. */
 export function outputBytes(result: CodeRunResult): number {
   const logsBytes = logsByteLength(result.logs)
   if (result.error !== undefined) return logsBytes + jsonStringByteLength(result.error.message)

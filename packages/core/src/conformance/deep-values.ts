@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 3 puts no bound on depth: values nested far past what a recursive serializer
+ * CONTRACT section #json-depth puts no bound on depth: values nested far past what a recursive serializer
  * survives (10 000 and 100 000 levels) cross every boundary, arguments, resolutions, the call
  * record, the completion and logs, and the host survives each. A completion deeper still settles
  * at once instead of idling until `maxWallMs`.
@@ -52,7 +52,7 @@ function deepValueBytes(depth: number): number {
 }
 
 export function describeDeepValues(target: ConformanceTarget): void {
-  void describe(`${target.name}: values nested 10 000 and 100 000 levels cross every boundary (CONTRACT 3)`, () => {
+  void describe(`${target.name}: values nested 10 000 and 100 000 levels cross every boundary [#json-depth]`, () => {
     const runtime = useRuntime(target, { maxWallMs: 120_000 })
     const tools: CodeBindingNamespace = {
       global: 'tools',

@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 1, failure kinds: `exception`, `timeout` and `abort`, each reported exactly and
+ * CONTRACT section #failure-kinds: `exception`, `timeout` and `abort`, each reported exactly and
  * never merged with another kind. `invalid-output` is checked with the completion boundary
  * (lossless-json.ts) and `output-limit` with the cap (output-cap.ts). `worker-exit` is not
  * checked here: no program text kills every substrate the same portable way (a backend's own
@@ -26,13 +26,13 @@ async function runProgramText(runtime: CodeRuntime, program: string): Promise<Co
 }
 
 function describeExceptions(runtime: () => CodeRuntime): void {
-  void describe('exception', () => {
+  void describe('exception [#exception]', () => {
     void it('resolves an exception for a thrown error', async () => {
       const message = assertFailure(await runProgramText(runtime(), "throw new Error('boom')"), 'exception')
       assert.match(message, /boom/)
     })
 
-    // CONTRACT section 1: a thrown non-Error value's message is String(value), nothing more, so
+    // CONTRACT section #exception: a thrown non-Error value's message is String(value), nothing more, so
     // the model reads what it threw and the output cap counts exactly that.
     const thrownPrimitives: readonly (readonly [string, string])[] = [
       ["'plain failure'", 'plain failure'],
@@ -109,7 +109,7 @@ function useSmallBudget(runtime: () => CodeRuntime): () => number {
 }
 
 function describeComputeBudget(target: ConformanceTarget, measuringRuntime: () => CodeRuntime): void {
-  void describe('timeout: a small computeMs', () => {
+  void describe('timeout: a small computeMs [#timeout]', () => {
     const smallBudget = useSmallBudget(measuringRuntime)
     const runtime = useRuntime(target, () => ({ computeMs: smallBudget() }))
 
@@ -139,7 +139,7 @@ function describeComputeBudget(target: ConformanceTarget, measuringRuntime: () =
       assertValue(result, 'slow answer')
     })
 
-    void it('keeps logs printed before the timeout', async () => {
+    void it('keeps logs printed before the timeout [#logs-kept]', async () => {
       const result = await runProgramText(runtime(), programLines(
         "console.log('before the loop')",
         "process.stdout.write('partial line')",
@@ -157,7 +157,7 @@ function describeComputeBudget(target: ConformanceTarget, measuringRuntime: () =
 }
 
 function describeWallBudget(target: ConformanceTarget, measuringRuntime: () => CodeRuntime): void {
-  void describe('timeout: a small maxWallMs', () => {
+  void describe('timeout: a small maxWallMs [#timeout]', () => {
     const smallBudget = useSmallBudget(measuringRuntime)
     const runtime = useRuntime(target, () => ({ maxWallMs: smallBudget() }))
 
@@ -181,7 +181,7 @@ function describeWallBudget(target: ConformanceTarget, measuringRuntime: () => C
 }
 
 function describeAbort(runtime: () => CodeRuntime): void {
-  void describe('abort', () => {
+  void describe('abort [#abort]', () => {
     void it('resolves abort with String(reason) when the signal fires while the program awaits', async () => {
       const controller = new AbortController()
       const started = abortWhenCalled(controller, 'stopped by the caller', ABORT_DELAY_MS)
@@ -239,9 +239,9 @@ function describeAbort(runtime: () => CodeRuntime): void {
   })
 }
 
-/** Registers the checks of CONTRACT section 1 about failure kinds. */
+/** Registers the checks of CONTRACT section #failure-kinds. */
 export function describeFailureKinds(target: ConformanceTarget): void {
-  void describe(`${target.name}: failure kinds (CONTRACT 1)`, () => {
+  void describe(`${target.name}: failure kinds [#failure-kinds]`, () => {
     const runtime = useRuntime(target)
     describeExceptions(runtime)
     describeAbort(runtime)

@@ -1,8 +1,8 @@
 /**
- * Host memory a program can make the host spend, beyond the CONTRACT (issue 11 item 7): the
- * arguments of binding calls held in flight (`maxPendingCallBytes`) and the number of log
- * entries (`maxLogEntries`). Both are backend config fields outside CONTRACT section 5, so a
- * backend registers these checks with a `start` that accepts them.
+ * CONTRACT section #host-memory: host memory a program can make the host spend (issue 11 item 7),
+ * the arguments of binding calls held in flight (`maxPendingCallBytes`) and the number of log
+ * entries (`maxLogEntries`). Both are backend config fields beside the shared budget fields, so
+ * a backend registers these checks with a `start` that accepts them.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -52,7 +52,7 @@ function holdingTools(): CodeBindingNamespace {
 
 /** Registers the checks for `target`. */
 export function describeHostMemory(target: HostMemoryTarget): void {
-  void describe(`${target.name}: host memory a program can make the host spend (issue 11 item 7)`, () => {
+  void describe(`${target.name}: host memory a program can make the host spend (issue 11 item 7) [#host-memory]`, () => {
     void it('refuses a call whose arguments would take the calls in flight past maxPendingCallBytes, and frees the budget as calls settle', async () => {
       // Each argument is a 300 000-character string: 300 002 bytes of JSON. Three fit in 1 000 000, a fourth does not.
       await withStarted(target, { maxPendingCallBytes: 1_000_000, maxWallMs: 60_000 }, async (runtime) => {

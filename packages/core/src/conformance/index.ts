@@ -1,6 +1,7 @@
 /**
- * The conformance suite of `@code-runtime/core`: every rule of CONTRACT sections 1 to 4 that can
- * be observed from outside a backend, as `node:test` checks a backend's own tests register.
+ * The conformance suite of `@code-runtime/core`: every rule of docs/CONTRACT.md that can be
+ * observed from outside a backend, as `node:test` checks a backend's own tests register. Each
+ * title ends with the anchor of the rule it checks (`[#failure-kinds]`).
  *
  * @example
  * ```ts

@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 1, lifecycle: no state between runs, disposal to quiescence, and binding
+ * CONTRACT section #lifecycle: no state between runs, disposal to quiescence, and binding
  * results that arrive after a run settled are dropped harmlessly.
  */
 import assert from 'node:assert/strict'
@@ -21,7 +21,7 @@ async function turnEventLoop(): Promise<void> {
 }
 
 function describeIsolationBetweenRuns(runtime: () => CodeRuntime): void {
-  void describe('no state between runs', () => {
+  void describe('no state between runs [#no-state-between-runs]', () => {
     void it('hides a global set by one run from the next', async () => {
       assertValue(await runProgramText(runtime(), 'globalThis.leak = 1\nreturn 1'), 1)
       assertValue(await runProgramText(runtime(), 'return [typeof leak, typeof globalThis.leak]'), ['undefined', 'undefined'])
@@ -76,7 +76,7 @@ function describeIsolationBetweenRuns(runtime: () => CodeRuntime): void {
 }
 
 function describeLateResults(runtime: () => CodeRuntime): void {
-  void describe('late binding results', () => {
+  void describe('late binding results [#late-results]', () => {
     void it('drops a resolution and a rejection that arrive after the run was aborted', async () => {
       const controller = new AbortController()
       const resolveLater = createDeferred<null>()
@@ -120,7 +120,7 @@ function describeLateResults(runtime: () => CodeRuntime): void {
 }
 
 function describeDisposal(target: ConformanceTarget): void {
-  void describe('disposal', () => {
+  void describe('disposal [#dispose]', () => {
     void it('settles in-flight runs as abort and completes only after them; later runs reject', async () => {
       await withRuntime(target, {}, async ({ runtime, dispose }) => {
         const settled: string[] = []
@@ -170,9 +170,9 @@ function describeDisposal(target: ConformanceTarget): void {
   })
 }
 
-/** Registers the checks of CONTRACT section 1 about the lifecycle. */
+/** Registers the checks of CONTRACT section #lifecycle. */
 export function describeLifecycle(target: ConformanceTarget): void {
-  void describe(`${target.name}: lifecycle (CONTRACT 1)`, () => {
+  void describe(`${target.name}: lifecycle [#lifecycle]`, () => {
     const runtime = useRuntime(target)
     describeIsolationBetweenRuns(runtime)
     describeLateResults(runtime)

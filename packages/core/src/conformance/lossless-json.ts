@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 3, lossless JSON across every boundary: binding arguments (program → host),
+ * CONTRACT section #lossless-json, across every boundary: binding arguments (program → host),
  * binding resolutions (host → program) and the completion value. Each refusal is checked on each
  * boundary it can reach, and so is what must cross unchanged: every JSON kind, 3 000 levels of
  * nesting, getters read once, `toJSON` ignored and a literal `__proto__` key. A program that
@@ -173,7 +173,7 @@ function readCallOutcome(result: CodeRunResult): CallOutcome {
 }
 
 function describeRefusals(runtime: () => CodeRuntime): void {
-  void describe('refusals', () => {
+  void describe('refusals [#json-refused] [#json-refusal-outcomes]', () => {
     for (const [what, source] of [['undefined', 'undefined'], ...REFUSED_PROGRAM_VALUES] as const) {
       void it(`rejects a binding call with ${what} as argument inside the program, without calling the host`, async () => {
         const { namespace, echo } = echoTools()
@@ -213,7 +213,7 @@ function describeRefusals(runtime: () => CodeRuntime): void {
 }
 
 function describeAccepted(runtime: () => CodeRuntime): void {
-  void describe('values that cross', () => {
+  void describe('values that cross [#json-accepted]', () => {
     void it('passes every kind of lossless JSON as an argument unchanged', async () => {
       const recorder = recordCalls(() => null)
       const result = await runProgram(runtime(), {
@@ -256,7 +256,7 @@ function describeAccepted(runtime: () => CodeRuntime): void {
       assertValue(result, [{ a: 1 }, { a: 1 }, [{ a: 1 }, { a: 1 }]])
     })
 
-    void it(`passes a value nested ${DEPTH} levels deep as an argument`, async () => {
+    void it(`passes a value nested ${DEPTH} levels deep as an argument [#json-depth]`, async () => {
       const recorder = recordCalls(() => null)
       const result = await runProgram(runtime(), {
         program: `await tools.record(${BUILD_DEEP_SOURCE})`,
@@ -266,7 +266,7 @@ function describeAccepted(runtime: () => CodeRuntime): void {
       assertDeepValue(recorder.calls[0]?.[0])
     })
 
-    void it(`passes a value nested ${DEPTH} levels deep as a resolution`, async () => {
+    void it(`passes a value nested ${DEPTH} levels deep as a resolution [#json-depth]`, async () => {
       const reply = recordCalls(() => buildDeepValue())
       const result = await runProgram(runtime(), {
         program: `const measure = ${MEASURE_DEEP_SOURCE}\nreturn measure(await tools.reply({}))`,
@@ -275,7 +275,7 @@ function describeAccepted(runtime: () => CodeRuntime): void {
       assertValue(result, [DEPTH, 'leaf'])
     })
 
-    void it(`returns a value nested ${DEPTH} levels deep as the completion value`, async () => {
+    void it(`returns a value nested ${DEPTH} levels deep as the completion value [#json-depth]`, async () => {
       const result = await runProgram(runtime(), { program: `return ${BUILD_DEEP_SOURCE}`, bindings: [] })
       assert.equal(result.error, undefined, `the run failed: ${result.error?.message ?? ''}`)
       assertDeepValue(result.value)
@@ -284,7 +284,7 @@ function describeAccepted(runtime: () => CodeRuntime): void {
 }
 
 function describeReading(runtime: () => CodeRuntime): void {
-  void describe('reading values', () => {
+  void describe('reading values [#json-reading]', () => {
     void it('runs a getter of an argument once', async () => {
       const recorder = recordCalls(() => null)
       const result = await runProgram(runtime(), {
@@ -365,9 +365,9 @@ function toPlainDescriptorValue(value: object, key: string): unknown {
   return JSON.parse(JSON.stringify(Object.getOwnPropertyDescriptor(value, key)?.value)) as unknown
 }
 
-/** Registers the checks of CONTRACT section 3. */
+/** Registers the checks of CONTRACT section #lossless-json. */
 export function describeLosslessJson(target: ConformanceTarget): void {
-  void describe(`${target.name}: lossless JSON across every boundary (CONTRACT 3)`, () => {
+  void describe(`${target.name}: lossless JSON across every boundary [#lossless-json]`, () => {
     const runtime = useRuntime(target)
     describeRefusals(runtime)
     describeAccepted(runtime)

@@ -1,7 +1,7 @@
 /**
- * Beyond the seed: live logs (`request.onLog`), the usage report (`result.usage`) and the record
- * of every binding call (`result.calls`). Additive: a caller that ignores them sees CONTRACT
- * sections 1 to 4 unchanged. The shape of `usage` and `calls` is checked on every run by
+ * CONTRACT section #observability: live logs (`request.onLog`), the usage report (`result.usage`)
+ * and the record of every binding call (`result.calls`). Additive: a caller that ignores them
+ * sees the other rules unchanged. The shape of `usage` and `calls` is checked on every run by
  * `runProgram`; here their meaning is.
  */
 import assert from 'node:assert/strict'
@@ -13,7 +13,7 @@ import { programLines, runProgram, useRuntime } from './runtime-fixture.js'
 import type { ConformanceTarget } from './target.js'
 
 function describeLiveLogs(target: ConformanceTarget): void {
-  void describe('live logs (request.onLog)', () => {
+  void describe('live logs (request.onLog) [#live-logs]', () => {
     const runtime = useRuntime(target)
 
     void it('sees every entry in order before run() resolves, equal to result.logs', async () => {
@@ -58,7 +58,7 @@ function describeLiveLogs(target: ConformanceTarget): void {
 
   })
 
-  void describe('live logs at the output cap', () => {
+  void describe('live logs at the output cap [#live-logs]', () => {
     const runtime = useRuntime(target, { maxOutputBytes: 2_000 })
 
     void it('sees exactly the kept logs, cut included, when the output cap is hit', async () => {
@@ -84,7 +84,7 @@ function describeLiveLogs(target: ConformanceTarget): void {
     })
   })
 
-  void describe('live logs near a small cap', () => {
+  void describe('live logs near a small cap [#live-logs]', () => {
     const runtime = useRuntime(target, { maxOutputBytes: 11 })
 
     void it("hands the observer 'abc' even when it only fits beside the value ('abc' + 'xy' = 11 bytes)", async () => {
@@ -97,7 +97,7 @@ function describeLiveLogs(target: ConformanceTarget): void {
 }
 
 function describeUsage(target: ConformanceTarget): void {
-  void describe('usage report (result.usage)', () => {
+  void describe('usage report (result.usage) [#usage]', () => {
     const runtime = useRuntime(target)
 
     void it('counts binding calls and the output bytes charged against the cap', async () => {
@@ -136,7 +136,7 @@ function describeUsage(target: ConformanceTarget): void {
 }
 
 function describeCallRecord(target: ConformanceTarget): void {
-  void describe('binding-call record (result.calls)', () => {
+  void describe('binding-call record (result.calls) [#call-record]', () => {
     const runtime = useRuntime(target)
 
     void it('records each call in start order with its outcome, and in-flight calls when the run ends first', async () => {
@@ -193,7 +193,7 @@ function describeCallRecord(target: ConformanceTarget): void {
 
 /** Registers the checks of live logs, usage and the call record. */
 export function describeObservability(target: ConformanceTarget): void {
-  void describe(`${target.name}: live logs, usage and the call record (beyond CONTRACT)`, () => {
+  void describe(`${target.name}: live logs, usage and the call record [#observability]`, () => {
     describeLiveLogs(target)
     describeUsage(target)
     describeCallRecord(target)

@@ -1,6 +1,6 @@
 /**
- * CONTRACT section 4, the output cap: one `maxOutputBytes` on the compact JSON of the logs plus
- * the value or the failure message. Checked at the exact boundaries of the CONTRACT's examples,
+ * CONTRACT section #output-cap: one `maxOutputBytes` on the compact JSON of the logs plus the
+ * value or the failure message. Checked at the exact boundaries of the contract's examples,
  * on floods, on cut entries, and on failures made before any program runs.
  */
 import assert from 'node:assert/strict'
@@ -32,7 +32,7 @@ function describeExactBoundaries(target: ConformanceTarget): void {
   void describe('maxOutputBytes 7', () => {
     const runtime = useRuntime(target, { maxOutputBytes: 7 })
 
-    void it("returns '\u20ac' when no logs (2 bytes) plus the value (5 bytes) cost exactly the cap", async () => {
+    void it("returns '\u20ac' when no logs (2 bytes) plus the value (5 bytes) cost exactly the cap [#output-bytes]", async () => {
       const result = await runProgramText(runtime(), "return '\u20ac'")
       assertValue(result, '\u20ac')
       assert.equal(outputBytes(result), 7)
@@ -42,19 +42,19 @@ function describeExactBoundaries(target: ConformanceTarget): void {
   void describe('maxOutputBytes 6', () => {
     const runtime = useRuntime(target, { maxOutputBytes: 6 })
 
-    void it("fails output-limit without a value when '\u20ac' costs one byte more than the cap", async () => {
+    void it("fails output-limit without a value when '\u20ac' costs one byte more than the cap [#output-limit]", async () => {
       assertOutputLimit(await runProgramText(runtime(), "return '\u20ac'"), 6, [])
     })
 
-    void it('charges an exception message against the cap', async () => {
+    void it('charges an exception message against the cap [#output-cap-failures]', async () => {
       assertOutputLimit(await runProgramText(runtime(), "throw new Error('a message far longer than six bytes')"), 6, [])
     })
 
-    void it('charges a transform failure against the cap', async () => {
+    void it('charges a transform failure against the cap [#output-cap-failures]', async () => {
       assertOutputLimit(await runProgramText(runtime(), "console.log('never runs')\nenum Color { Red }"), 6, [])
     })
 
-    void it('charges the abort message of an already-aborted signal against the cap', async () => {
+    void it('charges the abort message of an already-aborted signal against the cap [#output-cap-failures]', async () => {
       const result = await runProgram(runtime(), { program: 'return 1', bindings: [], signal: AbortSignal.abort('a reason far longer than six bytes') })
       assertOutputLimit(result, 6, [])
     })
@@ -63,7 +63,7 @@ function describeExactBoundaries(target: ConformanceTarget): void {
   void describe('maxOutputBytes 11', () => {
     const runtime = useRuntime(target, { maxOutputBytes: 11 })
 
-    void it("returns 'xy' after logging 'abc' when logs (7 bytes) plus value (4 bytes) cost exactly the cap", async () => {
+    void it("returns 'xy' after logging 'abc' when logs (7 bytes) plus value (4 bytes) cost exactly the cap [#output-bytes]", async () => {
       const result = await runProgramText(runtime(), "console.log('abc')\nreturn 'xy'")
       assertValue(result, 'xy')
       assert.deepEqual(result.logs, ['abc'])
@@ -73,7 +73,7 @@ function describeExactBoundaries(target: ConformanceTarget): void {
   void describe('maxOutputBytes 10', () => {
     const runtime = useRuntime(target, { maxOutputBytes: 10 })
 
-    void it("fails output-limit after logging 'abc' and returning 'xy', one byte over the cap", async () => {
+    void it("fails output-limit after logging 'abc' and returning 'xy', one byte over the cap [#output-limit]", async () => {
       assertOutputLimit(await runProgramText(runtime(), "console.log('abc')\nreturn 'xy'"), 10, ['abc'])
     })
   })
@@ -83,13 +83,13 @@ function describeRoomyCap(target: ConformanceTarget): void {
   void describe(`maxOutputBytes ${ROOMY_CAP}`, () => {
     const runtime = useRuntime(target, { maxOutputBytes: ROOMY_CAP, ...FLOOD_BUDGETS })
 
-    void it('names the cap in the output-limit message', async () => {
+    void it('names the cap in the output-limit message [#output-limit]', async () => {
       const message = assertOutputLimit(await runProgramText(runtime(), `return 'x'.repeat(${ROOMY_CAP})`), ROOMY_CAP, [])
       assert.match(message, /maxOutputBytes/)
       assertMentionsNumber(message, ROOMY_CAP, 'the cap')
     })
 
-    void it('keeps the longest prefix of the logs that fits beside the message', async () => {
+    void it('keeps the longest prefix of the logs that fits beside the message [#output-limit]', async () => {
       const printed = ['first', 'second', 'x'.repeat(ROOMY_CAP)]
       const result = await runProgramText(runtime(), `${printed.map((entry) => `console.log(${JSON.stringify(entry)})`).join('\n')}\nreturn 1`)
       assertOutputLimit(result, ROOMY_CAP, printed)
@@ -98,7 +98,7 @@ function describeRoomyCap(target: ConformanceTarget): void {
       assert.equal(outputBytes(result), ROOMY_CAP)
     })
 
-    void it('cuts the last entry kept at a code-point boundary', async () => {
+    void it('cuts the last entry kept at a code-point boundary [#output-limit]', async () => {
       const printed = ['\u{1F600}'.repeat(ROOMY_CAP)]
       const result = await runProgramText(runtime(), "console.log('\u{1F600}'.repeat(" + ROOMY_CAP + '))\nreturn 1')
       assertOutputLimit(result, ROOMY_CAP, printed)
@@ -106,19 +106,19 @@ function describeRoomyCap(target: ConformanceTarget): void {
       assert.ok(ROOMY_CAP - outputBytes(result) < 4, 'no room for one more 4-byte code point is left unused')
     })
 
-    void it('ends a flood of console.log as output-limit, not timeout', async () => {
+    void it('ends a flood of console.log as output-limit, not timeout [#output-floods]', async () => {
       const entry = 'x'.repeat(100)
       const result = await runProgramText(runtime(), `while (true) console.log(${JSON.stringify(entry)})`)
       assertOutputLimit(result, ROOMY_CAP, result.logs.map(() => entry))
     })
 
-    void it('ends a flood of process.stdout.write as output-limit, not timeout', async () => {
+    void it('ends a flood of process.stdout.write as output-limit, not timeout [#output-floods]', async () => {
       const entry = 'y'.repeat(100)
       const result = await runProgramText(runtime(), `while (true) process.stdout.write(${JSON.stringify(entry)})`)
       assertOutputLimit(result, ROOMY_CAP, result.logs.map(() => entry))
     })
 
-    void it('ends a flood from a timer while the program awaits as output-limit, not timeout', async () => {
+    void it('ends a flood from a timer while the program awaits as output-limit, not timeout [#output-floods]', async () => {
       const entry = 'z'.repeat(100)
       const result = await runProgramText(runtime(), programLines(
         `setInterval(() => console.log(${JSON.stringify(entry)}), 0)`,
@@ -127,19 +127,19 @@ function describeRoomyCap(target: ConformanceTarget): void {
       assertOutputLimit(result, ROOMY_CAP, result.logs.map(() => entry))
     })
 
-    void it('charges a long failure message against the cap', async () => {
+    void it('charges a long failure message against the cap [#output-cap-failures]', async () => {
       const result = await runProgramText(runtime(), `console.log('before')\nthrow new Error('e'.repeat(${ROOMY_CAP * 2}))`)
       assertOutputLimit(result, ROOMY_CAP, ['before'])
     })
 
-    void it('keeps the failure kind when the logs and the message fit', async () => {
+    void it('keeps the failure kind when the logs and the message fit [#output-limit]', async () => {
       const result = await runProgramText(runtime(), "console.log('fits')\nthrow new Error('short')")
       assertFailure(result, 'exception')
       assert.deepEqual(result.logs, ['fits'])
       assertWithinCap(result, ROOMY_CAP)
     })
 
-    void it('counts the logs and the value, not the envelope', async () => {
+    void it('counts the logs and the value, not the envelope [#output-bytes]', async () => {
       // [] is 2 bytes; the string is its JSON length. Together exactly the cap.
       const text = 'v'.repeat(ROOMY_CAP - 4)
       const result = await runProgramText(runtime(), `return ${JSON.stringify(text)}`)
@@ -156,7 +156,7 @@ function describeSmallCap(target: ConformanceTarget): void {
   void describe(`maxOutputBytes ${SMALL_CAP}`, () => {
     const runtime = useRuntime(target, { maxOutputBytes: SMALL_CAP })
 
-    void it('keeps most of the first log line beside a short message that still names the cap', async () => {
+    void it('keeps most of the first log line beside a short message that still names the cap [#output-limit]', async () => {
       const line = 'x'.repeat(200)
       const result = await runProgramText(runtime(), `console.log('${line}')\nreturn 1`)
       const message = assertOutputLimit(result, SMALL_CAP, [line])
@@ -168,9 +168,9 @@ function describeSmallCap(target: ConformanceTarget): void {
   })
 }
 
-/** Registers the checks of CONTRACT section 4. */
+/** Registers the checks of CONTRACT section #output-cap. */
 export function describeOutputCap(target: ConformanceTarget): void {
-  void describe(`${target.name}: the output cap (CONTRACT 4)`, () => {
+  void describe(`${target.name}: the output cap [#output-cap]`, () => {
     describeExactBoundaries(target)
     describeRoomyCap(target)
     describeSmallCap(target)

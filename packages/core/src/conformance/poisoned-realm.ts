@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 3, last rule: the program cannot change the validator by mutating globals or
+ * CONTRACT section #poisoned-realm: the program cannot change the validator by mutating globals or
  * prototypes. The program replaces built-ins and traps prototype keys before it calls a binding
  * and before it returns; the outcome must be exactly what it would be otherwise.
  */
@@ -99,9 +99,9 @@ function describePoisoning(runtime: () => CodeRuntime): void {
   })
 }
 
-/** Registers the checks of CONTRACT section 3 about a program that poisons its own realm. */
+/** Registers the checks of CONTRACT section #poisoned-realm. */
 export function describePoisonedRealm(target: ConformanceTarget): void {
-  void describe(`${target.name}: lossless JSON in a poisoned realm (CONTRACT 3)`, () => {
+  void describe(`${target.name}: lossless JSON in a poisoned realm [#poisoned-realm]`, () => {
     const runtime = useRuntime(target)
     describePoisoning(runtime)
   })

@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 2, bindings: namespaces as globals of async functions, host rejections as
+ * CONTRACT section #bindings: namespaces as globals of async functions, host rejections as
  * rejections in the program, error classes, and member names as ordinary own keys.
  */
 import assert from 'node:assert/strict'
@@ -80,7 +80,7 @@ function describeCalls(runtime: () => CodeRuntime): void {
 }
 
 function describeRejections(runtime: () => CodeRuntime): void {
-  void describe('rejections', () => {
+  void describe('rejections [#binding-rejections]', () => {
     void it('rejects the call in the program when the host function rejects, catchably', async () => {
       const result = await runProgram(runtime(), {
         program: `try { await tools.fail({}) } catch (caught) { return ${DESCRIBE_CAUGHT} }\nreturn 'not rejected'`,
@@ -127,7 +127,7 @@ return 'not rejected'`,
       assertValue(result, [true, '404'])
     })
 
-    void it('accepts any other string as memberNameProperty', async () => {
+    void it('accepts any other string as memberNameProperty [#member-name-property]', async () => {
       const result = await runProgram(runtime(), {
         program: "try { await tools.fail({}) } catch (caught) { return caught['failing member'] }\nreturn 'not rejected'",
         bindings: [rejectingTools(new Error('no'), { name: 'ToolCallError', memberNameProperty: 'failing member' })],
@@ -168,7 +168,7 @@ return 'not rejected'`,
 }
 
 function describeMemberNames(runtime: () => CodeRuntime): void {
-  void describe('member names', () => {
+  void describe('member names [#namespace-objects]', () => {
     void it('treats __proto__, constructor and toString as ordinary callable members', async () => {
       const functions: Record<string, CodeBindingFunction> = {}
       for (const member of ['__proto__', 'constructor', 'toString']) {
@@ -201,7 +201,7 @@ function describeMemberNames(runtime: () => CodeRuntime): void {
       assertValue(result, 'bound')
     })
 
-    void it('accepts members whose names are not identifiers', async () => {
+    void it('accepts members whose names are not identifiers [#member-names]', async () => {
       const result = await runProgram(runtime(), {
         program: "return [await tools['read file'](1), await tools['ünïcode-name'](2), await tools[''](3)]",
         bindings: [{
@@ -218,9 +218,9 @@ function describeMemberNames(runtime: () => CodeRuntime): void {
   })
 }
 
-/** Registers the checks of CONTRACT section 2 about bindings. */
+/** Registers the checks of CONTRACT section #bindings. */
 export function describeProgramBindings(target: ConformanceTarget): void {
-  void describe(`${target.name}: bindings (CONTRACT 2)`, () => {
+  void describe(`${target.name}: bindings [#bindings]`, () => {
     const runtime = useRuntime(target)
     describeCalls(runtime)
     describeRejections(runtime)

@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 2, what the program sees around it: console capture, the minimal `process`
+ * CONTRACT section #programs, what the program sees around it: console capture, the minimal `process`
  * shim, an empty environment, the standard authority-free globals, and nothing of the host.
  */
 import assert from 'node:assert/strict'
@@ -20,7 +20,7 @@ function assertSucceeded(result: CodeRunResult): void {
 }
 
 function describeConsole(runtime: () => CodeRuntime): void {
-  void describe('console', () => {
+  void describe('console [#console]', () => {
     void it('gives one verbatim entry per call of log, info, warn, error and debug', async () => {
       const result = await runProgramText(runtime(), programLines(
         "console.log('log')",
@@ -133,7 +133,7 @@ function describeConsole(runtime: () => CodeRuntime): void {
 }
 
 function describeProcessShim(runtime: () => CodeRuntime): void {
-  void describe('process shim', () => {
+  void describe('process shim [#process-shim]', () => {
     void it('captures each stdout and stderr write as one verbatim entry, returning true', async () => {
       const result = await runProgramText(runtime(), programLines(
         "const toStdout = process.stdout.write('a\\n')",
@@ -180,7 +180,7 @@ function describeProcessShim(runtime: () => CodeRuntime): void {
 }
 
 function describeStandardGlobals(runtime: () => CodeRuntime): void {
-  void describe('standard globals', () => {
+  void describe('standard globals [#standard-globals]', () => {
     void it('offers setTimeout, clearTimeout, setInterval and clearInterval', async () => {
       const result = await runProgramText(runtime(), programLines(
         'const waited = await new Promise((resolve) => setTimeout(() => resolve(true), 1))',
@@ -218,7 +218,7 @@ function describeStandardGlobals(runtime: () => CodeRuntime): void {
       assertValue(await runProgramText(runtime(), program), [true, true])
     })
 
-    void it('gives the program no object of another realm through bindings, their results or their errors', async () => {
+    void it('gives the program no object of another realm through bindings, their results or their errors [#no-foreign-realm]', async () => {
       // An object of the host's (or the substrate's own) realm leads to that realm's Function
       // constructor, which evaluates code where Node's real process lives: a sandbox escape.
       // Every value's constructor's constructor must be the program realm's own Function.
@@ -242,9 +242,9 @@ function describeStandardGlobals(runtime: () => CodeRuntime): void {
   })
 }
 
-/** Registers the checks of CONTRACT section 2 about the program's globals. */
+/** Registers the checks of CONTRACT section #programs about the program's globals. */
 export function describeProgramGlobals(target: ConformanceTarget): void {
-  void describe(`${target.name}: console, process and globals (CONTRACT 2)`, () => {
+  void describe(`${target.name}: console, process and globals [#programs]`, () => {
     const runtime = useRuntime(target)
     describeConsole(runtime)
     describeProcessShim(runtime)

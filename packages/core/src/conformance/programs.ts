@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 2, the program itself: the async-function body, the completion value,
+ * CONTRACT section #programs, the program itself: the async-function body, the completion value,
  * TypeScript's erasable syntax, the refusal of non-erasable syntax, and error positions that
  * point into the model's own source.
  */
@@ -22,7 +22,7 @@ async function runProgramText(runtime: CodeRuntime, program: string): Promise<Co
 }
 
 function describeCompletion(runtime: () => CodeRuntime): void {
-  void describe('completion', () => {
+  void describe('completion [#completion-value]', () => {
     void it('returns the completion value as value', async () => {
       const result = await runProgramText(runtime(), "return { list: [1, 'two', true, null], nested: { half: 0.5 } }")
       assertValue(result, { list: [1, 'two', true, null], nested: { half: 0.5 } })
@@ -43,19 +43,19 @@ function describeCompletion(runtime: () => CodeRuntime): void {
       assert.equal(result.value, null)
     })
 
-    void it('runs top-level await', async () => {
+    void it('runs top-level await [#program-body]', async () => {
       const program = 'const base = await Promise.resolve(40)\nawait new Promise((resolve) => setTimeout(resolve, 1))\nreturn base + 2'
       assertValue(await runProgramText(runtime(), program), 42)
     })
 
-    void it('runs the program as the body of a function: an early return skips the rest', async () => {
+    void it('runs the program as the body of a function: an early return skips the rest [#program-body]', async () => {
       assertValue(await runProgramText(runtime(), "if (true) return 'early'\nthrow new Error('not reached')"), 'early')
     })
   })
 }
 
 function describeTypeScript(runtime: () => CodeRuntime): void {
-  void describe('TypeScript', () => {
+  void describe('TypeScript [#typescript]', () => {
     void it('runs erasable syntax: interfaces, type aliases, generics, as, annotations and satisfies', async () => {
       const program = programLines(
         'interface Point { x: number; y: number }',
@@ -101,7 +101,7 @@ function describeTypeScript(runtime: () => CodeRuntime): void {
 }
 
 function describePositions(runtime: () => CodeRuntime): void {
-  void describe('error positions', () => {
+  void describe('error positions [#error-positions]', () => {
     void it('reports a syntax error as exception with its line and column', async () => {
       // Line 7, column 16: the `;` where an expression must be.
       const result = await runProgramText(runtime(), programLines(...LEADING_LINES, 'const broken = ;', 'return 1'))
@@ -135,9 +135,9 @@ function describePositions(runtime: () => CodeRuntime): void {
   })
 }
 
-/** Registers the checks of CONTRACT section 2 about programs. */
+/** Registers the checks of CONTRACT section #programs about the program itself. */
 export function describePrograms(target: ConformanceTarget): void {
-  void describe(`${target.name}: programs (CONTRACT 2)`, () => {
+  void describe(`${target.name}: programs [#programs]`, () => {
     const runtime = useRuntime(target)
     describeCompletion(runtime)
     describeTypeScript(runtime)

@@ -104,7 +104,7 @@ function assertObservations(result: Record<string, unknown>): void {
   }
 }
 
-/** Checks a result has exactly the documented shape (CONTRACT section 1, plus usage and calls). */
+/** Checks a result has exactly the documented shape (CONTRACT section #result-shape, with #usage and #call-record). */
 function assertResultShape(result: unknown): asserts result is CodeRunResult {
   assert.ok(typeof result === 'object' && result !== null, `run() resolved ${describeForAssertion(result)}, not a result object`)
   const keys = Object.keys(result)
@@ -127,7 +127,7 @@ function assertResultShape(result: unknown): asserts result is CodeRunResult {
 
 /**
  * Runs a program and returns its result, failing the check when `run()` throws or rejects:
- * every program outcome must resolve (CONTRACT section 1).
+ * every program outcome must resolve (CONTRACT section #resolve-never-reject).
  */
 export async function runProgram(runtime: CodeRuntime, request: CodeRunRequest): Promise<CodeRunResult> {
   let pending: Promise<CodeRunResult>

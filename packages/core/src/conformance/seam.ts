@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 1, the seam: descriptors, the name rules, the misuse rejections, and the
+ * CONTRACT section #seam: descriptors, the name rules, the misuse rejections, and the
  * already-aborted signal. Everything here except the last block needs no real program run, so a
  * stub backend passes it too.
  */
@@ -13,7 +13,7 @@ import { recordCalls } from './host-functions.js'
 import { runProgram, useRuntime, withRuntime } from './runtime-fixture.js'
 import type { ConformanceTarget } from './target.js'
 
-/** Globals every backend must refuse, with why (CONTRACT section 1, Names). */
+/** Globals every backend must refuse, with why (CONTRACT section #global-names). */
 const INVALID_GLOBALS: readonly (readonly [name: string, why: string])[] = [
   ['not valid!', 'not an identifier'],
   ['', 'empty'],
@@ -55,7 +55,7 @@ function namespace(global: string, errorClass?: CodeBindingNamespace['errorClass
 }
 
 function describeDescriptors(target: ConformanceTarget, runtime: () => CodeRuntime): void {
-  void describe('descriptors', () => {
+  void describe('descriptors [#descriptors]', () => {
     void it("reports language 'typescript'", () => {
       assert.equal(runtime().language, 'typescript')
     })
@@ -67,7 +67,7 @@ function describeDescriptors(target: ConformanceTarget, runtime: () => CodeRunti
 }
 
 function describeNameRules(target: ConformanceTarget, runtime: () => CodeRuntime): void {
-  void describe('name rules', () => {
+  void describe('name rules [#names]', () => {
     async function assertRefused(bindings: readonly CodeBindingNamespace[], offending: string): Promise<void> {
       const error = await assertRunRejects(runtime(), { program: 'return 1', bindings }, 'CODE_RUNTIME_INVALID_BINDINGS')
       assert.ok(error.message.includes(offending), `the message names the offending value ${JSON.stringify(offending)}: ${error.message}`)
@@ -112,12 +112,12 @@ function describeNameRules(target: ConformanceTarget, runtime: () => CodeRuntime
 
     // Not misuse of the seam (the reference accepts it): only a call to that member rejects,
     // which the bindings section checks by running a program.
-    void it('does not reject run() for a member that is not a function', async () => {
+    void it('does not reject run() for a member that is not a function [#resolve-never-reject]', async () => {
       const bindings = [{ global: 'tools', functions: { search: 'not a function' } }] as unknown as CodeBindingNamespace[]
       await runtime().run({ program: 'return 1', bindings })
     })
 
-    void it('rejects bindings that are not an array', async () => {
+    void it('rejects bindings that are not an array [#request]', async () => {
       const request = { program: 'return 1', bindings: namespace('tools') } as unknown as CodeRunRequest
       await assertRunRejects(runtime(), request, 'CODE_RUNTIME_INVALID_BINDINGS')
     })
@@ -125,7 +125,7 @@ function describeNameRules(target: ConformanceTarget, runtime: () => CodeRuntime
 }
 
 function describeMisuse(target: ConformanceTarget, runtime: () => CodeRuntime): void {
-  void describe('misuse', () => {
+  void describe('misuse [#request] [#resolve-never-reject]', () => {
     void it('rejects a program that is not a string as CODE_RUNTIME_INVALID_REQUEST', async () => {
       const request = { program: 42, bindings: [] } as unknown as CodeRunRequest
       await assertRunRejects(runtime(), request, 'CODE_RUNTIME_INVALID_REQUEST')
@@ -146,7 +146,7 @@ function describeMisuse(target: ConformanceTarget, runtime: () => CodeRuntime): 
 }
 
 function describeRunningSeam(target: ConformanceTarget, runtime: () => CodeRuntime): void {
-  void describe('requests that run', () => {
+  void describe('requests that run [#abort]', () => {
     void it('resolves abort with String(reason) for a signal aborted before the run', async () => {
       const started = recordCalls()
       const result = await runProgram(runtime(), {
@@ -164,7 +164,7 @@ function describeRunningSeam(target: ConformanceTarget, runtime: () => CodeRunti
       assert.equal(assertFailure(result, 'abort'), String(signal.reason))
     })
 
-    void it('accepts globals that only resemble reserved words', async () => {
+    void it('accepts globals that only resemble reserved words [#global-names]', async () => {
       const globals = ['_tools', 'Tools2', 'awaitable', 'types', 'None_', 'process']
       const result = await runProgram(runtime(), {
         program: `return [${globals.map((global) => `typeof ${global}.echo`).join(', ')}]`,
@@ -176,11 +176,11 @@ function describeRunningSeam(target: ConformanceTarget, runtime: () => CodeRunti
   })
 }
 
-/** Budget values every backend must refuse when it starts: CONTRACT section 5 wants finite numbers > 0. */
+/** Budget values every backend must refuse when it starts: CONTRACT section #budget-fields wants finite numbers > 0. */
 const INVALID_BUDGETS: readonly number[] = [0, -0, -1, -0.5, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]
 
 function describeBudgetConfig(target: ConformanceTarget): void {
-  void describe('budget config', () => {
+  void describe('budget config [#budget-fields] [#invalid-config]', () => {
     void it('loads fractional budgets, as the reference does, and runs under them', async () => {
       await withRuntime(target, { computeMs: 5000.5, maxWallMs: 60000.5 }, async ({ runtime }) => {
         const result = await runProgram(runtime, { program: 'return 1', bindings: [] })
@@ -208,9 +208,9 @@ function describeBudgetConfig(target: ConformanceTarget): void {
   })
 }
 
-/** Registers the checks of CONTRACT section 1 about the seam itself. */
+/** Registers the checks of CONTRACT section #seam about the seam itself. */
 export function describeSeam(target: ConformanceTarget, runsPrograms: boolean): void {
-  void describe(`${target.name}: the seam (CONTRACT 1)`, () => {
+  void describe(`${target.name}: the seam [#seam]`, () => {
     const runtime = useRuntime(target)
     describeDescriptors(target, runtime)
     describeNameRules(target, runtime)

@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 2, no host paths: every stack the program can read shows only its own frames
+ * CONTRACT section #stack-privacy, no host paths: every stack the program can read shows only its own frames
  * (and built-ins it called), never a frame of the runtime around it, a host path, `file://` or
  * `node:internal`. The table covers each error the runtime hands the program and each callback
  * the runtime calls, read through every door a program has: `stack`, `String(error)`,
@@ -144,7 +144,7 @@ function describeReads(runtime: () => CodeRuntime): void {
 }
 
 function describeFailures(runtime: () => CodeRuntime): void {
-  void describe("the run's own failure messages", () => {
+  void describe("the run's own failure messages [#failure-messages]", () => {
     for (const [name, program] of FAILURE_CASES) {
       void it(`names no frame outside the program for ${name}`, async () => {
         const result = await runProgram(runtime(), { program, bindings: [TOOLS] })
@@ -156,7 +156,7 @@ function describeFailures(runtime: () => CodeRuntime): void {
 
 /** Registers the checks that no stack the program can read shows a frame outside it. */
 export function describeStackPrivacy(target: ConformanceTarget): void {
-  void describe(`${target.name}: stacks show only the program (CONTRACT 2)`, () => {
+  void describe(`${target.name}: stacks show only the program [#stack-privacy]`, () => {
     const runtime = useRuntime(target)
     describeReads(runtime)
     describeFailures(runtime)

@@ -5,7 +5,7 @@ import type { CodeRuntime } from '../code-runtime.js'
 import type { StartedCodeRuntime } from '../start-runtime.js'
 
 /**
- * The CONTRACT-standard budget fields a check may override. Every other field keeps the
+ * The budget fields every backend shares (CONTRACT section #budget-fields) that a check may override. Every other field keeps the
  * backend's default; a field left out keeps its default too.
  */
 export interface ConformanceRuntimeConfig {
@@ -21,7 +21,7 @@ export interface ConformanceRuntimeConfig {
 export interface ConformanceTarget {
   /** Shown in describe() names, e.g. 'worker-thread'. */
   readonly name: string
-  /** Starts a fresh runtime with the CONTRACT-standard budget fields overridden; the backend maps them onto its config. */
+  /** Starts a fresh runtime with the shared budget fields overridden; the backend maps them onto its config. */
   start(config: ConformanceRuntimeConfig): Promise<StartedCodeRuntime<CodeRuntime>>
   /** false for a stub that cannot run programs: only the checks that need no real program run (registration/descriptors, misuse rejections, disposal). Default true. */
   readonly runsPrograms?: boolean

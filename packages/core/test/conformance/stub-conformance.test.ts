@@ -15,7 +15,7 @@ import {
 } from '@code-runtime/core'
 import { runConformanceSuite, type ConformanceRuntimeConfig } from '@code-runtime/core/conformance'
 
-/** The smallest seam that follows CONTRACT section 1 without running anything. */
+/** The smallest seam that follows CONTRACT section #seam without running anything. */
 class StubCodeRuntime extends CodeRuntime {
   readonly language = 'typescript'
   readonly isolation = 'process'

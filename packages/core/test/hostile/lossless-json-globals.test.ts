@@ -1,6 +1,6 @@
 // Attack class: intrinsic tampering. Code that shares a realm with the validator replaces the
 // globals and prototype methods it might call, hoping to make a bad value pass or a good value
-// fail (CONTRACT 3: the program cannot change the validator by mutating globals or prototypes).
+// fail (CONTRACT section #poisoned-realm: the program cannot change the validator by mutating globals or prototypes).
 // Values from another realm (a `vm` context, where programs run) must be judged the same way.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -98,7 +98,7 @@ function spoofedPrototype(): object {
   return prototype
 }
 
-void describe('lossless JSON against tampered intrinsics (CONTRACT 3)', () => {
+void describe('lossless JSON against tampered intrinsics [#poisoned-realm]', () => {
   void it('still copies good values and refuses bad ones after globals and prototype methods are replaced', () => {
     let counted = 0
     const cyclic: Record<string, unknown> = { a: 1 }
@@ -189,7 +189,7 @@ void describe('lossless JSON against tampered intrinsics (CONTRACT 3)', () => {
   })
 })
 
-void describe('lossless JSON across realms (CONTRACT 3)', () => {
+void describe('lossless JSON across realms [#json-accepted]', () => {
   void it('accepts plain objects and arrays from another realm and copies them into this one', () => {
     const value = vm.runInNewContext('({ a: [1, { b: 2 }], n: Object.create(null) })') as Record<string, unknown>
     assert.notEqual(Object.getPrototypeOf(value), Object.prototype)

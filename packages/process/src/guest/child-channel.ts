@@ -12,7 +12,7 @@
  */
 import { closeSync } from 'node:fs'
 import net from 'node:net'
-import type { GuestToHostMessage, HostToGuestMessage } from '@code-runtime/worker-thread/substrate-kit'
+import type { GuestToHostMessage, HostToGuestMessage } from '@code-runtime/engine'
 import { parseDescriptorList } from '../inherited-descriptors.js'
 import { encodeFrame, FrameDecoder } from '../wire-framing.js'
 

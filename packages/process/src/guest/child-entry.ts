@@ -3,7 +3,7 @@
  * wired to the framed pipe instead of a worker port. It prepares a fresh context before any
  * program arrives, tells the host it is ready, and relays messages both ways.
  */
-import { GuestSession, hardenRealm } from '@code-runtime/worker-thread/guest-kit'
+import { GuestSession, hardenRealm } from '@code-runtime/engine/guest'
 import { openChildChannel } from './child-channel.js'
 
 // A program's forgotten rejection is its own business; in Node's default mode it would crash

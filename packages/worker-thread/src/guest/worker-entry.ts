@@ -8,9 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type vm from 'node:vm'
 import { ARRAY_BUFFER_EXIT_CODE, collectGarbage, externalMemoryBytes } from '../array-buffer-budget.js'
 import { readWorkerLimits } from '../worker-limits.js'
-import { installContextGuards } from './context-guards.js'
-import { GuestSession, type GuestChannel } from './guest-runtime.js'
-import { hardenRealm } from './harden-realm.js'
+import { GuestSession, hardenRealm, installContextGuards, type GuestChannel } from '@code-runtime/engine/guest'
 
 const port = parentPort
 if (port === null) throw new Error('worker-entry must run in a worker thread')

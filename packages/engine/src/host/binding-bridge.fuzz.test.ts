@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { stringifyJsonValue, validateBindings, type CodeJsonValue } from '@code-runtime/core'
 import { BindingBridge } from './binding-bridge.js'
-import type { CallResultMessage } from './protocol.js'
+import type { CallResultMessage } from '../protocol/messages.js'
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20261201)
 const TIME_LIMIT_MS = 3_000

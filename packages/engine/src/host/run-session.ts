@@ -16,7 +16,7 @@ import {
 } from '@code-runtime/core'
 import { BindingBridge } from './binding-bridge.js'
 import { RunBudgets, type RunBudgetLimits } from './budgets.js'
-import { decodeGuestMessage, type GuestToHostMessage, type NamespaceSpec } from './protocol.js'
+import { decodeGuestMessage, type GuestToHostMessage, type NamespaceSpec } from '../protocol/messages.js'
 import type { Substrate, SubstrateExit } from './substrate.js'
 
 /** What a session needs besides the substrate. */

@@ -12,7 +12,7 @@ import {
   type CodeJsonValue,
   type ValidatedNamespace,
 } from '@code-runtime/core'
-import type { CallRequestMessage, CallResultMessage } from './protocol.js'
+import type { CallRequestMessage, CallResultMessage } from '../protocol/messages.js'
 
 /** Options of {@link BindingBridge}. */
 export interface BindingBridgeOptions {

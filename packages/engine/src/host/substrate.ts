@@ -3,7 +3,7 @@
  * send messages to the guest runtime, hear its messages and its death, measure its busy time,
  * and kill it. Backends differ only in how they implement this.
  */
-import type { HostToGuestMessage } from './protocol.js'
+import type { HostToGuestMessage } from '../protocol/messages.js'
 
 /** How a substrate ended without being asked to. */
 export type SubstrateExit =
