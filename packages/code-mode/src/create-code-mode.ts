@@ -10,7 +10,6 @@ import { describeRunCode, RUN_CODE_INPUT_SCHEMA, type RunCodeOptions, type RunCo
 import { emitSdk, type EmittedSdk } from './sdk-emitter.js'
 import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY } from './sdk-options.js'
 import { ToolCallScheduler } from './tool-call-scheduler.js'
-import { runWithTools, structureRunResult } from './tool-run.js'
 import type { CodeModeTool } from './tool-definition.js'
 
 /** The part of a code runtime Code Mode uses: any `CodeRuntime` fits. */
@@ -64,6 +63,13 @@ function readRunCodeInput(input: unknown): { code: string } | { problem: string 
   return { code }
 }
 
+/** The structured outcome for a caller: `{ logs, result?, error?, calls, usage }`. */
+function structureRunResult(result: CodeRunResult): RunCodeOutput['structured'] {
+  const { logs, calls, usage } = result
+  if (result.error !== undefined) return { logs, error: result.error, calls, usage }
+  return 'value' in result && result.value !== undefined ? { logs, result: result.value, calls, usage } : { logs, calls, usage }
+}
+
 /**
  * Builds Code Mode over `tools`.
  * @throws {CodeModeError} `CODE_MODE_INVALID_TOOL`, `CODE_MODE_DUPLICATE_TOOL_NAME` or
@@ -101,12 +107,16 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
 
   async function run(code: string, runOptions: RunCodeOptions = {}): Promise<RunCodeOutput> {
     const scheduler = new ToolCallScheduler(maxParallel, runOptions.signal)
+    const wrap = runOptions.wrapToolCall
     const functions: Record<string, (args: unknown) => Promise<CodeJsonValue>> = {}
     for (const { tool, member, check, isConcurrencySafe: safe } of tools) {
       functions[member] = async (args) => {
         const problem = check?.(args)
         if (problem !== undefined) throw new Error(`${namespace}.${member}: ${problem}.`)
-        const value = await scheduler.submit(tool.name, safe, (signal) => tool.execute(args, { signal }))
+        const execute = (signal: AbortSignal): Promise<unknown> => tool.execute(args, { signal })
+        const value = await scheduler.submit(safe, wrap === undefined
+          ? execute
+          : (signal) => wrap({ tool: tool.name, args }, () => execute(signal)))
         // A tool that resolves nothing has still succeeded; the program sees null.
         return (value === undefined ? null : value) as CodeJsonValue
       }
@@ -116,14 +126,24 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       functions,
       errorClass: { name: errorClassName, memberNameProperty: TOOL_NAME_PROPERTY },
     }
-    const { result, calls } = await runWithTools(runtime, code, binding, scheduler, runOptions)
-    const structured = structureRunResult(result, calls)
+    const request: { -readonly [K in keyof CodeRunRequest]: CodeRunRequest[K] } = { program: code, bindings: [binding] }
+    if (runOptions.signal !== undefined) request.signal = runOptions.signal
+    if (runOptions.onLog !== undefined) request.onLog = runOptions.onLog
+    if (runOptions.recordCallValues !== undefined) request.recordCallValues = runOptions.recordCallValues
+    let result: CodeRunResult
+    try {
+      result = await runtime.run(request)
+    } finally {
+      // However the run ended, no tool call outlives it: in-flight ones are aborted and awaited.
+      await scheduler.drain(new Error('The run ended before this tool call finished.'))
+    }
+    const structured = structureRunResult(result)
     return { text: renderRunResult(result, maxResultChars), structured, isError: result.error !== undefined }
   }
 
   const tool: RunCodeTool = {
     name: 'run_code',
-    description: describeRunCode(namespace, errorClassName, sdk.text),
+    description: describeRunCode(sdk.text),
     inputSchema: RUN_CODE_INPUT_SCHEMA,
     async execute(input, executeOptions = {}) {
       const read = readRunCodeInput(input)

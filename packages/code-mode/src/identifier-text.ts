@@ -3,9 +3,6 @@
  * one spelling every language a program may be written in accepts.
  */
 
-/** An ASCII identifier without `$`: what a namespace member or a type name may be. */
-export const ASCII_IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/
-
 /** Property names that need no quotes in a TypeScript type literal. */
 const BARE_PROPERTY_NAME_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 

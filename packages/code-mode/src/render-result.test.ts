@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { CODE_RUN_FAILURE_KINDS, type CodeJsonValue } from '@code-runtime/core'
-import { formatJsonValue, renderRunResult, truncateText } from './render-result.js'
+import { formatJsonValue, renderRunResult } from './render-result.js'
 
 describe('renderRunResult', () => {
   it('prints logs, then a string value raw', () => {
@@ -95,7 +95,7 @@ describe('renderRunResult', () => {
 
   it('never cuts inside a surrogate pair', () => {
     const emoji = '😀'.repeat(200)
-    const text = truncateText(emoji, 150)
+    const text = renderRunResult({ logs: [], value: emoji }, 201)
     const kept = text.slice(0, text.indexOf('\n['))
     assert.equal(kept.length % 2, 0)
   })

@@ -30,11 +30,6 @@ export function formatJsonValue(value: CodeJsonValue, level = 0): string {
   return `${open}\n${indent}${entries.join(`,\n${indent}`)}\n${'  '.repeat(level)}${close}`
 }
 
-/** Cuts `text` to at most `maxChars` characters (never inside a surrogate pair), with a marker. */
-export function truncateText(text: string, maxChars: number): string {
-  return cutWithMarker(text, maxChars, (omitted) => `\n[... ${omitted} more characters left out; return or log less to see it all]`)
-}
-
 /** What a run ended with, as text: its failure, its value, or a note that it left nothing. */
 function runEnding(result: CodeRunOutcome): { readonly text: string; readonly marker: (omitted: number) => string } | undefined {
   if (result.error !== undefined) {

@@ -2,8 +2,7 @@
  * The one tool the model gets: `run_code`, a plain object (`name`, `description`,
  * `inputSchema`, `execute`) that drops into agent frameworks with a one-line adapter.
  */
-import type { CodeJsonValue, CodeRunFailure, CodeRunUsage } from '@code-runtime/core'
-import type { ToolCallRecord } from './tool-call-scheduler.js'
+import type { CodeBindingCallRecord, CodeJsonValue, CodeRunFailure, CodeRunUsage } from '@code-runtime/core'
 import type { JsonSchema } from './tool-definition.js'
 
 /** The arguments of `run_code`. */
@@ -23,9 +22,13 @@ export interface RunCodeOutput {
     readonly logs: readonly string[]
     readonly result?: CodeJsonValue
     readonly error?: CodeRunFailure
-    /** Every tool call the program made, so a caller can tell which side effects happened. */
-    readonly calls: readonly ToolCallRecord[]
-    /** What the run used, when the runtime reports it. */
+    /**
+     * Every tool call the program made, in start order, as the runtime recorded it: `member` is
+     * the tool's member in the SDK (`sdk.memberNames` maps tool names to members), `outcome`
+     * `in-flight` marks a call the run ended before it settled, whose side effects may still happen.
+     */
+    readonly calls: readonly CodeBindingCallRecord[]
+    /** What the run used; absent only when the input was refused and nothing ran. */
     readonly usage?: CodeRunUsage
   }
   /** True when the run failed. */
@@ -38,6 +41,27 @@ export interface RunCodeOptions {
   readonly signal?: AbortSignal
   /** Live logs: each entry as the program prints it (see `CodeRunRequest.onLog`). */
   readonly onLog?: (text: string) => void
+  /**
+   * Keep each call's arguments and result or error message in `structured.calls`, within
+   * `maxBytes` of JSON (see `CodeRunRequest.recordCallValues`). Off when absent.
+   */
+  readonly recordCallValues?: { readonly maxBytes: number }
+  /**
+   * Wraps each tool call of this run once it starts (inside its dispatch slot, after its
+   * arguments passed their check): `execute` runs the tool, and what the wrapper resolves is what
+   * the program gets; what it throws, the program catches as the call's error. For front ends
+   * with per-run work around each call: counting calls for progress, collecting what tools
+   * return beside their value.
+   */
+  readonly wrapToolCall?: (call: ToolCallStart, execute: () => Promise<unknown>) => Promise<unknown>
+}
+
+/** A tool call as {@link RunCodeOptions.wrapToolCall} sees it. */
+export interface ToolCallStart {
+  /** The tool's own name (the program called its member in the SDK). */
+  readonly tool: string
+  /** The arguments, already checked against the tool's input schema. */
+  readonly args: unknown
 }
 
 /** The `run_code` tool object. */
@@ -48,30 +72,21 @@ export interface RunCodeTool {
   execute(input: unknown, options?: RunCodeOptions): Promise<RunCodeOutput>
 }
 
-/** The JSON Schema of {@link RunCodeInput}. */
+/**
+ * The JSON Schema of {@link RunCodeInput}. The property descriptions only point at the rules: the
+ * tool's description states them, and the model reads both on every request.
+ */
 export const RUN_CODE_INPUT_SCHEMA: JsonSchema = Object.freeze({
   type: 'object',
   properties: Object.freeze({
-    code: Object.freeze({
-      type: 'string',
-      description: 'The body of an async function in erasable TypeScript. Use `await`, `return` the result.',
-    }),
+    code: Object.freeze({ type: 'string', description: 'The program, written by the rules in the tool description.' }),
     description: Object.freeze({ type: 'string', description: 'One short line saying what this program does.' }),
   }),
   required: Object.freeze(['code', 'description']),
   additionalProperties: false,
 })
 
-/** The description of `run_code` for the model, with the SDK appended. */
-export function describeRunCode(namespace: string, errorClassName: string, sdkText: string): string {
-  return [
-    'Run a TypeScript program that calls the tools below, and get back what it logs and returns.',
-    'Arguments: `code` (required) is the body of an async function in erasable TypeScript only',
-    `(types, interfaces, \`as\`, generics; no enum, namespace or parameter properties);`,
-    '`description` (required) says in one line what the program does.',
-    `Call tools with \`await ${namespace}.name(args)\`; a failed call throws ${errorClassName} (see \`toolName\`).`,
-    `Independent read-only calls may overlap with \`Promise.all\`. Return or console.log only what you need next.`,
-    '',
-    sdkText,
-  ].join('\n')
+/** The description of `run_code` for the model: what it does, then the SDK (the rules and the declarations). */
+export function describeRunCode(sdkText: string): string {
+  return `Run a TypeScript program that calls the tools below, and get back what it logs and returns.\n\n${sdkText}`
 }

@@ -2,23 +2,11 @@
  * Dispatch of one run's tool calls: calls start in the order the program made them;
  * concurrency-safe calls overlap up to `maxParallel`; any other call runs alone. Every call gets
  * the run's signal. When the run settles, in-flight calls are aborted and drained, queued ones
- * are refused, and no call can start after.
+ * are refused, and no call can start after. What each call did is the runtime's to record
+ * (`CodeRunResult.calls`): the scheduler only decides when calls run.
  */
 
-/** One call the program made, as recorded for the caller. */
-export interface ToolCallRecord {
-  /** The tool's own name. */
-  readonly tool: string
-  /** True when the tool resolved. */
-  readonly ok: boolean
-  /** How long the tool ran, in milliseconds (0 when it never started). */
-  readonly ms: number
-  /** Why the call failed, when it did. */
-  readonly error?: string
-}
-
 interface QueuedCall {
-  readonly tool: string
   readonly isConcurrencySafe: boolean
   readonly start: (signal: AbortSignal) => Promise<unknown>
   readonly resolve: (value: unknown) => void
@@ -33,20 +21,11 @@ export class RunEndedError extends Error {
   }
 }
 
-function messageOf(reason: unknown): string {
-  try {
-    return reason instanceof Error ? reason.message : String(reason)
-  } catch {
-    return 'unknown error'
-  }
-}
-
 export class ToolCallScheduler {
   private readonly maxParallel: number
   private readonly controller = new AbortController()
   private readonly queue: QueuedCall[] = []
   private readonly running = new Set<Promise<void>>()
-  private readonly records: ToolCallRecord[] = []
   private runningExclusive = false
   private closed = false
 
@@ -63,16 +42,11 @@ export class ToolCallScheduler {
     return this.controller.signal
   }
 
-  /** Every call made so far, in the order they finished or were refused. */
-  get calls(): readonly ToolCallRecord[] {
-    return this.records
-  }
-
   /** Queues a call; it starts when the concurrency rules allow. */
-  submit(tool: string, isConcurrencySafe: boolean, start: (signal: AbortSignal) => Promise<unknown>): Promise<unknown> {
+  submit(isConcurrencySafe: boolean, start: (signal: AbortSignal) => Promise<unknown>): Promise<unknown> {
     if (this.closed) return Promise.reject(new RunEndedError())
     return new Promise((resolve, reject) => {
-      this.queue.push({ tool, isConcurrencySafe, start, resolve, reject })
+      this.queue.push({ isConcurrencySafe, start, resolve, reject })
       this.pump()
     })
   }
@@ -112,14 +86,10 @@ export class ToolCallScheduler {
 
   private launch(call: QueuedCall): void {
     if (!call.isConcurrencySafe) this.runningExclusive = true
-    const startedAt = performance.now()
     const execution = (async (): Promise<void> => {
       try {
-        const value = await call.start(this.controller.signal)
-        this.records.push({ tool: call.tool, ok: true, ms: performance.now() - startedAt })
-        call.resolve(value)
+        call.resolve(await call.start(this.controller.signal))
       } catch (reason) {
-        this.records.push({ tool: call.tool, ok: false, ms: performance.now() - startedAt, error: messageOf(reason) })
         call.reject(reason)
       }
     })()

@@ -159,14 +159,18 @@ describe('Code Mode dispatch', () => {
     ].join('\n'))
     assert.deepEqual(output.structured.result, [true, 'read_item', 'tools.read_item: args.id must be integer.'])
     assert.deepEqual(events.order, [])
-    assert.deepEqual(output.structured.calls, [])
+    assert.deepEqual(output.structured.calls.map((call) => [call.member, call.outcome]), [['read_item', 'error']])
   })
 
   it('reports a failed tool as a ToolCallError carrying the tool message', async () => {
-    const output = await codeMode.run('try { await tools.explode({}) } catch (e) { return { is: e instanceof ToolCallError, name: e.toolName, message: e.message } }')
+    const program = 'try { await tools.explode({ why: "test" }) } catch (e) { return { is: e instanceof ToolCallError, name: e.toolName, message: e.message } }'
+    const output = await codeMode.run(program)
     assert.deepEqual(output.structured.result, { is: true, name: 'explode', message: 'disk on fire' })
-    assert.equal(output.structured.calls[0]?.ok, false)
-    assert.equal(output.structured.calls[0]?.error, 'disk on fire')
+    assert.equal(output.structured.calls[0]?.outcome, 'error')
+    assert.equal(output.structured.calls[0]?.error, undefined, 'values are kept only when asked for')
+    const recorded = await codeMode.run(program, { recordCallValues: { maxBytes: 1_000 } })
+    assert.deepEqual(recorded.structured.calls[0]?.args, { why: 'test' })
+    assert.equal(recorded.structured.calls[0]?.error, 'disk on fire')
   })
 
   it('gives the program null for a tool that resolves nothing', async () => {
@@ -178,9 +182,9 @@ describe('Code Mode dispatch', () => {
     events.reset()
     const output = await codeMode.run('tools.hang({}); tools.hang({}); await tools.read_item({ id: 9 }); return "done early"')
     assert.equal(output.structured.result, 'done early')
-    const hangs = output.structured.calls.filter((call) => call.tool === 'hang')
-    assert.equal(hangs.length, 2, 'both hanging calls are drained before run_code returns')
-    assert.ok(hangs.every((call) => !call.ok))
+    const hangs = output.structured.calls.filter((call) => call.member === 'hang')
+    assert.equal(hangs.length, 2, 'both hanging calls are recorded')
+    assert.ok(hangs.every((call) => call.outcome === 'in-flight'), 'the run ended before they settled: their side effects may still happen')
     assert.deepEqual(events.aborted, ['hang', 'hang'])
   })
 
@@ -195,7 +199,7 @@ describe('Code Mode dispatch', () => {
     assert.equal(output.structured.error?.kind, 'abort')
     assert.match(output.text, /^code run failed \(abort\): user cancelled/)
     assert.deepEqual(events.aborted, ['hang'])
-    assert.equal(output.structured.calls[0]?.ok, false)
+    assert.equal(output.structured.calls[0]?.outcome, 'in-flight')
   })
 
   it('starts no queued call once the caller aborted', async () => {

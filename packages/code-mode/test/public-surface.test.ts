@@ -10,27 +10,15 @@ describe('public surface of @code-runtime/code-mode', () => {
     const entry = (await import(specifier)) as Record<string, unknown>
     assert.deepEqual(Object.keys(entry).sort(), [
       'CodeModeError',
-      'DEFAULT_MAX_PARALLEL',
       'DEFAULT_MAX_RESULT_CHARS',
       'DEFAULT_SDK_EMITTER_OPTIONS',
       'MAX_RESULT_CHARS_LIMIT',
       'RUN_CODE_INPUT_SCHEMA',
-      'RunEndedError',
-      'TOOL_NAME_PROPERTY',
-      'ToolCallScheduler',
-      'assignMemberNames',
-      'compileArgumentCheck',
       'createCodeMode',
       'emitSdk',
       'formatJsonValue',
-      'parseToolDescriptions',
       'preferredMemberName',
-      'renderRunResult',
-      'resolveSdkEmitterOptions',
-      'runWithTools',
       'schemaToTypeScript',
-      'structureRunResult',
-      'truncateText',
     ])
   })
 

@@ -39,7 +39,6 @@ export {
   ECMASCRIPT_RESERVED_WORDS,
   PYTHON_RESERVED_WORDS,
   RESERVED_GLOBALS,
-  RESERVED_MEMBER_NAME_PROPERTIES,
   validateBindings,
   validateRunRequest,
   type ValidatedNamespace,
@@ -60,14 +59,9 @@ export { stringifyJsonValue } from './json-text.js'
 
 // Output ledger
 export {
-  buildOutputLimitResult,
-  fitLogsPrefix,
-  fitStringPrefix,
   jsonStringByteLength,
   jsonValueByteLength,
-  logEntriesLimitMessage,
   logsByteLength,
-  outputLimitMessage,
   OutputLedger,
   type OutputLedgerOptions,
 } from './output-ledger.js'

@@ -12,14 +12,9 @@ export {
 export { stringifyJsonValue } from './json-text.js'
 export type { CodeJsonValue } from './types.js'
 export {
-  buildOutputLimitResult,
-  fitLogsPrefix,
-  fitStringPrefix,
   jsonStringByteLength,
   jsonValueByteLength,
-  logEntriesLimitMessage,
   logsByteLength,
-  outputLimitMessage,
   OutputLedger,
   type OutputLedgerOptions,
 } from './output-ledger.js'

@@ -5,8 +5,6 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import {
-  fitLogsPrefix,
-  fitStringPrefix,
   jsonStringByteLength,
   jsonValueByteLength,
   logsByteLength,
@@ -16,6 +14,8 @@ import {
   type CodeJsonValue,
   type CodeRunOutcome,
 } from '@code-runtime/core'
+// The ledger's cutting helpers are internal: reached by path, not through the package's exports.
+import { fitLogsPrefix, fitStringPrefix } from '../src/output-ledger.js'
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20261201)
 /** Each property stops after this long, passing with the runs made so far. */

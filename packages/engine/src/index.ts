@@ -8,14 +8,9 @@ export { RunEngine, runLimitsOf, type RunEngineOptions, type RunLimits, type Run
 // What a backend implements
 export type { Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from './host/substrate.js'
 
-// The messages between host and guest, for a backend's transport
-export {
-  decodeGuestMessage,
-  decodeHostMessage,
-  type Decoded,
-  type GuestToHostMessage,
-  type HostToGuestMessage,
-} from './protocol/messages.js'
+// The messages between host and guest, for a backend's transport to carry (the engine's session
+// and the guest runtime decode and check them; a transport passes them on as they came)
+export type { GuestToHostMessage, HostToGuestMessage } from './protocol/messages.js'
 
 // Where the guest half lives, for a backend that starts it somewhere else (a child, a container)
 export { GUEST_MODULE_URLS } from './guest-files.js'

@@ -12,11 +12,11 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import { DEFAULT_MAX_RESULT_CHARS, RUN_CODE_INPUT_SCHEMA, type CodeModeRuntime } from '@code-runtime/code-mode'
+import { DEFAULT_MAX_RESULT_CHARS, RUN_CODE_INPUT_SCHEMA, type CodeMode, type CodeModeRuntime } from '@code-runtime/code-mode'
 import { LogSubscribingServer } from './log-subscriptions.js'
 import { PACKAGE_INFO } from './package-info.js'
 import { ProtocolError } from './protocol-errors.js'
-import { runProgram } from './program-run.js'
+import { catalogCodeMode, runProgram } from './program-run.js'
 import { liveNotificationSinks } from './run-notification-sinks.js'
 import { RunNotifier } from './run-notifier.js'
 import { DEFAULT_MAX_SDK_CHARS, presentTools, TOOL_TYPES_INPUT_SCHEMA, TOOL_TYPES_TOOL_NAME, unknownMembersMessage, unknownToolMessage, type ToolPresentation } from './run-code-description.js'
@@ -65,14 +65,23 @@ function readRunCodeArguments(args: Record<string, unknown> | undefined): { code
 
 /**
  * Creates the server; call `connect` with a transport to serve.
+ * @throws {CodeModeError} `CODE_MODE_INVALID_OPTIONS` for `maxParallel` or `maxResultChars` out of
+ *   Code Mode's ranges.
  * @example
  * const codeModeServer = createCodeModeServer({ upstreams, runtime })
  * await codeModeServer.connect(new StdioServerTransport())
  */
 export function createCodeModeServer(options: CodeModeServerOptions): CodeModeServer {
   const maxSdkChars = options.maxSdkChars ?? DEFAULT_MAX_SDK_CHARS
+  const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
   let catalog = buildToolCatalog(options.upstreams)
   let presentation: ToolPresentation = presentTools(catalog, maxSdkChars)
+  const limits = { ...options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel }, maxResultChars }
+  // Built with the server, so options Code Mode refuses fail here; after the tools change, again at
+  // the first run, so a catalog replaced before any run costs no SDK emission. A run keeps the
+  // Code Mode it started with.
+  let codeMode: CodeMode | undefined = catalogCodeMode(options.runtime, catalog, limits)
+  const currentCodeMode = (): CodeMode => (codeMode ??= catalogCodeMode(options.runtime, catalog, limits))
   const closing = new AbortController()
   const server = new LogSubscribingServer({ name: PACKAGE_INFO.name, version: PACKAGE_INFO.version }, {
     capabilities: { tools: { listChanged: true }, logging: {} },
@@ -116,15 +125,12 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     const input = readRunCodeArguments(args)
     if ('problem' in input) return textResult(input.problem, true)
     if (closing.signal.aborted) return textResult('code-runtime is shutting down; try again after it restarts.', true)
-    const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
     // Live logs never exceed what the result itself can hold.
     const notifier = new RunNotifier(liveNotificationSinks(server, extra), { maxLogChars: maxResultChars })
     let output
     try {
-      output = await runProgram(options.runtime, catalog, input.code, {
+      output = await runProgram(currentCodeMode(), input.code, {
         signal: AbortSignal.any([extra.signal, closing.signal]),
-        ...options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel },
-        maxResultChars,
         onLog: (line) => notifier.log(line),
         onCalls: (counts) => notifier.calls(counts),
       })
@@ -143,6 +149,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     refresh() {
       const before = listTools()
       catalog = buildToolCatalog(options.upstreams)
+      codeMode = undefined
       presentation = presentTools(catalog, maxSdkChars)
       if (JSON.stringify(before) !== JSON.stringify(listTools()) && server.transport !== undefined) {
         void server.sendToolListChanged().catch(() => undefined)

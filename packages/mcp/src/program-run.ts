@@ -1,28 +1,18 @@
 /**
- * One `run_code`: the program runs against a catalog's tools. Built from Code Mode's parts
- * (scheduler, argument checks, rendering) rather than `createCodeMode`, because each run needs
- * its own collector of the images and other media its calls produce, and its own count of calls
- * for progress. Calls start in program order; read-only calls overlap; when the run settles,
+ * One `run_code` over a catalog's tools, through Code Mode's own run path (`createCodeMode`).
+ * What the MCP front ends add per run is one wrapper around each tool call: it decodes the
+ * server's answer into the program's value, collects the images and other media beside it
+ * (attached to the result, since they are not JSON for the program), and counts calls for
+ * progress. Calls start in program order; read-only calls overlap; when the run settles,
  * in-flight upstream calls are aborted (MCP `notifications/cancelled`) and drained.
  */
-import type { CodeBindingNamespace, CodeJsonValue } from '@code-runtime/core'
-import {
-  DEFAULT_MAX_PARALLEL,
-  DEFAULT_MAX_RESULT_CHARS,
-  renderRunResult,
-  runWithTools,
-  structureRunResult,
-  ToolCallScheduler,
-  TOOL_NAME_PROPERTY,
-  type CodeModeRuntime,
-  type RunCodeOutput,
-} from '@code-runtime/code-mode'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { createCodeMode, DEFAULT_SDK_EMITTER_OPTIONS, type CodeMode, type CodeModeRuntime, type RunCodeOutput } from '@code-runtime/code-mode'
 import type { ToolCatalog } from './tool-catalog.js'
-import { decodeCallResult, describeCallFailure, type MediaBlock } from './upstream-results.js'
+import { decodeCallResult, type MediaBlock } from './upstream-results.js'
 
-/** The global holding the tools in a program, and the class of its failed calls. */
-export const TOOLS_NAMESPACE = 'tools'
-export const TOOL_ERROR_CLASS = 'ToolCallError'
+/** The global holding the tools in a program: Code Mode's default, which the catalog's SDK is emitted with too. */
+export const TOOLS_NAMESPACE = DEFAULT_SDK_EMITTER_OPTIONS.namespace
 
 /** Most media blocks one run returns; a loop that renders a thousand charts should not flood the client. */
 export const MAX_MEDIA_BLOCKS = 32
@@ -33,14 +23,18 @@ export interface ToolCallCounts {
   readonly finished: number
 }
 
-/** Options of {@link runProgram}. */
-export interface ProgramRunOptions {
-  /** Aborting ends the run as `abort` and cancels its in-flight upstream calls. */
-  readonly signal?: AbortSignal
+/** Limits of every run over one catalog. */
+export interface CatalogRunLimits {
   /** Most read-only calls in flight at once; default 10. */
   readonly maxParallel?: number
   /** Longest text returned, in characters; default 40 000. */
   readonly maxResultChars?: number
+}
+
+/** Options of {@link runProgram}. */
+export interface ProgramRunOptions {
+  /** Aborting ends the run as `abort` and cancels its in-flight upstream calls. */
+  readonly signal?: AbortSignal
   /** Told whenever a call starts or finishes. */
   readonly onCalls?: (counts: ToolCallCounts) => void
   /** Live logs: each entry as the program prints it. */
@@ -50,6 +44,11 @@ export interface ProgramRunOptions {
 /** What a run gives back: Code Mode's output, plus the media the tools produced. */
 export interface ProgramRunOutput extends RunCodeOutput {
   readonly media: readonly MediaBlock[]
+}
+
+/** Code Mode over the catalog's tools, with the same SDK as the catalog's. */
+export function catalogCodeMode(runtime: CodeModeRuntime, catalog: ToolCatalog, limits: CatalogRunLimits = {}): CodeMode {
+  return createCodeMode({ tools: catalog.tools, runtime, ...limits })
 }
 
 function describeMedia(block: MediaBlock): string {
@@ -65,52 +64,33 @@ function describeMedia(block: MediaBlock): string {
 }
 
 /**
- * Runs `code` with `tools.<member>(args)` bound to the catalog's tools.
- * @example const output = await runProgram(runtime, catalog, 'return await tools.files_list_allowed_directories()')
+ * Runs `code` with `tools.<member>(args)` bound to the tools of the catalog `codeMode` was made
+ * over (see {@link catalogCodeMode}).
+ * @example const output = await runProgram(catalogCodeMode(runtime, catalog), 'return await tools.files_list_allowed_directories()')
  */
-export async function runProgram(runtime: CodeModeRuntime, catalog: ToolCatalog, code: string, options: ProgramRunOptions = {}): Promise<ProgramRunOutput> {
-  const scheduler = new ToolCallScheduler(options.maxParallel ?? DEFAULT_MAX_PARALLEL, options.signal)
+export async function runProgram(codeMode: CodeMode, code: string, options: ProgramRunOptions = {}): Promise<ProgramRunOutput> {
   const media: MediaBlock[] = []
   let started = 0
   let finished = 0
-  const functions: Record<string, (args: unknown) => Promise<CodeJsonValue>> = {}
-  for (const tool of catalog.tools) {
-    const isConcurrencySafe = tool.annotations?.readOnlyHint === true
-    functions[tool.member] = async (args) => {
-      const problem = tool.check?.(args)
-      if (problem !== undefined) throw new Error(`${TOOLS_NAMESPACE}.${tool.member}: ${problem}.`)
-      const value = await scheduler.submit(tool.member, isConcurrencySafe, async (signal) => {
-        options.onCalls?.({ started: ++started, finished })
-        try {
-          let answer
-          try {
-            answer = await tool.server.callTool(tool.toolName, args, signal)
-          } catch (error) {
-            throw new Error(describeCallFailure(tool.server.name, tool.server.config.timeoutMs, error))
-          }
-          const decoded = decodeCallResult(answer)
-          media.push(...decoded.media)
-          if (!decoded.ok) throw new Error(decoded.message)
-          return decoded.value
-        } finally {
-          options.onCalls?.({ started, finished: ++finished })
-        }
-      })
-      return value as CodeJsonValue
-    }
-  }
-  const binding: CodeBindingNamespace = {
-    global: TOOLS_NAMESPACE,
-    functions,
-    errorClass: { name: TOOL_ERROR_CLASS, memberNameProperty: TOOL_NAME_PROPERTY },
-  }
-  const { result, calls } = await runWithTools(runtime, code, binding, scheduler, options)
+  const output = await codeMode.run(code, {
+    ...options.signal === undefined ? {} : { signal: options.signal },
+    ...options.onLog === undefined ? {} : { onLog: options.onLog },
+    async wrapToolCall(_call, execute) {
+      options.onCalls?.({ started: ++started, finished })
+      try {
+        // The catalog's tools resolve the server's answer as it came (see CatalogTool).
+        const decoded = decodeCallResult(await execute() as CallToolResult)
+        media.push(...decoded.media)
+        if (!decoded.ok) throw new Error(decoded.message)
+        return decoded.value
+      } finally {
+        options.onCalls?.({ started, finished: ++finished })
+      }
+    },
+  })
   const kept = media.slice(0, MAX_MEDIA_BLOCKS)
-  let text = renderRunResult(result, options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS)
-  if (kept.length > 0) {
-    const leftOut = media.length - kept.length
-    text += `\n[${kept.length} content block${kept.length === 1 ? '' : 's'} from tools attached: ${kept.map(describeMedia).join(', ')}${leftOut > 0 ? `; ${leftOut} more left out` : ''}]`
-  }
-  const structured = structureRunResult(result, calls)
-  return { text, structured, isError: result.error !== undefined, media: kept }
+  if (kept.length === 0) return { ...output, media: kept }
+  const leftOut = media.length - kept.length
+  const note = `[${kept.length} content block${kept.length === 1 ? '' : 's'} from tools attached: ${kept.map(describeMedia).join(', ')}${leftOut > 0 ? `; ${leftOut} more left out` : ''}]`
+  return { ...output, text: `${output.text}\n${note}`, media: kept }
 }

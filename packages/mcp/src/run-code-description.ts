@@ -7,7 +7,7 @@
  */
 import { closestMembers } from './member-lookup.js'
 import type { ToolCatalog } from './tool-catalog.js'
-import { TOOL_ERROR_CLASS, TOOLS_NAMESPACE } from './program-run.js'
+import { TOOLS_NAMESPACE } from './program-run.js'
 
 /** Largest SDK, in characters, written into the description of `run_code`. */
 export const DEFAULT_MAX_SDK_CHARS = 20_000
@@ -36,7 +36,6 @@ function firstSentence(description: string | undefined): string {
 function preamble(catalog: ToolCatalog): string[] {
   const lines = [
     'Run a TypeScript program that calls the tools of several MCP servers, and get back what it logs and returns.',
-    '`code` (required): the program. `description` (required): one line saying what it does.',
     `Tools are methods of \`${TOOLS_NAMESPACE}\` named <server>_<tool>. Images and other media that tools produce come back attached to the result.`,
   ]
   // Only the names: why a server failed is for the operator (stderr, `code-runtime list`). The
@@ -48,12 +47,10 @@ function preamble(catalog: ToolCatalog): string[] {
   return lines
 }
 
-/** The SDK's instructions, reworded for declarations that are fetched rather than shown. */
-function indexInstructions(): string[] {
+/** The SDK's rules for writing a program (stated there once), and where the declarations are. */
+function indexInstructions(catalog: ToolCatalog): string[] {
   return [
-    'Write the body of an async function in TypeScript; erasable syntax only (no enum, namespace or parameter properties).',
-    `Call tools as \`await ${TOOLS_NAMESPACE}.<member>(args)\`; a failed call throws ${TOOL_ERROR_CLASS} with \`toolName\`. Independent read-only calls can overlap with Promise.all.`,
-    'Return or console.log only what you need next.',
+    catalog.sdk.instructions,
     `Before writing a program, call ${TOOL_TYPES_TOOL_NAME} with the members you will use: it returns their TypeScript declarations (arguments and results).`,
   ]
 }
@@ -82,7 +79,7 @@ export function presentTools(catalog: ToolCatalog, maxSdkChars: number = DEFAULT
     runCodeDescription: [
       ...preamble(catalog),
       '',
-      ...indexInstructions(),
+      ...indexInstructions(catalog),
       '',
       toolIndex(catalog),
     ].join('\n'),

@@ -10,7 +10,7 @@ import type { CliCommand } from './cli-arguments.js'
 import { EXIT_PROGRAM_FAILED, EXIT_SETUP_FAILED, EXIT_SUCCESS } from './cli-arguments.js'
 import { withBudgetOptionNames } from './budget-option-names.js'
 import { McpProxyError } from './errors.js'
-import { runProgram, type ProgramRunOutput } from './program-run.js'
+import { catalogCodeMode, runProgram, type ProgramRunOutput } from './program-run.js'
 import { startChosenBackend } from './runtime-backend.js'
 import { listenForStop, reportStopped } from './stop-signals.js'
 import { openSession, reportStartFailures } from './session.js'
@@ -66,9 +66,9 @@ export async function runCommand(command: Extract<CliCommand, { command: 'run' }
     try {
       const stoppedEarly = stop.received()
       if (stoppedEarly !== undefined) return reportStopped(stoppedEarly)
-      const output = await runProgram(withBudgetOptionNames(started.runtime), buildToolCatalog(session.upstreams), code, {
+      const codeMode = catalogCodeMode(withBudgetOptionNames(started.runtime), buildToolCatalog(session.upstreams), { maxResultChars: CLI_MAX_RESULT_CHARS })
+      const output = await runProgram(codeMode, code, {
         signal: stop.signal,
-        maxResultChars: CLI_MAX_RESULT_CHARS,
         onCalls: (counts) => {
           calls = counts.started
         },

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { McpProxyError } from './errors.js'
-import { startBackend, startChosenBackend, type BackendName } from './runtime-backend.js'
+import { loadProcessBackend, PROCESS_PACKAGE, startBackend, startChosenBackend, type BackendName } from './runtime-backend.js'
 
 // The default backend may not work on every machine (the process backend needs Linux's /proc and
 // prlimit). The starter is replaced here so the machine need not lack anything.
@@ -30,5 +30,43 @@ describe('startChosenBackend', () => {
       startChosenBackend('process', true, { maxWallMs: 5_000 }, () => assert.fail('no fallback note'), startWhereProcessIsUnavailable),
       (error: unknown) => McpProxyError.is(error) && error.code === 'MCP_PROXY_BACKEND_UNAVAILABLE',
     )
+  })
+})
+
+/** What Node rejects `import(specifier)` with when no such package is installed. */
+function packageNotFound(specifier: string): Error {
+  return Object.assign(new Error(`Cannot find package '${specifier}' imported from /app/node_modules/@code-runtime/mcp/dist/src/runtime-backend.js`), { code: 'ERR_MODULE_NOT_FOUND' })
+}
+
+describe('loadProcessBackend', () => {
+  it('fails as Node does for a package that is not installed (the form the loader reads)', async () => {
+    const specifier: string = '@code-runtime/not-installed-anywhere'
+    await assert.rejects(import(specifier), (error: unknown) => {
+      assert.equal((error as { code?: unknown }).code, 'ERR_MODULE_NOT_FOUND')
+      assert.ok((error as Error).message.startsWith(`Cannot find package '${specifier}' imported from `), (error as Error).message)
+      return true
+    })
+  })
+
+  it('names the package to install when @code-runtime/process is missing', async () => {
+    await assert.rejects(loadProcessBackend('container', (specifier) => Promise.reject(packageNotFound(specifier))), (error: unknown) => {
+      assert.ok(McpProxyError.is(error))
+      assert.equal(error.code, 'MCP_PROXY_BACKEND_UNAVAILABLE')
+      assert.equal(error.message, `--backend container needs ${PROCESS_PACKAGE}, which is not installed: run \`npm install ${PROCESS_PACKAGE}\` beside @code-runtime/mcp, or use --backend worker-thread.`)
+      return true
+    })
+  })
+
+  it('tells a broken installation from a missing one', async () => {
+    // Installed, but one of its own dependencies is not: reinstalling is the fix, not installing.
+    await assert.rejects(loadProcessBackend('process', () => Promise.reject(packageNotFound('@code-runtime/worker-thread'))), (error: unknown) => {
+      assert.ok(McpProxyError.is(error))
+      assert.match(error.message, /^--backend process: @code-runtime\/process is installed but failed to load \(Cannot find package '@code-runtime\/worker-thread'/)
+      return true
+    })
+  })
+
+  it('loads the backend class from the installed package', async () => {
+    assert.equal(typeof await loadProcessBackend('process'), 'function')
   })
 })

@@ -1,6 +1,6 @@
 /**
  * Which code runtime runs the programs. `process` (the default on Linux) and `container` live in
- * `@code-runtime/process`, loaded only when chosen; `worker-thread` is the faster choice where a
+ * `@code-runtime/process`, an optional peer dependency loaded only when chosen; `worker-thread` is the faster choice where a
  * fatal error in a program may take the server down with it, and the default elsewhere (the
  * process backend measures CPU time through Linux's /proc).
  */
@@ -27,22 +27,40 @@ export interface BackendBudgets {
   readonly computeMs?: number
 }
 
-const PROCESS_PACKAGE = '@code-runtime/process'
+/** An optional peer dependency: installed by whoever wants the process or container backend. */
+export const PROCESS_PACKAGE = '@code-runtime/process'
 const PROCESS_EXPORTS: Readonly<Record<Exclude<BackendName, 'worker-thread'>, string>> = {
   process: 'ProcessCodeRuntime',
   container: 'ContainerCodeRuntime',
 }
 
-async function loadProcessBackend(name: Exclude<BackendName, 'worker-thread'>): Promise<CodeRuntimeBackend<unknown, CodeRuntime>> {
+/** Loads a package by name; the seam a test replaces to see the loader's failures. */
+export type PackageImporter = (specifier: string) => Promise<Record<string, unknown>>
+
+// A variable specifier: the package is optional and must not be resolved at build time.
+const importPackage: PackageImporter = async (specifier) => (await import(specifier)) as Record<string, unknown>
+
+/** True when `error` says that `specifier` itself cannot be found (not one of its own imports). */
+function isPackageMissing(error: unknown, specifier: string): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  return code === 'ERR_MODULE_NOT_FOUND' && typeof message === 'string' && message.includes(`'${specifier}'`)
+}
+
+/**
+ * The backend class for `process` or `container`, from `@code-runtime/process`, imported only now:
+ * the package is optional, and an installation that only uses worker threads need not have it.
+ * @throws {McpProxyError} `MCP_PROXY_BACKEND_UNAVAILABLE` naming the package to install when it is
+ *   missing, or saying it failed to load (with the cause) when it is there but broken.
+ */
+export async function loadProcessBackend(name: Exclude<BackendName, 'worker-thread'>, importModule: PackageImporter = importPackage): Promise<CodeRuntimeBackend<unknown, CodeRuntime>> {
   let module: Record<string, unknown>
   try {
-    // A variable specifier: the package is optional and must not be resolved at build time.
-    const specifier: string = PROCESS_PACKAGE
-    module = (await import(specifier)) as Record<string, unknown>
+    module = await importModule(PROCESS_PACKAGE)
   } catch (error) {
-    throw new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE',
-      `--backend ${name} needs ${PROCESS_PACKAGE}, which is not installed or not built; install it, or use --backend worker-thread.`,
-      { value: name, cause: error })
+    const message = isPackageMissing(error, PROCESS_PACKAGE)
+      ? `--backend ${name} needs ${PROCESS_PACKAGE}, which is not installed: run \`npm install ${PROCESS_PACKAGE}\` beside @code-runtime/mcp, or use --backend worker-thread.`
+      : `--backend ${name}: ${PROCESS_PACKAGE} is installed but failed to load (${error instanceof Error ? error.message : String(error)}); reinstall or rebuild it, or use --backend worker-thread.`
+    throw new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE', message, { value: name, cause: error })
   }
   const Backend = module[PROCESS_EXPORTS[name]]
   if (typeof Backend !== 'function') {

@@ -3,20 +3,25 @@
  * the SDK emitted over them. Rebuilt whenever a server's tool list changes; a run keeps the
  * catalog it started with.
  */
-import { compileArgumentCheck, emitSdk, type ArgumentCheck, type CodeModeToolDescription, type EmittedSdk } from '@code-runtime/code-mode'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { emitSdk, type CodeModeTool, type CodeModeToolContext, type EmittedSdk } from '@code-runtime/code-mode'
 import { assignToolMembers } from './tool-naming.js'
 import type { UpstreamServer, UpstreamTool } from './upstream-clients.js'
+import { describeCallFailure } from './upstream-results.js'
 
-/** One tool as programs call it. Its `name` is its member. */
-export interface CatalogTool extends CodeModeToolDescription {
+/**
+ * One tool as programs call it. Its `name` is its member. `execute` resolves the server's answer
+ * as it came (a `CallToolResult`): what the program gets from it, and the media beside it, is the
+ * run's to decide (see program-run.ts).
+ */
+export interface CatalogTool extends CodeModeTool {
   /** The member of `tools` that calls it, e.g. `files_read_text_file`. */
   readonly member: string
   /** The upstream server that runs it. */
   readonly server: UpstreamServer
   /** Its name on that server, e.g. `read_text_file`. */
   readonly toolName: string
-  /** The check of its arguments against its input schema, when the schema compiles. */
-  readonly check: ArgumentCheck | undefined
+  execute(args: unknown, context: CodeModeToolContext): Promise<CallToolResult>
 }
 
 /** What one server contributes, for `code-runtime list` and the description of `run_code`. */
@@ -80,7 +85,13 @@ export function buildToolCatalog(servers: readonly UpstreamServer[]): ToolCatalo
       member,
       server,
       toolName: tool.name,
-      check: compileArgumentCheck(tool.inputSchema),
+      async execute(args: unknown, { signal }: CodeModeToolContext): Promise<CallToolResult> {
+        try {
+          return await server.callTool(tool.name, args, signal)
+        } catch (error) {
+          throw new Error(describeCallFailure(server.name, server.config.timeoutMs, error))
+        }
+      },
     })
   }).sort((left, right) => compareCodeUnits(left.member, right.member))
   const summaries: ServerSummary[] = perServer.map(({ server, hiddenCount, unmatchedIncludes }) => Object.freeze({

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { assignMemberNames } from '@code-runtime/code-mode'
+import { emitSdk } from '@code-runtime/code-mode'
 import { assignToolMembers, type ServerToolName } from './tool-naming.js'
 
 describe('assignToolMembers', () => {
@@ -35,7 +35,7 @@ describe('assignToolMembers', () => {
 
   it('gives members that Code Mode keeps as they are', () => {
     const members = assignToolMembers([{ server: 'x', tool: 'constructor' }, { server: 'then', tool: '' }, { server: '__proto__', tool: 'y' }, { server: '1st', tool: 'go' }])
-    const kept = assignMemberNames(members)
-    for (const member of members) assert.equal(kept.get(member), member)
+    const { memberNames } = emitSdk(members.map((member) => ({ name: member, inputSchema: { type: 'object' } })))
+    for (const member of members) assert.equal(memberNames.get(member), member)
   })
 })

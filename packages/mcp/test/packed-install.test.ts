@@ -15,6 +15,15 @@ import { makeTempDirectory } from './serve-harness.js'
 const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url))
 const PACKAGE_NAMES = ['@code-runtime/code-mode', '@code-runtime/core', '@code-runtime/engine', '@code-runtime/mcp', '@code-runtime/process', '@code-runtime/worker-thread']
 
+/** The MCP server the test installs beside the packages, as a user would. */
+const EXAMPLE_SERVER = '@modelcontextprotocol/server-filesystem'
+
+/** The version range `packages/mcp` develops against. */
+async function workspaceDevDependencyVersion(name: string): Promise<string> {
+  const manifest = JSON.parse(await readFile(join(REPOSITORY, 'packages', 'mcp', 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+  return manifest.devDependencies[name] ?? assert.fail(`packages/mcp has no devDependency ${name}`)
+}
+
 /** One step of npm or node may wait for the registry or a loaded machine; none waits for speed. */
 const STEP_LIMIT_MS = 600_000
 
@@ -91,7 +100,10 @@ describe('the packed packages, installed outside the checkout', () => {
     assert.equal(pack.code, 0, pack.stderr)
     packed = JSON.parse(pack.stdout) as PackedPackage[]
     await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'try-code-runtime', private: true, type: 'module' }))
-    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...packed.map((entry) => join(tarballs, entry.filename))], project)
+    // The example MCP server is not a dependency of the packages: a user installs it beside them,
+    // at the version the checkout's tests use.
+    const exampleServer = `${EXAMPLE_SERVER}@${await workspaceDevDependencyVersion(EXAMPLE_SERVER)}`
+    const install = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...packed.map((entry) => join(tarballs, entry.filename)), exampleServer], project)
     assert.equal(install.code, 0, install.stderr)
   }, { timeout: 2 * STEP_LIMIT_MS })
 
@@ -121,7 +133,19 @@ describe('the packed packages, installed outside the checkout', () => {
     assert.deepEqual(await run(join(project, 'node_modules', '.bin', 'code-runtime'), ['run', 'weather.ts'], project), { code: 0, stdout: '5 cities\nTokyo\n', stderr: '' })
   })
 
-  it('runs a program against the example MCP server the package installed', async () => {
+  it('declares the example servers as development dependencies and @code-runtime/process as an optional peer', async () => {
+    const manifest = JSON.parse(await readFile(join(project, 'node_modules', '@code-runtime', 'mcp', 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>
+      peerDependencies?: Record<string, string>
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>
+    }
+    assert.deepEqual(Object.keys(manifest.dependencies).filter((name) => name.startsWith('@modelcontextprotocol/server-')), [])
+    assert.equal(manifest.dependencies['@code-runtime/process'], undefined)
+    assert.ok(manifest.peerDependencies?.['@code-runtime/process'] !== undefined)
+    assert.equal(manifest.peerDependenciesMeta?.['@code-runtime/process']?.optional, true)
+  })
+
+  it('runs a program against an MCP server installed beside the packages', async () => {
     await mkdir(join(project, 'notes'))
     await writeFile(join(project, 'notes', 'todo.md'), '- pack\n- install\n')
     await writeFile(join(project, 'servers.json'), JSON.stringify({ mcpServers: { notes: { command: 'mcp-server-filesystem', args: ['notes'] } } }))

@@ -12,34 +12,14 @@ async function loadEntry(): Promise<typeof Mcp> {
 describe('public surface of @code-runtime/mcp', () => {
   it('exports exactly the documented names', async () => {
     assert.deepEqual(Object.keys(await loadEntry()).sort(), [
-      'BACKEND_NAMES',
-      'DEFAULT_BACKEND',
-      'DEFAULT_CONNECT_TIMEOUT_MS',
-      'DEFAULT_MAX_SDK_CHARS',
-      'DEFAULT_TOOL_TIMEOUT_MS',
-      'MAX_MEDIA_BLOCKS',
       'McpProxyError',
-      'SESSION_DIRECTORY_VARIABLE',
-      'TOOLS_NAMESPACE',
-      'TOOL_ERROR_CLASS',
-      'TOOL_TYPES_TOOL_NAME',
-      'UpstreamServer',
-      'assignToolMembers',
-      'buildToolCatalog',
       'closeUpstreams',
       'connectUpstreams',
       'createCodeModeServer',
-      'declarationsFor',
-      'decodeCallResult',
-      'describeCallFailure',
       'loadServersConfig',
       'parseServersConfig',
-      'preferredToolMember',
-      'presentTools',
-      'runProgram',
       'safeParseServersConfig',
       'startBackend',
-      'startChosenBackend',
     ])
   })
 

@@ -3,10 +3,7 @@
  * the fields every backend shares (core's `readSharedBackendConfig`, same defaults and ranges),
  * plus the wire's frame cap and the OS limits each child runs under. `run()` never defaults or rechecks.
  */
-import { DEFAULT_SHARED_BACKEND_CONFIG, MAX_TIMER_MS, readConfigObject, readIntegerField, readSharedBackendConfig, type ConfigRecord, type SharedBackendConfig } from '@code-runtime/core'
-
-/** The largest timer delay Node accepts: core's, re-exported where this backend's config names it. */
-export { MAX_TIMER_MS }
+import { DEFAULT_SHARED_BACKEND_CONFIG, readConfigObject, readIntegerField, readSharedBackendConfig, type ConfigRecord, type SharedBackendConfig } from '@code-runtime/core'
 
 /**
  * A fully defaulted, validated config of {@link ProcessCodeRuntime}: the fields every backend

@@ -6,7 +6,6 @@ export { ContainerCodeRuntime } from './container-runtime.js'
 export {
   DEFAULT_CONTAINER_CONFIG,
   DEFAULT_PROCESS_CONFIG,
-  MAX_TIMER_MS,
   NODE_BASELINE_MEMORY_MB,
   resolveContainerConfig,
   resolveProcessConfig,

@@ -12,7 +12,6 @@ describe('@code-runtime/process public surface', () => {
       'ContainerCodeRuntime',
       'DEFAULT_CONTAINER_CONFIG',
       'DEFAULT_PROCESS_CONFIG',
-      'MAX_TIMER_MS',
       'NODE_BASELINE_MEMORY_MB',
       'ProcessCodeRuntime',
       'resolveContainerConfig',

@@ -2,10 +2,7 @@
  * The worker-thread backend's config (CONTRACT section #budget-fields plus our own knobs), validated once
  * when the plugin loads. `run()` never defaults or rechecks.
  */
-import { DEFAULT_SHARED_BACKEND_CONFIG, MAX_TIMER_MS, readBooleanField, readConfigObject, readNumberField, readSharedBackendConfig, type SharedBackendConfig } from '@code-runtime/core'
-
-/** The largest timer delay Node accepts: core's, re-exported where this backend's config names it. */
-export { MAX_TIMER_MS }
+import { DEFAULT_SHARED_BACKEND_CONFIG, readBooleanField, readConfigObject, readNumberField, readSharedBackendConfig, type SharedBackendConfig } from '@code-runtime/core'
 
 /** A fully defaulted, validated config: the fields every backend shares (see core's `SharedBackendConfig`) and this backend's own. */
 export interface WorkerThreadConfig extends SharedBackendConfig {

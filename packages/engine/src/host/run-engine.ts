@@ -85,6 +85,13 @@ export class RunEngine {
     if (!transformed.ok) return fail('exception', transformed.message)
     const acquired = await this.acquire(signal)
     if (acquired.kind === 'stopped') return fail(acquired.failure, acquired.message)
+    // Disposal may have come while the substrate was on its way here. It stops only the sessions
+    // it saw, and it kills this substrate without the kill reaching any listener as an exit, so a
+    // session started now would wait for maxWallMs.
+    if (this.disposed) {
+      acquired.substrate.terminate()
+      return fail('abort', DISPOSED_MESSAGE)
+    }
     const session = new RunSession(acquired.substrate, {
       request: validated,
       startedAt,

@@ -188,7 +188,9 @@ export class RunSession {
   }
 
   // The guest runtime is ours; traffic it could not have sent means the sandbox was subverted.
+  // Such a substrate is killed, never recycled, even when the violation came inside a run-end.
   private protocolViolation(problem: string): void {
+    this.cleanEnd = false
     this.settleFailure('worker-exit', `The sandbox sent ${problem} and was stopped.`)
   }
 

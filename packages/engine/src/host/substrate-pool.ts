@@ -52,8 +52,7 @@ export class SubstratePool {
     substrate.recycle().then(
       () => {
         this.recycling--
-        if (this.disposed) substrate.terminate()
-        else this.ready.push(substrate)
+        this.park(substrate)
       },
       () => {
         this.recycling--
@@ -112,7 +111,7 @@ export class SubstratePool {
   }
 
   private spawn(): Promise<Substrate> {
-    const spawning = this.factory.spawn().then((substrate) => {
+    const spawning = this.startSpawn().then((substrate) => {
       this.live.add(substrate)
       void substrate.exited.then(() => {
         this.live.delete(substrate)
@@ -130,15 +129,29 @@ export class SubstratePool {
     return spawning
   }
 
+  // A factory is a backend's code and should reject, but one that throws instead must not throw
+  // out of a refill timer (an uncaught exception in the host) or out of the engine's constructor.
+  private startSpawn(): Promise<Substrate> {
+    try {
+      return this.factory.spawn()
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)))
+    }
+  }
+
+  // A substrate can die between its spawn (or recycle) and this moment; its exit was already
+  // observed, so parked it would never leave the pool alive and its run would hang to maxWallMs.
+  private park(substrate: Substrate): void {
+    if (this.disposed || !this.live.has(substrate)) substrate.terminate()
+    else this.ready.push(substrate)
+  }
+
   private refill(): void {
     if (this.disposed) return
     const missing = this.spawnAhead - this.ready.length - this.spawning.size - this.recycling
     for (let index = 0; index < missing; index++) {
       this.spawn().then(
-        (substrate) => {
-          if (this.disposed) substrate.terminate()
-          else this.ready.push(substrate)
-        },
+        (substrate) => this.park(substrate),
         () => {
           // A failed spawn ahead of time is retried by the next acquire(); nothing waits on it.
         },

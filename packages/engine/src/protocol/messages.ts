@@ -83,14 +83,55 @@ function own(record: RawRecord, key: string): unknown {
   return descriptor !== undefined && 'value' in descriptor ? descriptor.value : undefined
 }
 
+/**
+ * Reads an array by its own indexes, each through {@link own}: no iterator the array may carry,
+ * no getter, nothing from the prototype. Stops at the first element `read` refuses, so a huge
+ * sparse array costs one step.
+ */
+function readArray<T>(raw: unknown, read: (item: unknown) => T | undefined): T[] | undefined {
+  if (!Array.isArray(raw)) return undefined
+  const length = own(raw as unknown as RawRecord, 'length')
+  if (typeof length !== 'number') return undefined
+  const items: T[] = []
+  for (let index = 0; index < length; index++) {
+    const item = read(own(raw as unknown as RawRecord, String(index)))
+    if (item === undefined) return undefined
+    items.push(item)
+  }
+  return items
+}
+
+const readString = (item: unknown): string | undefined => (typeof item === 'string' ? item : undefined)
+
 function isCallId(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
 }
 
 const refuse = (problem: string): { ok: false; problem: string } => ({ ok: false, problem })
 
-/** Checks and rebuilds a message that arrived from the guest. Never throws. */
+// A frame that cannot even be read (a proxy whose traps throw, a revoked proxy) is refused like
+// any other malformed one: a decoder never throws.
+const UNREADABLE = 'a message that cannot be read'
+
+/** Checks and rebuilds a message that arrived from the guest. Never throws, never runs a getter. */
 export function decodeGuestMessage(raw: unknown): Decoded<GuestToHostMessage> {
+  try {
+    return readGuestMessage(raw)
+  } catch {
+    return refuse(UNREADABLE)
+  }
+}
+
+/** Checks and rebuilds a message that arrived from the host. Never throws, never runs a getter. */
+export function decodeHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
+  try {
+    return readHostMessage(raw)
+  } catch {
+    return refuse(UNREADABLE)
+  }
+}
+
+function readGuestMessage(raw: unknown): Decoded<GuestToHostMessage> {
   // A bare string is a log line: the most frequent message travels without an envelope.
   if (typeof raw === 'string') return { ok: true, message: { kind: 'log-line', text: raw } }
   const record = readRecord(raw)
@@ -143,12 +184,8 @@ function decodeNamespaceSpec(raw: unknown): NamespaceSpec | undefined {
   const global = own(record, 'global')
   const members = own(record, 'members')
   const errorClass = own(record, 'errorClass')
-  if (typeof global !== 'string' || !Array.isArray(members)) return undefined
-  const memberNames: string[] = []
-  for (const member of members as unknown[]) {
-    if (typeof member !== 'string') return undefined
-    memberNames.push(member)
-  }
+  const memberNames = readArray(members, readString)
+  if (typeof global !== 'string' || memberNames === undefined) return undefined
   if (errorClass === null) return { global, members: memberNames, errorClass: null }
   const errorRecord = readRecord(errorClass)
   if (errorRecord === undefined) return undefined
@@ -158,8 +195,7 @@ function decodeNamespaceSpec(raw: unknown): NamespaceSpec | undefined {
   return { global, members: memberNames, errorClass: { name, memberNameProperty } }
 }
 
-/** Checks and rebuilds a message that arrived from the host. Never throws. */
-export function decodeHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
+function readHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
   const record = readRecord(raw)
   if (record === undefined) return refuse('a message that is not an object')
   const kind = own(record, 'kind')
@@ -169,13 +205,11 @@ export function decodeHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
       const namespaces = own(record, 'namespaces')
       const maxOutputBytes = own(record, 'maxOutputBytes')
       if (typeof source !== 'string' || !Array.isArray(namespaces)) return refuse('a malformed run-start')
-      if (typeof maxOutputBytes !== 'number' || !Number.isSafeInteger(maxOutputBytes)) return refuse('a run-start without a cap')
-      const specs: NamespaceSpec[] = []
-      for (const namespace of namespaces as unknown[]) {
-        const spec = decodeNamespaceSpec(namespace)
-        if (spec === undefined) return refuse('a run-start with a malformed namespace')
-        specs.push(spec)
+      if (typeof maxOutputBytes !== 'number' || !Number.isSafeInteger(maxOutputBytes) || maxOutputBytes < 0) {
+        return refuse('a run-start without a cap')
       }
+      const specs = readArray(namespaces, decodeNamespaceSpec)
+      if (specs === undefined) return refuse('a run-start with a malformed namespace')
       return { ok: true, message: { kind, source, namespaces: specs, maxOutputBytes } }
     }
     case 'recycle':

@@ -1,0 +1,36 @@
+// examples/minimal-runtime.ts: the service, a CodeRuntime whose run is the engine's
+import { CodeRuntime, MAX_TIMER_MS, readConfigObject, readIntegerField, readNumberField, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
+import { RunEngine, runLimitsOf } from '@code-runtime/engine'
+import { minimalFactory } from './minimal-substrate.js'
+
+const LIMITS = {
+  spawnAhead: 1,
+  computeMs: 10_000,
+  maxWallMs: 60_000,
+  maxOutputBytes: 1_048_576,
+  maxLogEntries: 100_000,
+  maxPendingCallBytes: 67_108_864,
+  maxOldGenerationSizeMb: 256,
+}
+
+export class MinimalCodeRuntime extends CodeRuntime {
+  readonly language = 'typescript'
+  readonly isolation = 'worker-thread'
+  private readonly engine: RunEngine
+
+  constructor(ctx: ConstructorParameters<typeof CodeRuntime>[0], input?: unknown) {
+    super(ctx)
+    const config = readConfigObject('minimal', input, ['computeMs', 'maxWallMs', 'maxOutputBytes'])
+    const ms = (field: 'computeMs' | 'maxWallMs'): number =>
+      readNumberField('minimal', config, field, { default: LIMITS[field], min: 0, minIsExclusive: true, max: MAX_TIMER_MS })
+    const maxOutputBytes = readIntegerField('minimal', config, 'maxOutputBytes', { default: LIMITS.maxOutputBytes, min: 4, max: 2 ** 53 - 1 })
+    const limits = { ...LIMITS, computeMs: ms('computeMs'), maxWallMs: ms('maxWallMs'), maxOutputBytes }
+    this.engine = new RunEngine({ factory: minimalFactory(limits.maxOldGenerationSizeMb), ...runLimitsOf(limits) })
+    // Disposing the plugin disposes the engine: in-flight runs settle as `abort`, workers exit.
+    ctx.effect(() => () => this.engine.dispose(), 'codeRuntime.dispose')
+  }
+
+  run(request: CodeRunRequest): Promise<CodeRunResult> {
+    return this.engine.run(request)
+  }
+}

@@ -1,0 +1,256 @@
+// The substrate pool on in-memory substrates: spawning ahead and refilling, failed spawns,
+// disposal (every substrate killed and its exit awaited), and the opt-in reuse path.
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { MAX_RUNS_PER_SUBSTRATE, SubstratePool } from './substrate-pool.js'
+import type { SubstrateFactory } from './substrate.js'
+import { deferred, drain, InMemoryFactory, RecyclableSubstrate, ScriptedSubstrate, type Deferred } from '../../test/in-memory-substrate.js'
+
+function scriptedFactory(): InMemoryFactory<ScriptedSubstrate> {
+  return new InMemoryFactory(() => new ScriptedSubstrate())
+}
+
+/** A factory whose every spawn waits for the test to settle it. */
+function heldFactory(): { factory: InMemoryFactory<ScriptedSubstrate>; spawns: Deferred<ScriptedSubstrate>[] } {
+  const spawns: Deferred<ScriptedSubstrate>[] = []
+  const factory = new InMemoryFactory(() => {
+    const spawn = deferred<ScriptedSubstrate>()
+    spawns.push(spawn)
+    return spawn.promise
+  })
+  return { factory, spawns }
+}
+
+describe('SubstratePool', () => {
+  it('spawns ahead, hands out a spawned substrate without waiting, and refills once the run settled', async () => {
+    const factory = scriptedFactory()
+    const pool = new SubstratePool(factory, 2)
+    await drain()
+    assert.equal(factory.spawnCalls, 2)
+    const first = await pool.acquire()
+    assert.equal(first, factory.spawned[0])
+    assert.equal(factory.spawnCalls, 2, 'the refill waits for the run, not the hand-out')
+    pool.refillNow()
+    await drain()
+    assert.equal(factory.spawnCalls, 3)
+    const second = await pool.acquire()
+    assert.equal(second, factory.spawned[1])
+    await pool.dispose()
+  })
+
+  it('refills on its own shortly after a hand-out when nobody says the run settled', async () => {
+    const factory = scriptedFactory()
+    const pool = new SubstratePool(factory, 1)
+    await drain()
+    await pool.acquire()
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    assert.equal(factory.spawnCalls, 2)
+    await pool.dispose()
+  })
+
+  it('spawns on demand when nothing waits, and a spawn that fails rejects only that acquire', async () => {
+    let failNext = true
+    const factory = new InMemoryFactory(() => {
+      if (failNext) {
+        failNext = false
+        throw new Error('no room for another substrate')
+      }
+      return new ScriptedSubstrate()
+    })
+    const pool = new SubstratePool(factory, 0)
+    await assert.rejects(pool.acquire(), /no room/)
+    const substrate = await pool.acquire()
+    assert.equal(substrate, factory.spawned[0])
+    await pool.dispose()
+  })
+
+  it('turns a factory that throws instead of rejecting into failed spawns, not host exceptions', async () => {
+    let calls = 0
+    const factory: SubstrateFactory = {
+      spawn: () => {
+        calls++
+        throw new Error('out of file descriptors')
+      },
+    }
+    const pool = new SubstratePool(factory, 2)
+    await assert.rejects(pool.acquire(), /out of file descriptors/)
+    pool.refillNow()
+    await drain()
+    assert.equal(calls, 5, 'two spawns ahead, one on demand, two more ahead')
+    await pool.dispose()
+  })
+
+  it('retries a spawn ahead that failed at the next acquire', async () => {
+    let calls = 0
+    const factory = new InMemoryFactory(() => {
+      if (calls++ === 0) return Promise.reject(new Error('first spawn dies'))
+      return new ScriptedSubstrate()
+    })
+    const pool = new SubstratePool(factory, 1)
+    await drain()
+    const substrate = await pool.acquire()
+    assert.ok(substrate instanceof ScriptedSubstrate)
+    assert.equal(factory.spawnCalls, 2)
+    await pool.dispose()
+  })
+
+  it('never hands out a waiting substrate that died in the pool', async () => {
+    const factory = scriptedFactory()
+    const pool = new SubstratePool(factory, 1)
+    await drain()
+    factory.spawned[0]?.die({ kind: 'exited', code: 1 })
+    await drain()
+    const substrate = await pool.acquire()
+    assert.notEqual(substrate, factory.spawned[0])
+    assert.equal((substrate as ScriptedSubstrate).alive, true)
+    await pool.dispose()
+  })
+
+  it('never hands out a substrate that died as it was spawned', async () => {
+    const factory = new InMemoryFactory((index) => {
+      const substrate = new ScriptedSubstrate()
+      if (index === 0) substrate.die({ kind: 'crashed', detail: 'died right after guest-ready' })
+      return substrate
+    })
+    const pool = new SubstratePool(factory, 1)
+    await drain()
+    const substrate = await pool.acquire()
+    assert.equal((substrate as ScriptedSubstrate).alive, true, 'the dead one would never answer its run')
+    await pool.dispose()
+  })
+
+  it('disposal kills the waiting substrates and the handed-out ones, and resolves after every exit', async () => {
+    const factory = scriptedFactory()
+    const pool = new SubstratePool(factory, 2)
+    await drain()
+    const inUse = await pool.acquire()
+    let disposed = false
+    const disposal = pool.dispose().then(() => {
+      disposed = true
+    })
+    // Exits are observed a macrotask after the kill; disposal must wait for them.
+    await Promise.resolve()
+    assert.equal(disposed, false)
+    await disposal
+    assert.equal(factory.spawned.length, 2)
+    for (const substrate of factory.spawned) {
+      assert.equal(substrate.alive, false)
+      assert.ok(substrate.terminations >= 1)
+    }
+    assert.equal((inUse as ScriptedSubstrate).alive, false)
+    assert.equal(pool.liveSubstrates.size, 0)
+  })
+
+  it('disposal while spawning waits for the spawn, kills what it brings, and spawns nothing more', async () => {
+    const { factory, spawns } = heldFactory()
+    const pool = new SubstratePool(factory, 1)
+    let disposed = false
+    const disposal = pool.dispose().then(() => {
+      disposed = true
+    })
+    await drain()
+    assert.equal(disposed, false, 'a spawn in flight would leak its substrate')
+    const late = new ScriptedSubstrate()
+    spawns[0]?.resolve(late)
+    await disposal
+    assert.equal(late.alive, false)
+    pool.refillNow()
+    await drain()
+    assert.equal(factory.spawnCalls, 1)
+  })
+
+  it('disposal does not wait on a spawn that failed', async () => {
+    const { factory, spawns } = heldFactory()
+    const pool = new SubstratePool(factory, 1)
+    const disposal = pool.dispose()
+    spawns[0]?.reject(new Error('spawn failed'))
+    await disposal
+    assert.equal(pool.liveSubstrates.size, 0)
+  })
+
+  describe('without reuse', () => {
+    it('kills a released substrate even when it could be recycled', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 1)
+      const substrate = (await pool.acquire()) as RecyclableSubstrate
+      pool.release(substrate)
+      assert.equal(substrate.recycles, 0)
+      assert.equal(substrate.alive, false)
+      await pool.dispose()
+    })
+  })
+
+  describe('with reuse', () => {
+    it('recycles a released substrate and hands it out again', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 1, true)
+      await drain()
+      const substrate = await pool.acquire()
+      pool.release(substrate)
+      await drain()
+      assert.equal((substrate as RecyclableSubstrate).recycles, 1)
+      assert.equal(await pool.acquire(), substrate)
+      await pool.dispose()
+    })
+
+    it('kills a substrate that cannot be recycled', async () => {
+      const factory = scriptedFactory()
+      const pool = new SubstratePool(factory, 1, true)
+      const substrate = (await pool.acquire()) as ScriptedSubstrate
+      pool.release(substrate)
+      assert.equal(substrate.alive, false)
+      await pool.dispose()
+    })
+
+    it('kills a substrate whose recycle fails and spawns a replacement', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 1, true)
+      await drain()
+      const substrate = (await pool.acquire()) as RecyclableSubstrate
+      substrate.recycleResult = () => Promise.reject(new Error('the guest did not come back'))
+      pool.refillNow()
+      await drain()
+      const spawnsBefore = factory.spawnCalls
+      const waiting = await pool.acquire()
+      pool.release(substrate)
+      await drain()
+      assert.equal(substrate.alive, false)
+      assert.equal(factory.spawnCalls, spawnsBefore + 1, 'the failed recycle is replaced')
+      assert.notEqual(waiting, substrate)
+      await pool.dispose()
+    })
+
+    it('kills a substrate that finishes recycling after disposal began', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 1, true)
+      const substrate = (await pool.acquire()) as RecyclableSubstrate
+      const recycled = deferred<undefined>()
+      substrate.recycleResult = () => recycled.promise.then(() => {})
+      pool.release(substrate)
+      const disposal = pool.dispose()
+      recycled.resolve(undefined)
+      await disposal
+      await drain()
+      assert.equal(substrate.alive, false)
+    })
+
+    it(`retires a substrate after ${MAX_RUNS_PER_SUBSTRATE} runs`, async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true)
+      const first = (await pool.acquire()) as RecyclableSubstrate
+      let substrate: RecyclableSubstrate = first
+      for (let run = 1; run < MAX_RUNS_PER_SUBSTRATE; run++) {
+        pool.release(substrate)
+        await drain(1)
+        substrate = (await pool.acquire()) as RecyclableSubstrate
+        assert.equal(substrate, first, `run ${run + 1} reuses the substrate`)
+      }
+      pool.release(substrate)
+      assert.equal(first.recycles, MAX_RUNS_PER_SUBSTRATE - 1)
+      assert.equal(first.alive, false)
+      const replacement = await pool.acquire()
+      assert.notEqual(replacement, first)
+      await pool.dispose()
+    })
+  })
+})
