@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks'
 import { format } from 'node:util'
 import vm from 'node:vm'
 import { transformSync } from 'amaro'
-import type { CodeJsonValue, CodeRunFailure, CodeRunRequest, CodeRunResult } from '@code-runtime/core'
+import type { CodeJsonValue, CodeRunFailure, CodeRunOutcome, CodeRunRequest, CodeRunResult } from '@code-runtime/core'
 import type { BenchRuntime, BenchRuntimeConfig, BenchStarter } from './backends.js'
 import { summarizeSamples, type SampleSummary } from './statistics.js'
 
@@ -55,6 +55,13 @@ class FloorRuntime implements BenchRuntime {
   }
 
   async run(request: CodeRunRequest): Promise<CodeRunResult> {
+    const startedAt = performance.now()
+    const outcome = await this.#outcome(request)
+    // The floor keeps no books (that is what it measures the backends against): wall time only.
+    return { ...outcome, usage: { wallMs: performance.now() - startedAt, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] }
+  }
+
+  async #outcome(request: CodeRunRequest): Promise<CodeRunOutcome> {
     const logs: string[] = []
     try {
       const { code } = transformSync(WRAPPER_HEAD + request.program + WRAPPER_TAIL, { mode: 'strip-only' })

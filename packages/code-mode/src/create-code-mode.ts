@@ -2,9 +2,9 @@
  * Code Mode in one call: tools in; the model-facing SDK, the `run_code` tool and the dispatch of
  * the program's calls back to the tools out. Works with any `CodeRuntime`.
  */
-import { describeValue, type CodeBindingNamespace, type CodeJsonValue, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
+import { readIntegerField, refuseConfigField, type CodeBindingNamespace, type CodeJsonValue, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
 import { compileArgumentCheck, type ArgumentCheck } from './argument-validation.js'
-import { CodeModeError } from './errors.js'
+import { CodeModeError, codeModeErrorPlace } from './errors.js'
 import { renderRunResult } from './render-result.js'
 import { describeRunCode, RUN_CODE_INPUT_SCHEMA, type RunCodeOptions, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
 import { emitSdk, type EmittedSdk } from './sdk-emitter.js'
@@ -45,16 +45,10 @@ export interface CodeMode {
 
 export const DEFAULT_MAX_PARALLEL = 10
 export const DEFAULT_MAX_RESULT_CHARS = 40_000
+/** The largest `maxResultChars` taken: about 100 million characters, far past any model's context. */
+export const MAX_RESULT_CHARS_LIMIT = 100_000_000
 
-function readIntegerOption(value: unknown, field: string, min: number, max: number, fallback: number): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new CodeModeError('CODE_MODE_INVALID_OPTIONS',
-      `Invalid Code Mode options: ${field} must be an integer from ${min} to ${max}, got ${describeValue(value)}.`,
-      { field, value, rule: `integer from ${min} to ${max}` })
-  }
-  return value
-}
+const OPTIONS_PLACE = codeModeErrorPlace('CODE_MODE_INVALID_OPTIONS', 'Code Mode options')
 
 /** A call may overlap others when the tool says so, or when it declares itself read-only. */
 function isConcurrencySafe(tool: CodeModeTool): boolean {
@@ -69,15 +63,11 @@ function readRunCodeInput(input: unknown): { code: string } | { problem: string 
   return { code }
 }
 
-/** The structured outcome for a caller: `{ logs, result?, error?, calls, usage? }`. */
+/** The structured outcome for a caller: `{ logs, result?, error?, calls, usage }`. */
 function structureRunResult(result: CodeRunResult): RunCodeOutput['structured'] {
-  const calls = result.calls ?? []
-  const outcome = result.error !== undefined
-    ? { logs: result.logs, error: result.error, calls }
-    : 'value' in result && result.value !== undefined
-      ? { logs: result.logs, result: result.value, calls }
-      : { logs: result.logs, calls }
-  return result.usage === undefined ? outcome : { ...outcome, usage: result.usage }
+  const { logs, calls, usage } = result
+  if (result.error !== undefined) return { logs, error: result.error, calls, usage }
+  return 'value' in result && result.value !== undefined ? { logs, result: result.value, calls, usage } : { logs, calls, usage }
 }
 
 /**
@@ -96,10 +86,11 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       : { ...(options.namespace === undefined ? {} : { namespace: options.namespace }), ...(options.errorClassName === undefined ? {} : { errorClassName: options.errorClassName }) },
   )
   if (typeof options.runtime?.run !== 'function') {
-    throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', 'Invalid Code Mode options: runtime must be a code runtime with a run() method.', { field: 'runtime' })
+    refuseConfigField(OPTIONS_PLACE, 'runtime', 'must be a code runtime with a run() method', options.runtime)
   }
-  const maxParallel = readIntegerOption(options.maxParallel, 'maxParallel', 1, 1_000, DEFAULT_MAX_PARALLEL)
-  const maxResultChars = readIntegerOption(options.maxResultChars, 'maxResultChars', 200, 100_000_000, DEFAULT_MAX_RESULT_CHARS)
+  const limits = { maxParallel: options.maxParallel, maxResultChars: options.maxResultChars }
+  const maxParallel = readIntegerField(OPTIONS_PLACE, limits, 'maxParallel', { default: DEFAULT_MAX_PARALLEL, min: 1, max: 1_000 })
+  const maxResultChars = readIntegerField(OPTIONS_PLACE, limits, 'maxResultChars', { default: DEFAULT_MAX_RESULT_CHARS, min: 200, max: MAX_RESULT_CHARS_LIMIT })
   const sdk = emitSdk(options.tools, { namespace, errorClassName })
   for (const tool of options.tools) {
     if (typeof tool.execute !== 'function') {

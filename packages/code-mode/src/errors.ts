@@ -2,6 +2,7 @@
  * Host-facing errors of Code Mode: thrown for caller misuse (malformed tool definitions, bad
  * options), never for what a program does, which reaches the model as data.
  */
+import { CodeRuntimeFamilyError, type CodeRuntimeFamilyErrorDetails, type ConfigPlace } from '@code-runtime/core'
 
 /** Stable codes of {@link CodeModeError}. A code never changes meaning. */
 export type CodeModeErrorCode =
@@ -12,44 +13,35 @@ export type CodeModeErrorCode =
   /** An option breaks its rule (a namespace that is not an identifier, say). */
   | 'CODE_MODE_INVALID_OPTIONS'
 
-const BRAND = Symbol.for('code-runtime.code-mode.error')
+/** Details a caller can branch on instead of parsing the message: `field` is the part of the input at fault, e.g. `tools[3].name` or `namespace`. */
+export type CodeModeErrorDetails = CodeRuntimeFamilyErrorDetails
 
-/** Details a caller can branch on instead of parsing the message. */
-export interface CodeModeErrorDetails {
-  /** The part of the input at fault, e.g. `tools[3].name` or `namespace`. */
-  readonly field?: string
-  /** The offending value, as received. */
-  readonly value?: unknown
-  /** The rule the value broke, in words. */
-  readonly rule?: string
-  readonly cause?: unknown
-}
-
-/** The one error class of Code Mode. Check identity with {@link CodeModeError.is}, not `instanceof`. */
-export class CodeModeError extends Error {
-  readonly code: CodeModeErrorCode
-  readonly field: string | undefined
-  readonly value: unknown
-  readonly rule: string | undefined
-
+/**
+ * The one error class of Code Mode (family `code-mode`). Check identity with
+ * {@link CodeModeError.is}, not `instanceof`.
+ */
+export class CodeModeError extends CodeRuntimeFamilyError<CodeModeErrorCode> {
   constructor(code: CodeModeErrorCode, message: string, details: CodeModeErrorDetails = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause })
+    super('code-mode', code, message, details)
     this.name = 'CodeModeError'
-    this.code = code
-    this.field = details.field
-    this.value = details.value
-    this.rule = details.rule
-    Object.defineProperty(this, BRAND, { value: true })
   }
 
-  /** True for a {@link CodeModeError} from any copy of this package or any realm. */
-  static is(value: unknown): value is CodeModeError {
-    if (typeof value !== 'object' || value === null) return false
-    try {
-      return (value as Record<symbol, unknown>)[BRAND] === true
-    } catch {
-      // A Proxy or a getter on the brand can throw; such a value is not one of ours.
-      return false
-    }
+  /** True for a {@link CodeModeError} from any copy of this package or any realm. Never throws. */
+  static override is(value: unknown): value is CodeModeError {
+    return CodeRuntimeFamilyError.is(value, 'code-mode')
   }
 }
+
+/**
+ * Where Code Mode reads its input (options, tool definitions) with core's config readers: a
+ * refusal is a {@link CodeModeError} with `code`, reading `Invalid <what>: <path> <rule>, got <value>.`
+ */
+export function codeModeErrorPlace(code: CodeModeErrorCode, what: string): ConfigPlace {
+  return {
+    refuse: ({ field, rule, value, text }) => new CodeModeError(code, `Invalid ${what}: ${text}.`,
+      { ...field === undefined ? {} : { field }, value, rule }),
+  }
+}
+
+/** Where tool definitions are read: `Invalid tool: tools[2].name must be a non-empty string, got 5.` */
+export const INVALID_TOOL_PLACE = codeModeErrorPlace('CODE_MODE_INVALID_TOOL', 'tool')

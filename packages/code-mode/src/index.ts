@@ -7,6 +7,7 @@
 export {
   createCodeMode,
   DEFAULT_MAX_RESULT_CHARS,
+  MAX_RESULT_CHARS_LIMIT,
   type CodeMode,
   type CodeModeOptions,
   type CodeModeRuntime,

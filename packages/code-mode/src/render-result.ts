@@ -4,7 +4,7 @@
  * or `code run failed (<kind>): <message>` after the captured output. Past the budget, the
  * value or error is kept and the logs are cut in the middle (see text-cutting.ts).
  */
-import { stringifyJsonValue, type CodeJsonValue, type CodeRunResult } from '@code-runtime/core'
+import { stringifyJsonValue, type CodeJsonValue, type CodeRunOutcome } from '@code-runtime/core'
 import { cutLogLines, cutWithMarker, MIN_LOG_EXCERPT_CHARS } from './text-cutting.js'
 
 /** JSON nested deeper than this is printed on one line. */
@@ -31,7 +31,7 @@ export function formatJsonValue(value: CodeJsonValue, level = 0): string {
 }
 
 /** What a run ended with, as text: its failure, its value, or a note that it left nothing. */
-function runEnding(result: CodeRunResult): { readonly text: string; readonly marker: (omitted: number) => string } | undefined {
+function runEnding(result: CodeRunOutcome): { readonly text: string; readonly marker: (omitted: number) => string } | undefined {
   if (result.error !== undefined) {
     return {
       text: `code run failed (${result.error.kind}): ${result.error.message}`,
@@ -53,7 +53,7 @@ function runEnding(result: CodeRunResult): { readonly text: string; readonly mar
  * leaves (at least a quarter) and are cut in the middle. A value or error that alone is past
  * its share is cut too. Every cut says what it left out.
  */
-export function renderRunResult(result: CodeRunResult, maxChars: number): string {
+export function renderRunResult(result: CodeRunOutcome, maxChars: number): string {
   const ending = runEnding(result)
   const logs = result.logs
   const whole = [...logs.length > 0 ? [logs.join('\n')] : [], ...ending === undefined ? [] : [ending.text]].join('\n')

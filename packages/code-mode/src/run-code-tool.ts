@@ -28,7 +28,7 @@ export interface RunCodeOutput {
      * `in-flight` marks a call the run ended before it settled, whose side effects may still happen.
      */
     readonly calls: readonly CodeBindingCallRecord[]
-    /** What the run used, when the runtime reports it. */
+    /** What the run used; absent only when the input was refused and nothing ran. */
     readonly usage?: CodeRunUsage
   }
   /** True when the run failed. */

@@ -142,6 +142,6 @@ describe('emitSdk', () => {
     assertCode(() => emitSdk(TOOLS, { namespace: 'console' }), 'CODE_MODE_INVALID_OPTIONS', 'namespace')
     assertCode(() => emitSdk(TOOLS, { errorClassName: 'Error' }), 'CODE_MODE_INVALID_OPTIONS', 'errorClassName')
     assertCode(() => emitSdk(TOOLS, { namespace: 'tools', errorClassName: 'tools' }), 'CODE_MODE_INVALID_OPTIONS', 'must differ')
-    assertCode(() => emitSdk(TOOLS, { nameSpace: 'x' } as unknown as { namespace: string }), 'CODE_MODE_INVALID_OPTIONS', 'nameSpace', 'known options are namespace, errorClassName')
+    assertCode(() => emitSdk(TOOLS, { nameSpace: 'x' } as unknown as { namespace: string }), 'CODE_MODE_INVALID_OPTIONS', 'unknown field "nameSpace" (did you mean "namespace"?)', 'known fields are namespace, errorClassName')
   })
 })

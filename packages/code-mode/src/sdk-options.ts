@@ -4,10 +4,10 @@
  * runtime would refuse.
  */
 import {
-  BINDING_NAME_PATTERN, describeValue, ECMASCRIPT_READONLY_GLOBALS, ECMASCRIPT_RESERVED_WORDS,
-  PYTHON_RESERVED_WORDS, RESERVED_GLOBALS,
+  BINDING_NAME_PATTERN, ECMASCRIPT_READONLY_GLOBALS, ECMASCRIPT_RESERVED_WORDS, PYTHON_RESERVED_WORDS,
+  readConfigObject, refuseConfigField, RESERVED_GLOBALS, type ConfigRecord,
 } from '@code-runtime/core'
-import { CodeModeError } from './errors.js'
+import { codeModeErrorPlace } from './errors.js'
 import { TYPESCRIPT_LIB_GLOBALS } from './typescript-globals.js'
 
 /** Options of `emitSdk`: the global names the program sees. */
@@ -32,22 +32,19 @@ export const TOOL_NAME_PROPERTY = 'toolName'
 
 const KNOWN_FIELDS = Object.keys(DEFAULT_SDK_EMITTER_OPTIONS)
 
-function refuseOption(field: string, value: unknown, rule: string): never {
-  throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', `Invalid SDK options: ${field} ${rule}, got ${describeValue(value)}.`,
-    { field, value, rule })
-}
+const PLACE = codeModeErrorPlace('CODE_MODE_INVALID_OPTIONS', 'SDK options')
 
-function readGlobalName(record: Readonly<Record<string, unknown>>, field: keyof SdkEmitterOptions): string {
+function readGlobalName(record: ConfigRecord, field: keyof SdkEmitterOptions): string {
   const value = record[field]
   if (value === undefined) return DEFAULT_SDK_EMITTER_OPTIONS[field]
   if (typeof value !== 'string' || !BINDING_NAME_PATTERN.test(value)) {
-    refuseOption(field, value, 'must match [A-Za-z_][A-Za-z0-9_]* (ASCII letters, digits and _, not starting with a digit)')
+    refuseConfigField(PLACE, field, 'must match [A-Za-z_][A-Za-z0-9_]* (ASCII letters, digits and _, not starting with a digit)', value)
   }
   if (ECMASCRIPT_RESERVED_WORDS.has(value) || PYTHON_RESERVED_WORDS.has(value)) {
-    refuseOption(field, value, 'must not be a reserved word of JavaScript or Python')
+    refuseConfigField(PLACE, field, 'must not be a reserved word of JavaScript or Python', value)
   }
   if (ECMASCRIPT_READONLY_GLOBALS.has(value) || RESERVED_GLOBALS.has(value) || TYPESCRIPT_LIB_GLOBALS.has(value)) {
-    refuseOption(field, value, 'must not be a global the runtime or the standard library already has')
+    refuseConfigField(PLACE, field, 'must not be a global the runtime or the standard library already has', value)
   }
   return value
 }
@@ -59,13 +56,9 @@ function readGlobalName(record: Readonly<Record<string, unknown>>, field: keyof 
  */
 export function resolveSdkEmitterOptions(input: unknown): ResolvedSdkEmitterOptions {
   if (input === undefined) return DEFAULT_SDK_EMITTER_OPTIONS
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) refuseOption('options', input, 'must be an object')
-  const record = input as Readonly<Record<string, unknown>>
-  for (const key of Object.keys(record)) {
-    if (!KNOWN_FIELDS.includes(key)) refuseOption(key, record[key], `is not an option; known options are ${KNOWN_FIELDS.join(', ')}`)
-  }
+  const record = readConfigObject(PLACE, input, KNOWN_FIELDS)
   const namespace = readGlobalName(record, 'namespace')
   const errorClassName = readGlobalName(record, 'errorClassName')
-  if (namespace === errorClassName) refuseOption('errorClassName', errorClassName, 'must differ from namespace')
+  if (namespace === errorClassName) refuseConfigField(PLACE, 'errorClassName', 'must differ from namespace', errorClassName)
   return Object.freeze({ namespace, errorClassName })
 }

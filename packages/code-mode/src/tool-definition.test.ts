@@ -41,4 +41,10 @@ describe('parseToolDescriptions', () => {
       })
     }
   })
+
+  it('words a refusal as every config refusal: the path, the rule, then the value received', () => {
+    assert.throws(() => parseToolDescriptions([{ name: 'a', inputSchema: {} }, { name: 5, inputSchema: {} }]),
+      { message: 'Invalid tool: tools[1].name must be a non-empty string, got 5.' })
+    assert.throws(() => parseToolDescriptions('search'), { message: 'Invalid tool: tools must be an array of tool definitions, got "search".' })
+  })
 })

@@ -2,8 +2,8 @@
  * The tool definition agent builders already have (name, description, JSON Schema in and out,
  * MCP-style annotations, execute), and the one decoder the SDK emitter trusts afterwards.
  */
-import { describeValue } from '@code-runtime/core'
-import { CodeModeError } from './errors.js'
+import { refuseConfigField } from '@code-runtime/core'
+import { INVALID_TOOL_PLACE } from './errors.js'
 
 /**
  * A JSON Schema document or subschema as a plain JSON object. Values are `unknown` rather than a
@@ -52,9 +52,9 @@ export interface CodeModeTool extends CodeModeToolDescription {
 
 const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const
 
+/** Refuses a tool definition in the words of every config refusal. */
 function refuseTool(field: string, value: unknown, rule: string): never {
-  throw new CodeModeError('CODE_MODE_INVALID_TOOL', `Invalid tool: ${field} ${describeValue(value)} ${rule}.`,
-    { field, value, rule })
+  refuseConfigField(INVALID_TOOL_PLACE, field, rule, value)
 }
 
 function isPlainObject(value: unknown): value is Readonly<Record<string, unknown>> {

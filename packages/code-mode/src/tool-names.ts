@@ -3,8 +3,8 @@
  * `文件`); the member the program calls must be an identifier that reads well in JavaScript and
  * Python, cannot be mistaken for a built-in property, and never depends on the order tools came in.
  */
-import { describeValue, DUNDER_PATTERN, ECMASCRIPT_RESERVED_WORDS, PYTHON_RESERVED_WORDS } from '@code-runtime/core'
-import { CodeModeError } from './errors.js'
+import { describeValue, DUNDER_PATTERN, ECMASCRIPT_RESERVED_WORDS, PYTHON_RESERVED_WORDS, refuseConfigField } from '@code-runtime/core'
+import { CodeModeError, INVALID_TOOL_PLACE } from './errors.js'
 import { toIdentifierWords } from './identifier-text.js'
 
 /** Python's soft keywords are fine as attribute names (`tools.type`), so they stay usable. */
@@ -59,9 +59,7 @@ export function assignMemberNames(toolNames: readonly string[]): ReadonlyMap<str
   const seen = new Set<string>()
   toolNames.forEach((toolName: unknown, index) => {
     if (typeof toolName !== 'string') {
-      throw new CodeModeError('CODE_MODE_INVALID_TOOL',
-        `Invalid tool: tools[${index}].name ${describeValue(toolName)} must be a string.`,
-        { field: `tools[${index}].name`, value: toolName, rule: 'must be a string' })
+      refuseConfigField(INVALID_TOOL_PLACE, `tools[${index}].name`, 'must be a string', toolName)
     }
     if (seen.has(toolName)) {
       throw new CodeModeError('CODE_MODE_DUPLICATE_TOOL_NAME',

@@ -12,6 +12,7 @@ describe('public surface of @code-runtime/code-mode', () => {
       'CodeModeError',
       'DEFAULT_MAX_RESULT_CHARS',
       'DEFAULT_SDK_EMITTER_OPTIONS',
+      'MAX_RESULT_CHARS_LIMIT',
       'RUN_CODE_INPUT_SCHEMA',
       'createCodeMode',
       'emitSdk',

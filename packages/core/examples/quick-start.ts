@@ -20,6 +20,7 @@ import {
   safeSnapshotLosslessJson,
   startCodeRuntime,
   validateRunRequest,
+  type CodeRunOutcome,
   type CodeRunRequest,
   type CodeRunResult,
 } from '@code-runtime/core'
@@ -52,26 +53,35 @@ class LiteralRuntime extends CodeRuntime {
   async run(request: CodeRunRequest): Promise<CodeRunResult> {
     // Misuse of the seam rejects; everything the program does resolves.
     if (this.isDisposed) throw new CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'The runtime was disposed.')
+    const startedAt = performance.now()
     const { program } = validateRunRequest(request)
     const ledger = new OutputLedger(this.maxOutputBytes)
-    const literal = PROGRAM_FORM.exec(program)?.[1]
-    let value: unknown
-    try {
-      value = JSON.parse(literal ?? '')
-    } catch {
-      return ledger.settleFailure('exception', 'Line 1: this runtime only runs `return <JSON literal>`.')
-    }
-    const snapshot = safeSnapshotLosslessJson(value, { rootLabel: 'result' })
-    if (!snapshot.ok) return ledger.settleFailure('invalid-output', formatLosslessJsonRefusal(snapshot.refusal))
-    return ledger.settleValue(snapshot.value, jsonValueByteLength(snapshot.value))
+    const outcome = evaluateLiteral(program, ledger)
+    // Every result, success or failure, says what the run used and which bindings it called.
+    const usage = { wallMs: performance.now() - startedAt, busyMs: 0, bindingCalls: 0, outputBytes: ledger.outputBytes }
+    return { ...outcome, usage, calls: [] }
   }
+}
+
+function evaluateLiteral(program: string, ledger: OutputLedger): CodeRunOutcome {
+  const literal = PROGRAM_FORM.exec(program)?.[1]
+  let value: unknown
+  try {
+    value = JSON.parse(literal ?? '')
+  } catch {
+    return ledger.settleFailure('exception', 'Line 1: this runtime only runs `return <JSON literal>`.')
+  }
+  const snapshot = safeSnapshotLosslessJson(value, { rootLabel: 'result' })
+  if (!snapshot.ok) return ledger.settleFailure('invalid-output', formatLosslessJsonRefusal(snapshot.refusal))
+  return ledger.settleValue(snapshot.value, jsonValueByteLength(snapshot.value))
 }
 
 const { runtime, dispose } = await startCodeRuntime(LiteralRuntime, { maxOutputBytes: 200 })
 try {
   const programs = ['return { "answer": 42 }', 'return 6 * 7', 'return -0', `return "${'x'.repeat(300)}"`]
   for (const program of programs) {
-    console.log(JSON.stringify(await runtime.run({ program, bindings: [] })))
+    const { usage, calls, ...outcome } = await runtime.run({ program, bindings: [] })
+    console.log(`${JSON.stringify(outcome)} (${usage.outputBytes} output bytes, ${calls.length} calls)`)
   }
   try {
     await runtime.run({ program: 'return 1', bindings: [{ global: 'console', functions: {} }] })

@@ -8,8 +8,12 @@ import {
   readIntegerField,
   readNumberField,
   readOneOfField,
+  readRecordField,
   readStringField,
+  readStringListField,
+  readStringRecordField,
 } from './config-fields.js'
+import { joinConfigPath, nestConfigLabel, refuseConfigField, type ConfigPlace, type ConfigRefusal } from './config-place.js'
 
 const LABEL = 'worker-thread'
 const KNOWN = ['computeMs', 'maxWallMs', 'reuseWorkers', 'mode', 'name'] as const
@@ -45,6 +49,7 @@ void describe('readConfigObject [#invalid-config]', () => {
       'Invalid worker-thread config', 'unknown field "computeMS"',
       'known fields are computeMs, maxWallMs, reuseWorkers, mode, name')
     assert.equal(error.field, 'computeMS')
+    assert.ok(error.message.includes('unknown field "computeMS" (did you mean "computeMs"?)'), error.message)
   })
 
   void it('refuses a key that only an Object.prototype method has', () => {
@@ -193,5 +198,76 @@ void describe('readStringField [#invalid-config]', () => {
       assertInvalidConfig(() => readStringField(LABEL, { name: value }, 'name', 'runtime'),
         'Invalid worker-thread config: name must be a non-empty string', shown)
     }
+  })
+})
+
+void describe('readers at a place of the caller\'s own', () => {
+  class FileError extends Error {
+    readonly refusal: ConfigRefusal
+    constructor(refusal: ConfigRefusal) {
+      super(`servers.json: ${refusal.text}.`)
+      this.refusal = refusal
+    }
+  }
+  const root: ConfigPlace = { refuse: (refusal) => new FileError(refusal) }
+  const server = nestConfigLabel(nestConfigLabel(root, 'mcpServers'), 'files')
+
+  function refusalOf(action: () => unknown): FileError {
+    try {
+      action()
+    } catch (error) {
+      assert.ok(error instanceof FileError, `expected the place's error, got ${String(error)}`)
+      return error
+    }
+    assert.fail('expected a refusal')
+  }
+
+  void it('names the whole path of a nested field and throws the place\'s error', () => {
+    const error = refusalOf(() => readIntegerField(server, { timeoutMs: 0 }, 'timeoutMs', { min: 1, max: 10, unit: 'milliseconds' }))
+    assert.equal(error.message, 'servers.json: mcpServers.files.timeoutMs must be an integer from 1 to 10 (milliseconds), got 0.')
+    assert.equal(error.refusal.field, 'mcpServers.files.timeoutMs')
+    assert.equal(error.refusal.value, 0)
+  })
+
+  void it('writes keys that are not identifiers, and list indexes, as a reader of the file would', () => {
+    assert.equal(joinConfigPath('mcpServers', 'my server'), 'mcpServers["my server"]')
+    assert.equal(joinConfigPath('args', '2'), 'args[2]')
+    assert.equal(joinConfigPath(undefined, 'my server'), 'my server')
+    const error = refusalOf(() => readStringListField(server, { args: ['a', 3] }, 'args', []))
+    assert.equal(error.refusal.field, 'mcpServers.files.args[1]')
+    assert.match(error.message, /args\[1\] must be a string, got 3\.$/)
+  })
+
+  void it('treats a field without a default as required', () => {
+    assert.match(refusalOf(() => readStringField(server, {}, 'command')).message, /mcpServers\.files\.command must be a non-empty string, got undefined\.$/)
+    assert.match(refusalOf(() => readIntegerField(server, {}, 'n', { min: 1, max: 2 })).message, /n must be an integer from 1 to 2, got undefined/)
+  })
+
+  void it('reads string lists and records as frozen copies, or their defaults', () => {
+    const input = ['x']
+    const list = readStringListField(root, { args: input }, 'args', [])
+    input.push('later')
+    assert.deepEqual(list, ['x'])
+    assert.ok(Object.isFrozen(list))
+    assert.equal(readStringListField(root, {}, 'include', undefined), undefined)
+    const env = readStringRecordField(root, { env: { A: '1' } }, 'env', {})
+    assert.deepEqual(env, { A: '1' })
+    assert.ok(Object.isFrozen(env))
+    assert.match(refusalOf(() => readStringRecordField(server, { env: { A: 1 } }, 'env', {})).message, /mcpServers\.files\.env\.A must be a string, got 1\./)
+    assert.match(refusalOf(() => readStringRecordField(server, { env: ['A=1'] }, 'env', {})).message, /env must be an object of string values, got an array\./)
+  })
+
+  void it('reads a nested record that must be present, refusing unknown keys with a suggestion', () => {
+    assert.deepEqual(readRecordField(root, { mcpServers: { files: {} } }, 'mcpServers'), { files: {} })
+    assert.match(refusalOf(() => readRecordField(root, {}, 'mcpServers', { expected: 'an object of servers by name' })).message,
+      /^servers\.json: mcpServers must be an object of servers by name, got undefined\.$/)
+    const error = refusalOf(() => readRecordField(nestConfigLabel(root, 'mcpServers'), { files: { comand: 'x' } }, 'files', { knownFields: ['command', 'args'] }))
+    assert.equal(error.message, 'servers.json: mcpServers.files has an unknown field "comand" (did you mean "command"?); known fields are command, args.')
+    assert.equal(error.refusal.field, 'mcpServers.files.comand')
+  })
+
+  void it('lets a caller refuse a rule of its own in the same words', () => {
+    const error = refusalOf(() => refuseConfigField(server, 'type', 'must be "stdio" or "http"', 'sse'))
+    assert.equal(error.message, 'servers.json: mcpServers.files.type must be "stdio" or "http", got "sse".')
   })
 })

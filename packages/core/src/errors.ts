@@ -1,7 +1,80 @@
 /**
- * Host-facing errors of the seam: thrown (or rejected) for caller misuse and bad config, never
- * for program outcomes, which are data ({@link CodeRunFailure}).
+ * Host-facing errors: thrown (or rejected) for caller misuse and bad config, never for program
+ * outcomes, which are data ({@link CodeRunFailure}). Every package of the project throws a
+ * subclass of {@link CodeRuntimeFamilyError}, so one brand check recognises them all.
  */
+
+/**
+ * The registered brand: `Symbol.for` gives every realm and every copy of this module the same
+ * key, so an error made by a second install (or passed in from a `vm` context) is still ours.
+ * Its value is the family (the throwing package), a non-writable, non-configurable string.
+ */
+const BRAND = Symbol.for('code-runtime.error')
+
+/**
+ * The family a value's brand names, or `undefined`. Reads the property descriptor instead of the
+ * property, so no getter runs; requires a frozen data property, which a Proxy cannot fake (the
+ * language refuses a non-configurable descriptor its target lacks). Never throws.
+ */
+function brandedFamilyOf(value: unknown): string | undefined {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return undefined
+  let descriptor: PropertyDescriptor | undefined
+  try {
+    descriptor = Reflect.getOwnPropertyDescriptor(value, BRAND)
+  } catch {
+    // A Proxy trap (or a revoked Proxy) can throw; such a value is not one of ours.
+    return undefined
+  }
+  if (descriptor === undefined || !('value' in descriptor)) return undefined
+  if (descriptor.configurable !== false || descriptor.writable !== false) return undefined
+  const family: unknown = descriptor.value
+  return typeof family === 'string' ? family : undefined
+}
+
+/** Details a reader or a program can branch on, instead of parsing the message. */
+export interface CodeRuntimeFamilyErrorDetails {
+  /** The config field or input part at fault, e.g. `computeMs` or `bindings[0].global`. */
+  readonly field?: string
+  /** The offending value, as received. */
+  readonly value?: unknown
+  /** The rule the value broke, in words. */
+  readonly rule?: string
+  readonly cause?: unknown
+}
+
+/**
+ * The base of every package's error class: a stable string `code`, the `family` (which package
+ * threw it) and the details. Check identity with {@link CodeRuntimeFamilyError.is} (any family)
+ * or a subclass's own `is()`, not `instanceof`, which fails across realms and duplicate installs.
+ */
+export abstract class CodeRuntimeFamilyError<Code extends string = string> extends Error {
+  /** Stable code; a code never changes meaning. */
+  readonly code: Code
+  /** The package that threw it, e.g. `core`, `code-mode`, `mcp`. */
+  readonly family: string
+  readonly field: string | undefined
+  readonly value: unknown
+  readonly rule: string | undefined
+
+  protected constructor(family: string, code: Code, message: string, details: CodeRuntimeFamilyErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause })
+    this.code = code
+    this.family = family
+    this.field = details.field
+    this.value = details.value
+    this.rule = details.rule
+    Object.defineProperty(this, BRAND, { value: family })
+  }
+
+  /**
+   * True for an error of any family (or of `family` when given), from any copy of the package or
+   * any realm. Never throws, and runs no code of the value (no getter, no Proxy `get` trap).
+   */
+  static is(value: unknown, family?: string): value is CodeRuntimeFamilyError {
+    const branded = brandedFamilyOf(value)
+    return branded !== undefined && (family === undefined || branded === family)
+  }
+}
 
 /** Stable codes of {@link CodeRuntimeError}. A code never changes meaning. */
 export type CodeRuntimeErrorCode =
@@ -18,45 +91,19 @@ export type CodeRuntimeErrorCode =
   /** A value is not lossless JSON (CONTRACT section #lossless-json). */
   | 'CODE_RUNTIME_NOT_LOSSLESS_JSON'
 
-const BRAND = Symbol.for('code-runtime.error')
+/** Details of a {@link CodeRuntimeError}. */
+export type CodeRuntimeErrorDetails = CodeRuntimeFamilyErrorDetails
 
-/** Details a reader or a program can branch on, instead of parsing the message. */
-export interface CodeRuntimeErrorDetails {
-  /** The config field or request part at fault, e.g. `computeMs` or `bindings[0].global`. */
-  readonly field?: string
-  /** The offending value, as received. */
-  readonly value?: unknown
-  /** The rule the value broke, in words. */
-  readonly rule?: string
-  readonly cause?: unknown
-}
-
-/** The one error class of the seam. Check identity with {@link CodeRuntimeError.is}, not `instanceof`. */
-export class CodeRuntimeError extends Error {
-  readonly code: CodeRuntimeErrorCode
-  readonly field: string | undefined
-  readonly value: unknown
-  readonly rule: string | undefined
-
+/** The error class of the seam (family `core`). Check identity with {@link CodeRuntimeError.is}, not `instanceof`. */
+export class CodeRuntimeError extends CodeRuntimeFamilyError<CodeRuntimeErrorCode> {
   constructor(code: CodeRuntimeErrorCode, message: string, details: CodeRuntimeErrorDetails = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause })
+    super('core', code, message, details)
     this.name = 'CodeRuntimeError'
-    this.code = code
-    this.field = details.field
-    this.value = details.value
-    this.rule = details.rule
-    Object.defineProperty(this, BRAND, { value: true })
   }
 
   /** True for a {@link CodeRuntimeError} from any copy of this package or any realm. Never throws. */
-  static is(value: unknown): value is CodeRuntimeError {
-    if (typeof value !== 'object' || value === null) return false
-    try {
-      return (value as Record<symbol, unknown>)[BRAND] === true
-    } catch {
-      // A Proxy or a getter on the brand can throw; such a value is not one of ours.
-      return false
-    }
+  static override is(value: unknown): value is CodeRuntimeError {
+    return CodeRuntimeFamilyError.is(value, 'core')
   }
 }
 

@@ -13,6 +13,7 @@ export {
   type CodeJsonValue,
   type CodeRunFailure,
   type CodeRunFailureKind,
+  type CodeRunOutcome,
   type CodeRunRequest,
   type CodeRunResult,
   type CodeRunUsage,
@@ -21,7 +22,14 @@ export {
 } from './types.js'
 
 // Host-facing errors
-export { CodeRuntimeError, describeValue, type CodeRuntimeErrorCode, type CodeRuntimeErrorDetails } from './errors.js'
+export {
+  CodeRuntimeError,
+  CodeRuntimeFamilyError,
+  describeValue,
+  type CodeRuntimeErrorCode,
+  type CodeRuntimeErrorDetails,
+  type CodeRuntimeFamilyErrorDetails,
+} from './errors.js'
 
 // Name rules and request validation
 export {
@@ -58,7 +66,7 @@ export {
   type OutputLedgerOptions,
 } from './output-ledger.js'
 
-// Config readers shared by backends
+// Config readers shared by every package
 export {
   MAX_TIMER_MS,
   readBooleanField,
@@ -66,8 +74,28 @@ export {
   readIntegerField,
   readNumberField,
   readOneOfField,
+  readRecordField,
   readStringField,
+  readStringListField,
+  readStringRecordField,
+  refuseUnknownConfigFields,
   type ConfigRecord,
   type IntegerFieldRule,
   type NumberFieldRule,
+  type RecordFieldRule,
 } from './config-fields.js'
+export {
+  configPlaceOf,
+  joinConfigPath,
+  nestConfigLabel,
+  refuseConfigField,
+  type ConfigLabel,
+  type ConfigPlace,
+  type ConfigRefusal,
+} from './config-place.js'
+export {
+  DEFAULT_SHARED_BACKEND_CONFIG,
+  readSharedBackendConfig,
+  type SharedBackendConfig,
+  type SharedBackendConfigOptions,
+} from './shared-backend-config.js'

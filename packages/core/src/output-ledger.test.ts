@@ -10,7 +10,7 @@ import {
   OutputLedger,
   outputLimitMessage,
 } from './output-ledger.js'
-import type { CodeJsonValue, CodeRunResult } from './types.js'
+import type { CodeJsonValue, CodeRunOutcome } from './types.js'
 
 /** What the ledger must agree with: the UTF-8 size of the compact JSON. */
 function jsonBytes(value: unknown): number {
@@ -18,7 +18,7 @@ function jsonBytes(value: unknown): number {
 }
 
 /** The charged size of a result, computed independently of the ledger (CONTRACT section #output-bytes). */
-function resultBytes(result: CodeRunResult): number {
+function resultBytes(result: CodeRunOutcome): number {
   return jsonBytes(result.logs)
     + (result.value === undefined ? 0 : jsonBytes(result.value))
     + (result.error === undefined ? 0 : jsonBytes(result.error.message))

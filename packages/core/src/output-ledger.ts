@@ -5,7 +5,7 @@
  * Sizes are computed from the text itself, never by building the escaped JSON: a log flood or a
  * 64 MiB value must not cost a second copy just to be measured.
  */
-import type { CodeJsonValue, CodeRunResult } from './types.js'
+import type { CodeJsonValue, CodeRunFailureKind, CodeRunOutcome } from './types.js'
 
 // Text without characters JSON escapes and without surrogates costs exactly its UTF-8 length,
 // which the native Buffer.byteLength computes far faster than a JavaScript loop.
@@ -165,7 +165,7 @@ export function logEntriesLimitMessage(maxLogEntries: number, maxOutputBytes: nu
  * {@link outputLimitMessage}), and the longest prefix of the logs that fits beside it. The total
  * never exceeds the cap: with a tiny cap the message itself is cut.
  */
-export function buildOutputLimitResult(logs: readonly string[], maxOutputBytes: number, fullMessage = outputLimitMessage(maxOutputBytes)): CodeRunResult {
+export function buildOutputLimitResult(logs: readonly string[], maxOutputBytes: number, fullMessage = outputLimitMessage(maxOutputBytes)): CodeRunOutcome {
   const message = fitStringPrefix(fullMessage, maxOutputBytes - 2) ?? ''
   const messageBytes = jsonStringByteLength(message)
   return { logs: fitLogsPrefix(logs, maxOutputBytes - messageBytes), error: { kind: 'output-limit', message } }
@@ -258,7 +258,7 @@ export class OutputLedger {
    * Settles a successful completion: the result with the value, or the `output-limit` result
    * when logs plus value exceed the cap. `valueBytes` is the JSON size of the value (0 when absent).
    */
-  settleValue(value: CodeJsonValue | undefined, valueBytes: number): CodeRunResult {
+  settleValue(value: CodeJsonValue | undefined, valueBytes: number): CodeRunOutcome {
     if (this.#overflowed || this.#logsBytes + valueBytes > this.maxOutputBytes) {
       return this.#finish(this.#overflowResult())
     }
@@ -267,12 +267,12 @@ export class OutputLedger {
   }
 
   /** Settles the run as `output-limit` once {@link appendLog} reported the logs no longer fit. */
-  settleOverflow(): CodeRunResult {
+  settleOverflow(): CodeRunOutcome {
     return this.#finish(this.#overflowResult())
   }
 
   /** Settles a failure: the failure, or `output-limit` when logs plus its message exceed the cap. */
-  settleFailure(kind: Exclude<CodeRunResult['error'], undefined>['kind'], message: string): CodeRunResult {
+  settleFailure(kind: CodeRunFailureKind, message: string): CodeRunOutcome {
     const messageBytes = jsonStringByteLength(message)
     if (this.#overflowed || this.#logsBytes + messageBytes > this.maxOutputBytes) {
       return this.#finish(this.#overflowResult())
@@ -281,13 +281,13 @@ export class OutputLedger {
     return this.#finish({ logs: this.logs, error: { kind, message } })
   }
 
-  #overflowResult(): CodeRunResult {
+  #overflowResult(): CodeRunOutcome {
     return buildOutputLimitResult(this.logs, this.maxOutputBytes, this.#overflowMessage ?? outputLimitMessage(this.maxOutputBytes))
   }
 
   // Hands the observer the entries of the final logs it has not seen yet (those held back near
   // the cap, possibly cut), so what it saw equals `result.logs`.
-  #finish(result: CodeRunResult): CodeRunResult {
+  #finish(result: CodeRunOutcome): CodeRunOutcome {
     if (result.error?.kind === 'output-limit') {
       this.#outputBytes = logsByteLength(result.logs) + jsonStringByteLength(result.error.message)
     }

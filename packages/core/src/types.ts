@@ -141,11 +141,17 @@ export interface CodeRunResult {
   readonly value?: CodeJsonValue
   readonly logs: string[]
   readonly error?: CodeRunFailure
-  /** What the run used; every backend of this project reports it, success or failure. */
-  readonly usage?: CodeRunUsage
-  /** Every binding call, in start order; every backend of this project reports it. */
-  readonly calls?: CodeBindingCallRecord[]
+  /** What the run used, success or failure; the conformance suite requires it of every backend. */
+  readonly usage: CodeRunUsage
+  /** Every binding call, in start order (empty when none was made); required like `usage`. */
+  readonly calls: CodeBindingCallRecord[]
 }
+
+/**
+ * What a run printed and how it ended, before `usage` and `calls` are added: the part of a
+ * {@link CodeRunResult} the output ledger settles and a renderer reads.
+ */
+export type CodeRunOutcome = Pick<CodeRunResult, 'value' | 'logs' | 'error'>
 
 /** Well-known values of {@link CodeRuntime.isolation}. Labels for operators, not security claims. */
 export type CodeRuntimeIsolation = 'worker-thread' | 'process' | 'container'

@@ -14,14 +14,19 @@ void describe('README examples', () => {
     assert.equal(stderr, '')
     const lines = stdout.trimEnd().split('\n')
     assert.equal(lines.length, 6)
-    assert.deepEqual(JSON.parse(lines[0] ?? ''), { logs: [], value: { answer: 42 } })
-    assert.equal((JSON.parse(lines[1] ?? '') as { error: { kind: string } }).error.kind, 'exception')
-    const invalid = JSON.parse(lines[2] ?? '') as { error: { kind: string; message: string } }
-    assert.equal(invalid.error.kind, 'invalid-output')
-    assert.ok(invalid.error.message.startsWith('result is -0'))
-    const overflow = JSON.parse(lines[3] ?? '') as { error: { kind: string; message: string } }
-    assert.equal(overflow.error.kind, 'output-limit')
-    assert.ok(overflow.error.message.includes('200 bytes'))
+    // Each run prints its outcome as JSON, then its output bytes and calls from usage and the call record.
+    const outcomes = lines.slice(0, 4).map((line) => {
+      const tail = / \((\d+) output bytes, 0 calls\)$/.exec(line)
+      assert.ok(tail !== null, `no usage after ${line}`)
+      return JSON.parse(line.slice(0, tail.index)) as { value?: unknown; error?: { kind: string; message: string } }
+    })
+    assert.deepEqual(outcomes[0], { logs: [], value: { answer: 42 } })
+    assert.ok(lines[0]?.endsWith('(15 output bytes, 0 calls)'))
+    assert.equal(outcomes[1]?.error?.kind, 'exception')
+    assert.equal(outcomes[2]?.error?.kind, 'invalid-output')
+    assert.ok(outcomes[2]?.error?.message.startsWith('result is -0'))
+    assert.equal(outcomes[3]?.error?.kind, 'output-limit')
+    assert.ok(outcomes[3]?.error?.message.includes('200 bytes'))
     assert.ok(lines[4]?.startsWith('CODE_RUNTIME_INVALID_BINDINGS: '))
     assert.ok(lines[4]?.includes('"console"'))
     assert.ok(lines[5]?.startsWith('CODE_RUNTIME_INVALID_CONFIG: '))

@@ -12,7 +12,7 @@ import {
   safeSnapshotLosslessJson,
   stringifyJsonValue,
   type CodeJsonValue,
-  type CodeRunResult,
+  type CodeRunOutcome,
 } from '@code-runtime/core'
 // The ledger's cutting helpers are internal: reached by path, not through the package's exports.
 import { fitLogsPrefix, fitStringPrefix } from '../src/output-ledger.js'
@@ -128,7 +128,7 @@ const hostileValue: fc.Arbitrary<Hostile> = fc.tuple(anyValue, fc.integer({ min:
   return { value, reads: () => reads }
 })
 
-function resultBytes(result: CodeRunResult): number {
+function resultBytes(result: CodeRunOutcome): number {
   return utf8Bytes(result.logs) + ('value' in result && result.value !== undefined ? utf8Bytes(result.value) : 0) + (result.error === undefined ? 0 : utf8Bytes(result.error.message))
 }
 

@@ -8,7 +8,7 @@ import {
   startCodeRuntime,
   type CodeRunRequest,
 } from '@code-runtime/core'
-import { DEFAULT_STUB_MAX_OUTPUT_BYTES, StubRuntime, type StubRuntimeConfig } from './stub-runtime.js'
+import { DEFAULT_STUB_MAX_OUTPUT_BYTES, StubRuntime, stubResult, type StubRuntimeConfig } from './stub-runtime.js'
 
 const EMPTY_REQUEST: CodeRunRequest = { program: 'return 1', bindings: [] }
 
@@ -33,7 +33,7 @@ void describe('registration as ctx.codeRuntime [#service]', () => {
     assert.ok(ctx.codeRuntime instanceof StubRuntime)
     // Cordis hands out a fresh Proxy on each access, so compare what the proxies lead to.
     assert.equal((ctx.get(CODE_RUNTIME_SERVICE_NAME) as StubRuntime).config, (ctx.codeRuntime as StubRuntime).config)
-    assert.deepEqual(await ctx.codeRuntime.run(EMPTY_REQUEST), { logs: [] })
+    assert.deepEqual(await ctx.codeRuntime.run(EMPTY_REQUEST), stubResult())
     await ctx.fiber.dispose()
   })
 
@@ -79,7 +79,7 @@ void describe('registration as ctx.codeRuntime [#service]', () => {
     }, /codeRuntime/)
     assert.ok(!(ctx.codeRuntime instanceof OtherStubRuntime))
     assert.equal((ctx.codeRuntime as StubRuntime).config.maxOutputBytes, 10)
-    assert.deepEqual(await ctx.codeRuntime.run(EMPTY_REQUEST), { logs: [] })
+    assert.deepEqual(await ctx.codeRuntime.run(EMPTY_REQUEST), stubResult())
     await ctx.fiber.dispose()
   })
 
@@ -109,7 +109,7 @@ void describe('startCodeRuntime [#service]', () => {
     assert.equal(runtime.language, 'typescript')
     assert.equal(runtime.isolation, 'worker-thread')
     assert.equal(runtime.config.maxOutputBytes, 100)
-    assert.deepEqual(await runtime.run(EMPTY_REQUEST), { logs: [] })
+    assert.deepEqual(await runtime.run(EMPTY_REQUEST), stubResult())
     assert.equal(runtime.validatedRunCount, 1)
     await dispose()
     await assertRejectsWithCode(runtime.run(EMPTY_REQUEST), 'CODE_RUNTIME_DISPOSED')
@@ -126,7 +126,7 @@ void describe('startCodeRuntime [#service]', () => {
   void it('rejects with the backend error when the config is invalid', async () => {
     const invalid: ReadonlyArray<readonly [unknown, string]> = [
       [{ maxOutputBytes: -5 }, 'Invalid stub config: maxOutputBytes must be an integer from 4 to 9007199254740991, got -5.'],
-      [{ maxOutputByte: 10 }, 'unknown field "maxOutputByte"; known fields are maxOutputBytes'],
+      [{ maxOutputByte: 10 }, 'unknown field "maxOutputByte" (did you mean "maxOutputBytes"?); known fields are maxOutputBytes'],
       ['fast', 'expected a plain object'],
       [new Map(), 'expected a plain object'],
     ]

@@ -31,6 +31,11 @@ export function resolveStubRuntimeConfig(input: unknown): Required<StubRuntimeCo
   })
 }
 
+/** What the stub resolves for every request: an empty run, with the usage and call record every result carries. */
+export function stubResult(): CodeRunResult {
+  return { logs: [], usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 2 }, calls: [] }
+}
+
 export class StubRuntime extends CodeRuntime {
   readonly language = 'typescript'
   readonly isolation = 'worker-thread'
@@ -56,6 +61,6 @@ export class StubRuntime extends CodeRuntime {
     }
     validateRunRequest(request)
     this.validatedRunCount++
-    return { logs: [] }
+    return stubResult()
   }
 }

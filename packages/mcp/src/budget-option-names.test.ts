@@ -1,7 +1,14 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import type { CodeRunResult } from '@code-runtime/core'
+import type { CodeRunOutcome, CodeRunResult } from '@code-runtime/core'
 import { nameBudgetOptions, withBudgetOptionNames } from './budget-option-names.js'
+
+const usage = { wallMs: 5, busyMs: 1, bindingCalls: 0, outputBytes: 10 }
+
+/** A whole result around `outcome`, as a backend would resolve it. */
+function resultOf(outcome: CodeRunOutcome): CodeRunResult {
+  return { ...outcome, usage, calls: [] }
+}
 
 function runtimeAnswering(result: CodeRunResult): ReturnType<typeof withBudgetOptionNames> {
   return withBudgetOptionNames({ run: () => Promise.resolve(result) })
@@ -11,15 +18,15 @@ const request = { program: 'return 1', bindings: [] }
 
 describe('withBudgetOptionNames', () => {
   it('names the CLI options in timeout failures', async () => {
-    const result = await runtimeAnswering({ logs: ['a'], error: { kind: 'timeout', message: 'Stopped after 5 ms of wall time (maxWallMs) while the program was still running or waiting.' } }).run(request)
-    assert.deepEqual(result, { logs: ['a'], error: { kind: 'timeout', message: 'Stopped after 5 ms of wall time (--timeout-ms) while the program was still running or waiting.' } })
+    const result = await runtimeAnswering(resultOf({ logs: ['a'], error: { kind: 'timeout', message: 'Stopped after 5 ms of wall time (maxWallMs) while the program was still running or waiting.' } })).run(request)
+    assert.deepEqual(result, resultOf({ logs: ['a'], error: { kind: 'timeout', message: 'Stopped after 5 ms of wall time (--timeout-ms) while the program was still running or waiting.' } }))
     assert.equal(nameBudgetOptions('Stopped after 9 ms of compute (computeMs).'), 'Stopped after 9 ms of compute (--compute-ms).')
   })
 
   it('leaves a program\'s own error text and successful results alone', async () => {
-    const thrown: CodeRunResult = { logs: [], error: { kind: 'exception', message: 'Error: (maxWallMs)' } }
+    const thrown = resultOf({ logs: [], error: { kind: 'exception', message: 'Error: (maxWallMs)' } })
     assert.equal(await runtimeAnswering(thrown).run(request), thrown)
-    const value: CodeRunResult = { logs: [], value: '(computeMs)' }
+    const value = resultOf({ logs: [], value: '(computeMs)' })
     assert.equal(await runtimeAnswering(value).run(request), value)
   })
 })

@@ -46,7 +46,7 @@ describe('parseCliArguments', () => {
     assert.deepEqual(parseCliArguments(['run', 'p.ts', '--compute-ms', '250']), { command: 'run', programPath: 'p.ts', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, computeMs: 250 })
     assert.equal((parseCliArguments(['serve', '--compute-ms', '9']) as { computeMs?: number }).computeMs, 9)
     assert.match(usageMessage(['list', '--compute-ms', '9']), /--compute-ms is not an option of list; see code-runtime list --help\.$/)
-    assert.match(usageMessage(['run', 'p.ts', '--compute-ms', '0']), /--compute-ms must be a number of milliseconds above 0 and at most 2147483647, got "0"/)
+    assert.match(usageMessage(['run', 'p.ts', '--compute-ms', '0']), /--compute-ms must be a finite number greater than 0 and at most 2147483647 \(milliseconds\), got "0"; see code-runtime run --help\.$/)
   })
 
   it('says which option lacks its value, in whichever form it was written', () => {
@@ -63,6 +63,12 @@ describe('parseCliArguments', () => {
     }
   })
 
+  it('refuses an out-of-range --max-sdk-chars, showing the text as typed', () => {
+    for (const text of ['0', '1.5', '-1', 'many', '2147483648']) {
+      assert.match(usageMessage(['list', `--max-sdk-chars=${text}`]), new RegExp(`^--max-sdk-chars must be an integer from 1 to 2147483647, got "${text}"; see code-runtime list --help\\.$`))
+    }
+  })
+
   it('refuses what it does not know, on one line that points to --help', () => {
     assert.match(usageMessage(['--config', 's.json']), /a command is missing/)
     assert.match(usageMessage(['start']), /unknown command "start"/)
@@ -70,9 +76,9 @@ describe('parseCliArguments', () => {
     assert.match(usageMessage(['run', 'a.ts', 'b.ts']), /one program file, got "b.ts"/)
     assert.match(usageMessage(['serve', '--frobnicate']), /unknown option --frobnicate/)
     assert.match(usageMessage(['types', '--backend', 'process']), /--backend is not an option of types/)
-    assert.match(usageMessage(['serve', '--backend', 'vm']), /--backend must be one of worker-thread, process, container, got "vm"/)
+    assert.match(usageMessage(['serve', '--backend', 'vm']), /--backend must be one of "worker-thread", "process", "container", got "vm"/)
     for (const text of ['0', '0.0', '-5', '1e3', 'Infinity', 'NaN', '2147483648', '5.', '']) {
-      assert.match(usageMessage(['run', 'a.ts', `--timeout-ms=${text}`]), /--timeout-ms must be a number of milliseconds above 0 and at most 2147483647/)
+      assert.match(usageMessage(['run', 'a.ts', `--timeout-ms=${text}`]), /--timeout-ms must be a finite number greater than 0 and at most 2147483647 \(milliseconds\), got /)
     }
     assert.match(usageMessage(['start']), /see code-runtime --help\.$/)
     assert.match(usageMessage(['serve', '--frobnicate']), /see code-runtime serve --help\.$/)

@@ -5,7 +5,7 @@
  * points to the help page of the command.
  */
 import { parseArgs } from 'node:util'
-import { MAX_TIMER_MS } from '@code-runtime/core'
+import { MAX_TIMER_MS, readIntegerField, readNumberField, readOneOfField, type ConfigPlace } from '@code-runtime/core'
 import { COMMAND_HELP, COMMAND_NAMES, DEFAULT_RUN_TIMEOUT_MS, GLOBAL_OPTIONS, type CommandName, type OptionName } from './cli-help.js'
 import { McpProxyError } from './errors.js'
 import { DEFAULT_MAX_SDK_CHARS } from './run-code-description.js'
@@ -73,12 +73,22 @@ function describeParseError(error: unknown, command: CommandName | undefined): M
   return usageError(message.split('.')[0] ?? 'bad arguments', command)
 }
 
+/**
+ * Where an option's value is read with core's config readers: a refusal is a usage error that
+ * shows the text as typed (`got "1e3"`), not the number it parsed to.
+ */
+function optionPlace(command: CommandName, text: string | undefined): ConfigPlace {
+  return { refuse: ({ field, rule }) => usageError(`${field ?? 'an option'} ${rule}, got ${JSON.stringify(text)}`, command) }
+}
+
+/** The option's text as a number when it is written as `syntax` allows, else the text, which the reader refuses. */
+function numberOrText(text: string, syntax: RegExp): number | string {
+  return syntax.test(text) ? Number(text) : text
+}
+
 function readPositiveInteger(option: OptionName, text: string, command: CommandName): number {
-  const value = Number(text)
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1 || value > MAX_TIMER_MS) {
-    throw usageError(`--${option} must be an integer from 1 to ${MAX_TIMER_MS}, got ${JSON.stringify(text)}`, command)
-  }
-  return value
+  const field = `--${option}`
+  return readIntegerField(optionPlace(command, text), { [field]: numberOrText(text, /^\d+$/) }, field, { min: 1, max: MAX_TIMER_MS })
 }
 
 /**
@@ -87,19 +97,13 @@ function readPositiveInteger(option: OptionName, text: string, command: CommandN
  * refused, so what the user typed is what runs.
  */
 function readBudgetMs(option: OptionName, text: string, command: CommandName): number {
-  const value = Number(text)
-  if (!/^\d+(\.\d+)?$/.test(text) || !(value > 0) || value > MAX_TIMER_MS) {
-    throw usageError(`--${option} must be a number of milliseconds above 0 and at most ${MAX_TIMER_MS}, got ${JSON.stringify(text)}`, command)
-  }
-  return value
+  const field = `--${option}`
+  return readNumberField(optionPlace(command, text), { [field]: numberOrText(text, /^\d+(\.\d+)?$/) }, field,
+    { min: 0, minIsExclusive: true, max: MAX_TIMER_MS, unit: 'milliseconds' })
 }
 
 function readBackend(text: string | undefined, command: CommandName): BackendName {
-  if (text === undefined) return DEFAULT_BACKEND
-  if (!(BACKEND_NAMES as readonly string[]).includes(text)) {
-    throw usageError(`--backend must be one of ${BACKEND_NAMES.join(', ')}, got ${JSON.stringify(text)}`, command)
-  }
-  return text as BackendName
+  return readOneOfField(optionPlace(command, text), { '--backend': text }, '--backend', BACKEND_NAMES, DEFAULT_BACKEND)
 }
 
 type ParsedValues = Partial<Record<OptionName, string | boolean>>

@@ -4,13 +4,14 @@
  * Each command's option lines come from the one table of options, so a page never lists an
  * option its command refuses.
  */
+import { DEFAULT_SHARED_BACKEND_CONFIG } from '@code-runtime/core'
 import { DEFAULT_MAX_SDK_CHARS } from './run-code-description.js'
 
 /** Wall-clock limit of one run unless `--timeout-ms` says otherwise. */
 export const DEFAULT_RUN_TIMEOUT_MS = 300_000
 
 /** CPU limit of one run every backend uses unless `--compute-ms` says otherwise (their `computeMs`). */
-export const DEFAULT_RUN_COMPUTE_MS = 60_000
+export const DEFAULT_RUN_COMPUTE_MS = DEFAULT_SHARED_BACKEND_CONFIG.computeMs
 
 /** The commands, in the order the overview lists them. */
 export const COMMAND_NAMES = ['serve', 'run', 'types', 'list', 'help'] as const

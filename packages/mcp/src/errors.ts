@@ -3,6 +3,7 @@
  * start, a backend that is not installed. What a program does never throws one of these; it
  * reaches the model as data.
  */
+import { CodeRuntimeFamilyError, type CodeRuntimeFamilyErrorDetails } from '@code-runtime/core'
 
 /** Stable codes of {@link McpProxyError}. A code never changes meaning. */
 export type McpProxyErrorCode =
@@ -25,47 +26,27 @@ export type McpProxyErrorCode =
   /** The program file given to `code-runtime run` cannot be read. */
   | 'MCP_PROXY_PROGRAM_NOT_FOUND'
 
-const BRAND = Symbol.for('code-runtime.mcp.error')
-
 /** Details a caller can branch on instead of parsing the message. */
-export interface McpProxyErrorDetails {
-  /** The config field at fault, e.g. `mcpServers.files.args`. */
-  readonly field?: string
+export interface McpProxyErrorDetails extends CodeRuntimeFamilyErrorDetails {
   /** The upstream server concerned, by its name in `mcpServers`. */
   readonly server?: string
-  /** The offending value, as received. */
-  readonly value?: unknown
-  readonly cause?: unknown
 }
 
 /**
- * The one error class of `@code-runtime/mcp`. Messages are one line that says what to fix.
- * Check identity with {@link McpProxyError.is}, not `instanceof`.
+ * The one error class of `@code-runtime/mcp` (family `mcp`). Messages are one line that says
+ * what to fix. Check identity with {@link McpProxyError.is}, not `instanceof`.
  */
-export class McpProxyError extends Error {
-  readonly code: McpProxyErrorCode
-  readonly field: string | undefined
+export class McpProxyError extends CodeRuntimeFamilyError<McpProxyErrorCode> {
   readonly server: string | undefined
-  readonly value: unknown
 
   constructor(code: McpProxyErrorCode, message: string, details: McpProxyErrorDetails = {}) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause })
+    super('mcp', code, message, details)
     this.name = 'McpProxyError'
-    this.code = code
-    this.field = details.field
     this.server = details.server
-    this.value = details.value
-    Object.defineProperty(this, BRAND, { value: true })
   }
 
   /** True for a {@link McpProxyError} from any copy of this package or any realm. Never throws. */
-  static is(value: unknown): value is McpProxyError {
-    if (typeof value !== 'object' || value === null) return false
-    try {
-      return (value as Record<symbol, unknown>)[BRAND] === true
-    } catch {
-      // A Proxy or a getter on the brand can throw; such a value is not one of ours.
-      return false
-    }
+  static override is(value: unknown): value is McpProxyError {
+    return CodeRuntimeFamilyError.is(value, 'mcp')
   }
 }

@@ -5,7 +5,7 @@
  * runtime, prints `interrupted` and exits with 130.
  */
 import { readFile } from 'node:fs/promises'
-import { formatJsonValue } from '@code-runtime/code-mode'
+import { formatJsonValue, MAX_RESULT_CHARS_LIMIT } from '@code-runtime/code-mode'
 import type { CliCommand } from './cli-arguments.js'
 import { EXIT_PROGRAM_FAILED, EXIT_SETUP_FAILED, EXIT_SUCCESS } from './cli-arguments.js'
 import { withBudgetOptionNames } from './budget-option-names.js'
@@ -17,8 +17,8 @@ import { openSession, reportStartFailures } from './session.js'
 import { startProgress, styleFor, writeErrorLine } from './terminal-output.js'
 import { buildToolCatalog } from './tool-catalog.js'
 
-/** No cut for people at a terminal; the model-facing default is 40 000 characters. */
-const CLI_MAX_RESULT_CHARS = 100_000_000
+/** No cut for people at a terminal (the largest Code Mode takes); the model-facing default is 40 000 characters. */
+const CLI_MAX_RESULT_CHARS = MAX_RESULT_CHARS_LIMIT
 
 async function readProgram(path: string): Promise<string> {
   try {

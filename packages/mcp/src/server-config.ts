@@ -4,13 +4,15 @@
  * with a suggestion, since a typo is the commonest config bug; every message is one line that
  * names the file, the JSON path, the rule and the value received.
  *
- * The messages name JSON paths of a user's file (`mcpServers.files.args`), so this module reads
- * its fields itself rather than through core's backend-config readers, whose wording is
- * `Invalid <backend> config: ...`.
+ * Fields are read with core's config readers at a place that names the file and the JSON path
+ * (`servers.json: mcpServers.files.args ...`) and throws an {@link McpProxyError}.
  */
 import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
-import { describeValue, MAX_TIMER_MS } from '@code-runtime/core'
+import {
+  joinConfigPath, MAX_TIMER_MS, nestConfigLabel, readConfigObject, readIntegerField, readRecordField, readStringField,
+  readStringListField, readStringRecordField, refuseConfigField, refuseUnknownConfigFields, type ConfigPlace, type ConfigRecord,
+} from '@code-runtime/core'
 import { expandVariables, type VariableLookup } from './config-variables.js'
 import { McpProxyError } from './errors.js'
 
@@ -68,114 +70,73 @@ export interface ServersConfigOptions {
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 60_000
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000
-/** The largest delay a Node timer takes. */
 
 const TOP_LEVEL_FIELDS = ['mcpServers'] as const
 const STDIO_FIELDS = ['type', 'command', 'args', 'env', 'cwd', 'include', 'exclude', 'timeoutMs', 'connectTimeoutMs'] as const
 const HTTP_FIELDS = ['type', 'url', 'headers', 'include', 'exclude', 'timeoutMs', 'connectTimeoutMs'] as const
 
-type Where = { readonly label: string; readonly field: string; readonly server?: string }
-
-function refuse(where: Where, rule: string, value: unknown): never {
-  throw new McpProxyError('MCP_PROXY_INVALID_CONFIG', `${where.label}: ${where.field} ${rule}, got ${describeValue(value)}.`,
-    { field: where.field, value, ...where.server === undefined ? {} : { server: where.server } })
-}
-
-function at(where: Where, key: string): Where {
-  const step = /^\d+$/.test(key) ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
-  return { ...where, field: `${where.field}${step}` }
-}
-
-function isPlainObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === null || prototype === Object.prototype
-}
-
-/** Levenshtein distance, small inputs only: field names. */
-function editDistance(left: string, right: string): number {
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index)
-  for (let row = 1; row <= left.length; row++) {
-    const current = [row]
-    for (let column = 1; column <= right.length; column++) {
-      const substitution = (previous[column - 1] as number) + (left[row - 1] === right[column - 1] ? 0 : 1)
-      current.push(Math.min((previous[column] as number) + 1, (current[column - 1] as number) + 1, substitution))
-    }
-    previous = current
-  }
-  return previous[right.length] as number
-}
-
-function refuseUnknownFields(where: Where, record: Readonly<Record<string, unknown>>, known: readonly string[]): void {
-  for (const key of Object.keys(record)) {
-    if (known.includes(key)) continue
-    const close = known.find((candidate) => editDistance(candidate.toLowerCase(), key.toLowerCase()) <= 2)
-    const hint = close === undefined ? '' : ` (did you mean ${JSON.stringify(close)}?)`
-    throw new McpProxyError('MCP_PROXY_INVALID_CONFIG',
-      `${where.label}: ${where.field} has an unknown field ${JSON.stringify(key)}${hint}; known fields are ${known.join(', ')}.`,
-      { field: at(where, key).field, value: key, ...where.server === undefined ? {} : { server: where.server } })
+/** The place of the file's root: refusals are one-line {@link McpProxyError}s naming the file and, within a server, the server. */
+function rootPlace(source: string, server?: string): ConfigPlace {
+  return {
+    refuse: ({ field, value, text }) => new McpProxyError('MCP_PROXY_INVALID_CONFIG', `${source}: ${text}.`,
+      { ...field === undefined ? {} : { field }, value, ...server === undefined ? {} : { server } }),
   }
 }
 
-function readString(where: Where, value: unknown, variables: VariableLookup): string {
-  if (typeof value !== 'string' || value === '') refuse(where, 'must be a non-empty string', value)
-  return expandVariables(value, where, variables)
+/** Expands the `${NAME}` references of the string read at `field` of the record `place` reads. */
+type Expand = (text: string, place: ConfigPlace, field: string) => string
+
+function readTimeout(place: ConfigPlace, record: ConfigRecord, field: string, fallback: number): number {
+  return readIntegerField(place, record, field, { default: fallback, min: 1, max: MAX_TIMER_MS, unit: 'milliseconds' })
 }
 
-function readStringList(where: Where, value: unknown, variables: VariableLookup | undefined): readonly string[] {
-  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) refuse(where, 'must be an array of strings', value)
-  return Object.freeze(value.map((item: string, index) => variables === undefined ? item : expandVariables(item, at(where, String(index)), variables)))
-}
-
-function readStringRecord(where: Where, value: unknown, variables: VariableLookup): Readonly<Record<string, string>> {
-  if (!isPlainObject(value)) refuse(where, 'must be an object of string values', value)
-  const record: Record<string, string> = {}
-  for (const [key, item] of Object.entries(value)) {
-    if (typeof item !== 'string') refuse(at(where, key), 'must be a string', item)
-    record[key] = expandVariables(item, at(where, key), variables)
-  }
-  return Object.freeze(record)
-}
-
-function readTimeout(where: Where, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS) {
-    refuse(where, `must be an integer from 1 to ${MAX_TIMER_MS} (milliseconds)`, value)
-  }
-  return value
-}
-
-function readPatterns(where: Where, value: unknown): readonly string[] {
-  const patterns = readStringList(where, value, undefined)
-  const empty = patterns.findIndex((pattern) => pattern === '')
-  if (empty !== -1) refuse(at(where, String(empty)), 'must be a tool name or a pattern with *', '')
+function readPatterns(place: ConfigPlace, record: ConfigRecord, field: string): readonly string[] | undefined {
+  const patterns = readStringListField(place, record, field, undefined)
+  const empty = patterns?.indexOf('') ?? -1
+  if (empty !== -1) refuseConfigField(nestConfigLabel(place, field), String(empty), 'must be a tool name or a pattern with *', '')
   return patterns
 }
 
-function readServer(name: string, value: unknown, base: Where, options: ServersConfigOptions): UpstreamServerConfig {
-  const where: Where = { ...at(base, name), server: name }
-  if (!isPlainObject(value)) refuse(where, 'must be an object with "command" (a local server) or "url" (a remote one)', value)
+function expandList(list: readonly string[], place: ConfigPlace, field: string, expand: Expand): readonly string[] {
+  const items = nestConfigLabel(place, field)
+  return Object.freeze(list.map((item, index) => expand(item, items, String(index))))
+}
+
+function expandRecord(record: Readonly<Record<string, string>>, place: ConfigPlace, field: string, expand: Expand): Readonly<Record<string, string>> {
+  const entries = nestConfigLabel(place, field)
+  return Object.freeze(Object.fromEntries(Object.entries(record).map(([key, item]) => [key, expand(item, entries, key)])))
+}
+
+function readServer(name: string, servers: ConfigRecord, options: ServersConfigOptions): UpstreamServerConfig {
+  const source = options.source ?? 'config'
+  // Refusals inside a server name it in `server`, so a caller can point at the entry.
+  const serversPlace = nestConfigLabel(rootPlace(source, name), 'mcpServers')
+  const record = readRecordField(serversPlace, servers, name, { expected: 'an object with "command" (a local server) or "url" (a remote one)' })
+  const place = nestConfigLabel(serversPlace, name)
   const variables = options.variables ?? ((variable: string) => process.env[variable])
-  const { type } = value
+  const expand: Expand = (text, at, field) =>
+    expandVariables(text, { label: source, field: joinConfigPath(at.path, field), server: name }, variables)
+  const { type } = record
   if (type !== undefined && type !== 'stdio' && type !== 'http' && type !== 'streamable-http') {
-    refuse(at(where, 'type'), type === 'sse'
+    refuseConfigField(place, 'type', type === 'sse'
       ? 'is "sse", which code-runtime does not speak; use the server\'s Streamable HTTP endpoint with "type": "http"'
       : 'must be "stdio" or "http"', type)
   }
-  if (value.command !== undefined && value.url !== undefined) {
-    refuse(where, 'has both "command" and "url"; keep "command" for a local server or "url" for a remote one', value)
+  if (record.command !== undefined && record.url !== undefined) {
+    refuseConfigField(serversPlace, name, 'has both "command" and "url"; keep "command" for a local server or "url" for a remote one', record)
   }
-  const isHttp = type === 'http' || type === 'streamable-http' || (type === undefined && value.url !== undefined && value.command === undefined)
-  refuseUnknownFields(where, value, isHttp ? HTTP_FIELDS : STDIO_FIELDS)
+  const isHttp = type === 'http' || type === 'streamable-http' || (type === undefined && record.url !== undefined && record.command === undefined)
+  refuseUnknownConfigFields(place, record, isHttp ? HTTP_FIELDS : STDIO_FIELDS)
+  const include = readPatterns(place, record, 'include')
   const shared = {
     name,
-    ...value.include === undefined ? {} : { include: readPatterns(at(where, 'include'), value.include) },
-    exclude: value.exclude === undefined ? Object.freeze([]) : readPatterns(at(where, 'exclude'), value.exclude),
-    timeoutMs: readTimeout(at(where, 'timeoutMs'), value.timeoutMs, DEFAULT_TOOL_TIMEOUT_MS),
-    connectTimeoutMs: readTimeout(at(where, 'connectTimeoutMs'), value.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS),
+    ...include === undefined ? {} : { include },
+    exclude: readPatterns(place, record, 'exclude') ?? Object.freeze([]),
+    timeoutMs: readTimeout(place, record, 'timeoutMs', DEFAULT_TOOL_TIMEOUT_MS),
+    connectTimeoutMs: readTimeout(place, record, 'connectTimeoutMs', DEFAULT_CONNECT_TIMEOUT_MS),
   }
   if (isHttp) {
-    const url = readString(at(where, 'url'), value.url, variables)
+    const url = expand(readStringField(place, record, 'url'), place, 'url')
     let parsed: URL | undefined
     try {
       parsed = new URL(url)
@@ -183,21 +144,21 @@ function readServer(name: string, value: unknown, base: Where, options: ServersC
       parsed = undefined
     }
     if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-      refuse(at(where, 'url'), 'must be an http:// or https:// URL', url)
+      refuseConfigField(place, 'url', 'must be an http:// or https:// URL', url)
     }
-    const headers = value.headers === undefined ? Object.freeze({}) : readStringRecord(at(where, 'headers'), value.headers, variables)
+    const headers = expandRecord(readStringRecordField(place, record, 'headers', {}), place, 'headers', expand)
     return Object.freeze({ ...shared, transport: 'http', url: parsed.href, headers })
   }
-  if (value.command === undefined) {
-    refuse(where, 'needs "command" (a local server started as a process) or "url" (a remote server)', value)
+  if (record.command === undefined) {
+    refuseConfigField(serversPlace, name, 'needs "command" (a local server started as a process) or "url" (a remote server)', record)
   }
   return Object.freeze({
     ...shared,
     transport: 'stdio',
-    command: readString(at(where, 'command'), value.command, variables),
-    args: value.args === undefined ? Object.freeze([]) : readStringList(at(where, 'args'), value.args, variables),
-    env: value.env === undefined ? Object.freeze({}) : readStringRecord(at(where, 'env'), value.env, variables),
-    cwd: value.cwd === undefined ? options.directory : resolve(options.directory, readString(at(where, 'cwd'), value.cwd, variables)),
+    command: expand(readStringField(place, record, 'command'), place, 'command'),
+    args: expandList(readStringListField(place, record, 'args', []), place, 'args', expand),
+    env: expandRecord(readStringRecordField(place, record, 'env', {}), place, 'env', expand),
+    cwd: record.cwd === undefined ? options.directory : resolve(options.directory, expand(readStringField(place, record, 'cwd'), place, 'cwd')),
   })
 }
 
@@ -208,16 +169,18 @@ function readServer(name: string, value: unknown, base: Where, options: ServersC
  * const config = parseServersConfig({ mcpServers: { files: { command: 'mcp-server-filesystem', args: ['.'] } } }, { directory: process.cwd() })
  */
 export function parseServersConfig(input: unknown, options: ServersConfigOptions): ServersConfig {
-  const root: Where = { label: options.source ?? 'config', field: 'mcpServers' }
-  if (!isPlainObject(input)) refuse({ ...root, field: 'the config' }, 'must be a JSON object { "mcpServers": { ... } }', input)
-  refuseUnknownFields({ ...root, field: 'the config' }, input, TOP_LEVEL_FIELDS)
-  const servers = input.mcpServers
-  if (!isPlainObject(servers)) refuse(root, 'must be an object of servers by name', servers)
+  const root = rootPlace(options.source ?? 'config')
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    refuseConfigField(root, 'the config', 'must be a JSON object { "mcpServers": { ... } }', input)
+  }
+  // Unknown top-level keys are named as fields of "the config", the words the messages use for the root.
+  const config = readConfigObject({ ...root, path: 'the config' }, input, TOP_LEVEL_FIELDS)
+  const servers = readRecordField(root, config, 'mcpServers', { expected: 'an object of servers by name' })
   for (const name of Object.keys(servers)) {
-    if (name.trim() === '') refuse(root, 'must not have a server with an empty name', name)
+    if (name.trim() === '') refuseConfigField(root, 'mcpServers', 'must not have a server with an empty name', name)
   }
   return Object.freeze({
-    servers: Object.freeze(Object.entries(servers).map(([name, value]) => readServer(name, value, root, options))),
+    servers: Object.freeze(Object.keys(servers).map((name) => readServer(name, servers, options))),
     directory: options.directory,
   })
 }

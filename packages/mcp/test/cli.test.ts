@@ -200,7 +200,7 @@ describe('code-runtime with a bad config', () => {
   it('refuses bad usage', async () => {
     assertOneLineRefusal(await cli(['serve', '--config']), /^code-runtime: missing value for --config; see code-runtime serve --help\.$/m)
     assertOneLineRefusal(await cli(['run', 'a.ts', '--timeout-ms']), /missing value for --timeout-ms/)
-    assertOneLineRefusal(await cli(['run', 'a.ts', '--backend', 'vm']), /--backend must be one of worker-thread, process, container/)
+    assertOneLineRefusal(await cli(['run', 'a.ts', '--backend', 'vm']), /--backend must be one of "worker-thread", "process", "container"/)
   })
 })
 

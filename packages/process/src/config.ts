@@ -1,26 +1,15 @@
 /**
  * The config of the process and container backends, validated once when the plugin loads:
- * the worker-thread backend's fields with the same defaults and ranges, plus the wire's frame
- * cap and the OS limits each child runs under. `run()` never defaults or rechecks.
+ * the fields every backend shares (core's `readSharedBackendConfig`, same defaults and ranges),
+ * plus the wire's frame cap and the OS limits each child runs under. `run()` never defaults or rechecks.
  */
-import { MAX_TIMER_MS, readConfigObject, readIntegerField, readNumberField, type ConfigRecord } from '@code-runtime/core'
+import { DEFAULT_SHARED_BACKEND_CONFIG, readConfigObject, readIntegerField, readSharedBackendConfig, type ConfigRecord, type SharedBackendConfig } from '@code-runtime/core'
 
-/** A fully defaulted, validated config of {@link ProcessCodeRuntime}. */
-export interface ProcessConfig {
-  /** Budget of CPU time of the child, in milliseconds. */
-  readonly computeMs: number
-  /** Wall-clock ceiling of a run, in milliseconds. */
-  readonly maxWallMs: number
-  /** Cap on the compact JSON of logs plus value or failure message, in bytes. */
-  readonly maxOutputBytes: number
-  /** Most log entries one run may print; the next ends the run `output-limit`. */
-  readonly maxLogEntries: number
-  /** Budget for the JSON bytes of the arguments of binding calls in flight, held on the host. */
-  readonly maxPendingCallBytes: number
-  /** Heap cap of each child (V8 old generation), in MiB. */
-  readonly maxOldGenerationSizeMb: number
-  /** How many fresh, never-used children to keep spawned ahead of demand. */
-  readonly spawnAhead: number
+/**
+ * A fully defaulted, validated config of {@link ProcessCodeRuntime}: the fields every backend
+ * shares (see core's `SharedBackendConfig`; `computeMs` budgets the child's CPU time) and the wire and memory limits.
+ */
+export interface ProcessConfig extends SharedBackendConfig {
   /** Largest frame either side may send over the wire, in bytes. */
   readonly maxMessageBytes: number
   /** Address-space limit of each child process (RLIMIT_AS), in MiB: all of its memory, ArrayBuffers included. */
@@ -84,15 +73,9 @@ const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024
 /** V8's largest string is just under 2^29 UTF-16 units; a frame's JSON must fit in one. */
 const MAX_MAX_MESSAGE_BYTES = 512 * 1024 * 1024
 
-/** The defaults of {@link ProcessConfig}: the worker-thread backend's, plus the wire and memory limits. */
+/** The defaults of {@link ProcessConfig}: the fields every backend shares (core's), plus the wire and memory limits. */
 export const DEFAULT_PROCESS_CONFIG: ProcessConfig = Object.freeze({
-  computeMs: 60_000,
-  maxWallMs: 600_000,
-  maxOutputBytes: 64 * 1024 * 1024,
-  maxLogEntries: 1_000_000,
-  maxPendingCallBytes: 128 * 1024 * 1024,
-  maxOldGenerationSizeMb: 512,
-  spawnAhead: 1,
+  ...DEFAULT_SHARED_BACKEND_CONFIG,
   maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
   maxMemoryMb: 4096,
 })
@@ -105,16 +88,11 @@ export const DEFAULT_CONTAINER_CONFIG: ContainerConfig = Object.freeze({
 })
 
 function readProcessFields(label: string, config: ConfigRecord, defaults: ProcessConfig): ProcessConfig {
-  const maxOldGenerationSizeMb = readIntegerField(label, config, 'maxOldGenerationSizeMb', { default: defaults.maxOldGenerationSizeMb, min: 8, max: 65_536 })
+  // The child takes its heap cap as a `--max-old-space-size` flag: whole MiB only.
+  const shared = readSharedBackendConfig(label, config, { wholeHeapMb: true })
+  const { maxOldGenerationSizeMb } = shared
   return {
-    // Fractions allowed, as in the reference (`computeMs: 5000.5` loads there).
-    computeMs: readNumberField(label, config, 'computeMs', { default: defaults.computeMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
-    maxWallMs: readNumberField(label, config, 'maxWallMs', { default: defaults.maxWallMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
-    maxOutputBytes: readIntegerField(label, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),
-    maxLogEntries: readIntegerField(label, config, 'maxLogEntries', { default: defaults.maxLogEntries, min: 1, max: Number.MAX_SAFE_INTEGER }),
-    maxPendingCallBytes: readIntegerField(label, config, 'maxPendingCallBytes', { default: defaults.maxPendingCallBytes, min: 1024, max: Number.MAX_SAFE_INTEGER }),
-    maxOldGenerationSizeMb,
-    spawnAhead: readIntegerField(label, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),
+    ...shared,
     maxMessageBytes: readIntegerField(label, config, 'maxMessageBytes', { default: defaults.maxMessageBytes, min: 1024 * 1024, max: MAX_MAX_MESSAGE_BYTES }),
     // The heap lives inside the address space, next to Node's own reservations (1–1.5 GiB).
     maxMemoryMb: readIntegerField(label, config, 'maxMemoryMb', {

@@ -74,7 +74,7 @@ export function describeDeepValues(target: ConformanceTarget): void {
         })
         assert.equal(result.error, undefined, result.error?.message)
         assert.deepEqual(result.value, [expected, expected])
-        const echoCall = result.calls?.[1]
+        const echoCall = result.calls[1]
         assert.equal(echoCall?.outcome, 'ok')
         assert.equal(depthOf(echoCall.args), expected, 'the call record keeps the arguments')
         assert.equal(depthOf(echoCall.result), expected, 'the call record keeps the resolution')
@@ -93,7 +93,7 @@ export function describeDeepValues(target: ConformanceTarget): void {
         const result = await runProgram(runtime(), { program: programLines(PROGRAM_HELPERS, `return deep(${depth})`), bindings: [] })
         assert.equal(result.error, undefined, result.error?.message)
         assert.equal(depthOf(result.value), expected)
-        assert.equal(result.usage?.outputBytes, 2 + deepValueBytes(depth))
+        assert.equal(result.usage.outputBytes, 2 + deepValueBytes(depth))
       })
 
       void it(`logs a value ${depth} levels deep`, async () => {

@@ -47,7 +47,7 @@ function describeExceptions(runtime: () => CodeRuntime): void {
       void it(`resolves an exception whose message is String(value) for throw ${thrown}`, async () => {
         const result = await runProgramText(runtime(), `throw ${thrown}`)
         assert.equal(assertFailure(result, 'exception'), expected)
-        assert.equal(result.usage?.outputBytes, outputBytes(result))
+        assert.equal(result.usage.outputBytes, outputBytes(result))
       })
     }
 

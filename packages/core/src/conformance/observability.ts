@@ -107,19 +107,19 @@ function describeUsage(target: ConformanceTarget): void {
         bindings: [tools],
       })
       assertValue(result, { sum: 6, text: 'é' })
-      assert.equal(result.usage?.bindingCalls, 3)
-      assert.equal(result.usage?.outputBytes, outputBytes(result))
+      assert.equal(result.usage.bindingCalls, 3)
+      assert.equal(result.usage.outputBytes, outputBytes(result))
     })
 
     void it('is reported on failures too, including those before any program ran', async () => {
       const thrown = await runProgram(runtime(), { program: "console.log('x')\nthrow new Error('no')", bindings: [] })
       assertFailure(thrown, 'exception')
-      assert.equal(thrown.usage?.outputBytes, outputBytes(thrown))
+      assert.equal(thrown.usage.outputBytes, outputBytes(thrown))
       const transformFailure = await runProgram(runtime(), { program: 'enum Color { Red }', bindings: [] })
       assertFailure(transformFailure, 'exception')
-      assert.equal(transformFailure.usage?.bindingCalls, 0)
-      assert.equal(transformFailure.usage?.busyMs, 0, 'no substrate ran for a program that failed to transform')
-      assert.equal(transformFailure.usage?.outputBytes, outputBytes(transformFailure))
+      assert.equal(transformFailure.usage.bindingCalls, 0)
+      assert.equal(transformFailure.usage.busyMs, 0, 'no substrate ran for a program that failed to transform')
+      assert.equal(transformFailure.usage.outputBytes, outputBytes(transformFailure))
     })
 
     // A fixed amount of work, not a wall-clock spin: a substrate measured in CPU time gets less
@@ -128,9 +128,9 @@ function describeUsage(target: ConformanceTarget): void {
       const idle = await runProgram(runtime(), { program: 'return 1', bindings: [] })
       const busy = await runProgram(runtime(), { program: 'let sum = 0\nfor (let i = 0; i < 30_000_000; i++) sum = (sum + i) % 1_000_003\nreturn sum', bindings: [] })
       assert.equal(busy.error, undefined)
-      assert.ok((busy.usage?.busyMs ?? 0) >= 10, `thirty million iterations were measured as ${busy.usage?.busyMs} ms busy`)
-      assert.ok((busy.usage?.busyMs ?? 0) > (idle.usage?.busyMs ?? Infinity))
-      assert.ok((busy.usage?.wallMs ?? 0) >= (busy.usage?.busyMs ?? 0) * 0.5)
+      assert.ok(busy.usage.busyMs >= 10, `thirty million iterations were measured as ${busy.usage.busyMs} ms busy`)
+      assert.ok(busy.usage.busyMs > idle.usage.busyMs)
+      assert.ok(busy.usage.wallMs >= busy.usage.busyMs * 0.5)
     })
   })
 }
@@ -155,12 +155,12 @@ function describeCallRecord(target: ConformanceTarget): void {
         bindings: [tools],
       })
       assertFailure(result, 'exception')
-      assert.deepEqual(result.calls?.map((call) => [call.namespace, call.member, call.outcome]), [
+      assert.deepEqual(result.calls.map((call) => [call.namespace, call.member, call.outcome]), [
         ['tools', 'save', 'ok'],
         ['tools', 'fail', 'error'],
         ['tools', 'hang', 'in-flight'],
       ])
-      for (const call of result.calls ?? []) {
+      for (const call of result.calls) {
         assert.equal('args' in call || 'result' in call || 'error' in call, false, 'values are not stored unless asked for')
       }
     })
@@ -180,7 +180,7 @@ function describeCallRecord(target: ConformanceTarget): void {
         bindings: [tools],
         recordCallValues: { maxBytes: 100 },
       })
-      const [small, failed, big] = result.calls ?? []
+      const [small, failed, big] = result.calls
       assert.deepEqual(small?.args, { a: 'small' })
       assert.deepEqual(small?.result, { a: 'small' })
       assert.deepEqual(failed?.args, { b: 1 })

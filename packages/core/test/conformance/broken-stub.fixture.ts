@@ -17,7 +17,7 @@ class BrokenStubCodeRuntime extends CodeRuntime {
   }
 
   async run(_request: CodeRunRequest): Promise<CodeRunResult> {
-    return { logs: [] }
+    return { logs: [], usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 2 }, calls: [] }
   }
 }
 

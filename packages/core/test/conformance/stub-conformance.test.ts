@@ -7,6 +7,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import {
   CodeRuntime,
   CodeRuntimeError,
+  jsonStringByteLength,
   startCodeRuntime,
   validateRunRequest,
   type CodeRunRequest,
@@ -33,7 +34,9 @@ class StubCodeRuntime extends CodeRuntime {
       throw new CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'This runtime was disposed; start a new one to run programs.')
     }
     validateRunRequest(request)
-    return { logs: [], error: { kind: 'exception', message: 'The stub backend does not run programs.' } }
+    const message = 'The stub backend does not run programs.'
+    const usage = { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: jsonStringByteLength(message) + 2 }
+    return { logs: [], error: { kind: 'exception', message }, usage, calls: [] }
   }
 }
 

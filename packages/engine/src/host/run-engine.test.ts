@@ -70,11 +70,11 @@ describe('RunEngine with a real guest', () => {
     assert.equal(result.error, undefined)
     assert.equal(result.value, 42)
     assert.deepEqual(result.logs, ['looking 2'])
-    assert.deepEqual(result.calls?.map(({ namespace, member, outcome }) => ({ namespace, member, outcome })), [
+    assert.deepEqual(result.calls.map(({ namespace, member, outcome }) => ({ namespace, member, outcome })), [
       { namespace: 'tools', member: 'echo', outcome: 'ok' },
     ])
-    assert.equal(result.usage?.bindingCalls, 1)
-    assert.ok((result.usage?.peakHeapBytes ?? 0) > 0, 'the guest reports its heap')
+    assert.equal(result.usage.bindingCalls, 1)
+    assert.ok((result.usage.peakHeapBytes ?? 0) > 0, 'the guest reports its heap')
     assert.equal(factory.spawned[0]?.alive, false, 'one substrate per run')
     await engine.dispose()
   })
@@ -117,7 +117,7 @@ describe('RunEngine with a real guest', () => {
     const failure = failureOf(result)
     assert.equal(failure.kind, 'timeout')
     assert.match(failure.message, /80 ms of wall time \(maxWallMs\)/)
-    assert.deepEqual(result.calls?.map((call) => call.outcome), ['in-flight'])
+    assert.deepEqual(result.calls.map((call) => call.outcome), ['in-flight'])
     await engine.dispose()
   })
 
@@ -274,7 +274,7 @@ describe('RunEngine with a substrate that fails or lies', () => {
     await drain()
     const sent = factory.spawned[0]?.sent.map((message) => message.kind)
     assert.deepEqual(sent, ['run-start'], 'no call-result after the run settled')
-    assert.deepEqual(result.calls?.map((call) => call.outcome), ['in-flight'])
+    assert.deepEqual(result.calls.map((call) => call.outcome), ['in-flight'])
     await engine.dispose()
   })
 })

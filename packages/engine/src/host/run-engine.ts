@@ -11,6 +11,7 @@ import {
   type CodeRunFailureKind,
   type CodeRunRequest,
   type CodeRunResult,
+  type SharedBackendConfig,
   type ValidatedRunRequest,
 } from '@code-runtime/core'
 import type { RunBudgetLimits } from './budgets.js'
@@ -35,16 +36,8 @@ export interface RunEngineOptions {
 /** The per-run limits of a validated backend config, as the engine takes them. */
 export type RunLimits = Omit<RunEngineOptions, 'factory' | 'reuseSubstrates'>
 
-/** The fields every backend's config shares with the engine. */
-export interface RunLimitsConfig {
-  readonly spawnAhead: number
-  readonly computeMs: number
-  readonly maxWallMs: number
-  readonly maxOutputBytes: number
-  readonly maxLogEntries: number
-  readonly maxPendingCallBytes: number
-  readonly maxOldGenerationSizeMb: number
-}
+/** The fields every backend's config shares with the engine: core's, read by `readSharedBackendConfig`. */
+export type RunLimitsConfig = SharedBackendConfig
 
 /**
  * Picks the engine's limits out of a backend's config, in one place: a limit added to the

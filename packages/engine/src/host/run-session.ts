@@ -9,6 +9,7 @@ import {
   OutputLedger,
   safeSnapshotLosslessJson,
   type CodeRunFailureKind,
+  type CodeRunOutcome,
   type CodeRunResult,
   type CodeRunUsage,
   type ValidatedRunRequest,
@@ -198,7 +199,7 @@ export class RunSession {
     this.settle(this.ledger.settleFailure(kind, message))
   }
 
-  private settle(result: CodeRunResult): void {
+  private settle(outcome: CodeRunOutcome): void {
     if (this.settled) return
     this.settled = true
     this.budgets.stop()
@@ -213,6 +214,6 @@ export class RunSession {
     }
     if (this.heapBytes !== undefined) usage.peakHeapBytes = this.heapBytes
     if (!this.cleanEnd) this.substrate.terminate()
-    this.resolveResult({ ...result, usage, calls: this.bridge.records() })
+    this.resolveResult({ ...outcome, usage, calls: this.bridge.records() })
   }
 }
