@@ -2,17 +2,7 @@
  * The array-buffer budget (`maxArrayBufferMb`): memory outside the V8 heap that one worker may
  * hold. Shared by both sides: the guest measures and stops itself, the host names the budget.
  */
-import { createRequire } from 'node:module'
-import type * as NodeV8 from 'node:v8'
-
-/**
- * `node:v8` is loaded the first time a program's buffers are measured, not when the worker
- * starts: loading it costs every fresh worker ~2 ms (it pulls in Node's streams), and most
- * programs never allocate enough buffer memory to be measured.
- */
-const requireBuiltin = createRequire(import.meta.url)
-let loadedV8: typeof NodeV8 | undefined
-const nodeV8 = (): typeof NodeV8 => (loadedV8 ??= requireBuiltin('node:v8') as typeof NodeV8)
+import v8 from 'node:v8'
 
 /**
  * The exit code a worker uses to say it stopped itself for holding more array-buffer memory than
@@ -32,7 +22,7 @@ export function arrayBufferBudgetMessage(maxArrayBufferMb: number): string {
  * collected yet; see {@link collectGarbage}.
  */
 export function externalMemoryBytes(): number {
-  const external = nodeV8().getHeapStatistics().external_memory as number | undefined
+  const external = v8.getHeapStatistics().external_memory as number | undefined
   return typeof external === 'number' ? external : process.memoryUsage().arrayBuffers
 }
 
@@ -46,7 +36,7 @@ class CollectionProbe {}
  * Returns false where it is unavailable.
  */
 export function collectGarbage(): boolean {
-  const queryObjects = (nodeV8() as { queryObjects?: (constructor: unknown, options: { format: 'count' }) => unknown }).queryObjects
+  const queryObjects = (v8 as { queryObjects?: (constructor: unknown, options: { format: 'count' }) => unknown }).queryObjects
   if (typeof queryObjects !== 'function') return false
   try {
     queryObjects(CollectionProbe, { format: 'count' })

@@ -7,6 +7,7 @@
  * One GuestSession runs at most one program.
  */
 import vm from 'node:vm'
+import { getHeapStatistics } from 'node:v8'
 import { types } from 'node:util'
 import { safeSnapshotLosslessJson, formatLosslessJsonRefusal, jsonStringByteLength, stringifyJsonValue } from '@code-runtime/core/json'
 import { decodeHostMessage, type GuestToHostMessage, type NamespaceSpec, type RunStartMessage } from '../protocol/messages.js'
@@ -61,13 +62,6 @@ const stackTracesScript = compileContextScript(installStackTraceFilter, 'code-ru
 const guardsScript = compileContextScript(installBuiltinGuards, 'code-runtime:guards')
 const primordialsScript = compileContextScript(capturePrimordials, 'code-runtime:primordials')
 const bootstrapScript = compileContextScript(contextBootstrap, 'code-runtime:bootstrap')
-/**
- * The substrate isolate's heap size (V8's `total_heap_size`; in a worker, the worker's own), for
- * the run's `peakHeapBytes`. Read through `process.memoryUsage()`, which Node has loaded already:
- * `node:v8` would cost every fresh worker ~2 ms to load (it pulls in Node's streams).
- */
-const heapBytesNow = (): number => process.memoryUsage().heapTotal
-
 const STACK_TRACE_HOST: StackTraceHost = Object.freeze({ isProxy: (value: unknown): boolean => types.isProxy(value) })
 
 type Timer = { readonly kind: 'timeout' | 'interval'; readonly handle: NodeJS.Timeout } | { readonly kind: 'immediate'; readonly handle: NodeJS.Immediate }
@@ -160,7 +154,7 @@ export class GuestSession {
     this.ended = true
     for (const timer of this.timers.values()) this.clear(timer)
     this.timers.clear()
-    this.channel.send({ ...message, heapBytes: heapBytesNow() })
+    this.channel.send({ ...message, heapBytes: getHeapStatistics().total_heap_size })
   }
 
   private fail(thrown: unknown): void {
