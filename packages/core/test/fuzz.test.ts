@@ -1,4 +1,4 @@
-// Property-based checks of lossless JSON and the output ledger (issue 11, Done-when): random,
+// Property-based checks of lossless JSON and the output ledger: random,
 // hostile and deep values, each property seeded and stopped after a few seconds. A failure
 // prints its seed and path; rerun with FUZZ_SEED=<seed> to reproduce it.
 import assert from 'node:assert/strict'

@@ -2,7 +2,7 @@
  * The live notifications of one run: its log lines and its tool-call counts, on their way to an
  * MCP client while the program runs. A program can print a million lines in a second, far faster
  * than a client reads; one notification per line stacked up unbounded writes and froze the
- * server (issue 11). So the notifier:
+ * server. So the notifier:
  * - coalesces: lines wait up to {@link DEFAULT_FLUSH_MS} and leave as one batch, sooner once a
  *   batch reaches its size bound; only the latest call counts are kept;
  * - respects backpressure: at most one notification is being written at a time, the next starts

@@ -1,4 +1,4 @@
-// `code-runtime serve` under a log flood (issue 11, item 2): a program printing 200 000 lines must
+// `code-runtime serve` under a log flood: a program printing 200 000 lines must
 // not freeze the server for the next call, nor flood a client that did not ask for logs. Real
 // MCP clients (the SDK's) drive the built bin over stdio.
 import { after, before, describe, it } from 'node:test'

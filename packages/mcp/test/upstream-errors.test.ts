@@ -1,4 +1,4 @@
-// What a program reads when an upstream server refuses a call (issue 12, item 5): the server's
+// What a program reads when an upstream server refuses a call: the server's
 // words, without the SDK's `MCP error <code>: ` prefix, which used to reach the program twice
 // over from servers that throw McpError. Real servers: the filesystem server from npm (the
 // SDK's McpServer, which answers an unknown tool as an error result) and the built-in example

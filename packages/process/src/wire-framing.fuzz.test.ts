@@ -1,4 +1,4 @@
-// Property-based checks of the wire framing (issue 11, Done-when): random and deep messages cut
+// Property-based checks of the wire framing: random and deep messages cut
 // at random points come back whole and in order; random and forged bytes never make the decoder
 // throw. Seeded and stopped after a few seconds per property; FUZZ_SEED=<seed> reproduces one.
 import assert from 'node:assert/strict'

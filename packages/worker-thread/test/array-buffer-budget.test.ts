@@ -1,4 +1,4 @@
-// The array-buffer budget (issue 11, item 3): memory outside the V8 heap is bounded per worker,
+// The array-buffer budget: memory outside the V8 heap is bounded per worker,
 // even while the program allocates in a synchronous loop, and the runtime stays usable.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'

@@ -1,4 +1,4 @@
-// Reuse mode (issue 11, item 8): a worker is recycled for a later run only when nothing of the
+// Reuse mode: a worker is recycled for a later run only when nothing of the
 // run before can still execute. Each test arms one kind of work that outlives its run, then
 // keeps the runtime busy with innocent programs past the moment that work would wake up; with
 // one worker spawned at a time the recycled worker serves them, so leaked work would land in

@@ -1,5 +1,5 @@
 /**
- * CONTRACT section #host-memory: host memory a program can make the host spend (issue 11 item 7),
+ * CONTRACT section #host-memory: host memory a program can make the host spend,
  * the arguments of binding calls held in flight (`maxPendingCallBytes`) and the number of log
  * entries (`maxLogEntries`). Both are backend config fields beside the shared budget fields, so
  * a backend registers these checks with a `start` that accepts them.
@@ -52,7 +52,7 @@ function holdingTools(): CodeBindingNamespace {
 
 /** Registers the checks for `target`. */
 export function describeHostMemory(target: HostMemoryTarget): void {
-  void describe(`${target.name}: host memory a program can make the host spend (issue 11 item 7) [#host-memory]`, () => {
+  void describe(`${target.name}: host memory a program can make the host spend [#host-memory]`, () => {
     void it('refuses a call whose arguments would take the calls in flight past maxPendingCallBytes, and frees the budget as calls settle', async () => {
       // Each argument is a 300 000-character string: 300 002 bytes of JSON. Three fit in 1 000 000, a fourth does not.
       await withStarted(target, { maxPendingCallBytes: 1_000_000, maxWallMs: 60_000 }, async (runtime) => {

@@ -149,7 +149,7 @@ function describeRoomyCap(target: ConformanceTarget): void {
   })
 }
 
-/** A cap smaller than the full output-limit advice: the message must not eat it (issue 11 item 16). */
+/** A cap smaller than the full output-limit advice: the message must not eat it. */
 const SMALL_CAP = 96
 
 function describeSmallCap(target: ConformanceTarget): void {

@@ -1,4 +1,4 @@
-// Property-based checks of the host end of the binding bridge (issue 11, Done-when): forged call
+// Property-based checks of the host end of the binding bridge: forged call
 // requests from a subverted guest and hostile, deep resolutions from host functions never throw
 // on the host, never leave an unhandled rejection, and answer each accepted call exactly once.
 // Seeded and stopped after a few seconds per property; FUZZ_SEED=<seed> reproduces one.

@@ -1,5 +1,5 @@
 // Built-ins that, given a huge length, loop in native code that neither the compute budget nor
-// worker.terminate() can interrupt (issue 11 item 4), or allocate past V8's limits and abort the
+// worker.terminate() can interrupt, or allocate past V8's limits and abort the
 // whole process (item 5). Each attack runs in a child process (isolated-run.ts): before the
 // guards, the child hangs (the run reports `timeout` but dispose() never returns) or dies by a
 // signal; with them, the run ends at once with a RangeError naming the limit.
