@@ -209,6 +209,14 @@ void describe('lossless JSON: refused objects [#json-refused]', () => {
     assertRefused(Object.defineProperty({ a: 1 }, 'hidden', { value: 1, enumerable: false }), 'value', 'hidden')
     assertRefused({ a: 1, [Symbol('s')]: 1 }, 'value', 'symbol-keyed')
     assertRefused({ a: { [Symbol.iterator]: 1 } }, 'value.a', 'symbol-keyed')
+    // Names and symbols are counted apart: a hidden symbol, a hidden name beside index-like keys,
+    // and either on a null-prototype object are each refused on their own.
+    assertRefused(Object.defineProperty({ a: 1 }, Symbol('s'), { value: 1, enumerable: false }), 'value', 'symbol-keyed')
+    assertRefused(Object.defineProperty({ 0: 'x', 1: 'y' }, 'hidden', { value: 1, enumerable: false }), 'value', 'hidden')
+    const bare = Object.create(null) as Record<string | symbol, unknown>
+    bare['a'] = 1
+    bare[Symbol('s')] = 1
+    assertRefused({ list: [bare] }, 'value.list[0]', 'symbol-keyed')
   })
 
   void it('refuses a cycle, naming where it closes', () => {
