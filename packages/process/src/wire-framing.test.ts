@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { encodeFrame, FRAME_HEADER_BYTES, FrameDecoder } from './wire-framing.js'
+import { encodeFrame, FRAME_HEADER_BYTES, FrameDecoder, RAW_TEXT_MARKER, RAW_TEXT_MIN_CHARS } from './wire-framing.js'
 
 const CAP = 1024
 
@@ -123,5 +123,77 @@ describe('FrameDecoder', () => {
 
   it('decodes an empty chunk as no messages', () => {
     assert.deepEqual(new FrameDecoder(CAP).push(Buffer.alloc(0)), { ok: true, messages: [] })
+  })
+})
+
+describe('raw-text frames', () => {
+  const BIG_CAP = 1024 * 1024
+  // Quotes, backslashes, multi-byte characters and a leading byte-order mark: everything the
+  // JSON framing would have escaped, and the bytes a text decoder could drop.
+  const valueJson = '\uFEFF' + JSON.stringify(Array.from({ length: 2_000 }, (_, i) => ({ i, text: 'q"\\€😀' })))
+
+  function rawTextBody(envelope: string, text: string): Buffer {
+    const prefix = Buffer.alloc(5)
+    prefix[0] = RAW_TEXT_MARKER
+    prefix.writeUInt32BE(Buffer.byteLength(envelope), 1)
+    return Buffer.concat([prefix, Buffer.from(envelope), Buffer.from(text)])
+  }
+
+  it('carries a long JSON text raw and restores the message exactly, even split at every chunk size', () => {
+    assert.ok(valueJson.length >= RAW_TEXT_MIN_CHARS)
+    const message = { kind: 'call-result', id: 7, ok: true, valueJson }
+    const encoded = encodeFrame(message, BIG_CAP)
+    assert.ok(encoded.ok)
+    assert.equal(encoded.frame[FRAME_HEADER_BYTES], RAW_TEXT_MARKER)
+    // Smaller than the same message framed as JSON, which escapes every quote of the text.
+    assert.ok(encoded.frame.length < Buffer.byteLength(JSON.stringify(message)))
+    for (const size of [1, 4099, encoded.frame.length]) {
+      const decoder = new FrameDecoder(BIG_CAP)
+      const messages: unknown[] = []
+      for (let offset = 0; offset < encoded.frame.length; offset += size) {
+        const decoded = decoder.push(encoded.frame.subarray(offset, offset + size))
+        assert.ok(decoded.ok)
+        messages.push(...decoded.messages)
+      }
+      assert.deepEqual(messages, [message])
+    }
+  })
+
+  it('keeps short texts inside the JSON', () => {
+    const encoded = encodeFrame({ kind: 'run-end', outcome: 'value', valueJson: '[1]' }, CAP)
+    assert.ok(encoded.ok)
+    assert.equal(encoded.frame.subarray(FRAME_HEADER_BYTES).toString('utf8'), '{"kind":"run-end","outcome":"value","valueJson":"[1]"}')
+  })
+
+  it('reports the byte length of a raw-text frame over the cap instead of encoding it', () => {
+    const encoded = encodeFrame({ kind: 'call-request', id: 1, namespace: 0, member: 'm', argsJson: 'x'.repeat(RAW_TEXT_MIN_CHARS) }, RAW_TEXT_MIN_CHARS)
+    assert.equal(encoded.ok, false)
+    assert.ok(!encoded.ok && encoded.byteLength > RAW_TEXT_MIN_CHARS)
+  })
+
+  it('refuses a forged raw-text frame whose envelope does not fit or is not [field, object]', () => {
+    const envelopePastEnd = Buffer.alloc(9)
+    envelopePastEnd.writeUInt32BE(1000, 1)
+    const forged: [Buffer, string][] = [
+      [Buffer.from([RAW_TEXT_MARKER, 0, 0]), 'a malformed raw-text frame'],
+      [envelopePastEnd, 'a malformed raw-text frame'],
+      [rawTextBody('{"valueJson":1}', 'x'), 'a malformed raw-text frame'],
+      [rawTextBody('[1,{}]', 'x'), 'a malformed raw-text frame'],
+      [rawTextBody('["valueJson",[]]', 'x'), 'a malformed raw-text frame'],
+      [rawTextBody('["valueJson",{"valueJson":"shadow"}]', 'x'), 'a malformed raw-text frame'],
+      [rawTextBody('["valueJson",{}', 'x'), 'a malformed raw-text frame'],
+      [Buffer.concat([rawTextBody('["valueJson",{}]', ''), Buffer.from([0xff, 0xfe])]), 'a message that is not UTF-8'],
+    ]
+    for (const [body, problem] of forged) {
+      assert.deepEqual(new FrameDecoder(CAP).push(rawFrame(body)), { ok: false, problem })
+    }
+  })
+
+  it('keeps a raw field named __proto__ as an own property', () => {
+    const decoded = new FrameDecoder(CAP).push(rawFrame(rawTextBody('["__proto__",{"kind":"x"}]', '{"polluted":true}')))
+    assert.ok(decoded.ok)
+    const [message] = decoded.messages as [Record<string, unknown>]
+    assert.equal(Object.getPrototypeOf(message), Object.prototype)
+    assert.equal(Object.getOwnPropertyDescriptor(message, '__proto__')?.value, '{"polluted":true}')
   })
 })
