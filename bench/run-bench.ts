@@ -80,8 +80,19 @@ async function failedOnThrow(measure: () => Promise<Measurement>): Promise<Measu
   }
 }
 
-/** Every column's measurement of a sampled workload, taken interleaved. */
+/**
+ * Every column's measurement of a sampled workload: taken interleaved, or for a back-to-back
+ * workload one column after another, so no other column's run gives a pool time to refill.
+ */
 async function measureSampledWorkload(subjects: readonly MeasuredSubject[], workload: SampledWorkload, plan: MeasurePlan, pauseMs: number): Promise<Measurement[]> {
+  if (workload.isBackToBack !== true) return measureSampledTogether(subjects, workload, plan, pauseMs)
+  const measurements: Measurement[] = []
+  for (const measured of subjects) measurements.push(...(await measureSampledTogether([measured], workload, plan, pauseMs)))
+  return measurements
+}
+
+/** The given columns' measurements of a sampled workload, their runs interleaved. */
+async function measureSampledTogether(subjects: readonly MeasuredSubject[], workload: SampledWorkload, plan: MeasurePlan, pauseMs: number): Promise<Measurement[]> {
   const started = await Promise.all(subjects.map((measured) => startFor(measured, workload)))
   const runtimes = started.flatMap((start) => (start.ok ? [start.runtime] : []))
   try {
