@@ -5,7 +5,10 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { CopyFloor } from './baseline-floor.js'
+import type { FloorResult } from './floor-probe.js'
 import type { MeasurePlan, Measurement, RefillPause } from './measure.js'
+import { renderFloors } from './report-floors.js'
+import { formatMs } from './statistics.js'
 import { judgeTarget, targetOf, TARGET_BACKEND } from './targets.js'
 import type { WorkloadName } from './workloads.js'
 
@@ -60,15 +63,10 @@ export interface BenchResults {
   readonly pauseMs: number
   readonly refillPauses: Readonly<Record<string, RefillPause>>
   readonly skippedBackends: readonly { readonly backend: string; readonly reason: string }[]
+  /** The spawn and context floors, measured before the workloads. */
+  readonly floors: readonly FloorResult[]
   readonly subjects: readonly Subject[]
   readonly cells: readonly ResultCell[]
-}
-
-/** Milliseconds with about three significant digits. */
-export function formatMs(value: number): string {
-  const magnitude = Math.abs(value)
-  const decimals = magnitude < 1 ? 3 : magnitude < 10 ? 2 : magnitude < 100 ? 1 : 0
-  return value.toFixed(decimals)
 }
 
 function formatProblems(measurement: Measurement): string {
@@ -207,6 +205,7 @@ export function renderMarkdown(results: BenchResults): string {
     '',
     renderTable(results),
     '',
+    ...renderFloors(results),
     '## Notes',
     '',
     ...renderNotes(results),

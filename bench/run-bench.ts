@@ -17,6 +17,10 @@ import {
   type LoadedBackend,
 } from './backends.js'
 import { floorStarter, measureCopyFloor } from './baseline-floor.js'
+import { bareChildFloor } from './floor-bare-child.js'
+import { bareWorkerFloor } from './floor-bare-worker.js'
+import { startLiveVmFloor } from './floor-live-vm.js'
+import { measureFloors, type FloorResult } from './floor-probe.js'
 import { BenchUsageError, parseBenchOptions, USAGE, type BenchOptions } from './cli-options.js'
 import {
   calibrateRefillPause,
@@ -30,6 +34,7 @@ import {
   type RefillPause,
 } from './measure.js'
 import { measureMemoryInFreshProcess } from './measure-memory.js'
+import { formatMs } from './statistics.js'
 import { formatMeasurement, renderMarkdown, writeResults, type BenchResults, type ResultCell, type Subject } from './report.js'
 import {
   buildBigValue,
@@ -171,6 +176,19 @@ async function prepareBackends(options: BenchOptions, plan: MeasurePlan) {
   return { subjects, refillPauses, skippedBackends }
 }
 
+/** The spawn and context floors, each measured in this process before the workloads. */
+async function measureAllFloors(plan: MeasurePlan): Promise<FloorResult[]> {
+  progress('floors: measuring')
+  const liveVm = await startLiveVmFloor()
+  try {
+    const floors = await measureFloors([bareWorkerFloor, bareChildFloor, liveVm], plan)
+    for (const floor of floors) progress(`[${floor.name}] median ${formatMs(floor.wallMs.median)} ms, host CPU ${formatMs(floor.hostCpuMsPerRound)} ms per round`)
+    return floors
+  } finally {
+    await liveVm.dispose()
+  }
+}
+
 function describeMachine(loadAverageAtStart: number): BenchResults['machine'] {
   return {
     date: new Date().toISOString(),
@@ -191,6 +209,7 @@ async function runBench(options: BenchOptions): Promise<void> {
   const workloads = WORKLOADS.filter((workload) => options.workloads.includes(workload.name))
   const bigValue = options.workloads.includes('bigvalue') ? buildBigValue() : undefined
   const { subjects, refillPauses, skippedBackends } = await prepareBackends(options, plan)
+  const floors = await measureAllFloors(plan)
   subjects.push({ subject: { id: 'floor', role: 'floor' }, starter: floorStarter, config: {} })
   const pauseMs = Math.max(MIN_REFILL_PAUSE_MS, ...Object.values(refillPauses).map((refill) => refill.pauseMs))
   progress(`pause before every sampled run: ${pauseMs} ms`)
@@ -216,6 +235,7 @@ async function runBench(options: BenchOptions): Promise<void> {
     pauseMs,
     refillPauses,
     skippedBackends,
+    floors,
     subjects: subjects.map((measured) => measured.subject),
     cells,
   }
