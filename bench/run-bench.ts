@@ -2,10 +2,13 @@
  * `npm run bench`: loads every backend present, calibrates the pause between sampled runs,
  * measures each workload on every column (each backend, its cold-spawn baseline, the in-thread
  * floor; sampled runs interleaved across the columns, so a row shares the machine's state), then
- * prints the report and writes RESULTS.md and results.json beside this folder's sources.
+ * prints the report and writes RESULTS.md and results.json: beside this folder's sources for a full
+ * run, in a scratch directory for a quick or partial one.
  * Asserts nothing.
  */
-import { arch, cpus, loadavg, platform, totalmem } from 'node:os'
+import { mkdtemp } from 'node:fs/promises'
+import { arch, cpus, loadavg, platform, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
   BACKENDS,
@@ -21,7 +24,7 @@ import { bareChildFloor } from './floor-bare-child.js'
 import { bareWorkerFloor } from './floor-bare-worker.js'
 import { startLiveVmFloor } from './floor-live-vm.js'
 import { measureFloors, type FloorResult } from './floor-probe.js'
-import { BenchUsageError, parseBenchOptions, USAGE, type BenchOptions } from './cli-options.js'
+import { BenchUsageError, isFullRun, parseBenchOptions, USAGE, type BenchOptions } from './cli-options.js'
 import {
   calibrateRefillPause,
   FULL_PLAN,
@@ -189,6 +192,16 @@ async function measureAllFloors(plan: MeasurePlan): Promise<FloorResult[]> {
   }
 }
 
+/**
+ * Where the results go: beside the sources for a full run, else a fresh scratch directory, so a
+ * quick or partial run never replaces the committed RESULTS.md and results.json.
+ */
+async function resultsDirectoryFor(options: BenchOptions): Promise<string> {
+  if (isFullRun(options)) return RESULTS_DIRECTORY
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+  return mkdtemp(join(tmpdir(), `code-runtime-bench-${stamp}-`))
+}
+
 function describeMachine(loadAverageAtStart: number): BenchResults['machine'] {
   return {
     date: new Date().toISOString(),
@@ -240,8 +253,9 @@ async function runBench(options: BenchOptions): Promise<void> {
     cells,
   }
   process.stdout.write(renderMarkdown(results))
-  await writeResults(results, RESULTS_DIRECTORY)
-  progress(`Wrote ${RESULTS_DIRECTORY}RESULTS.md and results.json`)
+  const directory = await resultsDirectoryFor(options)
+  await writeResults(results, directory)
+  progress(`Wrote ${join(directory, 'RESULTS.md')} and results.json`)
 }
 
 let options: BenchOptions | undefined
