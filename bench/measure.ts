@@ -100,7 +100,12 @@ export type Measurement =
       readonly heapUsedAfterTotalMiB: number
       readonly problems: RunProblems
     }
-  | { readonly kind: 'skipped'; readonly reason: string }
+  | {
+      readonly kind: 'skipped'
+      readonly reason: string
+      /** The column cannot run this workload at all (shown as n/a), rather than was not run this time. */
+      readonly isNotApplicable?: boolean
+    }
   | { readonly kind: 'failed'; readonly reason: string }
 
 const MAX_REASONS = 3

@@ -37,6 +37,7 @@ import {
   type RefillPause,
 } from './measure.js'
 import { measureMemoryInFreshProcess } from './measure-memory.js'
+import { loadPeer, PEERS } from './peers.js'
 import { formatMs } from './statistics.js'
 import { formatMeasurement, renderMarkdown, writeResults, type BenchResults, type ResultCell, type Subject } from './report.js'
 import {
@@ -55,6 +56,8 @@ interface MeasuredSubject {
   readonly starter: BenchStarter
   /** Config every workload of this column starts with. */
   readonly config: BenchRuntimeConfig
+  /** Workloads this column does not run (a peer without the feature), each with why. */
+  readonly notApplicable?: Readonly<Partial<Record<WorkloadName, string>>>
 }
 
 const RESULTS_DIRECTORY = fileURLToPath(new URL('..', import.meta.url))
@@ -69,10 +72,16 @@ function configFor(measured: MeasuredSubject, workload: Workload): BenchRuntimeC
 
 type Started = { readonly ok: true; readonly runtime: BenchRuntime } | { readonly ok: false; readonly measurement: Measurement }
 
+/** Why `measured` does not run `workload`, as a cell; `undefined` when it does. */
+function skippedCell(measured: MeasuredSubject, workload: Workload): Measurement | undefined {
+  if (measured.subject.role === 'cold' && workload.coldSkipReason !== undefined) return { kind: 'skipped', reason: workload.coldSkipReason }
+  const notApplicable = measured.notApplicable?.[workload.name]
+  return notApplicable === undefined ? undefined : { kind: 'skipped', reason: notApplicable, isNotApplicable: true }
+}
+
 async function startFor(measured: MeasuredSubject, workload: Workload): Promise<Started> {
-  if (measured.subject.role === 'cold' && workload.coldSkipReason !== undefined) {
-    return { ok: false, measurement: { kind: 'skipped', reason: workload.coldSkipReason } }
-  }
+  const skipped = skippedCell(measured, workload)
+  if (skipped !== undefined) return { ok: false, measurement: skipped }
   try {
     return { ok: true, runtime: await measured.starter.start(configFor(measured, workload)) }
   } catch (error) {
@@ -120,7 +129,8 @@ async function measureSampledTogether(subjects: readonly MeasuredSubject[], work
 
 /** One column's measurement of a throughput or memory workload, the columns one after another. */
 async function measureAloneWorkload(measured: MeasuredSubject, workload: ThroughputWorkload | MemoryWorkload, plan: MeasurePlan, pauseMs: number): Promise<Measurement> {
-  if (measured.subject.role === 'cold' && workload.coldSkipReason !== undefined) return { kind: 'skipped', reason: workload.coldSkipReason }
+  const skipped = skippedCell(measured, workload)
+  if (skipped !== undefined) return skipped
   progress(`[${measured.subject.id}] ${workload.name}: measuring`)
   if (workload.kind === 'memory') {
     return measureMemoryInFreshProcess({
@@ -202,6 +212,21 @@ async function resultsDirectoryFor(options: BenchOptions): Promise<string> {
   return mkdtemp(join(tmpdir(), `code-runtime-bench-${stamp}-`))
 }
 
+/** Loads every peer; the ones that cannot load here are skipped with their reason. */
+async function preparePeers(skipped: { backend: string; reason: string }[]): Promise<MeasuredSubject[]> {
+  const subjects: MeasuredSubject[] = []
+  for (const entry of PEERS) {
+    const load = await loadPeer(entry)
+    if (!load.ok) {
+      skipped.push({ backend: load.name, reason: load.reason })
+      progress(`[${load.name}] skipped: ${load.reason}`)
+      continue
+    }
+    subjects.push({ subject: { id: entry.name, role: 'peer' }, starter: load.starter, config: {}, notApplicable: entry.notApplicable })
+  }
+  return subjects
+}
+
 function describeMachine(loadAverageAtStart: number): BenchResults['machine'] {
   return {
     date: new Date().toISOString(),
@@ -224,6 +249,7 @@ async function runBench(options: BenchOptions): Promise<void> {
   const { subjects, refillPauses, skippedBackends } = await prepareBackends(options, plan)
   const floors = await measureAllFloors(plan)
   subjects.push({ subject: { id: 'floor', role: 'floor' }, starter: floorStarter, config: {} })
+  subjects.push(...(await preparePeers(skippedBackends)))
   const pauseMs = Math.max(MIN_REFILL_PAUSE_MS, ...Object.values(refillPauses).map((refill) => refill.pauseMs))
   progress(`pause before every sampled run: ${pauseMs} ms`)
   const cells: ResultCell[] = []
