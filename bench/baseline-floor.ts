@@ -47,9 +47,11 @@ export function stripToScript(program: string): string {
   return transformSync(WRAPPER_HEAD + program + WRAPPER_TAIL, { mode: 'strip-only' }).code
 }
 
-/** A result for a runner that keeps no books: only the wall time since `startedAt`. */
-export function resultWithWallTime(outcome: CodeRunOutcome, startedAt: number): CodeRunResult {
-  return { ...outcome, usage: { wallMs: performance.now() - startedAt, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] }
+/** The result of a runner that keeps no books: the outcome and only its wall time. */
+export async function timedResult(outcome: () => Promise<CodeRunOutcome>): Promise<CodeRunResult> {
+  const startedAt = performance.now()
+  const settled = await outcome()
+  return { ...settled, usage: { wallMs: performance.now() - startedAt, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] }
 }
 
 function failureOf(error: unknown): CodeRunFailure {
@@ -67,10 +69,9 @@ class FloorRuntime implements BenchRuntime {
     this.#computeMs = config.computeMs
   }
 
-  async run(request: CodeRunRequest): Promise<CodeRunResult> {
-    const startedAt = performance.now()
-    // The floor keeps no books (that is what it measures the backends against): wall time only.
-    return resultWithWallTime(await this.#outcome(request), startedAt)
+  // The floor keeps no books (that is what it measures the backends against): wall time only.
+  run(request: CodeRunRequest): Promise<CodeRunResult> {
+    return timedResult(() => this.#outcome(request))
   }
 
   async #outcome(request: CodeRunRequest): Promise<CodeRunOutcome> {

@@ -7,11 +7,10 @@
  * `applyIgnored`. `computeMs` is the script's synchronous timeout, and `abort()` disposes the
  * isolate. It is a peer to compare against, not a sandbox of ours: it has none of our limits.
  */
-import { performance } from 'node:perf_hooks'
 import type { CodeBindingNamespace, CodeJsonValue, CodeRunFailure, CodeRunOutcome, CodeRunRequest, CodeRunResult } from '@code-runtime/core'
 import type IsolatedVm from 'isolated-vm'
 import type { BenchRuntime, BenchRuntimeConfig, BenchStarter } from './backends.js'
-import { resultWithWallTime, stripToScript } from './baseline-floor.js'
+import { stripToScript, timedResult } from './baseline-floor.js'
 
 type Ivm = typeof IsolatedVm
 
@@ -56,9 +55,8 @@ class IsolatedVmRuntime implements BenchRuntime {
     this.#computeMs = config.computeMs
   }
 
-  async run(request: CodeRunRequest): Promise<CodeRunResult> {
-    const startedAt = performance.now()
-    return resultWithWallTime(await this.#outcome(request), startedAt)
+  run(request: CodeRunRequest): Promise<CodeRunResult> {
+    return timedResult(() => this.#outcome(request))
   }
 
   async #outcome(request: CodeRunRequest): Promise<CodeRunOutcome> {
