@@ -10,6 +10,7 @@ import {
   type CodeRuntime,
   type CodeRuntimeBackend,
 } from '@code-runtime/core'
+import type { FloorName } from './floor-probe.js'
 
 /** The config fields the benchmark varies; an absent field keeps the backend's default. */
 export interface BenchRuntimeConfig {
@@ -37,13 +38,15 @@ export interface BackendEntry {
   readonly packageName: string
   /** The exported `CodeRuntime` class, started with `startCodeRuntime`. */
   readonly exportName: string
+  /** The floor its fresh substrate's spawn is compared to: a bare thread or a bare child process. */
+  readonly spawnFloor: Extract<FloorName, 'bare-worker' | 'bare-child'>
 }
 
 /** Every backend of the repository, present or planned. */
 export const BACKENDS: readonly BackendEntry[] = [
-  { name: 'worker-thread', packageName: '@code-runtime/worker-thread', exportName: 'WorkerThreadCodeRuntime' },
-  { name: 'process', packageName: '@code-runtime/process', exportName: 'ProcessCodeRuntime' },
-  { name: 'container', packageName: '@code-runtime/process', exportName: 'ContainerCodeRuntime' },
+  { name: 'worker-thread', packageName: '@code-runtime/worker-thread', exportName: 'WorkerThreadCodeRuntime', spawnFloor: 'bare-worker' },
+  { name: 'process', packageName: '@code-runtime/process', exportName: 'ProcessCodeRuntime', spawnFloor: 'bare-child' },
+  { name: 'container', packageName: '@code-runtime/process', exportName: 'ContainerCodeRuntime', spawnFloor: 'bare-child' },
 ]
 
 /** A backend whose class was imported. */

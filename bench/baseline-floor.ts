@@ -39,6 +39,21 @@ function untilAborted(signal: AbortSignal): Promise<never> {
 
 class FloorAbort extends Error {}
 
+/**
+ * `program` type-stripped (amaro, strip-only) inside the backends' `(async function () {…})()`
+ * wrapper: a script whose completion value is the run's promise. Shared with the isolated-vm peer.
+ */
+export function stripToScript(program: string): string {
+  return transformSync(WRAPPER_HEAD + program + WRAPPER_TAIL, { mode: 'strip-only' }).code
+}
+
+/** The result of a runner that keeps no books: the outcome and only its wall time. */
+export async function timedResult(outcome: () => Promise<CodeRunOutcome>): Promise<CodeRunResult> {
+  const startedAt = performance.now()
+  const settled = await outcome()
+  return { ...settled, usage: { wallMs: performance.now() - startedAt, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] }
+}
+
 function failureOf(error: unknown): CodeRunFailure {
   if (error instanceof FloorAbort) return { kind: 'abort', message: error.message }
   if ((error as { code?: unknown } | null)?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
@@ -54,17 +69,15 @@ class FloorRuntime implements BenchRuntime {
     this.#computeMs = config.computeMs
   }
 
-  async run(request: CodeRunRequest): Promise<CodeRunResult> {
-    const startedAt = performance.now()
-    const outcome = await this.#outcome(request)
-    // The floor keeps no books (that is what it measures the backends against): wall time only.
-    return { ...outcome, usage: { wallMs: performance.now() - startedAt, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] }
+  // The floor keeps no books (that is what it measures the backends against): wall time only.
+  run(request: CodeRunRequest): Promise<CodeRunResult> {
+    return timedResult(() => this.#outcome(request))
   }
 
   async #outcome(request: CodeRunRequest): Promise<CodeRunOutcome> {
     const logs: string[] = []
     try {
-      const { code } = transformSync(WRAPPER_HEAD + request.program + WRAPPER_TAIL, { mode: 'strip-only' })
+      const code = stripToScript(request.program)
       const globals: Record<string, unknown> = { console: captureConsole(logs) }
       for (const namespace of request.bindings) globals[namespace.global] = { ...namespace.functions }
       const context = vm.createContext(globals)

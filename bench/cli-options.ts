@@ -13,6 +13,8 @@ export interface BenchOptions {
   readonly workloads: readonly WorkloadName[]
   /** Selected backend names, in table order. */
   readonly backends: readonly string[]
+  /** Whether `--only` or `--backend` narrowed the run. */
+  readonly isSelection: boolean
 }
 
 export const USAGE = `Usage: npm run bench -- [--only <workload,...>] [--backend <name,...>] [--quick]
@@ -22,7 +24,9 @@ export const USAGE = `Usage: npm run bench -- [--only <workload,...>] [--backend
   --quick     fewer runs and shorter phases, for a smoke run
   --help      print this text
 
-Writes bench/RESULTS.md and bench/results.json.`
+A full run (no --quick, --only or --backend) writes bench/RESULTS.md and bench/results.json;
+any other run writes them to a fresh scratch directory under the system's temporary directory
+and prints its path, so a partial run never replaces the committed results.`
 
 /** A command line the benchmark cannot run; the message says what to change. */
 export class BenchUsageError extends Error {
@@ -68,5 +72,11 @@ export function parseBenchOptions(argv: readonly string[], backendNames: readonl
     isQuick: values.quick === true,
     workloads: selectNames('--only', splitList(values.only), WORKLOAD_NAMES),
     backends: selectNames('--backend', splitList(values.backend), backendNames),
+    isSelection: values.only !== undefined || values.backend !== undefined,
   }
+}
+
+/** Whether a run with `options` is a full run, the only kind whose results replace the committed ones. */
+export function isFullRun(options: BenchOptions): boolean {
+  return !options.isQuick && !options.isSelection
 }

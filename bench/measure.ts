@@ -100,7 +100,12 @@ export type Measurement =
       readonly heapUsedAfterTotalMiB: number
       readonly problems: RunProblems
     }
-  | { readonly kind: 'skipped'; readonly reason: string }
+  | {
+      readonly kind: 'skipped'
+      readonly reason: string
+      /** The column cannot run this workload at all (shown as n/a), rather than was not run this time. */
+      readonly isNotApplicable?: boolean
+    }
   | { readonly kind: 'failed'; readonly reason: string }
 
 const MAX_REASONS = 3
@@ -179,7 +184,8 @@ class SampledColumn {
  * the second, ..., then again), waiting `pauseMs` before every run, so all columns see the same
  * machine over the same minutes even when other work on it comes and goes. Each column keeps one
  * sample per measured run, after `plan.warmupRuns` discarded ones; a column whose warm-up took
- * longer than `plan.slowAfterMs` measures `plan.slowRuns` runs. A run that settles without a
+ * longer than `plan.slowAfterMs` measures `plan.slowRuns` runs. A back-to-back workload skips the
+ * pause (its caller measures one column at a time). A run that settles without a
  * value for the metric (an abort workload that ended before the abort) is counted as a problem
  * and gives no sample.
  */
@@ -193,7 +199,7 @@ export async function measureSamples(
   const isActive = (column: SampledColumn): boolean => column.startedRuns < plan.warmupRuns + column.measuredRuns
   while (columns.some(isActive)) {
     for (const column of columns.filter(isActive)) {
-      await sleep(pauseMs)
+      if (workload.isBackToBack !== true) await sleep(pauseMs)
       const isWarmup = column.startedRuns < plan.warmupRuns
       column.startedRuns++
       const sample = await sampleOnce(column.runtime, workload)
@@ -227,7 +233,7 @@ export async function runBatch(runtime: BenchRuntime, workload: Workload, count:
   await Promise.all(Array.from({ length: callers }, caller))
 }
 
-/** Runs per second from concurrent callers, back to back, with no pauses, for `plan.throughputMs`. */
+/** Runs per second from the workload's callers (or the plan's), back to back, with no pauses, for `plan.throughputMs`. */
 export async function measureThroughput(runtime: BenchRuntime, workload: ThroughputWorkload, plan: MeasurePlan): Promise<Measurement> {
   await runBatch(runtime, workload, plan.warmupRuns, 1, new ProblemLog())
   const request = requestOf(workload)
@@ -244,7 +250,8 @@ export async function measureThroughput(runtime: BenchRuntime, workload: Through
       problems.note(workload.check, result)
     }
   }
-  await Promise.all(Array.from({ length: plan.callers }, caller))
+  const callers = workload.callers ?? plan.callers
+  await Promise.all(Array.from({ length: callers }, caller))
   const seconds = (performance.now() - startedAt) / 1_000
   const cpu = process.cpuUsage(cpuAtStart)
   return {
@@ -253,7 +260,7 @@ export async function measureThroughput(runtime: BenchRuntime, workload: Through
     runsPerSecond: latencies.length / seconds,
     runs: latencies.length,
     seconds,
-    callers: plan.callers,
+    callers,
     latencyMs: summarizeSamples(latencies),
     cpuMsPerRun: (cpu.user + cpu.system) / 1_000 / latencies.length,
     problems: problems.snapshot(),

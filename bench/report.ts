@@ -5,7 +5,10 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { CopyFloor } from './baseline-floor.js'
+import type { FloorResult } from './floor-probe.js'
 import type { MeasurePlan, Measurement, RefillPause } from './measure.js'
+import { renderFloors } from './report-floors.js'
+import { formatMs } from './statistics.js'
 import { judgeTarget, targetOf, TARGET_BACKEND } from './targets.js'
 import type { WorkloadName } from './workloads.js'
 
@@ -32,9 +35,9 @@ export interface RunOptionsInfo {
 }
 
 /** What a column of the table measures. */
-export type SubjectRole = 'backend' | 'cold' | 'floor'
+export type SubjectRole = 'backend' | 'cold' | 'floor' | 'peer'
 
-/** A column of the table: a backend as configured, its cold baseline, or the floor. */
+/** A column of the table: a backend as configured, its cold baseline, the floor, or a peer. */
 export interface Subject {
   readonly id: string
   readonly role: SubjectRole
@@ -60,15 +63,10 @@ export interface BenchResults {
   readonly pauseMs: number
   readonly refillPauses: Readonly<Record<string, RefillPause>>
   readonly skippedBackends: readonly { readonly backend: string; readonly reason: string }[]
+  /** The spawn and context floors, measured before the workloads. */
+  readonly floors: readonly FloorResult[]
   readonly subjects: readonly Subject[]
   readonly cells: readonly ResultCell[]
-}
-
-/** Milliseconds with about three significant digits. */
-export function formatMs(value: number): string {
-  const magnitude = Math.abs(value)
-  const decimals = magnitude < 1 ? 3 : magnitude < 10 ? 2 : magnitude < 100 ? 1 : 0
-  return value.toFixed(decimals)
 }
 
 function formatProblems(measurement: Measurement): string {
@@ -90,13 +88,13 @@ export function formatMeasurement(measurement: Measurement | undefined): string 
       return `${sign}${measurement.growthPercent.toFixed(1)} % (${measurement.rssAfterFirstMiB.toFixed(0)} → ${measurement.rssAfterTotalMiB.toFixed(0)} MiB)${formatProblems(measurement)}`
     }
     case 'skipped':
-      return 'skipped'
+      return measurement.isNotApplicable === true ? 'n/a' : 'skipped'
     case 'failed':
       return 'failed'
   }
 }
 
-/** The backend's number over the cold baseline's: medians for times, rates for throughput. */
+/** The first number over the second (a backend over its cold baseline or over a peer): medians for times, rates for throughput. */
 export function formatRatio(measured: Measurement | undefined, cold: Measurement | undefined): string {
   if (measured === undefined || cold === undefined) return '—'
   if (measured.kind === 'samples' && cold.kind === 'samples' && cold.summary.median !== 0) {
@@ -120,10 +118,12 @@ function tableRow(cells: readonly string[]): string {
 export function renderTable(results: BenchResults): string {
   const backends = results.subjects.filter((subject) => subject.role === 'backend')
   const floor = results.subjects.find((subject) => subject.role === 'floor')
+  const peers = results.subjects.filter((subject) => subject.role === 'peer')
   const hasTargets = backends.some((subject) => subject.id === TARGET_BACKEND)
   const header = ['workload']
   for (const backend of backends) header.push(backend.id, `${backend.id} cold`, `${backend.id} / cold`)
   if (floor !== undefined) header.push(floor.id)
+  for (const peer of peers) header.push(peer.id, ...(hasTargets ? [`${TARGET_BACKEND} / ${peer.id}`] : []))
   if (hasTargets) header.push(`${TARGET_BACKEND} target`)
   const lines = [tableRow(header), tableRow(header.map((_, index) => (index === 0 ? '---' : '---:')))]
   for (const workload of results.options.workloads) {
@@ -134,6 +134,10 @@ export function renderTable(results: BenchResults): string {
       row.push(formatMeasurement(measured), formatMeasurement(cold), formatRatio(measured, cold))
     }
     if (floor !== undefined) row.push(formatMeasurement(cellOf(results, floor.id, workload)))
+    for (const peer of peers) {
+      const measured = cellOf(results, peer.id, workload)
+      row.push(formatMeasurement(measured), ...(hasTargets ? [formatRatio(cellOf(results, TARGET_BACKEND, workload), measured)] : []))
+    }
     if (hasTargets) {
       const target = targetOf(workload)
       row.push(target === undefined ? '—' : `${target.text}: ${judgeTarget(target, cellOf(results, TARGET_BACKEND, workload))}`)
@@ -169,7 +173,7 @@ function renderNotes(results: BenchResults): string[] {
     }
     if (measurement.kind === 'rate') {
       notes.push(
-        `- ${cell.subject} / throughput: ${measurement.runs} runs in ${measurement.seconds.toFixed(1)} s by ${measurement.callers} callers; latency under load median ${formatMs(measurement.latencyMs.median)} ms, p90 ${formatMs(measurement.latencyMs.p90)} ms; CPU of the host process (all its threads, child processes not included) ${formatMs(measurement.cpuMsPerRun)} ms per run.`,
+        `- ${cell.subject} / ${cell.workload}: ${measurement.runs} runs in ${measurement.seconds.toFixed(1)} s by ${plural(measurement.callers, 'caller')}; latency under load median ${formatMs(measurement.latencyMs.median)} ms, p90 ${formatMs(measurement.latencyMs.p90)} ms; CPU of the host process (all its threads, child processes not included) ${formatMs(measurement.cpuMsPerRun)} ms per run.`,
       )
     }
   }
@@ -187,11 +191,13 @@ function renderMethod(results: BenchResults): string[] {
     `- Sampled workloads: ${plural(plan.warmupRuns, 'warm-up run')} discarded, then ${plural(plan.runs, 'measured run')} one at a time (${plan.slowRuns} when a warm-up run took over ${plan.slowAfterMs} ms); cells are \`median / p90\`. The columns take turns run by run (backend, its cold baseline, floor, then again), so they share the machine over the same minutes even when other work on it comes and goes.`,
     '- Latency is what the caller sees: from `run()` to its settled result, with a fresh request object per run and the same `tools` namespace (`echo`, `bigValue`, `never`) in every workload.',
     '- Spawn-ahead refill: every worker serves one run and the pool spawns its replacement when a run takes one. To measure a caller who finds a worker ready, every sampled run waits first until the pool has refilled. The wait is measured, not guessed: before the workloads each backend times `return 1` with `spawnAhead: 0` (a cold spawn plus a run, which bounds the refill of one worker); its refill pause is twice the slowest of those, kept between 60 ms and 2 s, and every sampled run in every column (the floor too, so no worker of another column is still exiting during it) waits the largest refill pause. Throughput and memory have no pauses.',
-    `- Throughput: ${plan.callers} concurrent callers run \`return 1\` back to back for ${plan.throughputMs / 1000} s, no pauses: the end-to-end cost of fresh workers.`,
+    `- Throughput: one caller (throughput1) and ${plan.callers} concurrent callers (throughput) run \`return 1\` back to back for ${plan.throughputMs / 1000} s each, no pauses: the end-to-end cost of fresh workers.`,
+    '- trivial-b2b: `return 1` with no pause before a run, each column measured alone (the others idle), so a pool refills only in the time the caller gives it: what a stream of agents\' runs sees; trivial beside it is the same run after the refill pause.',
     `- Memory: host RSS (worker threads live in the host process, so it covers them) after ${plan.memoryFirstRuns} and after ${plan.memoryTotalRuns} runs of \`return 1\` by ${plan.callers} callers, no pauses, each read after terminated workers had time to exit and a forced GC; the cell is the growth between the two readings. For backends that run programs in child processes, the children's memory is not in this number. Each column measures in a fresh Node process, so what earlier workloads left in the heap does not blur the readings.`,
     '- hotloop: `computeMs: 1000`; the sample is elapsed − 1000 ms, so in the cold column it includes the spawn (the budget starts once the worker is ready). abort: `abort()` 100 ms into a run awaiting a never-settling binding; the sample is the time from `abort()` to the settled result.',
     '- Baselines, measured in the same benchmark run: **cold** is the same backend with `spawnAhead: 0` (a cold spawn per run, same pauses); **floor** is the same program in the host thread: amaro strip-only, the same `(async function () {…})` wrapper, `vm.Script` in a fresh `vm.createContext()` per run, plain async binding functions (values are not copied, so bigvalue is a lower bound no isolating backend can reach) and a captured console; its `computeMs` is a vm timeout.',
-    '- The ratio column is backend / cold: below 1× is faster than a cold spawn for times, above 1× is more runs/s for throughput.',
+    '- The ratio columns are backend / cold and worker-thread / peer: below 1× is faster for times, above 1× is more runs/s for throughput.',
+    '- Peers, measured in the same run and in the same interleaved turns as the columns above: **reference** is the seed\'s reference from npm (`@deepseek-ai/dsh-code-runtime-worker-thread`, a fresh worker per run, no pool; needs Node ≥ 22.13, else skipped with a note); **isolated-vm** is a runner on the `isolated-vm` package with a fresh isolate and context per run in the host process (no spawn, none of our limits or checks). n/a marks a workload a peer does not run, with the reason in the notes.',
   ]
 }
 
@@ -206,6 +212,7 @@ export function renderMarkdown(results: BenchResults): string {
     '',
     renderTable(results),
     '',
+    ...renderFloors(results),
     '## Notes',
     '',
     ...renderNotes(results),

@@ -2,10 +2,13 @@
  * `npm run bench`: loads every backend present, calibrates the pause between sampled runs,
  * measures each workload on every column (each backend, its cold-spawn baseline, the in-thread
  * floor; sampled runs interleaved across the columns, so a row shares the machine's state), then
- * prints the report and writes RESULTS.md and results.json beside this folder's sources.
+ * prints the report and writes RESULTS.md and results.json: beside this folder's sources for a full
+ * run, in a scratch directory for a quick or partial one.
  * Asserts nothing.
  */
-import { arch, cpus, loadavg, platform, totalmem } from 'node:os'
+import { mkdtemp } from 'node:fs/promises'
+import { arch, cpus, loadavg, platform, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
   BACKENDS,
@@ -17,7 +20,11 @@ import {
   type LoadedBackend,
 } from './backends.js'
 import { floorStarter, measureCopyFloor } from './baseline-floor.js'
-import { BenchUsageError, parseBenchOptions, USAGE, type BenchOptions } from './cli-options.js'
+import { bareChildFloor } from './floor-bare-child.js'
+import { bareWorkerFloor } from './floor-bare-worker.js'
+import { startLiveVmFloor } from './floor-live-vm.js'
+import { measureFloors, type FloorResult } from './floor-probe.js'
+import { BenchUsageError, isFullRun, parseBenchOptions, USAGE, type BenchOptions } from './cli-options.js'
 import {
   calibrateRefillPause,
   FULL_PLAN,
@@ -30,6 +37,8 @@ import {
   type RefillPause,
 } from './measure.js'
 import { measureMemoryInFreshProcess } from './measure-memory.js'
+import { loadPeer, PEERS } from './peers.js'
+import { formatMs } from './statistics.js'
 import { formatMeasurement, renderMarkdown, writeResults, type BenchResults, type ResultCell, type Subject } from './report.js'
 import {
   buildBigValue,
@@ -47,6 +56,8 @@ interface MeasuredSubject {
   readonly starter: BenchStarter
   /** Config every workload of this column starts with. */
   readonly config: BenchRuntimeConfig
+  /** Workloads this column does not run (a peer without the feature), each with why. */
+  readonly notApplicable?: Readonly<Partial<Record<WorkloadName, string>>>
 }
 
 const RESULTS_DIRECTORY = fileURLToPath(new URL('..', import.meta.url))
@@ -61,10 +72,16 @@ function configFor(measured: MeasuredSubject, workload: Workload): BenchRuntimeC
 
 type Started = { readonly ok: true; readonly runtime: BenchRuntime } | { readonly ok: false; readonly measurement: Measurement }
 
+/** Why `measured` does not run `workload`, as a cell; `undefined` when it does. */
+function skippedCell(measured: MeasuredSubject, workload: Workload): Measurement | undefined {
+  if (measured.subject.role === 'cold' && workload.coldSkipReason !== undefined) return { kind: 'skipped', reason: workload.coldSkipReason }
+  const notApplicable = measured.notApplicable?.[workload.name]
+  return notApplicable === undefined ? undefined : { kind: 'skipped', reason: notApplicable, isNotApplicable: true }
+}
+
 async function startFor(measured: MeasuredSubject, workload: Workload): Promise<Started> {
-  if (measured.subject.role === 'cold' && workload.coldSkipReason !== undefined) {
-    return { ok: false, measurement: { kind: 'skipped', reason: workload.coldSkipReason } }
-  }
+  const skipped = skippedCell(measured, workload)
+  if (skipped !== undefined) return { ok: false, measurement: skipped }
   try {
     return { ok: true, runtime: await measured.starter.start(configFor(measured, workload)) }
   } catch (error) {
@@ -80,8 +97,19 @@ async function failedOnThrow(measure: () => Promise<Measurement>): Promise<Measu
   }
 }
 
-/** Every column's measurement of a sampled workload, taken interleaved. */
+/**
+ * Every column's measurement of a sampled workload: taken interleaved, or for a back-to-back
+ * workload one column after another, so no other column's run gives a pool time to refill.
+ */
 async function measureSampledWorkload(subjects: readonly MeasuredSubject[], workload: SampledWorkload, plan: MeasurePlan, pauseMs: number): Promise<Measurement[]> {
+  if (workload.isBackToBack !== true) return measureSampledTogether(subjects, workload, plan, pauseMs)
+  const measurements: Measurement[] = []
+  for (const measured of subjects) measurements.push(...(await measureSampledTogether([measured], workload, plan, pauseMs)))
+  return measurements
+}
+
+/** The given columns' measurements of a sampled workload, their runs interleaved. */
+async function measureSampledTogether(subjects: readonly MeasuredSubject[], workload: SampledWorkload, plan: MeasurePlan, pauseMs: number): Promise<Measurement[]> {
   const started = await Promise.all(subjects.map((measured) => startFor(measured, workload)))
   const runtimes = started.flatMap((start) => (start.ok ? [start.runtime] : []))
   try {
@@ -101,7 +129,8 @@ async function measureSampledWorkload(subjects: readonly MeasuredSubject[], work
 
 /** One column's measurement of a throughput or memory workload, the columns one after another. */
 async function measureAloneWorkload(measured: MeasuredSubject, workload: ThroughputWorkload | MemoryWorkload, plan: MeasurePlan, pauseMs: number): Promise<Measurement> {
-  if (measured.subject.role === 'cold' && workload.coldSkipReason !== undefined) return { kind: 'skipped', reason: workload.coldSkipReason }
+  const skipped = skippedCell(measured, workload)
+  if (skipped !== undefined) return skipped
   progress(`[${measured.subject.id}] ${workload.name}: measuring`)
   if (workload.kind === 'memory') {
     return measureMemoryInFreshProcess({
@@ -160,6 +189,44 @@ async function prepareBackends(options: BenchOptions, plan: MeasurePlan) {
   return { subjects, refillPauses, skippedBackends }
 }
 
+/** The spawn and context floors, each measured in this process before the workloads. */
+async function measureAllFloors(plan: MeasurePlan): Promise<FloorResult[]> {
+  progress('floors: measuring')
+  const liveVm = await startLiveVmFloor()
+  try {
+    const floors = await measureFloors([bareWorkerFloor, bareChildFloor, liveVm], plan)
+    for (const floor of floors) progress(`[${floor.name}] median ${formatMs(floor.wallMs.median)} ms, host CPU ${formatMs(floor.hostCpuMsPerRound)} ms per round`)
+    return floors
+  } finally {
+    await liveVm.dispose()
+  }
+}
+
+/**
+ * Where the results go: beside the sources for a full run, else a fresh scratch directory, so a
+ * quick or partial run never replaces the committed RESULTS.md and results.json.
+ */
+async function resultsDirectoryFor(options: BenchOptions): Promise<string> {
+  if (isFullRun(options)) return RESULTS_DIRECTORY
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+  return mkdtemp(join(tmpdir(), `code-runtime-bench-${stamp}-`))
+}
+
+/** Loads every peer; the ones that cannot load here are skipped with their reason. */
+async function preparePeers(skipped: { backend: string; reason: string }[]): Promise<MeasuredSubject[]> {
+  const subjects: MeasuredSubject[] = []
+  for (const entry of PEERS) {
+    const load = await loadPeer(entry)
+    if (!load.ok) {
+      skipped.push({ backend: load.name, reason: load.reason })
+      progress(`[${load.name}] skipped: ${load.reason}`)
+      continue
+    }
+    subjects.push({ subject: { id: entry.name, role: 'peer' }, starter: load.starter, config: {}, notApplicable: entry.notApplicable })
+  }
+  return subjects
+}
+
 function describeMachine(loadAverageAtStart: number): BenchResults['machine'] {
   return {
     date: new Date().toISOString(),
@@ -180,7 +247,9 @@ async function runBench(options: BenchOptions): Promise<void> {
   const workloads = WORKLOADS.filter((workload) => options.workloads.includes(workload.name))
   const bigValue = options.workloads.includes('bigvalue') ? buildBigValue() : undefined
   const { subjects, refillPauses, skippedBackends } = await prepareBackends(options, plan)
+  const floors = await measureAllFloors(plan)
   subjects.push({ subject: { id: 'floor', role: 'floor' }, starter: floorStarter, config: {} })
+  subjects.push(...(await preparePeers(skippedBackends)))
   const pauseMs = Math.max(MIN_REFILL_PAUSE_MS, ...Object.values(refillPauses).map((refill) => refill.pauseMs))
   progress(`pause before every sampled run: ${pauseMs} ms`)
   const cells: ResultCell[] = []
@@ -205,12 +274,14 @@ async function runBench(options: BenchOptions): Promise<void> {
     pauseMs,
     refillPauses,
     skippedBackends,
+    floors,
     subjects: subjects.map((measured) => measured.subject),
     cells,
   }
   process.stdout.write(renderMarkdown(results))
-  await writeResults(results, RESULTS_DIRECTORY)
-  progress(`Wrote ${RESULTS_DIRECTORY}RESULTS.md and results.json`)
+  const directory = await resultsDirectoryFor(options)
+  await writeResults(results, directory)
+  progress(`Wrote ${join(directory, 'RESULTS.md')} and results.json`)
 }
 
 let options: BenchOptions | undefined

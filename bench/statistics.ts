@@ -40,3 +40,10 @@ export function summarizeSamples(samples: readonly number[]): SampleSummary {
     mean: sorted.length === 0 ? Number.NaN : total / sorted.length,
   }
 }
+
+/** Milliseconds with about three significant digits. */
+export function formatMs(value: number): string {
+  const magnitude = Math.abs(value)
+  const decimals = magnitude < 1 ? 3 : magnitude < 10 ? 2 : magnitude < 100 ? 1 : 0
+  return value.toFixed(decimals)
+}

@@ -9,6 +9,7 @@ import type { BenchRuntimeConfig } from './backends.js'
 /** Every workload, in report order. */
 export const WORKLOAD_NAMES = [
   'trivial',
+  'trivial-b2b',
   'ts',
   'seq100',
   'par100',
@@ -17,6 +18,7 @@ export const WORKLOAD_NAMES = [
   'logs',
   'hotloop',
   'abort',
+  'throughput1',
   'throughput',
   'memory',
 ] as const
@@ -50,11 +52,18 @@ export interface SampledWorkload extends WorkloadBase {
   readonly config: BenchRuntimeConfig
   /** For `abort-settle`: how long after the run starts to abort it. */
   readonly abortAfterMs?: number
+  /**
+   * Runs follow one another with no pause, and each column is measured alone (interleaving would
+   * give a pool the other columns' runs as time to refill): what a stream of callers sees.
+   */
+  readonly isBackToBack?: boolean
 }
 
 /** Concurrent callers running the program back to back; reports runs per second. */
 export interface ThroughputWorkload extends WorkloadBase {
   readonly kind: 'throughput'
+  /** Concurrent callers; absent: the plan's `callers`. */
+  readonly callers?: number
 }
 
 /** Host RSS after a first batch of runs and after many more. */
@@ -207,6 +216,16 @@ export const WORKLOADS: readonly Workload[] = [
   },
   {
     kind: 'sampled',
+    name: 'trivial-b2b',
+    description: '`return 1`, back to back: each run starts as soon as the previous one settled, no pause for a pool to refill',
+    program: 'return 1',
+    metric: 'elapsed',
+    config: {},
+    isBackToBack: true,
+    check: expectValue(() => 1),
+  },
+  {
+    kind: 'sampled',
     name: 'ts',
     description: 'a 40-line typed program (interfaces, generics, `as`) returning an object',
     program: TYPED_PROGRAM,
@@ -280,8 +299,16 @@ export const WORKLOADS: readonly Workload[] = [
   },
   {
     kind: 'throughput',
+    name: 'throughput1',
+    description: 'runs/s of `return 1` from one caller, back to back, no pauses, a fresh substrate per run',
+    program: 'return 1',
+    callers: 1,
+    check: expectValue(() => 1),
+  },
+  {
+    kind: 'throughput',
     name: 'throughput',
-    description: 'runs/s of `return 1` from concurrent callers, back to back, no pauses',
+    description: 'runs/s of `return 1` from concurrent callers (the plan\'s `callers`, 4), back to back, no pauses, a fresh substrate per run',
     program: 'return 1',
     check: expectValue(() => 1),
   },

@@ -1,4 +1,4 @@
-// Runs every compiled test file (`*.test.js` under packages/*/dist) with Node's own test runner.
+// Runs every compiled test file (`*.test.js` under packages/*/dist and bench/dist) with Node's own test runner.
 // Node 20's `--test` has no glob support, so the file list is built here.
 import { spawnSync } from 'node:child_process'
 import { readdirSync, existsSync } from 'node:fs'
@@ -17,8 +17,9 @@ function findTests(directory) {
 
 const only = process.argv.slice(2)
 const files = []
-for (const name of readdirSync('packages').sort()) {
-  const dist = join('packages', name, 'dist')
+// The bench's own unit tests (option parsing, ratio maths) run with the packages'; its measuring is `npm run bench`.
+const dists = [...readdirSync('packages').sort().map((name) => join('packages', name, 'dist')), join('bench', 'dist')]
+for (const dist of dists) {
   if (!existsSync(dist)) continue
   files.push(...findTests(dist))
 }
