@@ -8,7 +8,7 @@ import { describe, it } from 'node:test'
 import type { CodeRuntime } from '../code-runtime.js'
 import { CodeRuntimeError } from '../errors.js'
 import type { CodeBindingNamespace, CodeRunRequest } from '../types.js'
-import { assertFailure, assertRunRejects } from './assertions.js'
+import { assertFailure, assertRunRejects, assertValue } from './assertions.js'
 import { recordCalls } from './host-functions.js'
 import { runProgram, useRuntime, withRuntime } from './runtime-fixture.js'
 import type { ConformanceTarget } from './target.js'
@@ -134,6 +134,17 @@ function describeMisuse(target: ConformanceTarget, runtime: () => CodeRuntime): 
     void it('rejects a signal that is not an AbortSignal as CODE_RUNTIME_INVALID_REQUEST', async () => {
       const request = { program: 'return 1', bindings: [], signal: { aborted: true } } as unknown as CodeRunRequest
       await assertRunRejects(runtime(), request, 'CODE_RUNTIME_INVALID_REQUEST')
+    })
+
+    void it('rejects a reuseKey that is empty or not a string as CODE_RUNTIME_INVALID_REQUEST [#reuse-key]', async () => {
+      for (const reuseKey of ['', 7]) {
+        const request = { program: 'return 1', bindings: [], reuseKey } as unknown as CodeRunRequest
+        await assertRunRejects(runtime(), request, 'CODE_RUNTIME_INVALID_REQUEST')
+      }
+    })
+
+    void it('runs a request with a reuseKey, whether or not the backend reuses substrates [#reuse-key]', async () => {
+      assertValue(await runProgram(runtime(), { program: 'return 1', bindings: [], reuseKey: 'tenant-a' }), 1)
     })
 
     void it('rejects run() after disposal as CODE_RUNTIME_DISPOSED', async () => {

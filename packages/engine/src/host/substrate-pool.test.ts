@@ -253,4 +253,58 @@ describe('SubstratePool', () => {
       await pool.dispose()
     })
   })
+
+  describe('with reuse keys', () => {
+    /** Runs one acquire-release round of `key` and returns the substrate it used, once recycled. */
+    async function runOnce(pool: SubstratePool, key: string | undefined): Promise<RecyclableSubstrate> {
+      const substrate = (await pool.acquire(key)) as RecyclableSubstrate
+      pool.release(substrate)
+      await drain()
+      return substrate
+    }
+
+    it('hands a recycled substrate only to a later run of the same key', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true)
+      const ofA = await runOnce(pool, 'tenant-a')
+      const ofB = await runOnce(pool, 'tenant-b')
+      assert.notEqual(ofB, ofA, 'key B never gets the substrate key A used')
+      assert.equal(await runOnce(pool, 'tenant-a'), ofA)
+      assert.equal(await runOnce(pool, 'tenant-b'), ofB)
+      assert.equal(factory.spawnCalls, 2)
+      await pool.dispose()
+    })
+
+    it('never shares between a keyless run and a keyed one, while keyless runs share among themselves', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true)
+      const keyless = await runOnce(pool, undefined)
+      const keyed = await runOnce(pool, 'tenant-a')
+      assert.notEqual(keyed, keyless)
+      assert.equal(await runOnce(pool, undefined), keyless)
+      assert.equal(await runOnce(pool, 'tenant-a'), keyed)
+      await pool.dispose()
+    })
+
+    it('gives a new key a fresh substrate spawned ahead, never a recycled one', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 1, true)
+      await drain()
+      const ofA = await runOnce(pool, 'tenant-a')
+      await drain()
+      const ofB = (await pool.acquire('tenant-b')) as RecyclableSubstrate
+      assert.notEqual(ofB, ofA)
+      assert.equal(ofB.recycles, 0, 'a substrate that served no run')
+      await pool.dispose()
+    })
+
+    it('kills the idle substrates of every key on disposal', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true)
+      const idle = [await runOnce(pool, 'tenant-a'), await runOnce(pool, 'tenant-b'), await runOnce(pool, undefined)]
+      await pool.dispose()
+      assert.deepEqual(idle.map((substrate) => substrate.alive), [false, false, false])
+    })
+  })
 })
+

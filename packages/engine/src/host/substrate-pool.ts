@@ -3,8 +3,9 @@
  * for a spawn (~25 ms for a worker). By default every substrate serves exactly one run and the
  * pool refills in the background after each hand-out; in the opt-in reuse mode a substrate that
  * ended its run cleanly is recycled (fresh context, same thread) for up to
- * {@link MAX_RUNS_PER_SUBSTRATE} runs.
+ * {@link MAX_RUNS_PER_SUBSTRATE} runs, and only for later runs of the same reuse key.
  */
+import { IdleSubstrates, type ReuseKey, type IdleLimits } from './idle-substrates.js'
 import type { Substrate, SubstrateFactory } from './substrate.js'
 
 /** Longest a refill waits for the run that took a substrate to settle. */
@@ -12,9 +13,6 @@ const REFILL_DELAY_MS = 20
 
 /** In reuse mode, a substrate is replaced after this many runs, to bound what leaks across runs. */
 export const MAX_RUNS_PER_SUBSTRATE = 1_000
-
-/** In reuse mode, recycled substrates kept idle besides those spawned ahead. */
-const REUSE_IDLE_EXTRA = 4
 
 export class SubstratePool {
   private readonly factory: SubstrateFactory
@@ -24,46 +22,58 @@ export class SubstratePool {
   private readonly spawning = new Set<Promise<Substrate>>()
   private readonly reuse: boolean
   private readonly runs = new WeakMap<Substrate, number>()
-  /** Substrates on their way back into the pool; they count as ready for refilling. */
-  private recycling = 0
+  /** The reuse key each handed-out substrate was taken for: it goes back to that key only. */
+  private readonly keys = new WeakMap<Substrate, ReuseKey>()
+  private readonly idle: IdleSubstrates
   private disposed = false
   private refillTimer: NodeJS.Timeout | undefined
 
-  constructor(factory: SubstrateFactory, spawnAhead: number, reuse = false) {
+  constructor(factory: SubstrateFactory, spawnAhead: number, reuse = false, idleLimits?: IdleLimits) {
     this.factory = factory
     this.spawnAhead = spawnAhead
     this.reuse = reuse
+    this.idle = new IdleSubstrates(idleLimits)
     this.refill()
   }
 
   /**
-   * Takes back a substrate whose run ended cleanly: recycled into the pool in reuse mode (when
-   * it can be, has runs left and the pool has room), killed otherwise.
+   * Takes back a substrate whose run ended cleanly: in reuse mode (when it can be recycled and
+   * has runs left) it waits idle for a later run of the key it was taken for, killed otherwise.
    */
   release(substrate: Substrate): void {
     const runs = (this.runs.get(substrate) ?? 0) + 1
     this.runs.set(substrate, runs)
-    const hasRoom = this.ready.length < this.spawnAhead + REUSE_IDLE_EXTRA
-    if (!this.reuse || this.disposed || substrate.recycle === undefined || runs >= MAX_RUNS_PER_SUBSTRATE || !hasRoom) {
+    // A substrate this pool never handed out has no key to go back to.
+    const handedOut = this.keys.has(substrate)
+    const key = this.keys.get(substrate)
+    if (!this.reuse || this.disposed || substrate.recycle === undefined || runs >= MAX_RUNS_PER_SUBSTRATE || !handedOut) {
       substrate.terminate()
       return
     }
-    this.recycling++
     substrate.recycle().then(
       () => {
-        this.recycling--
-        this.park(substrate)
+        if (this.disposed || !this.live.has(substrate)) substrate.terminate()
+        else this.idle.park(substrate, key)
       },
       () => {
-        this.recycling--
         substrate.terminate()
         this.refill()
       },
     )
   }
 
-  /** A fresh substrate: one spawned ahead when there is one, otherwise a new spawn. */
-  async acquire(): Promise<Substrate> {
+  /**
+   * A substrate for a run of `key`: in reuse mode one recycled after an earlier run of the same
+   * key when one waits idle; otherwise a fresh one, spawned ahead when there is one, else a new
+   * spawn. A substrate that served one key never serves another.
+   */
+  async acquire(key?: ReuseKey): Promise<Substrate> {
+    const substrate = (this.reuse ? this.idle.take(key) : undefined) ?? (await this.acquireFresh())
+    this.keys.set(substrate, key)
+    return substrate
+  }
+
+  private async acquireFresh(): Promise<Substrate> {
     const waiting = this.ready.shift()
     if (waiting !== undefined) {
       this.scheduleRefill()
@@ -105,6 +115,7 @@ export class SubstratePool {
     clearTimeout(this.refillTimer)
     const pendingSpawns = [...this.spawning]
     for (const substrate of this.ready.splice(0)) substrate.terminate()
+    this.idle.clear()
     await Promise.allSettled(pendingSpawns)
     for (const substrate of this.live) substrate.terminate()
     await Promise.all([...this.live].map((substrate) => substrate.exited))
@@ -117,6 +128,7 @@ export class SubstratePool {
         this.live.delete(substrate)
         const waitingIndex = this.ready.indexOf(substrate)
         if (waitingIndex !== -1) this.ready.splice(waitingIndex, 1)
+        this.idle.forget(substrate)
       })
       if (this.disposed) substrate.terminate()
       return substrate
@@ -148,7 +160,7 @@ export class SubstratePool {
 
   private refill(): void {
     if (this.disposed) return
-    const missing = this.spawnAhead - this.ready.length - this.spawning.size - this.recycling
+    const missing = this.spawnAhead - this.ready.length - this.spawning.size
     for (let index = 0; index < missing; index++) {
       this.spawn().then(
         (substrate) => this.park(substrate),
