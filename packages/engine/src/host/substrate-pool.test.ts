@@ -298,6 +298,49 @@ describe('SubstratePool', () => {
       await pool.dispose()
     })
 
+    it('hands a run back to back the substrate its key is still recycling instead of spawning', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true)
+      const first = (await pool.acquire('tenant-a')) as RecyclableSubstrate
+      const recycled = deferred<undefined>()
+      first.recycleResult = () => recycled.promise.then(() => {})
+      pool.release(first)
+      const next = pool.acquire('tenant-a')
+      const other = await pool.acquire('tenant-b')
+      recycled.resolve(undefined)
+      assert.equal(await next, first)
+      assert.notEqual(other, first, 'another key does not wait for it')
+      assert.equal(factory.spawnCalls, 2)
+      await pool.dispose()
+    })
+
+    it('does not wait longer than about a cold start for a recycle, and parks the substrate once it is back', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true)
+      const first = (await pool.acquire('tenant-a')) as RecyclableSubstrate
+      const recycled = deferred<undefined>()
+      first.recycleResult = () => recycled.promise.then(() => {})
+      pool.release(first)
+      const next = await pool.acquire('tenant-a')
+      assert.notEqual(next, first, 'a fresh substrate rather than an endless wait')
+      recycled.resolve(undefined)
+      await drain()
+      assert.equal(await pool.acquire('tenant-a'), first)
+      await pool.dispose()
+    })
+
+    it('gives the waiting run a fresh substrate when the recycle it waited for fails', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true)
+      const first = (await pool.acquire('tenant-a')) as RecyclableSubstrate
+      first.recycleResult = () => Promise.reject(new Error('the guest did not come back'))
+      pool.release(first)
+      const next = await pool.acquire('tenant-a')
+      assert.notEqual(next, first)
+      assert.equal(first.alive, false)
+      await pool.dispose()
+    })
+
     it('kills the idle substrates of every key on disposal', async () => {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
       const pool = new SubstratePool(factory, 0, true)
