@@ -298,13 +298,19 @@ describe('SubstratePool', () => {
       await pool.dispose()
     })
 
-    it('hands a run back to back the substrate its key is still recycling instead of spawning', async () => {
+    /** A reuse pool whose one substrate, used by tenant-a, is being recycled until the test says. */
+    async function releasedAndHeld(): Promise<{ factory: InMemoryFactory<RecyclableSubstrate>; pool: SubstratePool; first: RecyclableSubstrate; recycled: Deferred<undefined> }> {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
       const pool = new SubstratePool(factory, 0, true)
       const first = (await pool.acquire('tenant-a')) as RecyclableSubstrate
       const recycled = deferred<undefined>()
       first.recycleResult = () => recycled.promise.then(() => {})
       pool.release(first)
+      return { factory, pool, first, recycled }
+    }
+
+    it('hands a run back to back the substrate its key is still recycling instead of spawning', async () => {
+      const { factory, pool, first, recycled } = await releasedAndHeld()
       const next = pool.acquire('tenant-a')
       const other = await pool.acquire('tenant-b')
       recycled.resolve(undefined)
@@ -315,12 +321,7 @@ describe('SubstratePool', () => {
     })
 
     it('does not wait longer than about a cold start for a recycle, and parks the substrate once it is back', async () => {
-      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
-      const pool = new SubstratePool(factory, 0, true)
-      const first = (await pool.acquire('tenant-a')) as RecyclableSubstrate
-      const recycled = deferred<undefined>()
-      first.recycleResult = () => recycled.promise.then(() => {})
-      pool.release(first)
+      const { pool, first, recycled } = await releasedAndHeld()
       const next = await pool.acquire('tenant-a')
       assert.notEqual(next, first, 'a fresh substrate rather than an endless wait')
       recycled.resolve(undefined)
