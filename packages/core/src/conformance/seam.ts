@@ -143,10 +143,6 @@ function describeMisuse(target: ConformanceTarget, runtime: () => CodeRuntime): 
       }
     })
 
-    void it('runs a request with a reuseKey, whether or not the backend reuses substrates [#reuse-key]', async () => {
-      assertValue(await runProgram(runtime(), { program: 'return 1', bindings: [], reuseKey: 'tenant-a' }), 1)
-    })
-
     void it('rejects run() after disposal as CODE_RUNTIME_DISPOSED', async () => {
       await withRuntime(target, {}, async (started) => {
         await started.dispose()
@@ -157,6 +153,12 @@ function describeMisuse(target: ConformanceTarget, runtime: () => CodeRuntime): 
 }
 
 function describeRunningSeam(target: ConformanceTarget, runtime: () => CodeRuntime): void {
+  void describe('requests with a reuse key [#reuse-key]', () => {
+    void it('runs a request with a reuseKey, whether or not the backend reuses substrates', async () => {
+      assertValue(await runProgram(runtime(), { program: 'return 1', bindings: [], reuseKey: 'tenant-a' }), 1)
+    })
+  })
+
   void describe('requests that run [#abort]', () => {
     void it('resolves abort with String(reason) for a signal aborted before the run', async () => {
       const started = recordCalls()
