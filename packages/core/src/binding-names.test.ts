@@ -10,7 +10,7 @@ import {
   validateBindings,
   validateRunRequest,
 } from './binding-names.js'
-import type { CodeBindingFunction, CodeRunRequest } from './types.js'
+import { MAX_REUSE_KEY_LENGTH, type CodeBindingFunction, type CodeRunRequest } from './types.js'
 
 const noop: CodeBindingFunction = async () => null
 
@@ -348,5 +348,20 @@ void describe('validateRunRequest [#request]', () => {
       'CODE_RUNTIME_INVALID_BINDINGS', 'bindings')
     assertRefused(() => validateRunRequest({ program: '', bindings: [{ global: 'await', functions: {} }] }),
       'CODE_RUNTIME_INVALID_BINDINGS', '"await"')
+  })
+
+  void it('keeps a reuse key of 1 to MAX_REUSE_KEY_LENGTH characters and leaves it absent when none is given', () => {
+    for (const reuseKey of ['a', 'tenant-42', 'é'.repeat(MAX_REUSE_KEY_LENGTH)]) {
+      assert.equal(validateRunRequest({ program: '', bindings: [], reuseKey }).reuseKey, reuseKey)
+    }
+    assert.equal(Object.hasOwn(validateRunRequest({ program: '', bindings: [] }), 'reuseKey'), false)
+  })
+
+  void it('refuses a reuse key that is empty, too long or not a string', () => {
+    for (const reuseKey of ['', 'k'.repeat(MAX_REUSE_KEY_LENGTH + 1), null, 42, ['a'], { key: 'a' }]) {
+      const error = assertRefused(() => validateRunRequest({ program: '', bindings: [], reuseKey } as unknown as CodeRunRequest),
+        'CODE_RUNTIME_INVALID_REQUEST', `reuseKey must be a non-empty string of at most ${MAX_REUSE_KEY_LENGTH} characters`)
+      assert.equal(error.field, 'reuseKey')
+    }
   })
 })

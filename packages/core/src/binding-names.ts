@@ -4,7 +4,7 @@
  * including a future Python one (hence the Python keywords and the refusal of `$`).
  */
 import { CodeRuntimeError, describeValue } from './errors.js'
-import type { CodeBindingErrorClass, CodeBindingFunction, CodeBindingNamespace, CodeRunRequest } from './types.js'
+import { MAX_REUSE_KEY_LENGTH, type CodeBindingErrorClass, type CodeBindingFunction, type CodeBindingNamespace, type CodeRunRequest } from './types.js'
 
 /** A namespace global or error-class name: an ASCII identifier without `$`. */
 export const BINDING_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/
@@ -62,6 +62,8 @@ export interface ValidatedRunRequest {
   readonly onLog?: (text: string) => void
   /** Byte budget for recorded call values; absent when values are not recorded. */
   readonly recordCallValuesBytes?: number
+  /** The request's reuse key, absent when it has none. */
+  readonly reuseKey?: string
 }
 
 function refuseBindings(field: string, value: unknown, rule: string): never {
@@ -184,7 +186,7 @@ export function validateRunRequest(request: CodeRunRequest): ValidatedRunRequest
       `Invalid run request: expected an object { program, bindings, signal? }, got ${describeValue(request)}.`,
       { field: 'request', value: request })
   }
-  const { program, bindings, signal, onLog, recordCallValues } = request as Partial<Record<keyof CodeRunRequest, unknown>>
+  const { program, bindings, signal, onLog, recordCallValues, reuseKey } = request as Partial<Record<keyof CodeRunRequest, unknown>>
   if (typeof program !== 'string') {
     throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
       `Invalid run request: program must be a string, got ${describeValue(program)}.`,
@@ -201,11 +203,17 @@ export function validateRunRequest(request: CodeRunRequest): ValidatedRunRequest
       { field: 'onLog', value: onLog })
   }
   const recordCallValuesBytes = readRecordCallValues(recordCallValues)
+  if (reuseKey !== undefined && (typeof reuseKey !== 'string' || reuseKey.length === 0 || reuseKey.length > MAX_REUSE_KEY_LENGTH)) {
+    throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
+      `Invalid run request: reuseKey must be a non-empty string of at most ${MAX_REUSE_KEY_LENGTH} characters, got ${describeValue(reuseKey)}.`,
+      { field: 'reuseKey', value: reuseKey })
+  }
   const namespaces = validateBindings(bindings)
   const validated: { -readonly [K in keyof ValidatedRunRequest]: ValidatedRunRequest[K] } = { program, namespaces }
   if (signal !== undefined) validated.signal = signal
   if (onLog !== undefined) validated.onLog = onLog as (text: string) => void
   if (recordCallValuesBytes !== undefined) validated.recordCallValuesBytes = recordCallValuesBytes
+  if (reuseKey !== undefined) validated.reuseKey = reuseKey as string
   return Object.freeze(validated)
 }
 

@@ -5,6 +5,7 @@ export { startCodeRuntime, type CodeRuntimeBackend, type StartedCodeRuntime } fr
 // Vocabulary
 export {
   CODE_RUN_FAILURE_KINDS,
+  MAX_REUSE_KEY_LENGTH,
   type CodeBindingCallOutcome,
   type CodeBindingCallRecord,
   type CodeBindingErrorClass,

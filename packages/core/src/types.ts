@@ -59,7 +59,18 @@ export interface CodeRunRequest {
    * `maxBytes` of JSON in total; calls past the budget keep their timing only. Off when absent.
    */
   readonly recordCallValues?: { readonly maxBytes: number }
+  /**
+   * Who this run may share a substrate with, in a backend's opt-in reuse mode: runs with the same
+   * key may run one after another in one substrate (each in a fresh context), runs with different
+   * keys never do, and a run without a key never shares with a keyed one. A non-empty string of
+   * at most {@link MAX_REUSE_KEY_LENGTH} characters, e.g. a tenant id. Without reuse it changes
+   * nothing.
+   */
+  readonly reuseKey?: string
 }
+
+/** The longest `reuseKey` a request may carry. */
+export const MAX_REUSE_KEY_LENGTH = 256
 
 /** How a binding call ended, as far as the run saw. */
 export type CodeBindingCallOutcome = 'ok' | 'error' | 'in-flight'

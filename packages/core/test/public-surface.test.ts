@@ -32,6 +32,7 @@ const VALUE_EXPORTS = [
   'jsonStringByteLength',
   'jsonValueByteLength',
   'logsByteLength',
+  'MAX_REUSE_KEY_LENGTH',
   'MAX_TIMER_MS',
   'nestConfigLabel',
   'readBooleanField',

@@ -4,6 +4,7 @@
 
 // The engine a backend's `run()` delegates to, and how a backend's config becomes its limits
 export { RunEngine, runLimitsOf, type RunEngineOptions, type RunLimits, type RunLimitsConfig } from './host/run-engine.js'
+export { DEFAULT_IDLE_LIMITS, type IdleLimits } from './host/idle-substrates.js'
 
 // What a backend implements
 export type { Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from './host/substrate.js'

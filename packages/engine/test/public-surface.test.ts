@@ -20,6 +20,7 @@ function importsOf(file: URL): string[] {
 describe('public surface of @code-runtime/engine', () => {
   it('exports exactly what a backend author builds on', async () => {
     assert.deepEqual(await exportsOf('@code-runtime/engine'), [
+      'DEFAULT_IDLE_LIMITS',
       'GUEST_MODULE_URLS',
       'RunEngine',
       'runLimitsOf',

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test'
 import type { CodeRuntime } from '../code-runtime.js'
 import { CodeRuntimeError } from '../errors.js'
 import type { CodeBindingNamespace, CodeRunRequest } from '../types.js'
-import { assertFailure, assertRunRejects } from './assertions.js'
+import { assertFailure, assertRunRejects, assertValue } from './assertions.js'
 import { recordCalls } from './host-functions.js'
 import { runProgram, useRuntime, withRuntime } from './runtime-fixture.js'
 import type { ConformanceTarget } from './target.js'
@@ -136,6 +136,13 @@ function describeMisuse(target: ConformanceTarget, runtime: () => CodeRuntime): 
       await assertRunRejects(runtime(), request, 'CODE_RUNTIME_INVALID_REQUEST')
     })
 
+    void it('rejects a reuseKey that is empty or not a string as CODE_RUNTIME_INVALID_REQUEST [#reuse-key]', async () => {
+      for (const reuseKey of ['', 7]) {
+        const request = { program: 'return 1', bindings: [], reuseKey } as unknown as CodeRunRequest
+        await assertRunRejects(runtime(), request, 'CODE_RUNTIME_INVALID_REQUEST')
+      }
+    })
+
     void it('rejects run() after disposal as CODE_RUNTIME_DISPOSED', async () => {
       await withRuntime(target, {}, async (started) => {
         await started.dispose()
@@ -146,6 +153,12 @@ function describeMisuse(target: ConformanceTarget, runtime: () => CodeRuntime): 
 }
 
 function describeRunningSeam(target: ConformanceTarget, runtime: () => CodeRuntime): void {
+  void describe('requests with a reuse key [#reuse-key]', () => {
+    void it('runs a request with a reuseKey, whether or not the backend reuses substrates', async () => {
+      assertValue(await runProgram(runtime(), { program: 'return 1', bindings: [], reuseKey: 'tenant-a' }), 1)
+    })
+  })
+
   void describe('requests that run [#abort]', () => {
     void it('resolves abort with String(reason) for a signal aborted before the run', async () => {
       const started = recordCalls()

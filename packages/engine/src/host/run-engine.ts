@@ -16,6 +16,7 @@ import {
 } from '@code-runtime/core'
 import type { RunBudgetLimits } from './budgets.js'
 import { abortMessage, RunSession } from './run-session.js'
+import type { IdleLimits } from './idle-substrates.js'
 import { SubstratePool } from './substrate-pool.js'
 import type { Substrate, SubstrateFactory } from './substrate.js'
 import { transformProgram } from './transform.js'
@@ -29,12 +30,17 @@ export interface RunEngineOptions {
   readonly maxLogEntries: number
   readonly maxPendingCallBytes: number
   readonly maxOldGenerationSizeMb: number
-  /** Opt-in: recycle a substrate that ended a run cleanly for later runs, each in a fresh context. */
+  /**
+   * Opt-in: recycle a substrate that ended a run cleanly for later runs of the same
+   * `reuseKey` (or, for runs without one, of no key), each in a fresh context.
+   */
   readonly reuseSubstrates?: boolean
+  /** In reuse mode, how many recycled substrates wait idle and for how long (DEFAULT_IDLE_LIMITS). */
+  readonly reuseIdle?: IdleLimits
 }
 
 /** The per-run limits of a validated backend config, as the engine takes them. */
-export type RunLimits = Omit<RunEngineOptions, 'factory' | 'reuseSubstrates'>
+export type RunLimits = Omit<RunEngineOptions, 'factory' | 'reuseSubstrates' | 'reuseIdle'>
 
 /** The fields every backend's config shares with the engine: core's, read by `readSharedBackendConfig`. */
 export type RunLimitsConfig = SharedBackendConfig
@@ -68,7 +74,7 @@ export class RunEngine {
 
   constructor(options: RunEngineOptions) {
     this.options = options
-    this.pool = new SubstratePool(options.factory, options.spawnAhead, options.reuseSubstrates ?? false)
+    this.pool = new SubstratePool(options.factory, options.spawnAhead, options.reuseSubstrates ?? false, options.reuseIdle)
   }
 
   /** Runs one program; see CodeRuntime.run for the contract. */
@@ -83,7 +89,7 @@ export class RunEngine {
     if (signal?.aborted === true) return fail('abort', abortMessage(signal))
     const transformed = transformProgram(validated.program)
     if (!transformed.ok) return fail('exception', transformed.message)
-    const acquired = await this.acquire(signal)
+    const acquired = await this.acquire(validated)
     if (acquired.kind === 'stopped') return fail(acquired.failure, acquired.message)
     // Disposal may have come while the substrate was on its way here. It stops only the sessions
     // it saw, and it kills this substrate without the kill reaching any listener as an exit, so a
@@ -135,8 +141,9 @@ export class RunEngine {
     return { ...result, usage, calls: [] }
   }
 
-  /** Takes a substrate, unless the signal fires or the runtime is disposed first. */
-  private acquire(signal: AbortSignal | undefined): Promise<Acquired> {
+  /** Takes a substrate for the request's reuse key, unless the signal fires or the runtime is disposed first. */
+  private acquire(request: ValidatedRunRequest): Promise<Acquired> {
+    const { signal, reuseKey } = request
     return new Promise((resolve) => {
       let done = false
       const settle = (acquired: Acquired): void => {
@@ -154,7 +161,7 @@ export class RunEngine {
       }
       this.waiting.add(settle)
       signal?.addEventListener('abort', onAbort, { once: true })
-      this.pool.acquire().then(
+      this.pool.acquire(reuseKey).then(
         (substrate) => settle({ kind: 'substrate', substrate }),
         () => settle({ kind: 'stopped', failure: 'worker-exit', message: 'The sandbox for this program could not be started.' }),
       )

@@ -253,4 +253,102 @@ describe('SubstratePool', () => {
       await pool.dispose()
     })
   })
+
+  describe('with reuse keys', () => {
+    /** Runs one acquire-release round of `key` and returns the substrate it used, once recycled. */
+    async function runOnce(pool: SubstratePool, key: string | undefined): Promise<RecyclableSubstrate> {
+      const substrate = (await pool.acquire(key)) as RecyclableSubstrate
+      pool.release(substrate)
+      await drain()
+      return substrate
+    }
+
+    it('hands a recycled substrate only to a later run of the same key', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true)
+      const ofA = await runOnce(pool, 'tenant-a')
+      const ofB = await runOnce(pool, 'tenant-b')
+      assert.notEqual(ofB, ofA, 'key B never gets the substrate key A used')
+      assert.equal(await runOnce(pool, 'tenant-a'), ofA)
+      assert.equal(await runOnce(pool, 'tenant-b'), ofB)
+      assert.equal(factory.spawnCalls, 2)
+      await pool.dispose()
+    })
+
+    it('never shares between a keyless run and a keyed one, while keyless runs share among themselves', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true)
+      const keyless = await runOnce(pool, undefined)
+      const keyed = await runOnce(pool, 'tenant-a')
+      assert.notEqual(keyed, keyless)
+      assert.equal(await runOnce(pool, undefined), keyless)
+      assert.equal(await runOnce(pool, 'tenant-a'), keyed)
+      await pool.dispose()
+    })
+
+    it('gives a new key a fresh substrate spawned ahead, never a recycled one', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 1, true)
+      await drain()
+      const ofA = await runOnce(pool, 'tenant-a')
+      await drain()
+      const ofB = (await pool.acquire('tenant-b')) as RecyclableSubstrate
+      assert.notEqual(ofB, ofA)
+      assert.equal(ofB.recycles, 0, 'a substrate that served no run')
+      await pool.dispose()
+    })
+
+    /** A reuse pool whose one substrate, used by tenant-a, is being recycled until the test says. */
+    async function releasedAndHeld(): Promise<{ factory: InMemoryFactory<RecyclableSubstrate>; pool: SubstratePool; first: RecyclableSubstrate; recycled: Deferred<undefined> }> {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true)
+      const first = (await pool.acquire('tenant-a')) as RecyclableSubstrate
+      const recycled = deferred<undefined>()
+      first.recycleResult = () => recycled.promise.then(() => {})
+      pool.release(first)
+      return { factory, pool, first, recycled }
+    }
+
+    it('hands a run back to back the substrate its key is still recycling instead of spawning', async () => {
+      const { factory, pool, first, recycled } = await releasedAndHeld()
+      const next = pool.acquire('tenant-a')
+      const other = await pool.acquire('tenant-b')
+      recycled.resolve(undefined)
+      assert.equal(await next, first)
+      assert.notEqual(other, first, 'another key does not wait for it')
+      assert.equal(factory.spawnCalls, 2)
+      await pool.dispose()
+    })
+
+    it('does not wait longer than about a cold start for a recycle, and parks the substrate once it is back', async () => {
+      const { pool, first, recycled } = await releasedAndHeld()
+      const next = await pool.acquire('tenant-a')
+      assert.notEqual(next, first, 'a fresh substrate rather than an endless wait')
+      recycled.resolve(undefined)
+      await drain()
+      assert.equal(await pool.acquire('tenant-a'), first)
+      await pool.dispose()
+    })
+
+    it('gives the waiting run a fresh substrate when the recycle it waited for fails', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true)
+      const first = (await pool.acquire('tenant-a')) as RecyclableSubstrate
+      first.recycleResult = () => Promise.reject(new Error('the guest did not come back'))
+      pool.release(first)
+      const next = await pool.acquire('tenant-a')
+      assert.notEqual(next, first)
+      assert.equal(first.alive, false)
+      await pool.dispose()
+    })
+
+    it('kills the idle substrates of every key on disposal', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true)
+      const idle = [await runOnce(pool, 'tenant-a'), await runOnce(pool, 'tenant-b'), await runOnce(pool, undefined)]
+      await pool.dispose()
+      assert.deepEqual(idle.map((substrate) => substrate.alive), [false, false, false])
+    })
+  })
 })
+

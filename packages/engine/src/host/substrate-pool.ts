@@ -3,18 +3,30 @@
  * for a spawn (~25 ms for a worker). By default every substrate serves exactly one run and the
  * pool refills in the background after each hand-out; in the opt-in reuse mode a substrate that
  * ended its run cleanly is recycled (fresh context, same thread) for up to
- * {@link MAX_RUNS_PER_SUBSTRATE} runs.
+ * {@link MAX_RUNS_PER_SUBSTRATE} runs, and only for later runs of the same reuse key.
  */
+import { IdleSubstrates, type ReuseKey, type IdleLimits } from './idle-substrates.js'
 import type { Substrate, SubstrateFactory } from './substrate.js'
 
 /** Longest a refill waits for the run that took a substrate to settle. */
 const REFILL_DELAY_MS = 20
 
+/**
+ * Longest a run waits for a substrate of its key that is still being recycled before it takes a
+ * fresh one instead: about a worker's cold start on a loaded machine.
+ */
+const CLAIM_WAIT_MS = 50
+
 /** In reuse mode, a substrate is replaced after this many runs, to bound what leaks across runs. */
 export const MAX_RUNS_PER_SUBSTRATE = 1_000
 
-/** In reuse mode, recycled substrates kept idle besides those spawned ahead. */
-const REUSE_IDLE_EXTRA = 4
+/** A substrate being recycled, and whether a waiting run of its key has claimed it. */
+interface Recycling {
+  readonly substrate: Substrate
+  readonly key: ReuseKey
+  readonly done: Promise<boolean>
+  claimed: boolean
+}
 
 export class SubstratePool {
   private readonly factory: SubstrateFactory
@@ -24,46 +36,101 @@ export class SubstratePool {
   private readonly spawning = new Set<Promise<Substrate>>()
   private readonly reuse: boolean
   private readonly runs = new WeakMap<Substrate, number>()
-  /** Substrates on their way back into the pool; they count as ready for refilling. */
-  private recycling = 0
+  /** The reuse key each handed-out substrate was taken for: it goes back to that key only. */
+  private readonly keys = new WeakMap<Substrate, ReuseKey>()
+  private readonly idle: IdleSubstrates
+  /** Substrates on their way back after a clean run, each for the key it served. */
+  private readonly recycling = new Set<Recycling>()
   private disposed = false
   private refillTimer: NodeJS.Timeout | undefined
 
-  constructor(factory: SubstrateFactory, spawnAhead: number, reuse = false) {
+  constructor(factory: SubstrateFactory, spawnAhead: number, reuse = false, idleLimits?: IdleLimits) {
     this.factory = factory
     this.spawnAhead = spawnAhead
     this.reuse = reuse
+    this.idle = new IdleSubstrates(idleLimits)
     this.refill()
   }
 
   /**
-   * Takes back a substrate whose run ended cleanly: recycled into the pool in reuse mode (when
-   * it can be, has runs left and the pool has room), killed otherwise.
+   * Takes back a substrate whose run ended cleanly: in reuse mode (when it can be recycled and
+   * has runs left) it waits idle for a later run of the key it was taken for, killed otherwise.
    */
   release(substrate: Substrate): void {
     const runs = (this.runs.get(substrate) ?? 0) + 1
     this.runs.set(substrate, runs)
-    const hasRoom = this.ready.length < this.spawnAhead + REUSE_IDLE_EXTRA
-    if (!this.reuse || this.disposed || substrate.recycle === undefined || runs >= MAX_RUNS_PER_SUBSTRATE || !hasRoom) {
+    // A substrate this pool never handed out has no key to go back to.
+    const handedOut = this.keys.has(substrate)
+    const key = this.keys.get(substrate)
+    if (!this.reuse || this.disposed || substrate.recycle === undefined || runs >= MAX_RUNS_PER_SUBSTRATE || !handedOut) {
       substrate.terminate()
       return
     }
-    this.recycling++
-    substrate.recycle().then(
-      () => {
-        this.recycling--
-        this.park(substrate)
-      },
-      () => {
-        this.recycling--
+    const recycling: Recycling = { substrate, key, claimed: false, done: substrate.recycle().then(() => true, () => false) }
+    this.recycling.add(recycling)
+    void recycling.done.then((recycled) => {
+      this.recycling.delete(recycling)
+      if (!recycled) {
         substrate.terminate()
         this.refill()
-      },
-    )
+      } else if (!recycling.claimed) {
+        // A claimed substrate goes to the run that waits for it (see claimRecycled).
+        if (this.usable(substrate)) this.idle.park(substrate, key)
+        else substrate.terminate()
+      }
+    })
   }
 
-  /** A fresh substrate: one spawned ahead when there is one, otherwise a new spawn. */
-  async acquire(): Promise<Substrate> {
+  /**
+   * A substrate for a run of `key`: in reuse mode one recycled after an earlier run of the same
+   * key when one waits idle or is being recycled; otherwise a fresh one, spawned ahead when there
+   * is one, else a new spawn. A substrate that served one key never serves another.
+   */
+  async acquire(key?: ReuseKey): Promise<Substrate> {
+    const reused = this.reuse ? (this.idle.take(key) ?? (await this.claimRecycled(key))) : undefined
+    const substrate = reused ?? (await this.acquireFresh())
+    this.keys.set(substrate, key)
+    return substrate
+  }
+
+  // A run that comes back to back after one of its key finds that key's substrate still being
+  // recycled (the guest preparing its fresh context, a few milliseconds); waiting for it is far
+  // cheaper than a spawn, and without it a steady stream of runs would never reuse at all. The
+  // wait is capped near a cold start, so it never costs more than a spawn would: a recycle that
+  // takes longer (a guest busy with what its last program left running) is not waited for.
+  private async claimRecycled(key: ReuseKey): Promise<Substrate | undefined> {
+    let claim: Recycling | undefined
+    for (const recycling of this.recycling) {
+      if (!recycling.claimed && recycling.key === key) {
+        claim = recycling
+        break
+      }
+    }
+    if (claim === undefined) return undefined
+    claim.claimed = true
+    // A ref'd timer: a run waiting here keeps the host process alive, as a spawn would.
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), CLAIM_WAIT_MS)
+    })
+    const recycled = await Promise.race([claim.done, late])
+    clearTimeout(timer)
+    if (recycled === 'late') {
+      // Unclaimed, it is parked for a later run of its key if its recycle still succeeds.
+      claim.claimed = false
+      return undefined
+    }
+    if (recycled && this.usable(claim.substrate)) return claim.substrate
+    claim.substrate.terminate()
+    return undefined
+  }
+
+  /** A substrate can die between its spawn (or recycle) and the moment it is parked or handed out. */
+  private usable(substrate: Substrate): boolean {
+    return !this.disposed && this.live.has(substrate)
+  }
+
+  private async acquireFresh(): Promise<Substrate> {
     const waiting = this.ready.shift()
     if (waiting !== undefined) {
       this.scheduleRefill()
@@ -105,6 +172,7 @@ export class SubstratePool {
     clearTimeout(this.refillTimer)
     const pendingSpawns = [...this.spawning]
     for (const substrate of this.ready.splice(0)) substrate.terminate()
+    this.idle.clear()
     await Promise.allSettled(pendingSpawns)
     for (const substrate of this.live) substrate.terminate()
     await Promise.all([...this.live].map((substrate) => substrate.exited))
@@ -117,6 +185,7 @@ export class SubstratePool {
         this.live.delete(substrate)
         const waitingIndex = this.ready.indexOf(substrate)
         if (waitingIndex !== -1) this.ready.splice(waitingIndex, 1)
+        this.idle.forget(substrate)
       })
       if (this.disposed) substrate.terminate()
       return substrate
@@ -142,13 +211,13 @@ export class SubstratePool {
   // A substrate can die between its spawn (or recycle) and this moment; its exit was already
   // observed, so parked it would never leave the pool alive and its run would hang to maxWallMs.
   private park(substrate: Substrate): void {
-    if (this.disposed || !this.live.has(substrate)) substrate.terminate()
+    if (!this.usable(substrate)) substrate.terminate()
     else this.ready.push(substrate)
   }
 
   private refill(): void {
     if (this.disposed) return
-    const missing = this.spawnAhead - this.ready.length - this.spawning.size - this.recycling
+    const missing = this.spawnAhead - this.ready.length - this.spawning.size
     for (let index = 0; index < missing; index++) {
       this.spawn().then(
         (substrate) => this.park(substrate),
