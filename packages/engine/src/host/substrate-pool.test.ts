@@ -261,6 +261,23 @@ describe('SubstratePool', () => {
       await pool.dispose()
     })
 
+    it('a waiting run does not wait on a recycle (it can take until its deadline): it gets a spawn of its own', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true, TWO_CORES)
+      const substrate = (await pool.acquire()) as RecyclableSubstrate
+      const recycled = deferred<undefined>()
+      substrate.recycleResult = () => recycled.promise.then(() => {})
+      pool.release(substrate)
+      const waiting = pool.acquire()
+      await drain()
+      assert.equal(factory.spawnCalls, 2)
+      assert.equal(await waiting, factory.spawned[1])
+      recycled.resolve(undefined)
+      await drain()
+      assert.equal(await pool.acquire(), substrate, 'the recycled one waits in the pool for the next run')
+      await pool.dispose()
+    })
+
     it('kills a substrate that cannot be recycled', async () => {
       const factory = scriptedFactory()
       const pool = new SubstratePool(factory, 1, true)

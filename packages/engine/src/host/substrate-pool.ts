@@ -6,8 +6,9 @@
  * {@link MAX_RUNS_PER_SUBSTRATE} runs.
  *
  * A run that finds nothing ready waits in line for the next substrate that becomes ready: one
- * already being spawned (or recycled) started earlier than a spawn of its own would, so it never
- * waits longer than a cold start; a spawn is started only for the runs no pending substrate covers.
+ * already being spawned started earlier than a spawn of its own would, so it never waits longer
+ * than a cold start; a spawn is started for each waiting run that the spawns in flight do not
+ * cover. A substrate being recycled covers no run: a recycle may take up to its deadline.
  */
 import { availableParallelism } from 'node:os'
 import type { Substrate, SubstrateFactory } from './substrate.js'
@@ -91,7 +92,7 @@ export class SubstratePool {
     const substrate = new Promise<Substrate>((resolve, reject) => {
       this.waiters.push({ resolve, reject })
     })
-    const uncovered = this.waiters.length - this.pending()
+    const uncovered = this.waiters.length - this.spawning.size
     for (let index = 0; index < uncovered; index++) this.spawn()
     return substrate
   }
@@ -178,12 +179,12 @@ export class SubstratePool {
     }
   }
 
-  // A failed spawn fails the newest waiting run when the pending substrates no longer cover every
+  // A failed spawn fails the newest waiting run when the spawns in flight no longer cover every
   // run (a spawn that failed once will likely fail again; retrying could loop); the older runs
   // keep their places in line. A failed spawn ahead that no run waited for is retried by the
   // next acquire().
   private spawnFailed(error: unknown): void {
-    if (this.waiters.length <= this.pending()) return
+    if (this.waiters.length <= this.spawning.size) return
     this.waiters.pop()?.reject(error instanceof Error ? error : new Error(String(error)))
   }
 
@@ -205,15 +206,10 @@ export class SubstratePool {
     this.scheduleRefill()
   }
 
-  /** Substrates on their way into the pool: being spawned or recycled. */
-  private pending(): number {
-    return this.spawning.size + this.recycling
-  }
-
   // Spawns what the waiting runs and the spawn-ahead target need beyond what is ready or pending.
   private refill(): void {
     if (this.disposed) return
-    const missing = this.spawnAhead + this.waiters.length - this.ready.length - this.pending()
+    const missing = this.spawnAhead + this.waiters.length - this.ready.length - this.spawning.size - this.recycling
     for (let index = 0; index < missing; index++) this.spawn()
   }
 }
