@@ -1,7 +1,8 @@
 // Bundles each backend's guest entry (built by `tsc -b`) with everything it imports into one
 // CommonJS file beside it. A fresh worker that loads its guest half as ES modules pays for the
 // ESM loader and ~30 module fetches on every spawn (measured: about 20 ms of a ~45 ms spawn on
-// 2 cores); one CommonJS file is read and compiled in a single step.
+// 2 cores); one CommonJS file is read and compiled in a single step. The same holds for a child
+// process's guest half.
 //
 // Run by `npm run build` and by each package's prepack, so a packed tarball carries the bundle.
 import { fileURLToPath } from 'node:url'
@@ -12,6 +13,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 /** Guest entries and their bundles, relative to the repository. */
 const GUEST_BUNDLES = [
   { entry: 'packages/worker-thread/dist/src/guest/worker-entry.js', bundle: 'packages/worker-thread/dist/src/guest/worker-entry.cjs' },
+  { entry: 'packages/process/dist/src/guest/child-entry.js', bundle: 'packages/process/dist/src/guest/child-entry.cjs' },
 ]
 
 for (const { entry, bundle } of GUEST_BUNDLES) {
