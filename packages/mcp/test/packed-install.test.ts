@@ -15,6 +15,12 @@ import { makeTempDirectory } from './serve-harness.js'
 const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url))
 const PACKAGE_NAMES = ['@code-runtime/code-mode', '@code-runtime/core', '@code-runtime/engine', '@code-runtime/mcp', '@code-runtime/process', '@code-runtime/worker-thread']
 
+/** The one-file guest halves the build bundles (scripts/bundle-guest.mjs); a substrate loads nothing else of ours. */
+const GUEST_BUNDLES: Readonly<Record<string, string>> = {
+  '@code-runtime/worker-thread': 'dist/src/guest/worker-entry.cjs',
+  '@code-runtime/process': 'dist/src/guest/child-entry.cjs',
+}
+
 /** The MCP server the test installs beside the packages, as a user would. */
 const EXAMPLE_SERVER = '@modelcontextprotocol/server-filesystem'
 
@@ -118,6 +124,8 @@ describe('the packed packages, installed outside the checkout', () => {
       const manifest = JSON.parse(await readFile(join(project, 'node_modules', entry.name, 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string> | string>; bin?: Record<string, string> }
       const targets = [...Object.values(manifest.exports).flatMap((target) => typeof target === 'string' ? [target] : Object.values(target)), ...Object.values(manifest.bin ?? {})]
       for (const target of targets) assert.ok(paths.has(target.replace(/^\.\//, '')), `${entry.name} ships ${target}`)
+      const bundle = GUEST_BUNDLES[entry.name]
+      if (bundle !== undefined) assert.ok(paths.has(bundle), `${entry.name} ships its guest bundle ${bundle}`)
     }
   })
 

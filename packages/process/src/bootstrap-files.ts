@@ -38,8 +38,12 @@ export interface BootstrapFiles {
   readonly dependencies: readonly BootstrapPackage[]
 }
 
-/** The guest runtime's entry module of this package. */
-export const CHILD_ENTRY_URL = new URL('./guest/child-entry.js', import.meta.url)
+/**
+ * The guest runtime's entry module of this package: child-entry.ts bundled with the guest half it
+ * imports into one CommonJS file at build time (scripts/bundle-guest.mjs), which a child loads
+ * without the ESM loader or a fetch per module.
+ */
+export const CHILD_ENTRY_URL = new URL('./guest/child-entry.cjs', import.meta.url)
 
 function findPackageRoot(file: string): string {
   let directory = dirname(file)

@@ -74,7 +74,7 @@ export class RunEngine {
 
   constructor(options: RunEngineOptions) {
     this.options = options
-    this.pool = new SubstratePool(options.factory, options.spawnAhead, options.reuseSubstrates ?? false, options.reuseIdle)
+    this.pool = new SubstratePool(options.factory, options.spawnAhead, options.reuseSubstrates ?? false, undefined, options.reuseIdle)
   }
 
   /** Runs one program; see CodeRuntime.run for the contract. */

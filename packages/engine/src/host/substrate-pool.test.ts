@@ -6,6 +6,9 @@ import { MAX_RUNS_PER_SUBSTRATE, SubstratePool } from './substrate-pool.js'
 import type { SubstrateFactory } from './substrate.js'
 import { deferred, drain, InMemoryFactory, RecyclableSubstrate, ScriptedSubstrate, type Deferred } from '../../test/in-memory-substrate.js'
 
+/** Cores for tests that count spawns: the host's thread and one run leave no core idle. */
+const TWO_CORES = 2
+
 function scriptedFactory(): InMemoryFactory<ScriptedSubstrate> {
   return new InMemoryFactory(() => new ScriptedSubstrate())
 }
@@ -24,7 +27,7 @@ function heldFactory(): { factory: InMemoryFactory<ScriptedSubstrate>; spawns: D
 describe('SubstratePool', () => {
   it('spawns ahead, hands out a spawned substrate without waiting, and refills once the run settled', async () => {
     const factory = scriptedFactory()
-    const pool = new SubstratePool(factory, 2)
+    const pool = new SubstratePool(factory, 2, false, TWO_CORES)
     await drain()
     assert.equal(factory.spawnCalls, 2)
     const first = await pool.acquire()
@@ -40,9 +43,11 @@ describe('SubstratePool', () => {
 
   it('refills on its own shortly after a hand-out when nobody says the run settled', async () => {
     const factory = scriptedFactory()
-    const pool = new SubstratePool(factory, 1)
+    const pool = new SubstratePool(factory, 1, false, TWO_CORES)
     await drain()
     await pool.acquire()
+    await drain()
+    assert.equal(factory.spawnCalls, 1, 'no core is idle: the refill waits')
     await new Promise((resolve) => setTimeout(resolve, 60))
     assert.equal(factory.spawnCalls, 2)
     await pool.dispose()
@@ -76,8 +81,71 @@ describe('SubstratePool', () => {
     await assert.rejects(pool.acquire(), /out of file descriptors/)
     pool.refillNow()
     await drain()
-    assert.equal(calls, 5, 'two spawns ahead, one on demand, two more ahead')
+    assert.equal(calls, 4, 'two spawns ahead (the waiting run rides on them and fails with the last), two more ahead')
     await pool.dispose()
+  })
+
+  it('starts a refill at the hand-out when a core is idle', async () => {
+    const factory = scriptedFactory()
+    const pool = new SubstratePool(factory, 1, false, 8)
+    await drain()
+    await pool.acquire()
+    await drain()
+    assert.equal(factory.spawnCalls, 2)
+    await pool.dispose()
+  })
+
+  it('a run that finds nothing ready takes the spawn already in flight instead of starting its own', async () => {
+    const { factory, spawns } = heldFactory()
+    const pool = new SubstratePool(factory, 1, false, TWO_CORES)
+    const substrate = pool.acquire()
+    await drain()
+    assert.equal(factory.spawnCalls, 1, 'the spawn ahead covers the run')
+    const inFlight = new ScriptedSubstrate()
+    spawns[0]?.resolve(inFlight)
+    assert.equal(await substrate, inFlight)
+    await pool.dispose()
+  })
+
+  it('runs arriving back to back with nothing ready get one spawn each, handed out in arrival order', async () => {
+    const { factory, spawns } = heldFactory()
+    const pool = new SubstratePool(factory, 1, false, TWO_CORES)
+    const runs = [pool.acquire(), pool.acquire(), pool.acquire()]
+    await drain()
+    assert.equal(factory.spawnCalls, 3, 'one spawn ahead and one for each run it does not cover')
+    const substrates = [new ScriptedSubstrate(), new ScriptedSubstrate(), new ScriptedSubstrate()]
+    // Spawns finish in any order; the run that waited longest gets the first one ready.
+    spawns[2]?.resolve(substrates[0] as ScriptedSubstrate)
+    spawns[0]?.resolve(substrates[1] as ScriptedSubstrate)
+    spawns[1]?.resolve(substrates[2] as ScriptedSubstrate)
+    assert.deepEqual(await Promise.all(runs), substrates)
+    await pool.dispose()
+  })
+
+  it('a failed spawn fails only a waiting run that no other pending spawn covers', async () => {
+    const { factory, spawns } = heldFactory()
+    const pool = new SubstratePool(factory, 0, false, TWO_CORES)
+    const first = pool.acquire()
+    const second = pool.acquire()
+    await drain()
+    assert.equal(factory.spawnCalls, 2)
+    spawns[0]?.reject(new Error('spawn failed'))
+    await assert.rejects(second, /spawn failed/, 'the newest run is left uncovered')
+    const late = new ScriptedSubstrate()
+    spawns[1]?.resolve(late)
+    assert.equal(await first, late, 'the oldest run keeps its place in line')
+    await pool.dispose()
+  })
+
+  it('disposal rejects the runs still waiting for a substrate', async () => {
+    const { factory, spawns } = heldFactory()
+    const pool = new SubstratePool(factory, 0)
+    const waiting = pool.acquire()
+    const disposal = pool.dispose()
+    await assert.rejects(waiting, /disposed/)
+    spawns[0]?.resolve(new ScriptedSubstrate())
+    await disposal
+    assert.equal(pool.liveSubstrates.size, 0)
   })
 
   it('retries a spawn ahead that failed at the next acquire', async () => {
@@ -190,6 +258,22 @@ describe('SubstratePool', () => {
       await drain()
       assert.equal((substrate as RecyclableSubstrate).recycles, 1)
       assert.equal(await pool.acquire(), substrate)
+      await pool.dispose()
+    })
+
+    it('a waiting run waits on a recycle only briefly (it can take until its deadline): then it gets a spawn of its own', async () => {
+      const factory = new InMemoryFactory(() => new RecyclableSubstrate())
+      const pool = new SubstratePool(factory, 0, true, TWO_CORES)
+      const substrate = (await pool.acquire()) as RecyclableSubstrate
+      const recycled = deferred<undefined>()
+      substrate.recycleResult = () => recycled.promise.then(() => {})
+      pool.release(substrate)
+      const waiting = pool.acquire()
+      assert.equal(await waiting, factory.spawned[1], 'a fresh substrate, once the short wait for the recycle is over')
+      assert.equal(factory.spawnCalls, 2)
+      recycled.resolve(undefined)
+      await drain()
+      assert.equal(await pool.acquire(), substrate, 'the recycled one waits in the pool for the next run')
       await pool.dispose()
     })
 

@@ -4,11 +4,17 @@
  * pool refills in the background after each hand-out; in the opt-in reuse mode a substrate that
  * ended its run cleanly is recycled (fresh context, same thread) for up to
  * {@link MAX_RUNS_PER_SUBSTRATE} runs, and only for later runs of the same reuse key.
+ *
+ * A run that finds nothing ready waits in line for the next fresh substrate that becomes ready:
+ * one already being spawned started earlier than a spawn of its own would, so it never waits
+ * longer than a cold start; a spawn is started for each waiting run that the spawns in flight do
+ * not cover. A substrate being recycled covers no such run: a recycle may take up to its deadline.
  */
+import { availableParallelism } from 'node:os'
 import { IdleSubstrates, type ReuseKey, type IdleLimits } from './idle-substrates.js'
 import type { Substrate, SubstrateFactory } from './substrate.js'
 
-/** Longest a refill waits for the run that took a substrate to settle. */
+/** Longest a refill waits for the run that took a substrate to settle, when no core is idle. */
 const REFILL_DELAY_MS = 20
 
 /**
@@ -28,10 +34,18 @@ interface Recycling {
   claimed: boolean
 }
 
+/** A run waiting for a substrate. */
+interface Waiter {
+  resolve(substrate: Substrate): void
+  reject(error: Error): void
+}
+
 export class SubstratePool {
   private readonly factory: SubstrateFactory
   private readonly spawnAhead: number
+  private readonly cores: number
   private readonly ready: Substrate[] = []
+  private readonly waiters: Waiter[] = []
   private readonly live = new Set<Substrate>()
   private readonly spawning = new Set<Promise<Substrate>>()
   private readonly reuse: boolean
@@ -44,10 +58,15 @@ export class SubstratePool {
   private disposed = false
   private refillTimer: NodeJS.Timeout | undefined
 
-  constructor(factory: SubstrateFactory, spawnAhead: number, reuse = false, idleLimits?: IdleLimits) {
+  /**
+   * `cores` is how many runs and spawns the machine runs side by side (the host's count unless a
+   * test says otherwise); `idleLimits` bounds the reuse mode's idle substrates.
+   */
+  constructor(factory: SubstrateFactory, spawnAhead: number, reuse = false, cores = availableParallelism(), idleLimits?: IdleLimits) {
     this.factory = factory
     this.spawnAhead = spawnAhead
     this.reuse = reuse
+    this.cores = cores
     this.idle = new IdleSubstrates(idleLimits)
     this.refill()
   }
@@ -87,6 +106,7 @@ export class SubstratePool {
    * is one, else a new spawn. A substrate that served one key never serves another.
    */
   async acquire(key?: ReuseKey): Promise<Substrate> {
+    if (this.disposed) throw new Error('The substrate pool was disposed.')
     const reused = this.reuse ? (this.idle.take(key) ?? (await this.claimRecycled(key))) : undefined
     const substrate = reused ?? (await this.acquireFresh())
     this.keys.set(substrate, key)
@@ -130,14 +150,21 @@ export class SubstratePool {
     return !this.disposed && this.live.has(substrate)
   }
 
-  private async acquireFresh(): Promise<Substrate> {
+  /**
+   * A fresh substrate: one spawned ahead when there is one, otherwise the next one that becomes
+   * ready (a spawn is started for this run unless one already pending covers it).
+   */
+  private acquireFresh(): Promise<Substrate> {
     const waiting = this.ready.shift()
     if (waiting !== undefined) {
       this.scheduleRefill()
-      return waiting
+      return Promise.resolve(waiting)
     }
-    const substrate = await this.spawn()
-    this.scheduleRefill()
+    const substrate = new Promise<Substrate>((resolve, reject) => {
+      this.waiters.push({ resolve, reject })
+    })
+    const uncovered = this.waiters.length - this.spawning.size
+    for (let index = 0; index < uncovered; index++) this.spawn()
     return substrate
   }
 
@@ -149,16 +176,29 @@ export class SubstratePool {
   }
 
   // Spawning a replacement costs tens of milliseconds of CPU; started at the moment a run takes
-  // its substrate, it competes with that run and triples the latency of a short one (measured:
-  // median 4.8 ms → 1.3 ms for `return 1` on 2 cores). So the refill waits until the run settles
-  // (refillNow) or REFILL_DELAY_MS passes, whichever comes first.
+  // its substrate, it competes with that run for a core and triples the latency of a short one
+  // (measured on 2 cores: median 4.8 ms → 1.3 ms for `return 1`). So when no core is idle the
+  // refill waits until the run settles (refillNow) or REFILL_DELAY_MS passes, whichever comes
+  // first; when one is, it starts at once.
   private scheduleRefill(): void {
     if (this.refillTimer !== undefined || this.disposed) return
+    if (this.hasIdleCore()) {
+      this.refill()
+      return
+    }
     this.refillTimer = setTimeout(() => {
       this.refillTimer = undefined
       this.refill()
     }, REFILL_DELAY_MS)
     this.refillTimer.unref()
+  }
+
+  // The host's own thread takes one core (it spawns, relays messages and settles runs); every
+  // handed-out substrate and every spawn in flight takes another (a recycled one waiting idle
+  // for its key takes none).
+  private hasIdleCore(): boolean {
+    const handedOut = this.live.size - this.ready.length - this.idle.size
+    return 1 + handedOut + this.spawning.size < this.cores
   }
 
   /** Every substrate this pool spawned that has not exited yet, handed out or not. */
@@ -170,6 +210,7 @@ export class SubstratePool {
   async dispose(): Promise<void> {
     this.disposed = true
     clearTimeout(this.refillTimer)
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('The substrate pool was disposed.'))
     const pendingSpawns = [...this.spawning]
     for (const substrate of this.ready.splice(0)) substrate.terminate()
     this.idle.clear()
@@ -178,7 +219,7 @@ export class SubstratePool {
     await Promise.all([...this.live].map((substrate) => substrate.exited))
   }
 
-  private spawn(): Promise<Substrate> {
+  private spawn(): void {
     const spawning = this.startSpawn().then((substrate) => {
       this.live.add(substrate)
       void substrate.exited.then(() => {
@@ -187,15 +228,19 @@ export class SubstratePool {
         if (waitingIndex !== -1) this.ready.splice(waitingIndex, 1)
         this.idle.forget(substrate)
       })
-      if (this.disposed) substrate.terminate()
       return substrate
     })
     this.spawning.add(spawning)
-    const forget = (): void => {
-      this.spawning.delete(spawning)
-    }
-    spawning.then(forget, forget)
-    return spawning
+    spawning.then(
+      (substrate) => {
+        this.spawning.delete(spawning)
+        this.park(substrate)
+      },
+      (error: unknown) => {
+        this.spawning.delete(spawning)
+        this.spawnFailed(error)
+      },
+    )
   }
 
   // A factory is a backend's code and should reject, but one that throws instead must not throw
@@ -208,23 +253,37 @@ export class SubstratePool {
     }
   }
 
-  // A substrate can die between its spawn (or recycle) and this moment; its exit was already
-  // observed, so parked it would never leave the pool alive and its run would hang to maxWallMs.
-  private park(substrate: Substrate): void {
-    if (!this.usable(substrate)) substrate.terminate()
-    else this.ready.push(substrate)
+  // A failed spawn fails the newest waiting run when the spawns in flight no longer cover every
+  // run (a spawn that failed once will likely fail again; retrying could loop); the older runs
+  // keep their places in line. A failed spawn ahead that no run waited for is retried by the
+  // next acquire().
+  private spawnFailed(error: unknown): void {
+    if (this.waiters.length <= this.spawning.size) return
+    this.waiters.pop()?.reject(error instanceof Error ? error : new Error(String(error)))
   }
 
+  // A substrate can die between its spawn (or recycle) and this moment; its exit was already
+  // observed, so parked it would never leave the pool alive and its run would hang to maxWallMs.
+  // For the run waiting on it, that is a failed spawn.
+  private park(substrate: Substrate): void {
+    if (!this.usable(substrate)) {
+      substrate.terminate()
+      this.spawnFailed(new Error('The substrate exited before it was handed out.'))
+      return
+    }
+    const waiter = this.waiters.shift()
+    if (waiter === undefined) {
+      this.ready.push(substrate)
+      return
+    }
+    waiter.resolve(substrate)
+    this.scheduleRefill()
+  }
+
+  // Spawns what the waiting runs and the spawn-ahead target need beyond what is ready or pending.
   private refill(): void {
     if (this.disposed) return
-    const missing = this.spawnAhead - this.ready.length - this.spawning.size
-    for (let index = 0; index < missing; index++) {
-      this.spawn().then(
-        (substrate) => this.park(substrate),
-        () => {
-          // A failed spawn ahead of time is retried by the next acquire(); nothing waits on it.
-        },
-      )
-    }
+    const missing = this.spawnAhead + this.waiters.length - this.ready.length - this.spawning.size
+    for (let index = 0; index < missing; index++) this.spawn()
   }
 }

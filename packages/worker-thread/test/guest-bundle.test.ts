@@ -1,0 +1,28 @@
+// A fresh worker loads its guest half from one CommonJS file built by scripts/bundle-guest.mjs:
+// an ES module graph there would cost every spawn the ESM loader and a fetch per module.
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { outcomeOf, startWorkerRuntime } from './start.js'
+
+const BUNDLE = new URL('../src/guest/worker-entry.cjs', import.meta.url)
+
+describe('the worker guest bundle', () => {
+  it('is one file that loads nothing but Node built-ins, and no ES module', async () => {
+    const source = await readFile(BUNDLE, 'utf8')
+    const required = [...source.matchAll(/\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g)].map((match) => match[1])
+    assert.ok(required.includes('node:vm'), 'the scan sees the bundle\'s requires')
+    assert.deepEqual(required.filter((specifier) => specifier?.startsWith('node:') !== true), [])
+    assert.doesNotMatch(source, /\bimport\s*\(/)
+  })
+
+  it('runs a program that needs the lazily loaded randomness service', async () => {
+    const { runtime, dispose } = await startWorkerRuntime({ spawnAhead: 0 })
+    try {
+      const result = await runtime.run({ program: 'return crypto.randomUUID().length', bindings: [] })
+      assert.deepEqual(outcomeOf(result), { logs: [], value: 36 })
+    } finally {
+      await dispose()
+    }
+  })
+})
