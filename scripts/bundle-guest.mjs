@@ -4,8 +4,15 @@
 // 2 cores); one CommonJS file is read and compiled in a single step. The same holds for a child
 // process's guest half.
 //
+// The worker's bundle also gets a V8 code cache beside it (`worker-entry.cjs.v8cache`), made by
+// running the bundle once in a worker as a fresh substrate would; a small loader
+// (`worker-loader.cjs`, the worker's main module) compiles the bundle with it. See
+// packages/worker-thread/src/guest/bundle-code-cache.ts.
+//
 // Run by `npm run build` and by each package's prepack, so a packed tarball carries the bundle.
+import { rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import { build } from 'esbuild'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -13,6 +20,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 /** Guest entries and their bundles, relative to the repository. */
 const GUEST_BUNDLES = [
   { entry: 'packages/worker-thread/dist/src/guest/worker-entry.js', bundle: 'packages/worker-thread/dist/src/guest/worker-entry.cjs' },
+  { entry: 'packages/worker-thread/dist/src/guest/worker-loader.js', bundle: 'packages/worker-thread/dist/src/guest/worker-loader.cjs' },
   { entry: 'packages/process/dist/src/guest/child-entry.js', bundle: 'packages/process/dist/src/guest/child-entry.cjs' },
 ]
 
@@ -36,3 +44,40 @@ for (const { entry, bundle } of GUEST_BUNDLES) {
     process.exit(1)
   }
 }
+
+/**
+ * Runs the worker bundle once in a worker started as the substrate starts its workers (no flags,
+ * an empty environment: V8 rejects a cache made under other flags), then saves the code cache of
+ * everything that run compiled. The worker's own guest posts `guest-ready` on the way; the
+ * producer's `cache-written` follows once the file is there.
+ */
+async function writeWorkerCodeCache() {
+  const cacheModule = new URL('../packages/worker-thread/dist/src/guest/bundle-code-cache.js', import.meta.url).href
+  const bundlePath = fileURLToPath(new URL('../packages/worker-thread/dist/src/guest/worker-entry.cjs', import.meta.url))
+  const producer = `
+    const { parentPort } = require('node:worker_threads')
+    const { writeFileSync } = require('node:fs')
+    import(${JSON.stringify(cacheModule)}).then(({ runBundle, codeCachePath }) => {
+      const { script } = runBundle(${JSON.stringify(bundlePath)}, false)
+      writeFileSync(codeCachePath(${JSON.stringify(bundlePath)}), script.createCachedData())
+      parentPort.postMessage({ kind: 'cache-written' })
+    })`
+  // A stale cache must not be read by the run that makes the new one.
+  rmSync(`${bundlePath}.v8cache`, { force: true })
+  await new Promise((resolve, reject) => {
+    const worker = new Worker(producer, { eval: true, env: {}, execArgv: [], argv: [], workerData: { maxArrayBufferBytes: 256 * 1024 * 1024 } })
+    let written = false
+    worker.on('message', (message) => {
+      if (message?.kind !== 'cache-written') return
+      written = true
+      void worker.terminate()
+    })
+    worker.on('error', reject)
+    worker.on('exit', (code) => {
+      if (written) resolve()
+      else reject(new Error(`the code-cache worker exited (${code}) before writing the cache`))
+    })
+  })
+}
+
+await writeWorkerCodeCache()

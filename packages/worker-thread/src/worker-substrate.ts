@@ -9,8 +9,9 @@ import { ARRAY_BUFFER_EXIT_CODE, arrayBufferBudgetMessage } from './array-buffer
 import type { WorkerLimits } from './worker-limits.js'
 
 // The guest half bundled into one CommonJS file at build time (scripts/bundle-guest.mjs): loading
-// it as ES modules costs every spawn about 20 ms more.
-const WORKER_ENTRY = new URL('./guest/worker-entry.cjs', import.meta.url)
+// it as ES modules costs every spawn about 20 ms more. The worker starts in a small loader that
+// compiles that bundle with the V8 code cache the build wrote beside it.
+const WORKER_ENTRY = new URL('./guest/worker-loader.cjs', import.meta.url)
 
 /** Options of {@link WorkerSubstrateFactory}. */
 export interface WorkerSubstrateOptions {

@@ -3,6 +3,8 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import { outcomeOf, startWorkerRuntime } from './start.js'
 
 const BUNDLE = new URL('../src/guest/worker-entry.cjs', import.meta.url)
@@ -14,6 +16,29 @@ describe('the worker guest bundle', () => {
     assert.ok(required.includes('node:vm'), 'the scan sees the bundle\'s requires')
     assert.deepEqual(required.filter((specifier) => specifier?.startsWith('node:') !== true), [])
     assert.doesNotMatch(source, /\bimport\s*\(/)
+  })
+
+  it('comes with a code cache that a worker started like a substrate accepts', async () => {
+    // A cache V8 rejects costs nothing but the speed it was built for; this catches a build that
+    // writes it under other flags or for another source.
+    const probe = `
+      const { parentPort, workerData } = require('node:worker_threads')
+      const { readFileSync } = require('node:fs')
+      import(workerData.module).then(({ compileBundle, codeCachePath }) => {
+        const source = readFileSync(workerData.bundle, 'utf8')
+        parentPort.postMessage(compileBundle(workerData.bundle, source, readFileSync(codeCachePath(workerData.bundle))).cacheRejected)
+      })`
+    const workerData = { module: new URL('../src/guest/bundle-code-cache.js', import.meta.url).href, bundle: fileURLToPath(BUNDLE) }
+    const worker = new Worker(probe, { eval: true, env: {}, execArgv: [], argv: [], workerData, resourceLimits: { maxOldGenerationSizeMb: 256 } })
+    try {
+      const rejected: unknown = await new Promise((resolve, reject) => {
+        worker.once('message', resolve)
+        worker.once('error', reject)
+      })
+      assert.equal(rejected, false)
+    } finally {
+      await worker.terminate()
+    }
   })
 
   it('runs a program that needs the lazily loaded randomness service', async () => {

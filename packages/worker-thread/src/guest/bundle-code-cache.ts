@@ -1,0 +1,59 @@
+/**
+ * Loads the worker's guest bundle (`worker-entry.cjs`) through V8's code cache. Compiling the
+ * ~160 KB bundle, and the functions it runs while a fresh worker prepares itself, is a large part
+ * of what a fresh worker costs over a bare one; a cache produced once at build time
+ * (scripts/bundle-guest.mjs) lets V8 skip that work. The cache is only ever written by the build,
+ * next to the bundle, never at run time. V8 checks it against the source, its own version and its
+ * flags; a cache it rejects (another Node version, a stale file) or a missing one just means a
+ * plain compile.
+ */
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
+import { Script } from 'node:vm'
+
+/** The file beside a bundle that holds its code cache. */
+export function codeCachePath(bundlePath: string): string {
+  return `${bundlePath}.v8cache`
+}
+
+/**
+ * The bundle as one function with CommonJS's parameters, as Node's loader would wrap it. Kept on
+ * the bundle's first line, so its line numbers in stack traces stay those of the file.
+ */
+function wrapBundleSource(source: string): string {
+  return `(function (exports, require, module, __filename, __dirname) {${source}\n})`
+}
+
+/** A compiled bundle, and whether V8 refused the code cache it was offered. */
+export interface CompiledBundle {
+  readonly script: Script
+  readonly cacheRejected: boolean
+}
+
+/** Compiles a bundle's source with `cachedData` when given; a rejected cache is not an error. */
+export function compileBundle(bundlePath: string, source: string, cachedData: Buffer | undefined): CompiledBundle {
+  const script = new Script(wrapBundleSource(source), { filename: bundlePath, ...(cachedData === undefined ? {} : { cachedData }) })
+  return { script, cacheRejected: cachedData !== undefined && script.cachedDataRejected === true }
+}
+
+/** The code cache beside a bundle, or undefined when there is none to read. */
+function readCodeCache(bundlePath: string): Buffer | undefined {
+  try {
+    return readFileSync(codeCachePath(bundlePath))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Runs the CommonJS bundle at `bundlePath` as its main module would run, with its code cache when
+ * one is there; returns the compiled script (the build asks it for a fresh cache).
+ */
+export function runBundle(bundlePath: string, useCodeCache: boolean): CompiledBundle {
+  const compiled = compileBundle(bundlePath, readFileSync(bundlePath, 'utf8'), useCodeCache ? readCodeCache(bundlePath) : undefined)
+  const run = compiled.script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void
+  const module = { exports: {} }
+  run.call(module.exports, module.exports, createRequire(bundlePath), module, bundlePath, dirname(bundlePath))
+  return compiled
+}
