@@ -4,9 +4,10 @@
 // 2 cores); one CommonJS file is read and compiled in a single step. The same holds for a child
 // process's guest half.
 //
-// The worker's bundle also gets a V8 code cache beside it (`worker-entry.cjs.v8cache`), made by
-// running the bundle once in a worker as a fresh substrate would; a small loader
-// (`worker-loader.cjs`, the worker's main module) compiles the bundle with it. See
+// The worker's bundle also gets V8 code caches beside it, made by running the bundle once in a
+// worker as a fresh substrate would: the bundle's own (`worker-entry.cjs.v8cache`), which a small
+// loader (`worker-loader.cjs`, the worker's main module) compiles the bundle with, and its
+// in-context scripts' (`worker-entry.cjs.contexts.v8cache`), which the bundle reads. See
 // packages/worker-thread/src/guest/bundle-code-cache.ts.
 //
 // Run by `npm run build` and by each package's prepack, so a packed tarball carries the bundle.
@@ -57,13 +58,17 @@ async function writeWorkerCodeCache() {
   const producer = `
     const { parentPort } = require('node:worker_threads')
     const { writeFileSync } = require('node:fs')
-    import(${JSON.stringify(cacheModule)}).then(({ runBundle, codeCachePath }) => {
-      const { script } = runBundle(${JSON.stringify(bundlePath)}, false)
-      writeFileSync(codeCachePath(${JSON.stringify(bundlePath)}), script.createCachedData())
+    const { serialize } = require('node:v8')
+    import(${JSON.stringify(cacheModule)}).then(({ runBundle, codeCachePath, contextCodeCachePath }) => {
+      const bundlePath = ${JSON.stringify(bundlePath)}
+      const { script, exports } = runBundle(bundlePath, false)
+      writeFileSync(codeCachePath(bundlePath), script.createCachedData())
+      writeFileSync(contextCodeCachePath(bundlePath), serialize(exports.contextScriptCodeCaches()))
       parentPort.postMessage({ kind: 'cache-written' })
     })`
   // A stale cache must not be read by the run that makes the new one.
   rmSync(`${bundlePath}.v8cache`, { force: true })
+  rmSync(`${bundlePath}.contexts.v8cache`, { force: true })
   await new Promise((resolve, reject) => {
     const worker = new Worker(producer, { eval: true, env: {}, execArgv: [], argv: [], workerData: { maxArrayBufferBytes: 256 * 1024 * 1024 } })
     let written = false

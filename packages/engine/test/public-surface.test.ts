@@ -29,7 +29,14 @@ describe('public surface of @code-runtime/engine', () => {
   })
 
   it('exports exactly the guest runtime from /guest', async () => {
-    assert.deepEqual(await exportsOf('@code-runtime/engine/guest'), ['GuestSession', 'hardenRealm', 'installContextGuards'])
+    assert.deepEqual(await exportsOf('@code-runtime/engine/guest'), [
+      'GuestSession',
+      'contextScriptCodeCaches',
+      'hardenRealm',
+      'installContextGuards',
+      'rejectedContextScriptCodeCaches',
+      'useContextScriptCodeCaches',
+    ])
   })
 
   it('opens the host half, the guest half and the manifest, and ships no tests', () => {

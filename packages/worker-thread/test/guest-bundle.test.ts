@@ -18,24 +18,29 @@ describe('the worker guest bundle', () => {
     assert.doesNotMatch(source, /\bimport\s*\(/)
   })
 
-  it('comes with a code cache that a worker started like a substrate accepts', async () => {
+  it('comes with code caches that a worker started like a substrate accepts', async () => {
     // A cache V8 rejects costs nothing but the speed it was built for; this catches a build that
-    // writes it under other flags or for another source.
+    // writes them under other flags or for another source.
     const probe = `
       const { parentPort, workerData } = require('node:worker_threads')
-      const { readFileSync } = require('node:fs')
-      import(workerData.module).then(({ compileBundle, codeCachePath }) => {
-        const source = readFileSync(workerData.bundle, 'utf8')
-        parentPort.postMessage(compileBundle(workerData.bundle, source, readFileSync(codeCachePath(workerData.bundle))).cacheRejected)
+      import(workerData.module).then(({ runBundle, readContextCodeCaches }) => {
+        const { cacheRejected, exports } = runBundle(workerData.bundle, true)
+        const contextScriptsOffered = readContextCodeCaches(workerData.bundle).size
+        parentPort.postMessage({ cacheRejected, contextScriptsOffered, contextScriptsRejected: exports.rejectedContextScriptCodeCaches() })
       })`
     const workerData = { module: new URL('../src/guest/bundle-code-cache.js', import.meta.url).href, bundle: fileURLToPath(BUNDLE) }
     const worker = new Worker(probe, { eval: true, env: {}, execArgv: [], argv: [], workerData, resourceLimits: { maxOldGenerationSizeMb: 256 } })
     try {
-      const rejected: unknown = await new Promise((resolve, reject) => {
-        worker.once('message', resolve)
+      const report = await new Promise<{ contextScriptsOffered: number }>((resolve, reject) => {
+        // The bundle's own guest says `guest-ready` first.
+        worker.on('message', (message: { kind?: unknown; contextScriptsOffered: number }) => {
+          if (message.kind === undefined) resolve(message)
+        })
         worker.once('error', reject)
       })
-      assert.equal(rejected, false)
+      // Every section of a program context (stack traces, guards, each web-global family) has its cache.
+      assert.ok(report.contextScriptsOffered >= 10, `${report.contextScriptsOffered} context-script caches`)
+      assert.deepEqual(report, { cacheRejected: false, contextScriptsOffered: report.contextScriptsOffered, contextScriptsRejected: [] })
     } finally {
       await worker.terminate()
     }

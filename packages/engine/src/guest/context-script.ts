@@ -6,6 +6,11 @@
  * The filename (`code-runtime:globals/url`) names the section in every stack V8 records inside
  * the script; the stack-trace filter hides those frames from the program, which sees only its
  * own.
+ *
+ * A script is compiled when it first runs, not when its module loads, so that a backend can
+ * first hand over V8 code caches for these scripts ({@link useContextScriptCodeCaches}): a fresh
+ * worker then skips compiling them. The build makes those caches with
+ * {@link contextScriptCodeCaches} after preparing one context.
  */
 import vm from 'node:vm'
 
@@ -15,11 +20,44 @@ export interface ContextScript<Script> {
   runIn(context: vm.Context): Script
 }
 
+/** Code caches offered to the scripts compiled from now on, by filename. */
+let offeredCaches: ReadonlyMap<string, Uint8Array> = new Map()
+/** Every script compiled so far, by filename: what {@link contextScriptCodeCaches} reads. */
+const compiledScripts = new Map<string, vm.Script>()
+/** Scripts whose offered cache V8 refused (another Node, a stale build): compiled plainly. */
+const rejectedCaches = new Set<string>()
+
+/**
+ * Offers V8 code caches (from {@link contextScriptCodeCaches}, in an earlier process of the same
+ * build and Node) to the context scripts that have not compiled yet. V8 checks each against its
+ * source, version and flags; one it rejects only means a plain compile.
+ */
+export function useContextScriptCodeCaches(caches: ReadonlyMap<string, Uint8Array>): void {
+  offeredCaches = caches
+}
+
+/** The code cache of every context script compiled so far, with the functions run since. */
+export function contextScriptCodeCaches(): Map<string, Buffer> {
+  return new Map([...compiledScripts].map(([filename, script]) => [filename, script.createCachedData()]))
+}
+
+/** The filenames of the scripts compiled so far whose offered code cache V8 rejected. */
+export function rejectedContextScriptCodeCaches(): string[] {
+  return [...rejectedCaches]
+}
+
 /** Compiles `script` (a self-contained function, see the module comment) under `filename`. */
 export function compileContextScript<Script extends (...args: never[]) => unknown>(script: Script, filename: string): ContextScript<Script> {
-  const compiled = new vm.Script(`(${script.toString()})`, { filename })
+  let compiled: vm.Script | undefined
+  const compile = (): vm.Script => {
+    const cachedData = offeredCaches.get(filename)
+    const fresh = new vm.Script(`(${script.toString()})`, { filename, ...(cachedData === undefined ? {} : { cachedData }) })
+    compiledScripts.set(filename, fresh)
+    if (cachedData !== undefined && fresh.cachedDataRejected === true) rejectedCaches.add(filename)
+    return fresh
+  }
   return Object.freeze({
     filename,
-    runIn: (context: vm.Context): Script => compiled.runInContext(context) as Script,
+    runIn: (context: vm.Context): Script => (compiled ??= compile()).runInContext(context) as Script,
   })
 }

@@ -5,16 +5,38 @@
  * (scripts/bundle-guest.mjs) lets V8 skip that work. The cache is only ever written by the build,
  * next to the bundle, never at run time. V8 checks it against the source, its own version and its
  * flags; a cache it rejects (another Node version, a stale file) or a missing one just means a
- * plain compile.
+ * plain compile. V8 does not verify the cache's contents beyond those checks (a corrupted one can
+ * crash the worker), so the caches are exactly as trusted as the bundle: files of the installed
+ * package, which no program can write.
  */
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
+import { deserialize } from 'node:v8'
 import { Script } from 'node:vm'
 
 /** The file beside a bundle that holds its code cache. */
 export function codeCachePath(bundlePath: string): string {
   return `${bundlePath}.v8cache`
+}
+
+/**
+ * The file beside a bundle that holds the code caches of the in-context scripts it compiles for
+ * each program context (see `useContextScriptCodeCaches` in the engine), by filename.
+ */
+export function contextCodeCachePath(bundlePath: string): string {
+  return `${bundlePath}.contexts.v8cache`
+}
+
+/** The in-context scripts' code caches beside a bundle; none when the file is missing or unreadable. */
+export function readContextCodeCaches(bundlePath: string): ReadonlyMap<string, Uint8Array> {
+  try {
+    const caches: unknown = deserialize(readFileSync(contextCodeCachePath(bundlePath)))
+    if (!(caches instanceof Map)) return new Map()
+    return new Map([...(caches as Map<unknown, unknown>)].filter((entry): entry is [string, Uint8Array] => typeof entry[0] === 'string' && entry[1] instanceof Uint8Array))
+  } catch {
+    return new Map()
+  }
 }
 
 /**
@@ -29,6 +51,11 @@ function wrapBundleSource(source: string): string {
 export interface CompiledBundle {
   readonly script: Script
   readonly cacheRejected: boolean
+}
+
+/** A bundle that ran: its compiled script, and what it exported. */
+export interface RanBundle extends CompiledBundle {
+  readonly exports: unknown
 }
 
 /** Compiles a bundle's source with `cachedData` when given; a rejected cache is not an error. */
@@ -48,12 +75,13 @@ function readCodeCache(bundlePath: string): Buffer | undefined {
 
 /**
  * Runs the CommonJS bundle at `bundlePath` as its main module would run, with its code cache when
- * one is there; returns the compiled script (the build asks it for a fresh cache).
+ * one is there; returns the compiled script and the bundle's exports (the build asks them for
+ * fresh caches).
  */
-export function runBundle(bundlePath: string, useCodeCache: boolean): CompiledBundle {
+export function runBundle(bundlePath: string, useCodeCache: boolean): RanBundle {
   const compiled = compileBundle(bundlePath, readFileSync(bundlePath, 'utf8'), useCodeCache ? readCodeCache(bundlePath) : undefined)
   const run = compiled.script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void
   const module = { exports: {} }
   run.call(module.exports, module.exports, createRequire(bundlePath), module, bundlePath, dirname(bundlePath))
-  return compiled
+  return { ...compiled, exports: module.exports }
 }

@@ -4,11 +4,17 @@
  * also enforces the array-buffer budget and, in the opt-in reuse mode, refuses to be recycled
  * once a program armed work that could run after its run ended.
  */
+import { fileURLToPath } from 'node:url'
 import { parentPort, workerData } from 'node:worker_threads'
 import type vm from 'node:vm'
 import { ARRAY_BUFFER_EXIT_CODE, collectGarbage, externalMemoryBytes } from '../array-buffer-budget.js'
 import { readWorkerLimits } from '../worker-limits.js'
-import { GuestSession, hardenRealm, installContextGuards, type GuestChannel } from '@code-runtime/engine/guest'
+import { readContextCodeCaches } from './bundle-code-cache.js'
+import { GuestSession, hardenRealm, installContextGuards, useContextScriptCodeCaches, type GuestChannel } from '@code-runtime/engine/guest'
+
+// The build reads the caches after preparing one context, to write the file read below; a test
+// checks that a fresh worker's in-context scripts accept theirs.
+export { contextScriptCodeCaches, rejectedContextScriptCodeCaches } from '@code-runtime/engine/guest'
 
 const port = parentPort
 if (port === null) throw new Error('worker-entry must run in a worker thread')
@@ -17,6 +23,10 @@ const limits = readWorkerLimits(workerData)
 // A program's forgotten rejection is its own business; in Node's default mode it would crash
 // the substrate and hide the program's real outcome.
 process.on('unhandledRejection', () => {})
+
+// The in-context scripts compile from the code caches the build wrote beside this bundle (none
+// beside the unbundled module, which then compiles them plainly).
+useContextScriptCodeCaches(readContextCodeCaches(fileURLToPath(import.meta.url)))
 
 /**
  * Over the budget, the worker ends itself at once, even deep inside a synchronous loop of the
