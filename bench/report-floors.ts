@@ -28,6 +28,16 @@ export function formatAgainstFloor(value: number | undefined, floor: number | un
   return `${formatMs(value)} ${unit} = ${(value / floor).toFixed(2)}×`
 }
 
+/**
+ * A cold run against the backend's sandbox floor, named: `—` for a backend without one, and
+ * `not measured` when the floor could not run here (no bubblewrap).
+ */
+export function formatAgainstSandboxFloor(coldMs: number | undefined, floorName: FloorName | undefined, floorMs: number | undefined): string {
+  if (floorName === undefined) return '—'
+  if (floorMs === undefined) return `${floorName} not measured`
+  return `${formatAgainstFloor(coldMs, floorMs)} (${floorName})`
+}
+
 function floorOf(results: BenchResults, name: FloorName): FloorResult | undefined {
   return results.floors.find((floor) => floor.name === name)
 }
@@ -63,7 +73,7 @@ function renderRatioTable(results: BenchResults): string[] {
       subject.id,
       spawnFloorName ?? '—',
       formatAgainstFloor(coldMs, spawnMs),
-      sandboxFloorName === undefined ? '—' : `${formatAgainstFloor(coldMs, sandboxMs)} (${sandboxFloorName})`,
+      formatAgainstSandboxFloor(coldMs, sandboxFloorName, sandboxMs),
       formatAgainstFloor(msPerRun(measurementOf(results, subject.id, 'trivial')), vmFloor),
       formatAgainstFloor(msPerRun(measurementOf(results, subject.id, 'trivial-b2b')), vmFloor),
       formatAgainstFloor(msPerRun(single), spawnMs),
@@ -86,7 +96,7 @@ export function renderFloors(results: BenchResults): string[] {
     '',
     ...renderRatioTable(results),
     '',
-    '- Cold `return 1` is the cold column\'s trivial (a spawn per run, after the pause) against the backend\'s spawn floor, and for the container also against `bare-bwrap-child`, the bare child inside bubblewrap with the container\'s namespaces (— when bubblewrap could not run here); trivial and trivial-b2b are against the live-worker vm floor (no spawn on the path); throughput per run is 1000 / runs per second, a fresh substrate per run, against the spawn floor (at 4 callers on fewer cores the runs overlap, so the wall time per run can fall below one spawn).',
+    '- Cold `return 1` is the cold column\'s trivial (a spawn per run, after the pause) against the backend\'s spawn floor, and for the container also against `bare-bwrap-child`, the bare child inside bubblewrap with the container\'s namespaces (`not measured` when bubblewrap could not run here); trivial and trivial-b2b are against the live-worker vm floor (no spawn on the path); throughput per run is 1000 / runs per second, a fresh substrate per run, against the spawn floor (at 4 callers on fewer cores the runs overlap, so the wall time per run can fall below one spawn).',
     '- Host CPU per run counts every thread of the host process, not child processes: for worker-thread it is the whole cost of a fresh worker against the bare worker\'s; for process and container it is only the host\'s side of a child (the children\'s own CPU would need /proc readings of each child before it exits, which the bench does not take), against the bare child\'s host side.',
     '',
   ]
