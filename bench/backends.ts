@@ -40,13 +40,15 @@ export interface BackendEntry {
   readonly exportName: string
   /** The floor its fresh substrate's spawn is compared to: a bare thread or a bare child process. */
   readonly spawnFloor: Extract<FloorName, 'bare-worker' | 'bare-child'>
+  /** A second spawn floor closer to what the backend must do (the container's bubblewrap), when there is one. */
+  readonly sandboxFloor?: Extract<FloorName, 'bare-bwrap-child'>
 }
 
 /** Every backend of the repository, present or planned. */
 export const BACKENDS: readonly BackendEntry[] = [
   { name: 'worker-thread', packageName: '@code-runtime/worker-thread', exportName: 'WorkerThreadCodeRuntime', spawnFloor: 'bare-worker' },
   { name: 'process', packageName: '@code-runtime/process', exportName: 'ProcessCodeRuntime', spawnFloor: 'bare-child' },
-  { name: 'container', packageName: '@code-runtime/process', exportName: 'ContainerCodeRuntime', spawnFloor: 'bare-child' },
+  { name: 'container', packageName: '@code-runtime/process', exportName: 'ContainerCodeRuntime', spawnFloor: 'bare-child', sandboxFloor: 'bare-bwrap-child' },
 ]
 
 /** A backend whose class was imported. */

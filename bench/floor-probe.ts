@@ -8,7 +8,7 @@ import type { MeasurePlan } from './measure.js'
 import { summarizeSamples, type SampleSummary } from './statistics.js'
 
 /** The floors, by the name the report and the backend table use. */
-export type FloorName = 'bare-worker' | 'bare-child' | 'live-worker-vm'
+export type FloorName = 'bare-worker' | 'bare-child' | 'bare-bwrap-child' | 'live-worker-vm'
 
 /** One timed round of a floor. */
 export interface FloorRound {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { Measurement } from './measure.js'
-import { formatAgainstFloor, msPerRun } from './report-floors.js'
+import { formatAgainstFloor, formatAgainstSandboxFloor, msPerRun } from './report-floors.js'
 import { summarizeSamples } from './statistics.js'
 
 const NO_PROBLEMS = { failedRuns: 0, reasons: [] }
@@ -33,5 +33,11 @@ describe('ratios to the floors', () => {
     assert.equal(formatAgainstFloor(undefined, 30), '—')
     assert.equal(formatAgainstFloor(45, undefined), '—')
     assert.equal(formatAgainstFloor(45, 0), '—')
+  })
+
+  it('names the sandbox floor a cold run is against, and says when it could not be measured', () => {
+    assert.equal(formatAgainstSandboxFloor(80, 'bare-bwrap-child', 64), '80.0 ms = 1.25× (bare-bwrap-child)')
+    assert.equal(formatAgainstSandboxFloor(80, 'bare-bwrap-child', undefined), 'bare-bwrap-child not measured')
+    assert.equal(formatAgainstSandboxFloor(80, undefined, 64), '—')
   })
 })

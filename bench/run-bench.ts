@@ -20,6 +20,7 @@ import {
   type LoadedBackend,
 } from './backends.js'
 import { floorStarter, measureCopyFloor } from './baseline-floor.js'
+import { startBareBwrapChildFloor } from './floor-bare-bwrap-child.js'
 import { bareChildFloor } from './floor-bare-child.js'
 import { bareWorkerFloor } from './floor-bare-worker.js'
 import { startLiveVmFloor } from './floor-live-vm.js'
@@ -192,9 +193,12 @@ async function prepareBackends(options: BenchOptions, plan: MeasurePlan) {
 /** The spawn and context floors, each measured in this process before the workloads. */
 async function measureAllFloors(plan: MeasurePlan): Promise<FloorResult[]> {
   progress('floors: measuring')
+  const bwrapChild = await startBareBwrapChildFloor()
+  const sandboxFloors = 'skipped' in bwrapChild ? [] : [bwrapChild]
+  if ('skipped' in bwrapChild) progress(bwrapChild.skipped)
   const liveVm = await startLiveVmFloor()
   try {
-    const floors = await measureFloors([bareWorkerFloor, bareChildFloor, liveVm], plan)
+    const floors = await measureFloors([bareWorkerFloor, bareChildFloor, ...sandboxFloors, liveVm], plan)
     for (const floor of floors) progress(`[${floor.name}] median ${formatMs(floor.wallMs.median)} ms, host CPU ${formatMs(floor.hostCpuMsPerRound)} ms per round`)
     return floors
   } finally {

@@ -1,9 +1,12 @@
 /**
- * The files a child needs to start our guest runtime, found on the host: the entry module, and
- * the three code-runtime packages it imports (this one, the engine's guest half and the core's
- * JSON helpers), each as the folders Node reads when it loads them. The process backend
- * grants Node's permission model read access to exactly these; the container mounts exactly
- * these (read-only, under a fixed path) and nothing else of the host's tree.
+ * The files a child needs to start our guest runtime, found on the host. The real entry is one
+ * self-contained bundle (it requires only Node's built-in modules), so its bootstrap is the
+ * bundle's own folder and this package's `package.json`, nothing of the engine or core. A
+ * test-only entry is plain ES modules that import across the three code-runtime packages (this
+ * one, the engine's guest half and the core's JSON helpers), so its bootstrap holds each of
+ * them, as the folders Node reads when it loads them. The process backend grants Node's
+ * permission model read access to exactly these; the container mounts exactly these (read-only,
+ * under a fixed path) and nothing else of the host's tree.
  */
 import { existsSync, lstatSync, realpathSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -102,17 +105,19 @@ export function locateBootstrapFiles(entry: URL = CHILD_ENTRY_URL): BootstrapFil
   const ownPath = realpathSync(fileURLToPath(import.meta.url))
   const ownRoot = realpathSync(findPackageRoot(ownPath))
   if (realpathSync(findPackageRoot(entryPath)) !== ownRoot) throw new Error('The child entry module must belong to @code-runtime/process.')
+  const entryModule = relative(ownRoot, entryPath).split(sep).join('/')
+  const nodePath = realpathSync(process.execPath)
+  if (entry.href === CHILD_ENTRY_URL.href) {
+    // The bundle loads no file but itself: its folder (the guest's own modules) is all it needs.
+    const bundleFolder = entryModule.split('/').slice(0, -1).join('/')
+    return { nodePath, entryPackage: { name: '@code-runtime/process', root: ownRoot, lookupPath: undefined, moduleFolders: [bundleFolder] }, entryModule, dependencies: [] }
+  }
   const folders = new Set([moduleFolderOf(ownRoot, ownPath), moduleFolderOf(ownRoot, entryPath)])
   const entryPackage: BootstrapPackage = { name: '@code-runtime/process', root: ownRoot, lookupPath: undefined, moduleFolders: [...folders] }
   // Only the engine's guest half: the child never loads the host half (run engine, transform).
   const engine = locateDependency(ownRoot, '@code-runtime/engine', '@code-runtime/engine/guest', GUEST_MODULE_URLS)
   const core = locateDependency(engine.root, '@code-runtime/core', '@code-runtime/core/json')
-  return {
-    nodePath: realpathSync(process.execPath),
-    entryPackage,
-    entryModule: relative(ownRoot, entryPath).split(sep).join('/'),
-    dependencies: [engine, core],
-  }
+  return { nodePath, entryPackage, entryModule, dependencies: [engine, core] }
 }
 
 /**
