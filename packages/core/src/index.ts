@@ -50,11 +50,13 @@ export {
 export {
   formatLosslessJsonRefusal,
   isLosslessJson,
+  safeLosslessJsonText,
   safeSnapshotLosslessJson,
   snapshotLosslessJson,
   type LosslessJsonOptions,
   type LosslessJsonRefusal,
   type LosslessJsonSnapshot,
+  type LosslessJsonText,
 } from './lossless-json.js'
 export { stringifyJsonValue } from './json-text.js'
 

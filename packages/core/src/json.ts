@@ -3,11 +3,13 @@
 export {
   formatLosslessJsonRefusal,
   isLosslessJson,
+  safeLosslessJsonText,
   safeSnapshotLosslessJson,
   snapshotLosslessJson,
   type LosslessJsonOptions,
   type LosslessJsonRefusal,
   type LosslessJsonSnapshot,
+  type LosslessJsonText,
 } from './lossless-json.js'
 export { stringifyJsonValue } from './json-text.js'
 export type { CodeJsonValue } from './types.js'

@@ -4,6 +4,7 @@ import { CodeRuntimeError } from './errors.js'
 import {
   formatLosslessJsonRefusal,
   isLosslessJson,
+  safeLosslessJsonText,
   safeSnapshotLosslessJson,
   snapshotLosslessJson,
   type LosslessJsonRefusal,
@@ -16,6 +17,8 @@ function assertAccepted(value: unknown): CodeJsonValue {
   assert.ok(result.ok, result.ok ? '' : `refused: ${result.refusal.path} ${result.refusal.reason}`)
   assert.equal(JSON.stringify(result.value), JSON.stringify(value))
   assert.equal(isLosslessJson(value), true)
+  // The one-walk text agrees with the copy on every accepted value.
+  assert.deepEqual(safeLosslessJsonText(value), { ok: true, text: JSON.stringify(result.value) })
   return result.value
 }
 
@@ -29,6 +32,8 @@ function assertRefused(value: unknown, path?: string, reasonFragment?: string): 
       `reason ${JSON.stringify(result.refusal.reason)} lacks ${JSON.stringify(reasonFragment)}`)
   }
   assert.equal(isLosslessJson(value), false)
+  // ...and refuses every refused one with the same path and reason.
+  assert.deepEqual(safeLosslessJsonText(value), { ok: false, refusal: result.refusal })
   return result.refusal
 }
 

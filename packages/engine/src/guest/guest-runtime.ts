@@ -9,7 +9,7 @@
 import vm from 'node:vm'
 import { getHeapStatistics } from 'node:v8'
 import { types } from 'node:util'
-import { safeSnapshotLosslessJson, formatLosslessJsonRefusal, jsonStringByteLength, stringifyJsonValue } from '@code-runtime/core/json'
+import { safeLosslessJsonText, formatLosslessJsonRefusal, jsonStringByteLength } from '@code-runtime/core/json'
 import { decodeHostMessage, type GuestToHostMessage, type NamespaceSpec, type RunStartMessage } from '../protocol/messages.js'
 import { contextBootstrap, type BootstrapControl, type BootstrapHost, type ContextWebGlobals, type ResourceGuardLimits } from './context-bootstrap.js'
 import { installBuiltinGuards, type BuiltinGuardHost, type BuiltinGuardLimits } from './builtin-guards.js'
@@ -168,20 +168,20 @@ export class GuestSession {
       this.end({ kind: 'run-end', outcome: 'value', valueJson: null })
       return
     }
-    const snapshot = safeSnapshotLosslessJson(value, { rootLabel: 'The return value' })
-    if (!snapshot.ok) {
-      this.end({ kind: 'run-end', outcome: 'invalid-output', message: formatLosslessJsonRefusal(snapshot.refusal) })
-      return
-    }
-    let valueJson: string
+    // The check and the text in one walk: a large returned array is never held as a whole copy.
+    let text: ReturnType<typeof safeLosslessJsonText>
     try {
-      valueJson = stringifyJsonValue(snapshot.value)
+      text = safeLosslessJsonText(value, { rootLabel: 'The return value' })
     } catch {
       // Only a text too long for a string lands here; the run must still end now, not at maxWallMs.
       this.end({ kind: 'run-end', outcome: 'invalid-output', message: 'The return value is too large to send; return less data.' })
       return
     }
-    this.end({ kind: 'run-end', outcome: 'value', valueJson })
+    if (!text.ok) {
+      this.end({ kind: 'run-end', outcome: 'invalid-output', message: formatLosslessJsonRefusal(text.refusal) })
+      return
+    }
+    this.end({ kind: 'run-end', outcome: 'value', valueJson: text.text })
   }
 
   private requestCall(namespaceIndex: number, member: string, args: unknown): number | string {
@@ -189,14 +189,14 @@ export class GuestSession {
     const members = this.memberSets[namespaceIndex]
     if (namespace === undefined || members === undefined || !members.has(member)) return `${String(member)} is not a tool.`
     if (this.ended) return `${namespace.global}.${member}: the run has already ended.`
-    const snapshot = safeSnapshotLosslessJson(args, { rootLabel: 'args' })
-    if (!snapshot.ok) return `${namespace.global}.${member}: ${formatLosslessJsonRefusal(snapshot.refusal)}`
-    let argsJson: string
+    let text: ReturnType<typeof safeLosslessJsonText>
     try {
-      argsJson = stringifyJsonValue(snapshot.value)
+      text = safeLosslessJsonText(args, { rootLabel: 'args' })
     } catch {
       return `${namespace.global}.${member}: the arguments are too large to send; pass less data per call.`
     }
+    if (!text.ok) return `${namespace.global}.${member}: ${formatLosslessJsonRefusal(text.refusal)}`
+    const argsJson = text.text
     const id = ++this.lastCallId
     this.channel.send({ kind: 'call-request', id, namespace: namespaceIndex, member, argsJson })
     return id

@@ -6,10 +6,13 @@
  */
 import {
   formatLosslessJsonRefusal,
+  safeLosslessJsonText,
   safeSnapshotLosslessJson,
   stringifyJsonValue,
   type CodeBindingCallRecord,
   type CodeJsonValue,
+  type LosslessJsonSnapshot,
+  type LosslessJsonText,
   type ValidatedNamespace,
 } from '@code-runtime/core'
 import type { CallRequestMessage, CallResultMessage } from '../protocol/messages.js'
@@ -190,22 +193,26 @@ export class BindingBridge {
       return
     }
     if (!this.open) return
-    const value = safeSnapshotLosslessJson(resolution, { rootLabel: 'value' })
-    if (!value.ok) {
-      const label = `${entry.namespace}.${entry.member}`
-      this.fail(id, entry, `${label} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(value.refusal)}`)
-      return
-    }
+    // Without a call record to keep the value in, the check and the text are made in one walk
+    // that never holds a whole copy; with one, the copy is what the record keeps.
+    const isRecording = this.options.recordValuesBytes !== undefined
+    let value: LosslessJsonText | LosslessJsonSnapshot
     let valueJson: string
     try {
-      valueJson = stringifyJsonValue(value.value)
+      value = isRecording ? safeSnapshotLosslessJson(resolution, { rootLabel: 'value' }) : safeLosslessJsonText(resolution, { rootLabel: 'value' })
+      if (!value.ok) {
+        const label = `${entry.namespace}.${entry.member}`
+        this.fail(id, entry, `${label} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(value.refusal)}`)
+        return
+      }
+      valueJson = 'text' in value ? value.text : stringifyJsonValue(value.value)
     } catch {
       // Only a text too long for a string lands here; the call fails, the host goes on.
       this.fail(id, entry, `${entry.namespace}.${entry.member} resolved a value too large to pass to the program.`)
       return
     }
     this.finish(entry, 'ok')
-    this.keepValue(entry, 'result', value.value, valueJson)
+    if ('value' in value) this.keepValue(entry, 'result', value.value, valueJson)
     this.reply({ kind: 'call-result', id, ok: true, valueJson })
   }
 

@@ -1,0 +1,68 @@
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { safeLosslessJsonText, safeSnapshotLosslessJson } from './lossless-json.js'
+
+/** `count` small records, each with a nested array and object, like a tool's list result. */
+function records(count: number): unknown[] {
+  const rows: unknown[] = []
+  for (let id = 0; id < count; id++) rows.push({ id, name: `row ${id}`, tags: ['a', id % 2 === 0], nested: { shelf: id } })
+  return rows
+}
+
+// A root array is copied and written a slice (256 elements) at a time: these cases sit on and
+// around the slice boundaries, where a dropped or doubled element or comma would show.
+void describe('safeLosslessJsonText', () => {
+  for (const count of [0, 1, 255, 256, 257, 512, 1000]) {
+    void it(`writes a root array of ${count} records exactly as JSON.stringify does`, () => {
+      const rows = records(count)
+      assert.deepEqual(safeLosslessJsonText(rows), { ok: true, text: JSON.stringify(rows) })
+    })
+  }
+
+  void it('writes objects, primitives and deep values like the native serializer, at any depth', () => {
+    for (const value of [null, 'x', 1.5, true, { a: [1, { b: 'c' }] }, [[[]]]]) {
+      assert.deepEqual(safeLosslessJsonText(value), { ok: true, text: JSON.stringify(value) })
+    }
+    let deep: unknown = 0
+    for (let level = 0; level < 100_000; level++) deep = [deep]
+    const rows = [...records(300), deep]
+    const result = safeLosslessJsonText(rows)
+    assert.ok(result.ok)
+    assert.ok(result.text.endsWith(`${'['.repeat(100_000)}0${']'.repeat(100_001)}`))
+  })
+
+  void it('names the full path of a refusal in a later slice', () => {
+    const rows = records(1000)
+    ;(rows[700] as { nested: unknown }).nested = new Map()
+    const result = safeLosslessJsonText(rows)
+    assert.deepEqual(result, { ok: false, refusal: { path: 'value[700].nested', reason: 'is a Map' } })
+    assert.deepEqual(result, safeSnapshotLosslessJson(rows))
+  })
+
+  void it('refuses a hole, a cycle and a throwing getter past the first slice like the snapshot', () => {
+    const holey = records(600)
+    delete holey[400]
+    const cyclic = records(600)
+    ;(cyclic[500] as { nested: unknown }).nested = cyclic
+    const throwing = records(600)
+    Object.defineProperty(throwing[300], 'id', { get: () => { throw new Error('no') }, enumerable: true })
+    for (const value of [holey, cyclic, throwing]) {
+      const result = safeLosslessJsonText(value, { rootLabel: 'args' })
+      assert.ok(!result.ok)
+      assert.deepEqual(result, safeSnapshotLosslessJson(value, { rootLabel: 'args' }))
+    }
+  })
+
+  void it('runs each getter of every slice exactly once and writes what it returned', () => {
+    let reads = 0
+    const rows = records(600)
+    for (const index of [0, 255, 256, 599]) {
+      Object.defineProperty(rows[index], 'name', { get: () => { reads++; return `read ${index}` }, enumerable: true })
+    }
+    const result = safeLosslessJsonText(rows)
+    assert.equal(reads, 4)
+    assert.ok(result.ok)
+    const parsed = JSON.parse(result.text) as { name: string }[]
+    assert.deepEqual([parsed[0]?.name, parsed[255]?.name, parsed[256]?.name, parsed[599]?.name], ['read 0', 'read 255', 'read 256', 'read 599'])
+  })
+})
