@@ -9,6 +9,7 @@ import type { FloorResult } from './floor-probe.js'
 import type { MeasurePlan, Measurement, RefillPause } from './measure.js'
 import { renderFloors } from './report-floors.js'
 import { formatMs } from './statistics.js'
+import { REUSE_TARGET_PEER } from './reuse-variants.js'
 import { judgeTarget, targetOf, TARGET_BACKEND } from './targets.js'
 import type { WorkloadName } from './workloads.js'
 
@@ -35,13 +36,13 @@ export interface RunOptionsInfo {
 }
 
 /** What a column of the table measures. */
-export type SubjectRole = 'backend' | 'cold' | 'floor' | 'peer'
+export type SubjectRole = 'backend' | 'cold' | 'reuse' | 'floor' | 'peer'
 
 /** A column of the table: a backend as configured, its cold baseline, the floor, or a peer. */
 export interface Subject {
   readonly id: string
   readonly role: SubjectRole
-  /** The backend a `backend` or `cold` column belongs to. */
+  /** The backend a `backend`, `cold` or `reuse` column belongs to. */
   readonly backend?: string
 }
 
@@ -120,8 +121,13 @@ export function renderTable(results: BenchResults): string {
   const floor = results.subjects.find((subject) => subject.role === 'floor')
   const peers = results.subjects.filter((subject) => subject.role === 'peer')
   const hasTargets = backends.some((subject) => subject.id === TARGET_BACKEND)
+  const reuseOf = (backend: Subject): Subject[] => results.subjects.filter((subject) => subject.role === 'reuse' && subject.backend === backend.id)
+  const reusePeer = peers.find((peer) => peer.id === REUSE_TARGET_PEER)
   const header = ['workload']
-  for (const backend of backends) header.push(backend.id, `${backend.id} cold`, `${backend.id} / cold`)
+  for (const backend of backends) {
+    header.push(backend.id, `${backend.id} cold`, `${backend.id} / cold`)
+    for (const reuse of reuseOf(backend)) header.push(reuse.id, ...(reusePeer === undefined ? [] : [`${reuse.id} / ${reusePeer.id}`]))
+  }
   if (floor !== undefined) header.push(floor.id)
   for (const peer of peers) header.push(peer.id, ...(hasTargets ? [`${TARGET_BACKEND} / ${peer.id}`] : []))
   if (hasTargets) header.push(`${TARGET_BACKEND} target`)
@@ -132,6 +138,10 @@ export function renderTable(results: BenchResults): string {
       const measured = cellOf(results, backend.id, workload)
       const cold = cellOf(results, `${backend.id} cold`, workload)
       row.push(formatMeasurement(measured), formatMeasurement(cold), formatRatio(measured, cold))
+      for (const reuse of reuseOf(backend)) {
+        const reused = cellOf(results, reuse.id, workload)
+        row.push(formatMeasurement(reused), ...(reusePeer === undefined ? [] : [formatRatio(reused, cellOf(results, reusePeer.id, workload))]))
+      }
     }
     if (floor !== undefined) row.push(formatMeasurement(cellOf(results, floor.id, workload)))
     for (const peer of peers) {
