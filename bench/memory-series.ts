@@ -4,13 +4,14 @@
  * own accounting, so the growth can be split into JS heap and native memory.
  *
  * node --expose-gc bench/dist/memory-series.js [--mode fresh|reuse|bare-worker] [--runs N]
- *   [--every N] [--callers N] [--stack-mb N]
+ *   [--every N] [--callers N] [--stack-mb N] [--max-old-mb N]
  *
  * `fresh` and `reuse` run the worker-thread backend (a fresh worker per run, or `reuseWorkers`);
  * `bare-worker` spawns `new Worker` of an eval script that posts at once, with
  * `resourceLimits.stackSizeMb` when `--stack-mb` is given, to tell the backend's cost from the
  * thread's. Start it with `MALLOC_ARENA_MAX=2` in its environment to see what glibc's per-thread
- * arenas add. Every reading is taken after a pause and a forced GC. Prints a table, writes nothing.
+ * arenas add, and `--max-old-mb` (the backend's `maxOldGenerationSizeMb`) to see how much of a
+ * recycled worker's growth is garbage its heap has not collected yet. Every reading is taken after a pause and a forced GC. Prints a table, writes nothing.
  */
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
       every: { type: 'string', default: '1000' },
       callers: { type: 'string', default: '4' },
       'stack-mb': { type: 'string' },
+      'max-old-mb': { type: 'string' },
     },
   })
   const runs = Number(values.runs)
@@ -75,7 +77,8 @@ async function main(): Promise<void> {
   if (values.mode === 'bare-worker') {
     runOnce = bareWorkerRun(stackMb === undefined ? undefined : { stackSizeMb: stackMb })
   } else if (values.mode === 'fresh' || values.mode === 'reuse') {
-    const started = await startCodeRuntime(WorkerThreadCodeRuntime, { reuseWorkers: values.mode === 'reuse' })
+    const maxOld = values['max-old-mb'] === undefined ? {} : { maxOldGenerationSizeMb: Number(values['max-old-mb']) }
+    const started = await startCodeRuntime(WorkerThreadCodeRuntime, { reuseWorkers: values.mode === 'reuse', ...maxOld })
     dispose = started.dispose
     runOnce = async () => {
       const result = await started.runtime.run({ program: 'return 1', bindings: [] })
@@ -84,7 +87,7 @@ async function main(): Promise<void> {
   } else {
     throw new Error(`--mode: unknown '${values.mode ?? ''}', choose fresh, reuse or bare-worker`)
   }
-  console.log(`mode ${values.mode}, ${callers} callers, MALLOC_ARENA_MAX=${process.env['MALLOC_ARENA_MAX'] ?? 'unset'}, stackSizeMb ${stackMb ?? 'default'}, gc ${typeof globalThis.gc === 'function' ? 'forced' : 'not exposed'}`)
+  console.log(`mode ${values.mode}, ${callers} callers, MALLOC_ARENA_MAX=${process.env['MALLOC_ARENA_MAX'] ?? 'unset'}, stackSizeMb ${stackMb ?? 'default'}, maxOldGenerationSizeMb ${values['max-old-mb'] ?? 'default'}, gc ${typeof globalThis.gc === 'function' ? 'forced' : 'not exposed'}`)
   console.log('| runs | RSS MiB | V8 heap (physical) MiB | JS heap used MiB | V8 malloced MiB | external MiB | RSS − V8 heap MiB | s |')
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|')
   const startedAt = performance.now()
