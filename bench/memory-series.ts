@@ -13,6 +13,7 @@
  * arenas add, and `--max-old-mb` (the backend's `maxOldGenerationSizeMb`) to see how much of a
  * recycled worker's growth is garbage its heap has not collected yet. Every reading is taken after a pause and a forced GC. Prints a table, writes nothing.
  */
+import { readdirSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
@@ -37,6 +38,15 @@ function bareWorkerRun(resourceLimits: ResourceLimits | undefined): RunOnce {
     })
 }
 
+/** Threads of this process (Linux): the main thread, Node's own, and one per live worker. */
+function threadCount(): number | string {
+  try {
+    return readdirSync('/proc/self/task').length
+  } catch {
+    return '?'
+  }
+}
+
 async function reading(runs: number, startedAt: number): Promise<string> {
   await sleep(SETTLE_MS)
   globalThis.gc?.()
@@ -52,6 +62,7 @@ async function reading(runs: number, startedAt: number): Promise<string> {
     (heap.malloced_memory / MIB).toFixed(1),
     (memory.external / MIB).toFixed(1),
     (native / MIB).toFixed(1),
+    threadCount(),
     ((performance.now() - startedAt) / 1_000).toFixed(0),
   ]
   return `| ${cells.join(' | ')} |`
@@ -88,8 +99,8 @@ async function main(): Promise<void> {
     throw new Error(`--mode: unknown '${values.mode ?? ''}', choose fresh, reuse or bare-worker`)
   }
   console.log(`mode ${values.mode}, ${callers} callers, MALLOC_ARENA_MAX=${process.env['MALLOC_ARENA_MAX'] ?? 'unset'}, stackSizeMb ${stackMb ?? 'default'}, maxOldGenerationSizeMb ${values['max-old-mb'] ?? 'default'}, gc ${typeof globalThis.gc === 'function' ? 'forced' : 'not exposed'}`)
-  console.log('| runs | RSS MiB | V8 heap (physical) MiB | JS heap used MiB | V8 malloced MiB | external MiB | RSS − V8 heap MiB | s |')
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|')
+  console.log('| runs | RSS MiB | V8 heap (physical) MiB | JS heap used MiB | V8 malloced MiB | external MiB | RSS − V8 heap MiB | threads | s |')
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
   const startedAt = performance.now()
   console.log(await reading(0, startedAt))
   try {
