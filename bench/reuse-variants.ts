@@ -5,7 +5,7 @@
  * without a reuse mode get no such columns.
  */
 import type { BenchRuntimeConfig, BenchStarter } from './backends.js'
-import type { WorkloadName } from './workloads.js'
+import { WORKLOAD_NAMES, type WorkloadName } from './workloads.js'
 
 /** One reuse column of a backend. */
 export interface ReuseVariant {
@@ -21,23 +21,11 @@ export const REUSE_VARIANTS: readonly ReuseVariant[] = [
   { suffix: 'reuse-key', config: { reuseWorkers: true }, isKeyedPerCaller: true },
 ]
 
-/**
- * The workloads the reuse columns run. hotloop and abort are left out: both end with the worker
- * stopped, so reuse cannot change them, and hotloop costs a second per run.
- */
-export const REUSE_WORKLOADS: readonly WorkloadName[] = [
-  'trivial',
-  'trivial-b2b',
-  'ts',
-  'seq100',
-  'par100',
-  'calls10k',
-  'bigvalue',
-  'logs',
-  'throughput1',
-  'throughput',
-  'memory',
-]
+/** Workloads the reuse columns skip: both end with the worker stopped, so reuse cannot change them, and hotloop costs a second per run. */
+const NOT_REUSED: readonly WorkloadName[] = ['hotloop', 'abort']
+
+/** The workloads the reuse columns run. */
+export const REUSE_WORKLOADS: readonly WorkloadName[] = WORKLOAD_NAMES.filter((name) => !NOT_REUSED.includes(name))
 
 /** The peer the reuse columns are compared to: the target is its throughput. */
 export const REUSE_TARGET_PEER = 'isolated-vm'
