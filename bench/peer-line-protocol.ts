@@ -32,6 +32,11 @@ export class PeerProtocolError extends Error {
   override readonly name = 'PeerProtocolError'
 }
 
+/** The result the bench records for a run the peer never ran to its end (a broken child, a run that threw). */
+export function failedRunResult(message: string): CodeRunResult {
+  return { logs: [], error: { kind: 'exception', message }, usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] }
+}
+
 export function encodeMessage(message: HostMessage | ChildMessage): string {
   return `${JSON.stringify(message)}\n`
 }

@@ -12,7 +12,7 @@ import type { Readable, Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import type { CodeRunRequest, CodeRunResult } from '@code-runtime/core'
 import type { BenchRuntime, BenchRuntimeConfig, BenchStarter } from './backends.js'
-import { encodeMessage, parseChildMessage, type ChildMessage, type HostMessage } from './peer-line-protocol.js'
+import { encodeMessage, failedRunResult, parseChildMessage, type ChildMessage, type HostMessage } from './peer-line-protocol.js'
 
 const CHILD_ENTRY = fileURLToPath(new URL('./peer-child.js', import.meta.url))
 /** How long a child may take to exit after its stdin ends before it is killed. */
@@ -53,7 +53,7 @@ class RemotePeerRuntime implements BenchRuntime {
 
   #fail(error: Error): void {
     this.#failure ??= error
-    const failed: CodeRunResult = { logs: [], error: { kind: 'exception', message: error.message }, usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] }
+    const failed = failedRunResult(error.message)
     for (const resolve of this.#pending.values()) resolve(failed)
     this.#pending.clear()
   }
