@@ -18,11 +18,17 @@ export interface BenchRuntimeConfig {
   readonly spawnAhead?: number
   /** Compute budget of a run, in milliseconds. */
   readonly computeMs?: number
+  /** The worker-thread backend's opt-in reuse mode (a recycled worker, a fresh context per run). */
+  readonly reuseWorkers?: boolean
 }
 
 /** What the measuring code needs from a started runtime (a backend or the in-thread floor). */
 export interface BenchRuntime {
-  run(request: CodeRunRequest): Promise<CodeRunResult>
+  /**
+   * `caller` is the index of the concurrent caller making the run (throughput and memory; 0 for
+   * sampled runs): a column that sends a `reuseKey` per caller keys by it.
+   */
+  run(request: CodeRunRequest, caller?: number): Promise<CodeRunResult>
   dispose(): Promise<void>
 }
 
@@ -42,11 +48,13 @@ export interface BackendEntry {
   readonly spawnFloor: Extract<FloorName, 'bare-worker' | 'bare-child'>
   /** A second spawn floor closer to what the backend must do (the container's bubblewrap), when there is one. */
   readonly sandboxFloor?: Extract<FloorName, 'bare-bwrap-child'>
+  /** Whether it has a reuse mode (`reuseWorkers`), measured in the reuse columns. */
+  readonly hasReuse?: boolean
 }
 
 /** Every backend of the repository, present or planned. */
 export const BACKENDS: readonly BackendEntry[] = [
-  { name: 'worker-thread', packageName: '@code-runtime/worker-thread', exportName: 'WorkerThreadCodeRuntime', spawnFloor: 'bare-worker' },
+  { name: 'worker-thread', packageName: '@code-runtime/worker-thread', exportName: 'WorkerThreadCodeRuntime', spawnFloor: 'bare-worker', hasReuse: true },
   { name: 'process', packageName: '@code-runtime/process', exportName: 'ProcessCodeRuntime', spawnFloor: 'bare-child' },
   { name: 'container', packageName: '@code-runtime/process', exportName: 'ContainerCodeRuntime', spawnFloor: 'bare-child', sandboxFloor: 'bare-bwrap-child' },
 ]

@@ -23,18 +23,34 @@ async function settledMemory(settleMs: number): Promise<NodeJS.MemoryUsage> {
   return process.memoryUsage()
 }
 
-/** In this process: RSS after `plan.memoryFirstRuns` runs and after `plan.memoryTotalRuns` in all. */
-export async function measureMemory(runtime: BenchRuntime, workload: MemoryWorkload, plan: MeasurePlan, settleMs: number): Promise<Measurement> {
+/** How many runs a memory measurement takes before its first reading and in all. */
+export interface MemoryRunCounts {
+  readonly firstRuns: number
+  readonly totalRuns: number
+}
+
+/**
+ * The run counts for a column: the plan's fast counts (10 000 runs in a full plan) where runs
+ * cost no spawn (a reuse column, the in-thread floor), else the fresh-substrate counts.
+ */
+export function memoryRunCounts(plan: MeasurePlan, isFast: boolean): MemoryRunCounts {
+  return isFast
+    ? { firstRuns: plan.fastMemoryFirstRuns, totalRuns: plan.fastMemoryTotalRuns }
+    : { firstRuns: plan.memoryFirstRuns, totalRuns: plan.memoryTotalRuns }
+}
+
+/** In this process: RSS after `counts.firstRuns` runs and after `counts.totalRuns` in all. */
+export async function measureMemory(runtime: BenchRuntime, workload: MemoryWorkload, counts: MemoryRunCounts, callers: number, settleMs: number): Promise<Measurement> {
   const problems = new ProblemLog()
-  await runBatch(runtime, workload, plan.memoryFirstRuns, plan.callers, problems)
+  await runBatch(runtime, workload, counts.firstRuns, callers, problems)
   const first = await settledMemory(settleMs)
-  await runBatch(runtime, workload, plan.memoryTotalRuns - plan.memoryFirstRuns, plan.callers, problems)
+  await runBatch(runtime, workload, counts.totalRuns - counts.firstRuns, callers, problems)
   const total = await settledMemory(settleMs)
   return {
     kind: 'memory',
     unit: 'MiB',
-    firstRuns: plan.memoryFirstRuns,
-    totalRuns: plan.memoryTotalRuns,
+    firstRuns: counts.firstRuns,
+    totalRuns: counts.totalRuns,
     rssAfterFirstMiB: first.rss / MIB,
     rssAfterTotalMiB: total.rss / MIB,
     growthPercent: ((total.rss - first.rss) / first.rss) * 100,
@@ -48,7 +64,10 @@ export async function measureMemory(runtime: BenchRuntime, workload: MemoryWorkl
 export interface MemoryProbeRequest {
   readonly backend: string | null
   readonly config: BenchRuntimeConfig
-  readonly plan: MeasurePlan
+  /** Whether each request carries its caller's `reuseKey` (the `reuse-key` column). */
+  readonly isKeyedPerCaller: boolean
+  readonly counts: MemoryRunCounts
+  readonly callers: number
   readonly settleMs: number
 }
 

@@ -29,21 +29,30 @@ export interface MeasurePlan {
   readonly throughputMs: number
   /** Concurrent callers of the throughput and memory workloads. */
   readonly callers: number
+  /** Runs before the memory workload's first reading and in all, with a fresh substrate per run. */
   readonly memoryFirstRuns: number
   readonly memoryTotalRuns: number
+  /** The same where runs are fast: a reuse column or the in-thread floor. */
+  readonly fastMemoryFirstRuns: number
+  readonly fastMemoryTotalRuns: number
   /** Cold runs timed to calibrate the refill pause. */
   readonly calibrationRuns: number
 }
 
+// Sized to take about 22 minutes on 2 quiet cores with every backend and peer (bench/README.md):
+// 12 samples keep the median's spread small next to the differences measured, and fresh-substrate
+// memory runs 2 000 (10 000 would take 4 to 7 minutes per backend at 25 to 40 runs/s).
 export const FULL_PLAN: MeasurePlan = Object.freeze({
   warmupRuns: 2,
-  runs: 20,
+  runs: 12,
   slowRuns: 5,
   slowAfterMs: 1_000,
-  throughputMs: 5_000,
+  throughputMs: 3_000,
   callers: 4,
-  memoryFirstRuns: 100,
-  memoryTotalRuns: 10_000,
+  memoryFirstRuns: 200,
+  memoryTotalRuns: 2_000,
+  fastMemoryFirstRuns: 1_000,
+  fastMemoryTotalRuns: 10_000,
   calibrationRuns: 10,
 })
 
@@ -55,7 +64,9 @@ export const QUICK_PLAN: MeasurePlan = Object.freeze({
   throughputMs: 1_000,
   callers: 4,
   memoryFirstRuns: 100,
-  memoryTotalRuns: 1_000,
+  memoryTotalRuns: 500,
+  fastMemoryFirstRuns: 200,
+  fastMemoryTotalRuns: 2_000,
   calibrationRuns: 5,
 })
 
@@ -224,13 +235,13 @@ export async function measureSamples(
 export async function runBatch(runtime: BenchRuntime, workload: Workload, count: number, callers: number, problems: ProblemLog): Promise<void> {
   const request = requestOf(workload)
   let started = 0
-  const caller = async (): Promise<void> => {
+  const caller = async (index: number): Promise<void> => {
     while (started < count) {
       started++
-      problems.note(workload.check, await runtime.run(request))
+      problems.note(workload.check, await runtime.run(request, index))
     }
   }
-  await Promise.all(Array.from({ length: callers }, caller))
+  await Promise.all(Array.from({ length: callers }, (_, index) => caller(index)))
 }
 
 /** Runs per second from the workload's callers (or the plan's), back to back, with no pauses, for `plan.throughputMs`. */
@@ -242,16 +253,16 @@ export async function measureThroughput(runtime: BenchRuntime, workload: Through
   const cpuAtStart = process.cpuUsage()
   const startedAt = performance.now()
   const deadline = startedAt + plan.throughputMs
-  const caller = async (): Promise<void> => {
+  const caller = async (index: number): Promise<void> => {
     while (performance.now() < deadline) {
       const runStartedAt = performance.now()
-      const result = await runtime.run(request)
+      const result = await runtime.run(request, index)
       latencies.push(performance.now() - runStartedAt)
       problems.note(workload.check, result)
     }
   }
   const callers = workload.callers ?? plan.callers
-  await Promise.all(Array.from({ length: callers }, caller))
+  await Promise.all(Array.from({ length: callers }, (_, index) => caller(index)))
   const seconds = (performance.now() - startedAt) / 1_000
   const cpu = process.cpuUsage(cpuAtStart)
   return {

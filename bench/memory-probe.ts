@@ -7,6 +7,7 @@ import { BACKENDS, describeError, loadBackend, type BenchStarter } from './backe
 import { floorStarter } from './baseline-floor.js'
 import { measureMemory, type MemoryProbeRequest } from './measure-memory.js'
 import type { Measurement } from './measure.js'
+import { keyedPerCaller } from './reuse-variants.js'
 import { WORKLOADS, type MemoryWorkload } from './workloads.js'
 
 async function starterFor(backendName: string | null): Promise<BenchStarter> {
@@ -21,9 +22,10 @@ async function starterFor(backendName: string | null): Promise<BenchStarter> {
 async function probe(request: MemoryProbeRequest): Promise<Measurement> {
   const workload = WORKLOADS.find((candidate): candidate is MemoryWorkload => candidate.kind === 'memory')
   if (workload === undefined) throw new Error('no memory workload is defined')
-  const runtime = await (await starterFor(request.backend)).start(request.config)
+  const starter = await starterFor(request.backend)
+  const runtime = await (request.isKeyedPerCaller ? keyedPerCaller(starter) : starter).start(request.config)
   try {
-    return await measureMemory(runtime, workload, request.plan, request.settleMs)
+    return await measureMemory(runtime, workload, request.counts, request.callers, request.settleMs)
   } finally {
     await runtime.dispose()
   }

@@ -37,8 +37,9 @@ import {
   type Measurement,
   type RefillPause,
 } from './measure.js'
-import { measureMemoryInFreshProcess } from './measure-memory.js'
+import { measureMemoryInFreshProcess, memoryRunCounts } from './measure-memory.js'
 import { loadPeer, PEERS } from './peers.js'
+import { keyedPerCaller, REUSE_VARIANTS, REUSE_WORKLOADS } from './reuse-variants.js'
 import { formatMs } from './statistics.js'
 import { formatMeasurement, renderMarkdown, writeResults, type BenchResults, type ResultCell, type Subject } from './report.js'
 import {
@@ -59,6 +60,10 @@ interface MeasuredSubject {
   readonly config: BenchRuntimeConfig
   /** Workloads this column does not run (a peer without the feature), each with why. */
   readonly notApplicable?: Readonly<Partial<Record<WorkloadName, string>>>
+  /** When set, the column runs only these workloads and has no cell for the others. */
+  readonly workloads?: readonly WorkloadName[]
+  /** Whether each request carries its caller's `reuseKey` (the starter adds it; memory's fresh process needs telling). */
+  readonly isKeyedPerCaller?: boolean
 }
 
 const RESULTS_DIRECTORY = fileURLToPath(new URL('..', import.meta.url))
@@ -134,10 +139,13 @@ async function measureAloneWorkload(measured: MeasuredSubject, workload: Through
   if (skipped !== undefined) return skipped
   progress(`[${measured.subject.id}] ${workload.name}: measuring`)
   if (workload.kind === 'memory') {
+    const isFloor = measured.subject.role === 'floor'
     return measureMemoryInFreshProcess({
-      backend: measured.subject.role === 'floor' ? null : (measured.subject.backend ?? null),
+      backend: isFloor ? null : (measured.subject.backend ?? null),
       config: measured.config,
-      plan,
+      isKeyedPerCaller: measured.isKeyedPerCaller === true,
+      counts: memoryRunCounts(plan, isFloor || measured.config.reuseWorkers === true),
+      callers: plan.callers,
       settleMs: pauseMs,
     })
   }
@@ -186,8 +194,20 @@ async function prepareBackends(options: BenchOptions, plan: MeasurePlan) {
       { subject: { id: backend.name, role: 'backend', backend: backend.name }, starter: backend, config: {} },
       { subject: { id: `${backend.name} cold`, role: 'cold', backend: backend.name }, starter: backend, config: { spawnAhead: 0 } },
     )
+    if (entry.hasReuse === true) subjects.push(...reuseSubjects(backend))
   }
   return { subjects, refillPauses, skippedBackends }
+}
+
+/** The reuse columns of a backend that has a reuse mode. */
+function reuseSubjects(backend: LoadedBackend): MeasuredSubject[] {
+  return REUSE_VARIANTS.map((variant) => ({
+    subject: { id: `${backend.name} ${variant.suffix}`, role: 'reuse', backend: backend.name },
+    starter: variant.isKeyedPerCaller ? keyedPerCaller(backend) : backend,
+    config: variant.config,
+    workloads: REUSE_WORKLOADS,
+    isKeyedPerCaller: variant.isKeyedPerCaller,
+  }))
 }
 
 /** The spawn and context floors, each measured in this process before the workloads. */
@@ -258,8 +278,9 @@ async function runBench(options: BenchOptions): Promise<void> {
   progress(`pause before every sampled run: ${pauseMs} ms`)
   const cells: ResultCell[] = []
   for (const workload of workloads) {
-    const measurements = await measureWorkload(subjects, workload, plan, pauseMs)
-    subjects.forEach((measured, index) => {
+    const runners = subjects.filter((measured) => measured.workloads?.includes(workload.name) ?? true)
+    const measurements = await measureWorkload(runners, workload, plan, pauseMs)
+    runners.forEach((measured, index) => {
       const measurement = measurements[index] ?? { kind: 'failed', reason: 'no measurement' }
       cells.push({ subject: measured.subject.id, workload: workload.name, measurement })
       progress(`[${measured.subject.id}] ${workload.name}: ${formatMeasurement(measurement)}`)
