@@ -62,7 +62,7 @@ describe('SubstratePool', () => {
       }
       return new ScriptedSubstrate()
     })
-    const pool = new SubstratePool(factory, 0)
+    const pool = new SubstratePool(factory, 0, false, TWO_CORES)
     await assert.rejects(pool.acquire(), /no room/)
     const substrate = await pool.acquire()
     assert.equal(substrate, factory.spawned[0])
@@ -77,7 +77,7 @@ describe('SubstratePool', () => {
         throw new Error('out of file descriptors')
       },
     }
-    const pool = new SubstratePool(factory, 2)
+    const pool = new SubstratePool(factory, 2, false, TWO_CORES)
     await assert.rejects(pool.acquire(), /out of file descriptors/)
     pool.refillNow()
     await drain()
@@ -139,7 +139,7 @@ describe('SubstratePool', () => {
 
   it('disposal rejects the runs still waiting for a substrate', async () => {
     const { factory, spawns } = heldFactory()
-    const pool = new SubstratePool(factory, 0)
+    const pool = new SubstratePool(factory, 0, false, TWO_CORES)
     const waiting = pool.acquire()
     const disposal = pool.dispose()
     await assert.rejects(waiting, /disposed/)
@@ -154,7 +154,7 @@ describe('SubstratePool', () => {
       if (calls++ === 0) return Promise.reject(new Error('first spawn dies'))
       return new ScriptedSubstrate()
     })
-    const pool = new SubstratePool(factory, 1)
+    const pool = new SubstratePool(factory, 1, false, TWO_CORES)
     await drain()
     const substrate = await pool.acquire()
     assert.ok(substrate instanceof ScriptedSubstrate)
@@ -164,7 +164,7 @@ describe('SubstratePool', () => {
 
   it('never hands out a waiting substrate that died in the pool', async () => {
     const factory = scriptedFactory()
-    const pool = new SubstratePool(factory, 1)
+    const pool = new SubstratePool(factory, 1, false, TWO_CORES)
     await drain()
     factory.spawned[0]?.die({ kind: 'exited', code: 1 })
     await drain()
@@ -180,7 +180,7 @@ describe('SubstratePool', () => {
       if (index === 0) substrate.die({ kind: 'crashed', detail: 'died right after guest-ready' })
       return substrate
     })
-    const pool = new SubstratePool(factory, 1)
+    const pool = new SubstratePool(factory, 1, false, TWO_CORES)
     await drain()
     const substrate = await pool.acquire()
     assert.equal((substrate as ScriptedSubstrate).alive, true, 'the dead one would never answer its run')
@@ -189,7 +189,7 @@ describe('SubstratePool', () => {
 
   it('disposal kills the waiting substrates and the handed-out ones, and resolves after every exit', async () => {
     const factory = scriptedFactory()
-    const pool = new SubstratePool(factory, 2)
+    const pool = new SubstratePool(factory, 2, false, TWO_CORES)
     await drain()
     const inUse = await pool.acquire()
     let disposed = false
@@ -211,7 +211,7 @@ describe('SubstratePool', () => {
 
   it('disposal while spawning waits for the spawn, kills what it brings, and spawns nothing more', async () => {
     const { factory, spawns } = heldFactory()
-    const pool = new SubstratePool(factory, 1)
+    const pool = new SubstratePool(factory, 1, false, TWO_CORES)
     let disposed = false
     const disposal = pool.dispose().then(() => {
       disposed = true
@@ -229,7 +229,7 @@ describe('SubstratePool', () => {
 
   it('disposal does not wait on a spawn that failed', async () => {
     const { factory, spawns } = heldFactory()
-    const pool = new SubstratePool(factory, 1)
+    const pool = new SubstratePool(factory, 1, false, TWO_CORES)
     const disposal = pool.dispose()
     spawns[0]?.reject(new Error('spawn failed'))
     await disposal
@@ -239,7 +239,7 @@ describe('SubstratePool', () => {
   describe('without reuse', () => {
     it('kills a released substrate even when it could be recycled', async () => {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
-      const pool = new SubstratePool(factory, 1)
+      const pool = new SubstratePool(factory, 1, false, TWO_CORES)
       const substrate = (await pool.acquire()) as RecyclableSubstrate
       pool.release(substrate)
       assert.equal(substrate.recycles, 0)
@@ -248,10 +248,66 @@ describe('SubstratePool', () => {
     })
   })
 
+  describe('in a stream of runs', () => {
+    it('spawns ahead on the idle cores while fresh substrates are asked for back to back', async () => {
+      const factory = scriptedFactory()
+      const pool = new SubstratePool(factory, 1, false, TWO_CORES)
+      await drain()
+      await pool.acquire()
+      pool.refillNow()
+      await drain()
+      assert.equal(factory.spawnCalls, 2, 'a first run alone: one spawn ahead')
+      await pool.acquire()
+      pool.refillNow()
+      await drain()
+      assert.equal(factory.spawnCalls, 4, 'the second came back to back: a spawn ahead for each core')
+      await pool.dispose()
+    })
+
+    it('keeps one spawn ahead for runs that come apart', async () => {
+      const factory = scriptedFactory()
+      const pool = new SubstratePool(factory, 1, false, TWO_CORES)
+      await drain()
+      for (let run = 0; run < 2; run++) {
+        await new Promise((resolve) => setTimeout(resolve, 120))
+        await pool.acquire()
+        pool.refillNow()
+        await drain()
+      }
+      assert.equal(factory.spawnCalls, 3, 'the spawn ahead, and one replacement per run')
+      await pool.dispose()
+    })
+
+    it('adds at most three substrates to the spawn-ahead target however many cores there are', async () => {
+      const factory = scriptedFactory()
+      const pool = new SubstratePool(factory, 2, false, 64)
+      await drain()
+      for (let run = 0; run < 10; run++) {
+        await pool.acquire()
+        pool.refillNow()
+        await drain()
+      }
+      assert.equal(factory.spawnCalls, 10 + 2 + 3, 'every run replaced, plus the spawn-ahead target and three more')
+      await pool.dispose()
+    })
+
+    it('never spawns ahead with spawnAhead 0', async () => {
+      const factory = scriptedFactory()
+      const pool = new SubstratePool(factory, 0, false, 8)
+      for (let run = 0; run < 5; run++) {
+        await pool.acquire()
+        pool.refillNow()
+        await drain()
+      }
+      assert.equal(factory.spawnCalls, 5, 'one spawn per run, none ahead')
+      await pool.dispose()
+    })
+  })
+
   describe('with reuse', () => {
     it('recycles a released substrate and hands it out again', async () => {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
-      const pool = new SubstratePool(factory, 1, true)
+      const pool = new SubstratePool(factory, 1, true, TWO_CORES)
       await drain()
       const substrate = await pool.acquire()
       pool.release(substrate)
@@ -279,7 +335,7 @@ describe('SubstratePool', () => {
 
     it('kills a substrate that cannot be recycled', async () => {
       const factory = scriptedFactory()
-      const pool = new SubstratePool(factory, 1, true)
+      const pool = new SubstratePool(factory, 1, true, TWO_CORES)
       const substrate = (await pool.acquire()) as ScriptedSubstrate
       pool.release(substrate)
       assert.equal(substrate.alive, false)
@@ -288,7 +344,8 @@ describe('SubstratePool', () => {
 
     it('kills a substrate whose recycle fails and spawns a replacement', async () => {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
-      const pool = new SubstratePool(factory, 1, true)
+      // One core: its two acquires come back to back, and a stream spawns ahead on idle cores.
+      const pool = new SubstratePool(factory, 1, true, 1)
       await drain()
       const substrate = (await pool.acquire()) as RecyclableSubstrate
       substrate.recycleResult = () => Promise.reject(new Error('the guest did not come back'))
@@ -306,7 +363,7 @@ describe('SubstratePool', () => {
 
     it('kills a substrate that finishes recycling after disposal began', async () => {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
-      const pool = new SubstratePool(factory, 1, true)
+      const pool = new SubstratePool(factory, 1, true, TWO_CORES)
       const substrate = (await pool.acquire()) as RecyclableSubstrate
       const recycled = deferred<undefined>()
       substrate.recycleResult = () => recycled.promise.then(() => {})
@@ -320,7 +377,7 @@ describe('SubstratePool', () => {
 
     it(`retires a substrate after ${MAX_RUNS_PER_SUBSTRATE} runs`, async () => {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
-      const pool = new SubstratePool(factory, 0, true)
+      const pool = new SubstratePool(factory, 0, true, TWO_CORES)
       const first = (await pool.acquire()) as RecyclableSubstrate
       let substrate: RecyclableSubstrate = first
       for (let run = 1; run < MAX_RUNS_PER_SUBSTRATE; run++) {
@@ -349,7 +406,7 @@ describe('SubstratePool', () => {
 
     it('hands a recycled substrate only to a later run of the same key', async () => {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
-      const pool = new SubstratePool(factory, 0, true)
+      const pool = new SubstratePool(factory, 0, true, TWO_CORES)
       const ofA = await runOnce(pool, 'tenant-a')
       const ofB = await runOnce(pool, 'tenant-b')
       assert.notEqual(ofB, ofA, 'key B never gets the substrate key A used')
@@ -361,7 +418,7 @@ describe('SubstratePool', () => {
 
     it('never shares between a keyless run and a keyed one, while keyless runs share among themselves', async () => {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
-      const pool = new SubstratePool(factory, 0, true)
+      const pool = new SubstratePool(factory, 0, true, TWO_CORES)
       const keyless = await runOnce(pool, undefined)
       const keyed = await runOnce(pool, 'tenant-a')
       assert.notEqual(keyed, keyless)
@@ -372,7 +429,7 @@ describe('SubstratePool', () => {
 
     it('gives a new key a fresh substrate spawned ahead, never a recycled one', async () => {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
-      const pool = new SubstratePool(factory, 1, true)
+      const pool = new SubstratePool(factory, 1, true, TWO_CORES)
       await drain()
       const ofA = await runOnce(pool, 'tenant-a')
       await drain()
@@ -385,7 +442,7 @@ describe('SubstratePool', () => {
     /** A reuse pool whose one substrate, used by tenant-a, is being recycled until the test says. */
     async function releasedAndHeld(): Promise<{ factory: InMemoryFactory<RecyclableSubstrate>; pool: SubstratePool; first: RecyclableSubstrate; recycled: Deferred<undefined> }> {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
-      const pool = new SubstratePool(factory, 0, true)
+      const pool = new SubstratePool(factory, 0, true, TWO_CORES)
       const first = (await pool.acquire('tenant-a')) as RecyclableSubstrate
       const recycled = deferred<undefined>()
       first.recycleResult = () => recycled.promise.then(() => {})
@@ -416,7 +473,7 @@ describe('SubstratePool', () => {
 
     it('gives the waiting run a fresh substrate when the recycle it waited for fails', async () => {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
-      const pool = new SubstratePool(factory, 0, true)
+      const pool = new SubstratePool(factory, 0, true, TWO_CORES)
       const first = (await pool.acquire('tenant-a')) as RecyclableSubstrate
       first.recycleResult = () => Promise.reject(new Error('the guest did not come back'))
       pool.release(first)
@@ -428,7 +485,7 @@ describe('SubstratePool', () => {
 
     it('kills the idle substrates of every key on disposal', async () => {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
-      const pool = new SubstratePool(factory, 0, true)
+      const pool = new SubstratePool(factory, 0, true, TWO_CORES)
       const idle = [await runOnce(pool, 'tenant-a'), await runOnce(pool, 'tenant-b'), await runOnce(pool, undefined)]
       await pool.dispose()
       assert.deepEqual(idle.map((substrate) => substrate.alive), [false, false, false])
