@@ -11,7 +11,7 @@ function rate(runsPerSecond: number): Measurement {
 
 function resultsOf(subjects: Subject[], cells: ResultCell[], workloads: WorkloadName[]): BenchResults {
   return {
-    machine: { date: '', node: 'v20', cpuModel: '', cores: 2, platform: '', totalMemoryGiB: 1, isGcExposed: true, loadAverageAtStart: 0, loadAverageAtEnd: 0 },
+    machine: { date: '', node: 'v20', cpuModel: '', cores: 2, platform: '', totalMemoryGiB: 1, loadAverageAtStart: 0, loadAverageAtEnd: 0 },
     options: { isQuick: true, workloads, backends: ['worker-thread', 'process'] },
     plan: FULL_PLAN,
     workloadDescriptions: {},

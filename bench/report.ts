@@ -21,8 +21,6 @@ export interface MachineInfo {
   readonly cores: number
   readonly platform: string
   readonly totalMemoryGiB: number
-  /** Whether `global.gc` was there to settle the heap before memory readings. */
-  readonly isGcExposed: boolean
   /** `os.loadavg()[0]` when the run started and when it ended: how shared the machine was. */
   readonly loadAverageAtStart: number
   readonly loadAverageAtEnd: number
@@ -187,7 +185,6 @@ function renderNotes(results: BenchResults): string[] {
       )
     }
   }
-  if (!results.machine.isGcExposed) notes.push('- `global.gc` was not exposed: memory readings were taken without a forced GC (run with `node --expose-gc`).')
   return notes
 }
 

@@ -259,7 +259,6 @@ function describeMachine(loadAverageAtStart: number): BenchResults['machine'] {
     cores: cpus().length,
     platform: `${platform()} ${arch()}`,
     totalMemoryGiB: totalmem() / 1024 ** 3,
-    isGcExposed: typeof globalThis.gc === 'function',
     loadAverageAtStart,
     loadAverageAtEnd: loadavg()[0] ?? Number.NaN,
   }

@@ -7,10 +7,11 @@ import { Worker } from 'node:worker_threads'
 import type { HostToGuestMessage, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '@code-runtime/engine'
 import { ARRAY_BUFFER_EXIT_CODE, arrayBufferBudgetMessage } from './array-buffer-budget.js'
 import type { WorkerLimits } from './worker-limits.js'
+import { ProcessCodeCacheStore } from './process-code-caches.js'
 
 // The guest half bundled into one CommonJS file at build time (scripts/bundle-guest.mjs): loading
 // it as ES modules costs every spawn about 20 ms more. The worker starts in a small loader that
-// compiles that bundle with the V8 code cache the build wrote beside it.
+// compiles that bundle with a V8 code cache: the build's, or one this factory's first worker made.
 const WORKER_ENTRY = new URL('./guest/worker-loader.cjs', import.meta.url)
 
 /** Options of {@link WorkerSubstrateFactory}. */
@@ -152,6 +153,8 @@ class WorkerSubstrate implements Substrate {
 /** Spawns {@link WorkerSubstrate}s. */
 export class WorkerSubstrateFactory implements SubstrateFactory {
   private readonly options: WorkerSubstrateOptions
+  /** Code caches made by this factory's first worker, for the next ones (see code-cache-handoff.ts). */
+  readonly codeCaches = new ProcessCodeCacheStore()
 
   constructor(options: WorkerSubstrateOptions) {
     this.options = options
@@ -160,6 +163,7 @@ export class WorkerSubstrateFactory implements SubstrateFactory {
   spawn(): Promise<Substrate> {
     const limits: WorkerLimits = { maxArrayBufferBytes: this.options.maxArrayBufferMb * 1024 * 1024 }
     return new Promise((resolve, reject) => {
+      const codeCaches = this.codeCaches.forNextWorker()
       const worker = new Worker(WORKER_ENTRY, {
         env: {},
         execArgv: [],
@@ -167,7 +171,8 @@ export class WorkerSubstrateFactory implements SubstrateFactory {
         stdout: true,
         stderr: true,
         name: 'code-runtime',
-        workerData: limits,
+        workerData: { ...limits, ...codeCaches.data },
+        transferList: codeCaches.transferList,
         resourceLimits: { maxOldGenerationSizeMb: this.options.maxOldGenerationSizeMb },
       })
       worker.unref()

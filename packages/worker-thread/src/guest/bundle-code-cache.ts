@@ -84,12 +84,14 @@ function readCodeCache(bundlePath: string): Buffer | undefined {
 }
 
 /**
- * Runs the CommonJS bundle at `bundlePath` as its main module would run, with its code cache when
- * one is there; returns the compiled script and the bundle's exports (the build asks them for
- * fresh caches).
+ * Runs the CommonJS bundle at `bundlePath` as its main module would run, with a code cache: the
+ * one given (made earlier in this process, see code-cache-handoff.ts), else the build's beside the
+ * bundle, else none when `useCodeCache` is false. Returns the compiled script and the bundle's
+ * exports (the build and the hand-off ask them for fresh caches).
  */
-export function runBundle(bundlePath: string, useCodeCache: boolean): RanBundle {
-  const compiled = compileBundle(bundlePath, readFileSync(bundlePath, 'utf8'), useCodeCache ? readCodeCache(bundlePath) : undefined)
+export function runBundle(bundlePath: string, useCodeCache: boolean, givenCache?: Uint8Array): RanBundle {
+  const cache = !useCodeCache ? undefined : givenCache === undefined ? readCodeCache(bundlePath) : Buffer.from(givenCache.buffer, givenCache.byteOffset, givenCache.byteLength)
+  const compiled = compileBundle(bundlePath, readFileSync(bundlePath, 'utf8'), cache)
   const run = compiled.script.runInThisContext() as (exports: unknown, require: (id: string) => unknown, module: unknown, filename: string, dirname: string) => void
   const module = { exports: {} }
   run.call(module.exports, module.exports, requireBuiltin, module, bundlePath, dirname(bundlePath))

@@ -10,6 +10,7 @@ import type vm from 'node:vm'
 import { ARRAY_BUFFER_EXIT_CODE, collectGarbage, externalMemoryBytes } from '../array-buffer-budget.js'
 import { readWorkerLimits } from '../worker-limits.js'
 import { readContextCodeCaches } from './bundle-code-cache.js'
+import { readCodeCacheHandoff } from './code-cache-handoff.js'
 import { GuestSession, hardenRealm, installContextGuards, useContextScriptCodeCaches, type GuestChannel } from '@code-runtime/engine/guest'
 
 // The build reads the caches after preparing one context, to write the file read below; a test
@@ -24,9 +25,10 @@ const limits = readWorkerLimits(workerData)
 // the substrate and hide the program's real outcome.
 process.on('unhandledRejection', () => {})
 
-// The in-context scripts compile from the code caches the build wrote beside this bundle (none
-// beside the unbundled module, which then compiles them plainly).
-useContextScriptCodeCaches(readContextCodeCaches(fileURLToPath(import.meta.url)))
+// The in-context scripts compile from the code caches made earlier in this process when the host
+// hands them over (code-cache-handoff.ts), else from those the build wrote beside this bundle
+// (none beside the unbundled module, which then compiles them plainly).
+useContextScriptCodeCaches(readCodeCacheHandoff(workerData).caches?.contexts ?? readContextCodeCaches(fileURLToPath(import.meta.url)))
 
 /**
  * Over the budget, the worker ends itself at once, even deep inside a synchronous loop of the
