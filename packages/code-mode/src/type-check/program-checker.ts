@@ -1,0 +1,124 @@
+/**
+ * The checker of one Code Mode: a warm language service over the SDK, and the policy that sorts
+ * its diagnostics into the ones that refuse a program and the hints shown only if a run fails.
+ */
+import type ts from 'typescript'
+import type { JsonSchema } from '../tool-definition.js'
+import { findCallFailures, type CallFailure } from './call-failures.js'
+import { sdkForChecking } from './checked-sdk.js'
+import { createCheckerService, PROGRAM_FILE, SDK_FILE } from './checker-service.js'
+import type { ProgramCheck, ProgramDiagnostic, ProgramDiagnosticCategory, TypeCheckMode } from './program-check.js'
+import { createProgramLocator, wrapProgram, type ProgramLocator } from './program-positions.js'
+import { loadTypeScript, type TypeScript } from './typescript-loader.js'
+import { createUnknownMemberTest } from './unknown-members.js'
+
+/** What a checker is built from: the SDK the model read, and the schemas the runtime validates. */
+export interface ProgramCheckerOptions {
+  /** `EmittedSdk.declarations`. */
+  readonly declarations: string
+  /** The global holding the tools. */
+  readonly namespace: string
+  /** The input schema of each member whose arguments are validated before its tool runs. */
+  readonly schemas: ReadonlyMap<string, JsonSchema>
+}
+
+export interface ProgramChecker {
+  /** Checks one program; synchronous once the checker exists. */
+  check(code: string, mode: Exclude<TypeCheckMode, 'off'>): ProgramCheck
+}
+
+/**
+ * Grammar errors TypeScript reports in its semantic pass that the runtime's parser or type
+ * stripping refuses too: non-erasable syntax (1294), `await` or `for await` outside an async
+ * function (1308, 1103), `import`/`export` inside the program's function (1232, 1233).
+ */
+const RUNTIME_SYNTAX_CODES: ReadonlySet<number> = new Set([1103, 1232, 1233, 1294, 1308])
+
+/** TypeScript's message for 1294 names a compiler option the model never set; say what it means here. */
+const NON_ERASABLE_MESSAGE = "This syntax cannot run here: only erasable TypeScript runs (no 'enum', value 'namespace' or constructor parameter properties)."
+
+/** TypeScript's related information "'x' is declared here." (2728) names the suggested symbol. */
+const DECLARED_HERE_CODE = 2728
+
+function innermostNode(typescript: TypeScript, source: ts.SourceFile, position: number): ts.Node {
+  let node: ts.Node = source
+  for (;;) {
+    const child: ts.Node | undefined = typescript.forEachChild(node, (candidate) =>
+      candidate.getStart(source) <= position && position < candidate.getEnd() ? candidate : undefined)
+    if (child === undefined) return node
+    node = child
+  }
+}
+
+function suggestionOf(typescript: TypeScript, diagnostic: ts.Diagnostic, message: string): string | undefined {
+  const declared = diagnostic.relatedInformation?.find((related) => related.code === DECLARED_HERE_CODE && related.file !== undefined && related.start !== undefined)
+  if (declared?.file !== undefined && declared.start !== undefined && declared.length !== undefined) {
+    const name = declared.file.text.slice(declared.start, declared.start + declared.length)
+    if (/^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u.test(name)) return name
+  }
+  return /Did you mean(?: to write)? '([^']+)'\?/.exec(message)?.[1]
+}
+
+export async function createProgramChecker(options: ProgramCheckerOptions): Promise<ProgramChecker> {
+  const typescript = await loadTypeScript()
+  const { namespace, schemas } = options
+  const { service, setProgram } = createCheckerService(typescript, sdkForChecking(typescript, options.declarations, namespace))
+
+  function toProgramDiagnostic(diagnostic: ts.Diagnostic, category: ProgramDiagnosticCategory, locator: ProgramLocator): ProgramDiagnostic {
+    const start = diagnostic.start ?? 0
+    const flattened = typescript.flattenDiagnosticMessageText(diagnostic.messageText, '\n').replace(/\n\s*/g, ' ')
+    const message = diagnostic.code === 1294 ? NON_ERASABLE_MESSAGE : flattened
+    const suggestion = suggestionOf(typescript, diagnostic, flattened)
+    const located = { ...locator.locate(start), code: diagnostic.code, category, message, text: locator.excerpt(start, diagnostic.length ?? 0) }
+    return suggestion === undefined ? located : { ...located, suggestion }
+  }
+
+  /** The category of each semantic error, from where it sits in the program and what is there. */
+  function categorize(diagnostics: readonly ts.Diagnostic[]): ProgramDiagnosticCategory[] {
+    const program = service.getProgram()
+    const source = program?.getSourceFile(PROGRAM_FILE)
+    if (program === undefined || source === undefined) return diagnostics.map(() => 'other')
+    const checker = program.getTypeChecker()
+    const isNamespace = (node: ts.Expression): boolean => {
+      if (!typescript.isIdentifier(node) || node.text !== namespace) return false
+      return checker.getSymbolAtLocation(node)?.declarations?.some((declaration) => declaration.getSourceFile().fileName === SDK_FILE) === true
+    }
+    const context = { typescript, checker, source, isNamespace }
+    const isUnknownMemberCall = createUnknownMemberTest(context)
+    let failures: CallFailure[] | undefined
+    return diagnostics.map((diagnostic) => {
+      if (RUNTIME_SYNTAX_CODES.has(diagnostic.code)) return 'syntax'
+      const start = diagnostic.start ?? 0
+      if (isUnknownMemberCall(innermostNode(typescript, source, start))) return 'unknown-member'
+      failures ??= findCallFailures({ ...context, schemas })
+      // The failure whose anchor holds the diagnostic's start most tightly is the one it reports.
+      let best: { category: ProgramDiagnosticCategory; size: number } | undefined
+      for (const failure of failures) {
+        for (const anchor of failure.anchors) {
+          const size = anchor.end - anchor.start
+          if (anchor.start <= start && start < anchor.end && (best === undefined || size < best.size)) best = { category: failure.category, size }
+        }
+      }
+      return best?.category ?? 'other'
+    })
+  }
+
+  return {
+    check(code, mode) {
+      setProgram(wrapProgram(code))
+      const locator = createProgramLocator(code)
+      const syntactic = service.getSyntacticDiagnostics(PROGRAM_FILE)
+      if (syntactic.length > 0) {
+        // The runtime cannot parse it either; type errors of a half-parsed program would only mislead.
+        return { refused: true, errors: syntactic.map((diagnostic) => toProgramDiagnostic(diagnostic, 'syntax', locator)), hints: [] }
+      }
+      const semantic = service.getSemanticDiagnostics(PROGRAM_FILE).filter((diagnostic) => diagnostic.category === typescript.DiagnosticCategory.Error)
+      if (semantic.length === 0) return { refused: false, errors: [], hints: [] }
+      const categories = categorize(semantic)
+      const diagnostics = semantic.map((diagnostic, index) => toProgramDiagnostic(diagnostic, categories[index] as ProgramDiagnosticCategory, locator))
+      const errors = mode === 'strict' ? diagnostics : diagnostics.filter((diagnostic) => diagnostic.category !== 'other')
+      const hints = mode === 'strict' ? [] : diagnostics.filter((diagnostic) => diagnostic.category === 'other')
+      return { refused: errors.length > 0, errors, hints }
+    },
+  }
+}
