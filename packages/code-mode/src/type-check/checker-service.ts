@@ -17,14 +17,18 @@ export const PROGRAM_FILE = `${ROOT}program.ts`
 const GLOBALS_FILE = ROOT + RUNTIME_GLOBALS_FILE_NAME
 
 /**
- * Strict, minus what never decides whether a program runs: implicit `any` (lazy code is fine),
- * unused names. No `@types` (the program has no Node), no emit. `erasableSyntaxOnly` flags
- * what the runtime's type stripping refuses (`enum`, value namespaces, parameter properties).
+ * Strict, minus what never decides whether a program runs: unused names, unreachable code. No
+ * `@types` (the program has no Node), no emit. `erasableSyntaxOnly` flags what the runtime's
+ * type stripping refuses (`enum`, value namespaces, parameter properties).
+ *
+ * `noImplicitAny` stays on although implicit `any` never counts: without it `const list = []`
+ * is a `never[]` and every `list.push(x)` of lazy code is an error. Its own diagnostics (the
+ * 7000 family) are dropped instead, see {@link isIgnoredDiagnostic}.
  */
 export function checkerOptions(typescript: TypeScript): ts.CompilerOptions {
   return {
     strict: true,
-    noImplicitAny: false,
+    noImplicitAny: true,
     noUnusedLocals: false,
     noUnusedParameters: false,
     allowUnreachableCode: true,
@@ -61,6 +65,14 @@ function splitRegistry(library: ts.DocumentRegistry, own: ts.DocumentRegistry): 
     },
     reportStats: () => library.reportStats(),
   }
+}
+
+/**
+ * Diagnostics that never count, in any mode: the implicit-`any` family (7xxx: an untyped
+ * parameter, an index by a string) says nothing about whether the program runs.
+ */
+export function isIgnoredDiagnostic(diagnostic: ts.Diagnostic): boolean {
+  return diagnostic.code >= 7000 && diagnostic.code < 8000
 }
 
 interface SharedLibrary {

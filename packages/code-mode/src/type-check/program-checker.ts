@@ -6,7 +6,7 @@ import type ts from 'typescript'
 import type { JsonSchema } from '../tool-definition.js'
 import { findCallFailures, type CallFailure } from './call-failures.js'
 import { sdkForChecking } from './checked-sdk.js'
-import { createCheckerService, PROGRAM_FILE, SDK_FILE } from './checker-service.js'
+import { createCheckerService, isIgnoredDiagnostic, PROGRAM_FILE, SDK_FILE } from './checker-service.js'
 import type { ProgramCheck, ProgramDiagnostic, ProgramDiagnosticCategory, TypeCheckMode } from './program-check.js'
 import { createProgramLocator, wrapProgram, type ProgramLocator } from './program-positions.js'
 import { loadTypeScript, type TypeScript } from './typescript-loader.js'
@@ -112,7 +112,7 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
         // The runtime cannot parse it either; type errors of a half-parsed program would only mislead.
         return { refused: true, errors: syntactic.map((diagnostic) => toProgramDiagnostic(diagnostic, 'syntax', locator)), hints: [] }
       }
-      const semantic = service.getSemanticDiagnostics(PROGRAM_FILE).filter((diagnostic) => diagnostic.category === typescript.DiagnosticCategory.Error)
+      const semantic = service.getSemanticDiagnostics(PROGRAM_FILE).filter((diagnostic) => diagnostic.category === typescript.DiagnosticCategory.Error && !isIgnoredDiagnostic(diagnostic))
       if (semantic.length === 0) return { refused: false, errors: [], hints: [] }
       const categories = categorize(semantic)
       const diagnostics = semantic.map((diagnostic, index) => toProgramDiagnostic(diagnostic, categories[index] as ProgramDiagnosticCategory, locator))

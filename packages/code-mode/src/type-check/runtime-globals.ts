@@ -31,9 +31,9 @@ interface Console {
 }
 declare var console: Console
 
-declare function setTimeout<A extends unknown[]>(callback: (...args: A) => void, delay?: number, ...args: A): number
-declare function setInterval<A extends unknown[]>(callback: (...args: A) => void, delay?: number, ...args: A): number
-declare function setImmediate<A extends unknown[]>(callback: (...args: A) => void, ...args: A): number
+declare function setTimeout(callback: (...args: never[]) => void, delay?: number, ...args: unknown[]): number
+declare function setInterval(callback: (...args: never[]) => void, delay?: number, ...args: unknown[]): number
+declare function setImmediate(callback: (...args: never[]) => void, ...args: unknown[]): number
 declare function clearTimeout(id: number | undefined): void
 declare function clearInterval(id: number | undefined): void
 declare function clearImmediate(id: number | undefined): void
