@@ -20,6 +20,8 @@ export interface ProgramCheckerOptions {
   readonly namespace: string
   /** The input schema of each member whose arguments are validated before its tool runs. */
   readonly schemas: ReadonlyMap<string, JsonSchema>
+  /** Longest time of one check, in ms; default {@link CHECK_TIME_LIMIT_MS}. */
+  readonly timeLimitMs?: number
 }
 
 export interface ProgramChecker {
@@ -33,6 +35,12 @@ export interface ProgramChecker {
  * function (1308, 1103), `import`/`export` inside the program's function (1232, 1233).
  */
 const RUNTIME_SYNTAX_CODES: ReadonlySet<number> = new Set([1103, 1232, 1233, 1294, 1308])
+
+/**
+ * The longest a check may keep the host's thread: warm checks take tens of milliseconds, and
+ * even a first check on a loaded machine stays well under it.
+ */
+export const CHECK_TIME_LIMIT_MS = 5_000
 
 /** TypeScript's message for 1294 names a compiler option the model never set; say what it means here. */
 const NON_ERASABLE_MESSAGE = "This syntax cannot run here: only erasable TypeScript runs (no 'enum', value 'namespace' or constructor parameter properties)."
@@ -88,7 +96,7 @@ function suggestionOf(typescript: TypeScript, diagnostic: ts.Diagnostic, message
 
 export async function createProgramChecker(options: ProgramCheckerOptions): Promise<ProgramChecker> {
   const typescript = await loadTypeScript()
-  const { namespace, schemas } = options
+  const { namespace, schemas, timeLimitMs = CHECK_TIME_LIMIT_MS } = options
   const { service, setProgram } = createCheckerService(typescript, sdkForChecking(typescript, options.declarations, namespace))
 
   function toProgramDiagnostic(diagnostic: ts.Diagnostic, category: ProgramDiagnosticCategory, locator: ProgramLocator): ProgramDiagnostic {
@@ -134,7 +142,16 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
   let last: { code: string; mode: string; check: ProgramCheck } | undefined
 
   function checkProgram(code: string, mode: Exclude<TypeCheckMode, 'off'>): ProgramCheck {
-    setProgram(wrapProgram(code))
+    setProgram(wrapProgram(code), performance.now() + timeLimitMs)
+    try {
+      return sortDiagnostics(code, mode)
+    } catch (error) {
+      if (error instanceof typescript.OperationCanceledException) throw new Error(`The type check took longer than ${timeLimitMs} ms and was stopped; the program was not checked.`)
+      throw error
+    }
+  }
+
+  function sortDiagnostics(code: string, mode: Exclude<TypeCheckMode, 'off'>): ProgramCheck {
     const locator = createProgramLocator(code)
     const syntactic = service.getSyntacticDiagnostics(PROGRAM_FILE)
     if (syntactic.length > 0) {
