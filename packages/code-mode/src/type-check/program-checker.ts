@@ -51,7 +51,12 @@ const NON_ERASABLE_MESSAGE = "This syntax cannot run here: only erasable TypeScr
  */
 const MAX_DIAGNOSTICS = 50
 
-/** TypeScript's related information "'x' is declared here." (2728) names the suggested symbol. */
+/**
+ * The diagnostics that carry a "did you mean": a property (2551), a name (2552), a field of an
+ * object literal (2561). Their related information "'x' is declared here." (2728) points at the
+ * suggested declaration; other diagnostics attach it too (to a missing field), so only these count.
+ */
+const DID_YOU_MEAN_CODES: ReadonlySet<number> = new Set([2551, 2552, 2561])
 const DECLARED_HERE_CODE = 2728
 
 /**
@@ -85,7 +90,8 @@ function innermostNode(typescript: TypeScript, source: ts.SourceFile, position: 
   }
 }
 
-function suggestionOf(typescript: TypeScript, diagnostic: ts.Diagnostic, message: string): string | undefined {
+function suggestionOf(diagnostic: ts.Diagnostic, message: string): string | undefined {
+  if (!DID_YOU_MEAN_CODES.has(diagnostic.code)) return undefined
   const declared = diagnostic.relatedInformation?.find((related) => related.code === DECLARED_HERE_CODE && related.file !== undefined && related.start !== undefined)
   if (declared?.file !== undefined && declared.start !== undefined && declared.length !== undefined) {
     const name = declared.file.text.slice(declared.start, declared.start + declared.length)
@@ -103,7 +109,7 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     const start = diagnostic.start ?? 0
     const flattened = typescript.flattenDiagnosticMessageText(diagnostic.messageText, '\n').replace(/\n\s*/g, ' ')
     const message = diagnostic.code === 1294 ? NON_ERASABLE_MESSAGE : flattened
-    const suggestion = suggestionOf(typescript, diagnostic, flattened)
+    const suggestion = suggestionOf(diagnostic, flattened)
     const located = { ...locator.locate(start), code: diagnostic.code, category, message, text: locator.excerpt(start, diagnostic.length ?? 0) }
     return suggestion === undefined ? located : { ...located, suggestion }
   }
