@@ -147,6 +147,16 @@ describe('type check modes', () => {
     assert.deepEqual(await corpusCodeMode('off').check('return ('), { refused: false, errors: [], hints: [] })
   })
 
+  it('knows the namespace and error class by the names the Code Mode gives them', async () => {
+    const tools = [{ name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] }, execute: () => Promise.resolve(1) }]
+    const api = createCodeMode({ tools, runtime: unusedRuntime, namespace: 'api', errorClassName: 'ApiError' })
+    const refused = await api.check('await api.adds({ a: 1 })')
+    assert.deepEqual(refused.errors.map((error) => [error.category, error.suggestion]), [['unknown-member', 'add']])
+    assert.match(refused.errors[0]?.message ?? '', /typeof api/)
+    const fine = await api.check("try { return await api.add({ a: 1 }) } catch (error) { if (error instanceof ApiError) return error.toolName }")
+    assert.deepEqual(fine, { refused: false, errors: [], hints: [] })
+  })
+
   it('refuses an unknown mode as an invalid option', () => {
     const tools = [{ name: 'a', inputSchema: {}, execute: () => Promise.resolve(null) }]
     assert.throws(() => createCodeMode({ tools, runtime: unusedRuntime, typeCheck: 'loose' as TypeCheckMode }), (error: unknown) =>
