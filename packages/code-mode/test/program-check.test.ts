@@ -60,6 +60,7 @@ const ALLOWED: readonly { name: string; program: string; hints: boolean }[] = [
   { name: 'missing fields a spread may supply', hints: false, program: "const base = JSON.parse('{}')\nawait tools.read_text_file({ ...base })" },
   { name: 'an extra field where the schema allows extras', hints: true, program: "await tools.read_text_file({ path: '/a', encoding: 'utf8' })" },
   { name: 'a member tested before it is called', hints: true, program: 'if (typeof tools.read_text_fil === "function") await tools.read_text_fil({ path: "/a" })' },
+  { name: 'a member the program adds to the namespace object', hints: true, program: "Object.assign(tools, { twice: async (n: number) => n * 2 })\nreturn await tools.twice(2)" },
   { name: 'an optional call of a missing member', hints: true, program: "await tools.read_text_fil?.({ path: '/a' })" },
   { name: 'a local that shadows the namespace', hints: false, program: "const tools = { nmae: async () => 1 }\nreturn await tools.nmae()" },
   { name: 'implicit any in an index by a string', hints: false, program: "const totals = { a: 1 }\nconst key: string = 'a'\nreturn totals[key]" },
