@@ -65,6 +65,7 @@ const ALLOWED: readonly { name: string; program: string; hints: boolean }[] = [
   { name: 'a local that shadows the namespace', hints: false, program: "const tools = { nmae: async () => 1 }\nreturn await tools.nmae()" },
   { name: 'implicit any in an index by a string', hints: false, program: "const totals = { a: 1 }\nconst key: string = 'a'\nreturn totals[key]" },
   { name: 'a field value the program asserts a type for', hints: true, program: "const a = JSON.parse('1')\nawait tools.get_sum({ a: a as string, b: 2 })" },
+  { name: 'syntax only strict mode or TypeScript\'s regular expression check refuses', hints: true, program: "const dash = /[a\\-z]|]/.test('-')\nreturn ['\\08', dash, /\\p{L}/v.test('a')]" },
   { name: 'a type error away from tool calls', hints: true, program: "const n: number = 'one' as string\nreturn n" },
   { name: 'only the runtime globals', hints: false, program: [
     "const url = new URL('https://example.com/a?b=1')",
