@@ -4,13 +4,16 @@
  */
 import { readIntegerField, refuseConfigField, type CodeBindingNamespace, type CodeJsonValue, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
 import { compileArgumentCheck, type ArgumentCheck } from './argument-validation.js'
+import { refusedRunOutput, typeHintsBlock } from './checked-run-output.js'
 import { CodeModeError, codeModeErrorPlace } from './errors.js'
 import { renderRunResult } from './render-result.js'
 import { describeRunCode, RUN_CODE_INPUT_SCHEMA, type RunCodeOptions, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
 import { emitSdk, type EmittedSdk } from './sdk-emitter.js'
 import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY } from './sdk-options.js'
 import { ToolCallScheduler } from './tool-call-scheduler.js'
-import type { CodeModeTool } from './tool-definition.js'
+import type { CodeModeTool, JsonSchema } from './tool-definition.js'
+import { DEFAULT_TYPE_CHECK_MODE, TYPE_CHECK_MODES, UNCHECKED_PROGRAM, type ProgramCheck, type TypeCheckMode } from './type-check/program-check.js'
+import { createProgramChecker, type ProgramChecker } from './type-check/program-checker.js'
 
 /** The part of a code runtime Code Mode uses: any `CodeRuntime` fits. */
 export interface CodeModeRuntime {
@@ -31,6 +34,11 @@ export interface CodeModeOptions {
   readonly maxParallel?: number
   /** Longest text returned to the model, in characters; default 40 000. */
   readonly maxResultChars?: number
+  /**
+   * How a program is checked against the SDK before it runs: `calls` (default) refuses only what
+   * certainly fails at run time, `strict` refuses any type error, `off` checks nothing.
+   */
+  readonly typeCheck?: TypeCheckMode
 }
 
 /** What {@link createCodeMode} returns. */
@@ -39,8 +47,10 @@ export interface CodeMode {
   readonly sdk: EmittedSdk
   /** The `run_code` tool to hand to the model. */
   readonly tool: RunCodeTool
-  /** Runs one program directly (what `tool.execute` does after checking its input). */
+  /** Runs one program directly (what `tool.execute` does after checking its input); checks it first unless `typeCheck` is `off`. */
   run(code: string, options?: RunCodeOptions): Promise<RunCodeOutput>
+  /** Checks one program under the configured `typeCheck` mode, without running it. */
+  check(code: string): Promise<ProgramCheck>
 }
 
 export const DEFAULT_MAX_PARALLEL = 10
@@ -91,6 +101,8 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   const limits = { maxParallel: options.maxParallel, maxResultChars: options.maxResultChars }
   const maxParallel = readIntegerField(OPTIONS_PLACE, limits, 'maxParallel', { default: DEFAULT_MAX_PARALLEL, min: 1, max: 1_000 })
   const maxResultChars = readIntegerField(OPTIONS_PLACE, limits, 'maxResultChars', { default: DEFAULT_MAX_RESULT_CHARS, min: 200, max: MAX_RESULT_CHARS_LIMIT })
+  const typeCheck = options.typeCheck ?? DEFAULT_TYPE_CHECK_MODE
+  if (!TYPE_CHECK_MODES.includes(typeCheck)) refuseConfigField(OPTIONS_PLACE, 'typeCheck', "must be 'off', 'calls' or 'strict'", options.typeCheck)
   const sdk = emitSdk(options.tools, { namespace, errorClassName })
   for (const tool of options.tools) {
     if (typeof tool.execute !== 'function') {
@@ -105,7 +117,28 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   }))
   const runtime = options.runtime
 
+  // Built on the first check and kept warm for the Code Mode's life; TypeScript loads only then.
+  let checker: Promise<ProgramChecker> | undefined
+  function warmChecker(): Promise<ProgramChecker> {
+    // The runtime validates only the arguments of tools whose schema compiled: only those can certainly fail.
+    const schemas = new Map<string, JsonSchema>(tools.filter((entry) => entry.check !== undefined).map((entry) => [entry.member, entry.tool.inputSchema]))
+    checker ??= createProgramChecker({ declarations: sdk.declarations, namespace, schemas }).catch((error: unknown) => {
+      checker = undefined
+      throw error
+    })
+    return checker
+  }
+
+  async function check(code: string): Promise<ProgramCheck> {
+    if (typeCheck === 'off') return UNCHECKED_PROGRAM
+    return (await warmChecker()).check(code, typeCheck)
+  }
+
   async function run(code: string, runOptions: RunCodeOptions = {}): Promise<RunCodeOutput> {
+    // A checker that cannot answer (a program that overflows the compiler's stack, TypeScript
+    // missing) must not stop a run: the runtime checks arguments again, so it runs unchecked.
+    const programCheck = await check(code).catch(() => UNCHECKED_PROGRAM)
+    if (programCheck.refused) return refusedRunOutput(programCheck.errors, maxResultChars)
     const scheduler = new ToolCallScheduler(maxParallel, runOptions.signal)
     const wrap = runOptions.wrapToolCall
     const functions: Record<string, (args: unknown) => Promise<CodeJsonValue>> = {}
@@ -138,7 +171,13 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       await scheduler.drain(new Error('The run ended before this tool call finished.'))
     }
     const structured = structureRunResult(result)
-    return { text: renderRunResult(result, maxResultChars), structured, isError: result.error !== undefined }
+    if (result.error === undefined) return { text: renderRunResult(result, maxResultChars), structured, isError: false }
+    const hints = typeHintsBlock(programCheck.hints, maxResultChars)
+    return {
+      text: renderRunResult(result, maxResultChars - hints.length) + hints,
+      structured: programCheck.hints.length === 0 ? structured : { ...structured, diagnostics: programCheck.hints },
+      isError: true,
+    }
   }
 
   const tool: RunCodeTool = {
@@ -151,5 +190,5 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       return run(read.code, executeOptions)
     },
   }
-  return { sdk, tool, run }
+  return { sdk, tool, run, check }
 }

@@ -14,12 +14,23 @@ export {
 } from './create-code-mode.js'
 export {
   RUN_CODE_INPUT_SCHEMA,
+  type RunCodeFailure,
+  type RunCodeFailureKind,
   type RunCodeInput,
   type RunCodeOptions,
   type RunCodeOutput,
   type RunCodeTool,
   type ToolCallStart,
 } from './run-code-tool.js'
+// The type check before a run: modes, diagnostics, and their text for a model
+export {
+  DEFAULT_TYPE_CHECK_MODE,
+  formatProgramDiagnostics,
+  type ProgramCheck,
+  type ProgramDiagnostic,
+  type ProgramDiagnosticCategory,
+  type TypeCheckMode,
+} from './type-check/program-check.js'
 // A value as the model reads it (pretty JSON, strings as they are), for front ends that print results
 export { formatJsonValue } from './render-result.js'
 

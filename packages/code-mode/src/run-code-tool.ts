@@ -2,8 +2,15 @@
  * The one tool the model gets: `run_code`, a plain object (`name`, `description`,
  * `inputSchema`, `execute`) that drops into agent frameworks with a one-line adapter.
  */
-import type { CodeBindingCallRecord, CodeJsonValue, CodeRunFailure, CodeRunUsage } from '@code-runtime/core'
+import type { CodeBindingCallRecord, CodeJsonValue, CodeRunFailure, CodeRunFailureKind, CodeRunUsage } from '@code-runtime/core'
 import type { JsonSchema } from './tool-definition.js'
+import type { ProgramDiagnostic } from './type-check/program-check.js'
+
+/** How a run failed: as the runtime reports it, or refused by the type check before it started. */
+export type RunCodeFailure = CodeRunFailure | { readonly kind: 'refused'; readonly message: string }
+
+/** The `kind` of a {@link RunCodeFailure}. */
+export type RunCodeFailureKind = CodeRunFailureKind | 'refused'
 
 /** The arguments of `run_code`. */
 export interface RunCodeInput {
@@ -21,15 +28,21 @@ export interface RunCodeOutput {
   readonly structured: {
     readonly logs: readonly string[]
     readonly result?: CodeJsonValue
-    readonly error?: CodeRunFailure
+    /** Why the run failed; `kind: 'refused'` when the type check refused the program and nothing ran. */
+    readonly error?: RunCodeFailure
     /**
      * Every tool call the program made, in start order, as the runtime recorded it: `member` is
      * the tool's member in the SDK (`sdk.memberNames` maps tool names to members), `outcome`
      * `in-flight` marks a call the run ended before it settled, whose side effects may still happen.
      */
     readonly calls: readonly CodeBindingCallRecord[]
-    /** What the run used; absent only when the input was refused and nothing ran. */
+    /** What the run used; absent only when the input or the program was refused and nothing ran. */
     readonly usage?: CodeRunUsage
+    /**
+     * The type check's diagnostics: the errors that refused the program, or, when a run that
+     * passed the check failed, the hints (which may explain the failure). Absent otherwise.
+     */
+    readonly diagnostics?: readonly ProgramDiagnostic[]
   }
   /** True when the run failed. */
   readonly isError: boolean

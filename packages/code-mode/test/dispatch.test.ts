@@ -152,8 +152,10 @@ describe('Code Mode dispatch', () => {
 
   it('rejects invalid arguments before the tool runs, naming the field', async () => {
     events.reset()
+    // The id comes through JSON.parse (type any), so the type check cannot know it fails and the
+    // runtime's own argument check is what refuses it.
     const output = await codeMode.run([
-      'try { await tools.read_item({ id: "seven" }) } catch (error) {',
+      'try { await tools.read_item({ id: JSON.parse(\'"seven"\') }) } catch (error) {',
       '  return [error instanceof ToolCallError, error.toolName, error.message]',
       '}',
     ].join('\n'))

@@ -12,11 +12,13 @@ describe('public surface of @code-runtime/code-mode', () => {
       'CodeModeError',
       'DEFAULT_MAX_RESULT_CHARS',
       'DEFAULT_SDK_EMITTER_OPTIONS',
+      'DEFAULT_TYPE_CHECK_MODE',
       'MAX_RESULT_CHARS_LIMIT',
       'RUN_CODE_INPUT_SCHEMA',
       'createCodeMode',
       'emitSdk',
       'formatJsonValue',
+      'formatProgramDiagnostics',
       'preferredMemberName',
       'schemaToTypeScript',
     ])
