@@ -1,5 +1,5 @@
 /**
- * One warm TypeScript language service per Code Mode. Its files: the ES2022 library (no DOM),
+ * One warm TypeScript language service per Code Mode. Its files: the ES2023 library (no DOM),
  * the runtime's globals, the SDK (constant: parsed once) and the program, the only file whose
  * version moves. Library files are parsed once per process: every service shares one document
  * registry for them and one cache of their text.
@@ -37,8 +37,9 @@ export function checkerOptions(typescript: TypeScript): ts.CompilerOptions {
     noEmit: true,
     skipLibCheck: true,
     skipDefaultLibCheck: true,
-    target: typescript.ScriptTarget.ES2022,
-    lib: ['lib.es2022.d.ts'],
+    target: typescript.ScriptTarget.ES2023,
+    // ES2023 is what every supported Node (20 and later) runs: `toSorted`, `findLast`... must not be flagged.
+    lib: ['lib.es2023.d.ts'],
     types: [],
     // The library comes from TypeScript's own folder; never look for `@typescript/lib-*` packages.
     libReplacement: false,

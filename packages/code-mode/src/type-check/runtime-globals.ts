@@ -1,6 +1,6 @@
 /**
  * Declarations of the globals the runtime gives every program beyond ECMAScript's own (which
- * `lib.es2022.d.ts` declares): console, timers, the web globals built in the program's context,
+ * `lib.es2023.d.ts` declares): console, timers, the web globals built in the program's context,
  * and the small `process` shim. Only what the runtime really provides (docs/CONTRACT.md,
  * "Standard globals", "Console", "A minimal process"), so a program that uses something else
  * gets a hint that names it. Written as a script (no imports or exports): its names are global.
