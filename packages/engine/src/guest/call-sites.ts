@@ -41,15 +41,17 @@ interface V8CallSite {
  */
 export function captureCallSite(boundary: (...args: never[]) => unknown): CapturedCallSite | undefined {
   const holder = {}
+  // Node's default is the limit wanted here: most calls write nothing (each write costs time).
   const limit = Error.stackTraceLimit
+  const adjust = limit !== CAPTURED_FRAMES
   try {
-    Error.stackTraceLimit = CAPTURED_FRAMES
+    if (adjust) Error.stackTraceLimit = CAPTURED_FRAMES
     Error.captureStackTrace(holder, boundary)
     return holder
   } catch {
     return undefined
   } finally {
-    Error.stackTraceLimit = limit
+    if (adjust) Error.stackTraceLimit = limit
   }
 }
 
