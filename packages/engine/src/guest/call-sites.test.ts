@@ -6,65 +6,52 @@ import { describeThrown } from './describe-thrown.js'
 
 /**
  * Compiles `source` as the program (line 1 is the wrapper's, as in the guest) in a fresh
- * context; the program calls `host()` to make a "binding call".
+ * context and runs it; each `host()` it calls is a "binding call". Returns the last call's site.
  */
-function runProgram(source: string, host: () => unknown): void {
+function siteOfLastCall(source: string): object {
+  let site: object | undefined
+  const host = (): void => {
+    site = captureCallSite(host)
+  }
   const context = vm.createContext({ host })
   new vm.Script(`(function () {\n${source}\n})`, { filename: 'program.ts', lineOffset: -1 }).runInContext(context)()
+  assert.ok(site !== undefined, 'nothing was captured')
+  return site
 }
 
 describe('call sites', () => {
   it("captures the program's frames below the boundary, innermost first, with their functions' names", () => {
-    let site: object | undefined
-    const boundary = (): void => {
-      site = captureCallSite(boundary)
-    }
-    runProgram('function lookUp() {\n  return host()\n}\nlookUp()', boundary)
-    assert.ok(site !== undefined)
+    const site = siteOfLastCall('function lookUp() {\n  return host()\n}\nlookUp()')
     assert.equal(formatCallSite(site), '    at lookUp (program.ts:2:10)\n    at program.ts:4:1')
   })
 
   it('leaves out frames outside the program and shows only names that are plain identifiers', () => {
-    let site: object | undefined
-    const boundary = (): void => {
-      site = captureCallSite(boundary)
-    }
     const forged = 'x (program.ts:99:1)\\n    at y'
-    runProgram(`const named = { ['${forged}']: () => host() }\n;[1].map(() => named['${forged}']())`, boundary)
-    assert.ok(site !== undefined)
+    const site = siteOfLastCall(`const named = { ['${forged}']: () => host() }\n;[1].map(() => named['${forged}']())`)
     assert.equal(formatCallSite(site), '    at program.ts:1:58\n    at program.ts:2:54\n    at program.ts:2:6')
   })
 
   it('captures at most ten frames, whatever limit the realm had, and restores that limit', () => {
-    let site: object | undefined
-    const boundary = (): void => {
-      site = captureCallSite(boundary)
-    }
     const limit = Error.stackTraceLimit
     Error.stackTraceLimit = 0
+    let site: object
     try {
-      runProgram('function down(depth) { return depth === 0 ? host() : down(depth - 1) }\ndown(50)', boundary)
+      site = siteOfLastCall('function down(depth) { return depth === 0 ? host() : down(depth - 1) }\ndown(50)')
       assert.equal(Error.stackTraceLimit, 0)
     } finally {
       Error.stackTraceLimit = limit
     }
-    assert.ok(site !== undefined)
     const lines = formatCallSite(site).split('\n')
     assert.equal(lines.length, 10)
     assert.deepEqual(new Set(lines), new Set(['    at down (program.ts:1:45)', '    at down (program.ts:1:54)']))
   })
 
   it('formats the sites with the realm\'s own prepareStackTrace left in place', () => {
-    let site: object | undefined
-    const boundary = (): void => {
-      site = captureCallSite(boundary)
-    }
-    runProgram('host()', boundary)
+    const site = siteOfLastCall('host()')
     const previous = Error.prepareStackTrace
     const mine = (): string => 'mine'
     Error.prepareStackTrace = mine
     try {
-      assert.ok(site !== undefined)
       assert.equal(formatCallSite(site), '    at program.ts:1:1')
       assert.equal(Error.prepareStackTrace, mine)
     } finally {

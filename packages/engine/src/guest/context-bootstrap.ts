@@ -71,6 +71,9 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
     contextGlobal: global, defineProperty, freeze, create, objectKeys, apply, isArray, jsonParse: parseJson, PromiseConstructor, promiseThen, ErrorConstructor,
     TypeErrorConstructor, RangeErrorConstructor, MapConstructor, mapGet, mapSet, mapHas, mapDelete, mapSize, SetConstructor, setHas, setSize, StringConstructor: stringConstructor,
     NumberConstructor: numberConstructor, stringIncludes, stringSplit, stringSlice, arrayJoin, mathTrunc,
+    // Defines with a descriptor that inherits nothing: by the time a call fails, the program may
+    // have planted `get` or `value` on Object.prototype.
+    defineData,
   } = primordials
   const resolvedPromise = PromiseConstructor.resolve()
 
@@ -306,21 +309,11 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
   }
   const pendingCalls = new MapConstructor<number, PendingCall>()
 
-  /** A descriptor that inherits nothing: the program may have planted `get` or `value` on Object.prototype by now. */
-  function dataDescriptor(value: unknown, enumerable: boolean): PropertyDescriptor {
-    const descriptor = create(null) as PropertyDescriptor
-    descriptor.value = value
-    descriptor.writable = true
-    descriptor.enumerable = enumerable
-    descriptor.configurable = true
-    return descriptor
-  }
-
   function createErrorClass(name: string, memberNameProperty: string): new (message: string, member: string) => Error {
     const ErrorClass = class extends ErrorConstructor {
       constructor(message?: string, member?: string) {
         super(message)
-        defineProperty(this, memberNameProperty, dataDescriptor(member, true))
+        defineData(this, memberNameProperty, member, true)
       }
     }
     defineProperty(ErrorClass, 'name', { value: name })
@@ -348,7 +341,7 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
             frames = ''
           }
           if (typeof frames === 'string' && frames !== '') {
-            defineProperty(error, 'stack', dataDescriptor(`${message === '' ? errorName : `${errorName}: ${message}`}\n${frames}`, false))
+            defineData(error as object, 'stack', `${message === '' ? errorName : `${errorName}: ${message}`}\n${frames}`, false)
           }
           return error
         }
