@@ -152,6 +152,12 @@ function describeHostilePrograms(runtime: () => CodeRuntime): void {
     assert.doesNotMatch(message, /:99:/)
   })
 
+  void it('names the refused call, not the calls a getter in its argument makes', async () => {
+    const line = 'await tools.echo({ get a() { tools.echo({ f: () => 2 }).catch(() => {}); tools.echo({}); return 1 }, f: () => 1 })'
+    const { program, site } = callOn([line], line, 'tools.echo({ get')
+    assertStartsAtCall(await failureMessage(runtime(), program), site, 'the message')
+  })
+
   void it('shows no position a function name spells out', async () => {
     const forged = 'x (program.ts:99:1)\\n    at y'
     const lines = [`const named = { ['${forged}']: () => tools.fail({}) }`, `await named['${forged}']()`]

@@ -74,8 +74,8 @@ function describeFrame(site: V8CallSite): string | undefined {
 /** Reads the structured frames of a captured site: the one moment this realm's prepareStackTrace is replaced. */
 function callSitesOf(site: CapturedCallSite): unknown {
   const previous = Error.prepareStackTrace
-  Error.prepareStackTrace = (_error, callSites) => callSites
   try {
+    Error.prepareStackTrace = (_error, callSites) => callSites
     return (site as { stack?: unknown }).stack
   } catch {
     return undefined

@@ -199,7 +199,16 @@ export class GuestSession {
 
   /** Starts a call the program made; `site` is where in the program it made it. */
   private requestCall(namespaceIndex: number, member: string, args: unknown, site: CapturedCallSite | undefined): number | string {
-    this.refusedCallSite = site
+    // Recorded once the call is sent or refused: reading the arguments may run program code
+    // that makes calls of its own.
+    const ticket = this.sendCall(namespaceIndex, member, args)
+    if (typeof ticket === 'string') this.refusedCallSite = site
+    else if (site !== undefined) this.callSites.set(ticket, site)
+    return ticket
+  }
+
+  /** Sends a call's request; returns its id, or why it is refused. */
+  private sendCall(namespaceIndex: number, member: string, args: unknown): number | string {
     const namespace = this.namespaces[namespaceIndex]
     const members = this.memberSets[namespaceIndex]
     if (namespace === undefined || members === undefined || !members.has(member)) return `${String(member)} is not a tool.`
@@ -213,8 +222,6 @@ export class GuestSession {
     if (!text.ok) return `${namespace.global}.${member}: ${formatLosslessJsonRefusal(text.refusal)}`
     const argsJson = text.text
     const id = ++this.lastCallId
-    this.refusedCallSite = undefined
-    if (site !== undefined) this.callSites.set(id, site)
     this.channel.send({ kind: 'call-request', id, namespace: namespaceIndex, member, argsJson })
     return id
   }
