@@ -87,9 +87,9 @@ function describeOrdinaryCalls(runtime: () => CodeRuntime): void {
     assertStartsAtCall(value[2], site, 'the stack')
   })
 
-  void it("names the call site's line and column in the message of an uncaught failed call", async () => {
-    const line = 'const found = await tools.fail({ id: 1 })'
-    const { program, site } = callOn([line, 'return found'], line, 'tools.fail(')
+  void it("names the call site's line and column in the message of an uncaught failed call, types stripped before it on its line", async () => {
+    const line = 'const found: { id: number } | undefined = await tools.fail<{ id: number }>({ id: 1 } as const)'
+    const { program, site } = callOn([line, 'return found'], line, 'tools.fail<{ id: number }>(')
     const message = await failureMessage(runtime(), program)
     assert.match(message, /^ToolCallError: refused by the host\n/)
     assertStartsAtCall(message, site, 'the message')
