@@ -1,8 +1,8 @@
 /**
  * CONTRACT section #call-site-positions: a failed binding call names the place in the program
  * where it was made, in the error the program catches (its stack) and in the run's message when
- * the program does not catch it; whatever the program does to `Error` in its own realm, the run's
- * message names the real call site and no other.
+ * the program does not catch it (`Name: message (at line L, column C)`); whatever the program
+ * does to `Error` in its own realm, the run's message names the real call site and no other.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -52,11 +52,18 @@ function isAt(position: [number, number] | undefined, site: CallSite): boolean {
   return position[1] >= start && position[1] <= start + site.callText.indexOf('(')
 }
 
-/** Asserts the first frame of `text` is the call site. */
-function assertStartsAtCall(text: unknown, site: CallSite, what: string): void {
-  assert.equal(typeof text, 'string', `${what} is not a string: ${describeForAssertion(text)}`)
+/** Asserts the first frame of the stack `text` is the call site. */
+function assertStartsAtCall(text: unknown, site: CallSite): void {
+  assert.equal(typeof text, 'string', `the stack is not a string: ${describeForAssertion(text)}`)
   const first = framePositions(text as string)[0]
-  assert.ok(isAt(first, site), `${what} should start at line ${site.line}, ${JSON.stringify(site.callText)}: ${JSON.stringify(text)}`)
+  assert.ok(isAt(first, site), `the stack should start at line ${site.line}, ${JSON.stringify(site.callText)}: ${JSON.stringify(text)}`)
+}
+
+/** Asserts the run's message is one line that ends with the call site's line and column. */
+function assertMessageNamesCall(message: string, site: CallSite): void {
+  const match = /^[^\n]* \(at line (\d+), column (\d+)\)$/.exec(message)
+  const position: [number, number] | undefined = match === null ? undefined : [Number(match[1]), Number(match[2])]
+  assert.ok(isAt(position, site), `the message should end with line ${site.line}, ${JSON.stringify(site.callText)}: ${JSON.stringify(message)}`)
 }
 
 /** Runs `lines` after the leading ones; `site` is on the line `lineText` among them. */
@@ -84,18 +91,18 @@ function describeOrdinaryCalls(runtime: () => CodeRuntime): void {
     assert.ok(Array.isArray(value))
     assert.deepEqual(value.slice(0, 2), ['ToolCallError', 'refused by the host'])
     assert.match(String(value[2]), /^ToolCallError: refused by the host\n/)
-    assertStartsAtCall(value[2], site, 'the stack')
+    assertStartsAtCall(value[2], site)
   })
 
   void it("names the call site's line and column in the message of an uncaught failed call, types stripped before it on its line", async () => {
     const line = 'const found: { id: number } | undefined = await tools.fail<{ id: number }>({ id: 1 } as const)'
     const { program, site } = callOn([line, 'return found'], line, 'tools.fail<{ id: number }>(')
     const message = await failureMessage(runtime(), program)
-    assert.match(message, /^ToolCallError: refused by the host\n/)
-    assertStartsAtCall(message, site, 'the message')
+    assert.match(message, /^ToolCallError: refused by the host \(at line/)
+    assertMessageNamesCall(message, site)
   })
 
-  void it('names the failed call among several under Promise.all, with the functions that led to it', async () => {
+  void it('names the failed call among several under Promise.all, and the functions that led to it in its stack', async () => {
     const lines = [
       'async function fetchBoth() {',
       '  await tools.echo({ n: 0 })',
@@ -107,21 +114,22 @@ function describeOrdinaryCalls(runtime: () => CodeRuntime): void {
       'await fetchBoth()',
     ]
     const { program, site } = callOn(lines, '    tools.fail({ n: 2 }),', 'tools.fail(')
-    const message = await failureMessage(runtime(), program)
-    assertStartsAtCall(message, site, 'the message')
-    assert.ok(framePositions(message).some(([line]) => line === LEADING_LINES.length + 8), `the caller's line is missing: ${message}`)
+    assertMessageNamesCall(await failureMessage(runtime(), program), site)
+    const stack = await returnedValue(runtime(), program.replace('await fetchBoth()', 'try { await fetchBoth() } catch (error) { return error.stack }'))
+    assertStartsAtCall(stack, site)
+    assert.ok(framePositions(String(stack)).some(([line]) => line === LEADING_LINES.length + 8), `the caller's line is missing: ${String(stack)}`)
   })
 
   void it('names the call site of a call made in a .then callback', async () => {
     const line = "return await tools.echo({}).then(() => tools.fail({})).catch((error) => error.stack)"
     const { program, site } = callOn([line], line, 'tools.fail(')
-    assertStartsAtCall(await returnedValue(runtime(), program), site, 'the stack')
+    assertStartsAtCall(await returnedValue(runtime(), program), site)
   })
 
   void it('names the call site of a call the runtime refuses before it reaches the host', async () => {
     const line = 'await tools.echo({ callback: () => 1 })'
     const { program, site } = callOn([line], line, 'tools.echo(')
-    assertStartsAtCall(await failureMessage(runtime(), program), site, 'the message')
+    assertMessageNamesCall(await failureMessage(runtime(), program), site)
   })
 }
 
@@ -138,8 +146,8 @@ function describeHostilePrograms(runtime: () => CodeRuntime): void {
       const line = 'await tools.fail({})'
       const { program, site } = callOn([setup, line], line, 'tools.fail(')
       const message = await failureMessage(runtime(), program)
-      assertStartsAtCall(message, site, 'the message')
-      assert.doesNotMatch(message, /:99:/)
+      assertMessageNamesCall(message, site)
+      assert.doesNotMatch(message, /:99:|line 99/)
     })
   }
 
@@ -148,14 +156,14 @@ function describeHostilePrograms(runtime: () => CodeRuntime): void {
     const lines = [line, "  error.stack = 'ToolCallError: forged\\n    at program.ts:99:1'", '  throw error', '}']
     const { program, site } = callOn(lines, line, 'tools.fail(')
     const message = await failureMessage(runtime(), program)
-    assertStartsAtCall(message, site, 'the message')
-    assert.doesNotMatch(message, /:99:/)
+    assertMessageNamesCall(message, site)
+    assert.doesNotMatch(message, /:99:|line 99/)
   })
 
   void it('names the refused call, not the calls a getter in its argument makes', async () => {
     const line = 'await tools.echo({ get a() { tools.echo({ f: () => 2 }).catch(() => {}); tools.echo({}); return 1 }, f: () => 1 })'
     const { program, site } = callOn([line], line, 'tools.echo({ get')
-    assertStartsAtCall(await failureMessage(runtime(), program), site, 'the message')
+    assertMessageNamesCall(await failureMessage(runtime(), program), site)
   })
 
   void it('shows no position a function name spells out', async () => {
@@ -163,17 +171,18 @@ function describeHostilePrograms(runtime: () => CodeRuntime): void {
     const lines = [`const named = { ['${forged}']: () => tools.fail({}) }`, `await named['${forged}']()`]
     const { program, site } = callOn(lines, lines[0] as string, 'tools.fail(')
     const message = await failureMessage(runtime(), program)
-    assertStartsAtCall(message, site, 'the message')
-    assert.doesNotMatch(message, /:99:/)
+    assertMessageNamesCall(message, site)
+    assert.doesNotMatch(message, /:99:|line 99/)
   })
 
-  void it('reports a few frames of a call made deep in a recursion, however high the program sets the limit', async () => {
+  void it('reports one line for a call made deep in a recursion, and a stack of a few frames, however high the program sets the limit', async () => {
     const line = '  if (depth === 0) return await tools.fail({})'
     const lines = ['Error.stackTraceLimit = Infinity', 'async function down(depth) {', line, '  return await down(depth - 1)', '}', 'await down(1000)']
     const { program, site } = callOn(lines, line, 'tools.fail(')
-    const message = await failureMessage(runtime(), program)
-    assertStartsAtCall(message, site, 'the message')
-    assert.ok(framePositions(message).length <= 10, `the message lists too many frames: ${message.length} characters`)
+    assertMessageNamesCall(await failureMessage(runtime(), program), site)
+    const stack = await returnedValue(runtime(), program.replace('await down(1000)', 'try { await down(1000) } catch (error) { return error.stack }'))
+    assertStartsAtCall(stack, site)
+    assert.ok(framePositions(String(stack)).length <= 10, `the stack lists too many frames: ${String(stack).length} characters`)
   })
 }
 

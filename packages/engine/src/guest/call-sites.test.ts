@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import vm from 'node:vm'
-import { captureCallSite, formatCallSite } from './call-sites.js'
+import { captureCallSite, describeCallPosition, formatCallSite, type CallSiteReport } from './call-sites.js'
 import { describeThrown } from './describe-thrown.js'
 
 /**
@@ -19,16 +19,21 @@ function siteOfLastCall(source: string): object {
   return site
 }
 
+/** The program frames of a captured site, as stack text. */
+function framesOf(site: object): string | undefined {
+  return formatCallSite(site)?.frames
+}
+
 describe('call sites', () => {
   it("captures the program's frames below the boundary, innermost first, with their functions' names", () => {
     const site = siteOfLastCall('function lookUp() {\n  return host()\n}\nlookUp()')
-    assert.equal(formatCallSite(site), '    at lookUp (program.ts:2:10)\n    at program.ts:4:1')
+    assert.deepEqual(formatCallSite(site), { frames: '    at lookUp (program.ts:2:10)\n    at program.ts:4:1', line: 2, column: 10 } satisfies CallSiteReport)
   })
 
   it('leaves out frames outside the program and shows only names that are plain identifiers', () => {
     const forged = 'x (program.ts:99:1)\\n    at y'
     const site = siteOfLastCall(`const named = { ['${forged}']: () => host() }\n;[1].map(() => named['${forged}']())`)
-    assert.equal(formatCallSite(site), '    at program.ts:1:58\n    at program.ts:2:54\n    at program.ts:2:6')
+    assert.equal(framesOf(site), '    at program.ts:1:58\n    at program.ts:2:54\n    at program.ts:2:6')
   })
 
   it('captures at most ten frames, whatever limit the realm had, and restores that limit', () => {
@@ -41,7 +46,7 @@ describe('call sites', () => {
     } finally {
       Error.stackTraceLimit = limit
     }
-    const lines = formatCallSite(site).split('\n')
+    const lines = (framesOf(site) ?? '').split('\n')
     assert.equal(lines.length, 10)
     assert.deepEqual(new Set(lines), new Set(['    at down (program.ts:1:45)', '    at down (program.ts:1:54)']))
   })
@@ -52,7 +57,7 @@ describe('call sites', () => {
     const mine = (): string => 'mine'
     Error.prepareStackTrace = mine
     try {
-      assert.equal(formatCallSite(site), '    at program.ts:1:1')
+      assert.equal(framesOf(site), '    at program.ts:1:1')
       assert.equal(Error.prepareStackTrace, mine)
     } finally {
       Error.prepareStackTrace = previous
@@ -63,18 +68,18 @@ describe('call sites', () => {
     const boundary = (): object | undefined => captureCallSite(boundary)
     const site = boundary()
     assert.ok(site !== undefined)
-    assert.equal(formatCallSite(site), '')
+    assert.equal(formatCallSite(site), undefined)
   })
 })
 
-describe('describeThrown with the frames the runtime recorded', () => {
-  it('uses the recorded frames instead of the stack the value carries', () => {
+describe('describeThrown with the position the runtime recorded', () => {
+  it('ends its one line with the recorded position instead of the frames of the stack the value carries', () => {
     const error = new Error('refused')
     error.stack = 'Error: refused\n    at program.ts:99:1'
-    assert.equal(describeThrown(error, String, '    at program.ts:3:7'), 'Error: refused\n    at program.ts:3:7')
+    assert.equal(describeThrown(error, String, describeCallPosition({ line: 3, column: 7 })), 'Error: refused (at line 3, column 7)')
   })
 
-  it('falls back to the stack without recorded frames', () => {
+  it('falls back to the stack without a recorded position', () => {
     const error = new Error('refused')
     error.stack = 'Error: refused\n    at program.ts:4:2'
     assert.equal(describeThrown(error, String, ''), 'Error: refused\n    at program.ts:4:2')

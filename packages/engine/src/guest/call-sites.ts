@@ -24,6 +24,15 @@ const SHOWN_NAME = /^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]{0,63}$/u
 /** A call site as captured: opaque until {@link formatCallSite} reads it. */
 export type CapturedCallSite = object
 
+/** Where a call was made, read from its captured site. */
+export interface CallSiteReport {
+  /** The program's frames, innermost (the call itself) first, as stack lines (`    at f (program.ts:5:17)`). */
+  readonly frames: string
+  /** The call's own line and column in the program, 1-based. */
+  readonly line: number
+  readonly column: number
+}
+
 /** The parts of V8's CallSite this module reads; none of them runs program code. */
 interface V8CallSite {
   getFileName(): unknown
@@ -59,7 +68,13 @@ function isPosition(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
 }
 
-function describeFrame(site: V8CallSite): string | undefined {
+interface ProgramFrame {
+  readonly text: string
+  readonly line: number
+  readonly column: number
+}
+
+function describeFrame(site: V8CallSite): ProgramFrame | undefined {
   if (site.getFileName() !== PROGRAM_FILENAME) return undefined
   const line = site.getLineNumber()
   const column = site.getColumnNumber()
@@ -67,8 +82,10 @@ function describeFrame(site: V8CallSite): string | undefined {
   const position = `${PROGRAM_FILENAME}:${line}:${column}`
   const prefix = site.isAsync() === true ? 'async ' : ''
   const name = site.getFunctionName()
-  if (typeof name !== 'string' || !SHOWN_NAME.test(name)) return `    at ${prefix}${position}`
-  return `    at ${prefix}${site.isConstructor() === true ? 'new ' : ''}${name} (${position})`
+  const text = typeof name !== 'string' || !SHOWN_NAME.test(name)
+    ? `    at ${prefix}${position}`
+    : `    at ${prefix}${site.isConstructor() === true ? 'new ' : ''}${name} (${position})`
+  return { text, line, column }
 }
 
 /** Reads the structured frames of a captured site: the one moment this realm's prepareStackTrace is replaced. */
@@ -85,21 +102,27 @@ function callSitesOf(site: CapturedCallSite): unknown {
 }
 
 /**
- * The program's frames of a captured call site, innermost (the call itself) first, as stack
- * lines (`    at f (program.ts:5:17)`); '' when none is in the program. Read it once per site:
- * V8 formats a stack only the first time.
+ * Reads a captured call site; undefined when none of its frames is in the program. Read it once
+ * per site: V8 formats a stack only the first time.
  */
-export function formatCallSite(site: CapturedCallSite): string {
+export function formatCallSite(site: CapturedCallSite): CallSiteReport | undefined {
   const callSites = callSitesOf(site)
-  if (!Array.isArray(callSites)) return ''
-  const lines: string[] = []
+  if (!Array.isArray(callSites)) return undefined
+  const frames: ProgramFrame[] = []
   for (const callSite of callSites as V8CallSite[]) {
     try {
-      const line = describeFrame(callSite)
-      if (line !== undefined) lines.push(line)
+      const frame = describeFrame(callSite)
+      if (frame !== undefined) frames.push(frame)
     } catch {
       // A frame V8 cannot describe is left out.
     }
   }
-  return lines.join('\n')
+  const call = frames[0]
+  if (call === undefined) return undefined
+  return { frames: frames.map((frame) => frame.text).join('\n'), line: call.line, column: call.column }
+}
+
+/** How a run's failure message names a call's position: one clause at the end of its line. */
+export function describeCallPosition(report: Pick<CallSiteReport, 'line' | 'column'>): string {
+  return `(at line ${report.line}, column ${report.column})`
 }

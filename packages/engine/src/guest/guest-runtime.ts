@@ -19,7 +19,7 @@ import { capturePrimordials } from './primordials.js'
 import { createWebGlobalsHost } from './web-globals-host.js'
 import { installStackTraceFilter, type StackTraceHost } from './context-stack-traces.js'
 import { describeCompileError, describeThrown, PROGRAM_FILENAME } from './describe-thrown.js'
-import { captureCallSite, formatCallSite, type CapturedCallSite } from './call-sites.js'
+import { captureCallSite, describeCallPosition, formatCallSite, type CapturedCallSite } from './call-sites.js'
 import { formatArguments, formatTable, inspectValue } from './format-log.js'
 
 /** How the guest talks to its host. `send` must never throw. */
@@ -81,10 +81,10 @@ export class GuestSession {
   /** Where the program made the call {@link requestCall} refused last, until its error is made. */
   private refusedCallSite: CapturedCallSite | undefined
   /**
-   * The program frames of each failed call's error, by the error object: the location the run
-   * reports when that error ends it, whatever the program did to the error's own `stack`.
+   * Where each failed call's error was made, by the error object: the position the run reports
+   * when that error ends it, whatever the program did to the error's own `stack`.
    */
-  private readonly failedCallFrames = new WeakMap<object, string>()
+  private readonly failedCallPositions = new WeakMap<object, string>()
   private started = false
   private ended = false
   private logBytesSent = 2
@@ -171,8 +171,8 @@ export class GuestSession {
 
   private fail(thrown: unknown): void {
     if (this.ended) return
-    const frames = typeof thrown === 'object' && thrown !== null ? this.failedCallFrames.get(thrown) : undefined
-    this.end({ kind: 'run-end', outcome: 'exception', message: describeThrown(thrown, inspectValue, frames) })
+    const position = typeof thrown === 'object' && thrown !== null ? this.failedCallPositions.get(thrown) : undefined
+    this.end({ kind: 'run-end', outcome: 'exception', message: describeThrown(thrown, inspectValue, position) })
   }
 
   private complete(value: unknown): void {
@@ -258,9 +258,10 @@ export class GuestSession {
     const site = id === 0 ? this.refusedCallSite : this.callSites.get(id)
     if (id === 0) this.refusedCallSite = undefined
     else this.callSites.delete(id)
-    const frames = site === undefined ? '' : formatCallSite(site)
-    if (frames !== '' && typeof error === 'object' && error !== null) this.failedCallFrames.set(error, frames)
-    return frames
+    const report = site === undefined ? undefined : formatCallSite(site)
+    if (report === undefined) return ''
+    if (typeof error === 'object' && error !== null) this.failedCallPositions.set(error, describeCallPosition(report))
+    return report.frames
   }
 
   private createBootstrapHost(): BootstrapHost {
