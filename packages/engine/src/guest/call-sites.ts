@@ -3,8 +3,9 @@
  * substrate's realm, while the program's call into the runtime is still on the stack: that realm's
  * `Error` is out of the program's reach, so no `Error.stackTraceLimit`, `captureStackTrace` or
  * `prepareStackTrace` the program sets in its own context changes what is captured or how it
- * reads. Capturing formats nothing (V8 keeps the frames until the stack is read), which keeps a
- * call cheap; only a call that fails pays for the formatting.
+ * reads. Capturing formats nothing (V8 keeps the frames until the stack is read): every call pays
+ * for the capture alone (about 2 µs on a loaded 2-core machine, some 10% of the CPU of a run of
+ * 10 000 trivial calls), and only a call that fails pays for the formatting.
  *
  * The frames are formatted from V8's structured call sites (script, line, column), never parsed
  * out of stack text, so a program cannot plant a position: a function name is shown only when it
