@@ -77,6 +77,17 @@ async function failureMessage(runtime: CodeRuntime, program: string): Promise<st
   return assertFailure(await runProgram(runtime, { program, bindings: [TOOLS] }), 'exception')
 }
 
+/**
+ * Runs `lines` (after the leading ones) and asserts the run's message names the call `callText`
+ * on the line `lineText`, and no position the program forged on line 99.
+ */
+async function assertUncaughtAt(runtime: CodeRuntime, lines: readonly string[], lineText: string, callText: string): Promise<void> {
+  const { program, site } = callOn(lines, lineText, callText)
+  const message = await failureMessage(runtime, program)
+  assertMessageNamesCall(message, site)
+  assert.doesNotMatch(message, /:99:|line 99/, 'the message names a forged position')
+}
+
 async function returnedValue(runtime: CodeRuntime, program: string): Promise<unknown> {
   const result = await runProgram(runtime, { program, bindings: [TOOLS] })
   assert.equal(result.error, undefined, `the program failed: ${describeForAssertion(result.error)}`)
@@ -128,8 +139,7 @@ function describeOrdinaryCalls(runtime: () => CodeRuntime): void {
 
   void it('names the call site of a call the runtime refuses before it reaches the host', async () => {
     const line = 'await tools.echo({ callback: () => 1 })'
-    const { program, site } = callOn([line], line, 'tools.echo(')
-    assertMessageNamesCall(await failureMessage(runtime(), program), site)
+    await assertUncaughtAt(runtime(), [line], line, 'tools.echo(')
   })
 }
 
@@ -144,35 +154,25 @@ function describeHostilePrograms(runtime: () => CodeRuntime): void {
   for (const [what, setup] of attacks) {
     void it(`reports the real call site when the program ${what}`, async () => {
       const line = 'await tools.fail({})'
-      const { program, site } = callOn([setup, line], line, 'tools.fail(')
-      const message = await failureMessage(runtime(), program)
-      assertMessageNamesCall(message, site)
-      assert.doesNotMatch(message, /:99:|line 99/)
+      await assertUncaughtAt(runtime(), [setup, line], line, 'tools.fail(')
     })
   }
 
   void it("reports the real call site when the program rewrites the error's stack and rethrows it", async () => {
     const line = 'try { await tools.fail({}) } catch (error) {'
     const lines = [line, "  error.stack = 'ToolCallError: forged\\n    at program.ts:99:1'", '  throw error', '}']
-    const { program, site } = callOn(lines, line, 'tools.fail(')
-    const message = await failureMessage(runtime(), program)
-    assertMessageNamesCall(message, site)
-    assert.doesNotMatch(message, /:99:|line 99/)
+    await assertUncaughtAt(runtime(), lines, line, 'tools.fail(')
   })
 
   void it('names the refused call, not the calls a getter in its argument makes', async () => {
     const line = 'await tools.echo({ get a() { tools.echo({ f: () => 2 }).catch(() => {}); tools.echo({}); return 1 }, f: () => 1 })'
-    const { program, site } = callOn([line], line, 'tools.echo({ get')
-    assertMessageNamesCall(await failureMessage(runtime(), program), site)
+    await assertUncaughtAt(runtime(), [line], line, 'tools.echo({ get')
   })
 
   void it('shows no position a function name spells out', async () => {
     const forged = 'x (program.ts:99:1)\\n    at y'
     const lines = [`const named = { ['${forged}']: () => tools.fail({}) }`, `await named['${forged}']()`]
-    const { program, site } = callOn(lines, lines[0] as string, 'tools.fail(')
-    const message = await failureMessage(runtime(), program)
-    assertMessageNamesCall(message, site)
-    assert.doesNotMatch(message, /:99:|line 99/)
+    await assertUncaughtAt(runtime(), lines, lines[0] as string, 'tools.fail(')
   })
 
   void it('reports one line for a call made deep in a recursion, and a stack of a few frames, however high the program sets the limit', async () => {
