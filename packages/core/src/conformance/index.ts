@@ -16,6 +16,7 @@
  * })
  * ```
  */
+import { describeCallSitePositions } from './call-site-positions.js'
 import { describeDeepValues } from './deep-values.js'
 import { describeFailureKinds } from './failure-kinds.js'
 import { describeLifecycle } from './lifecycle.js'
@@ -44,6 +45,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
   if (!runsPrograms) return
   describeFailureKinds(target)
   describePrograms(target)
+  describeCallSitePositions(target)
   describeStackPrivacy(target)
   describeProgramBindings(target)
   describeProgramGlobals(target)

@@ -89,6 +89,21 @@ function describePoisoning(runtime: () => CodeRuntime): void {
       assertFailure(await runProgram(runtime(), { program: `${POISON_BUILTINS}\nreturn [new Date(0)]`, bindings: [] }), 'invalid-output')
     })
 
+    void it('still rejects a failed call with its error class and call site after poisoning built-ins and prototype keys', async () => {
+      const tools = {
+        global: 'tools',
+        functions: { fail: () => Promise.reject(new Error('refused by the host')) },
+        errorClass: { name: 'ToolCallError', memberNameProperty: 'toolName' },
+      }
+      // The call is on the last line: the poisons above it take whatever lines they take.
+      const program = `${POISON_ACCESSORS}\n${POISON_BUILTINS}\ntry { await tools.fail({}) } catch (error) { return [error instanceof ToolCallError, error.stack] }`
+      const result = await runProgram(runtime(), { program, bindings: [tools] })
+      const lastLine = program.split('\n').length
+      assert.equal(result.error, undefined, `the program failed: ${result.error?.message ?? ''}`)
+      assert.ok(Array.isArray(result.value) && result.value[0] === true, 'the error is an instance of its class')
+      assert.match(String(result.value[1]), new RegExp(`^ToolCallError: refused by the host\\n    at program\\.ts:${lastLine}:\\d+$`))
+    })
+
     void it('still reports a thrown error after poisoning built-ins and prototype keys', async () => {
       const result = await runProgram(runtime(), {
         program: `${POISON_ACCESSORS}\n${POISON_BUILTINS}\nthrow new Error('boom after poisoning')`,

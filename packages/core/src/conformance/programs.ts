@@ -110,6 +110,23 @@ function describePositions(runtime: () => CodeRuntime): void {
       assertMentionsNumber(message, 16, 'the column')
     })
 
+    // A program that ends too early fails where its text ends, not on a line after it.
+    const endingEarly: readonly (readonly [what: string, lines: readonly string[], column: number])[] = [
+      ['an unclosed block', ['if (second > 1) {', '  console.log(second)'], 22],
+      ['an unfinished expression', ['const total = first +', ''], 22],
+      ['an unclosed call', ['console.log(first,', '    second', '', '  '], 11],
+    ]
+    for (const [what, lines, column] of endingEarly) {
+      void it(`reports a syntax error at the end of the program, for ${what}, at its last line [#error-positions]`, async () => {
+        const program = programLines(...LEADING_LINES, ...lines)
+        const lastLine = LEADING_LINES.length + lines.findLastIndex((line) => line.trim() !== '') + 1
+        const message = assertFailure(await runProgramText(runtime(), program), 'exception')
+        assertMentionsNumber(message, lastLine, 'the line')
+        assertMentionsNumber(message, column, 'the column')
+        assert.doesNotMatch(message, new RegExp(`(^|[^0-9])${lastLine + 1}([^0-9]|$)`), 'the message names a line after the program')
+      })
+    }
+
     void it('reports a thrown error with its line and column in the program, and no host paths', async () => {
       // Line 7, column 9: the `new` of `new Error`.
       const result = await runProgramText(runtime(), programLines(...LEADING_LINES, "  throw new Error('boom')"))

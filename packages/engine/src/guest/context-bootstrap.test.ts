@@ -27,6 +27,7 @@ function bootInFreshContext(limits = { maxCollectionSize: 5 }, stripGlobals = fa
     // A copy in this realm first: the context's array methods may be the program's.
     formatLog: (args) => Array.from(args, String).join(' '),
     requestCall: () => 'refused',
+    callErrorFrames: () => '',
     completeRun: () => {},
     failRun: () => {},
     reportUncaught: () => {},

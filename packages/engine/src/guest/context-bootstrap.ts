@@ -25,6 +25,11 @@ export interface BootstrapHost {
   formatLog(args: readonly unknown[], mode: number): string
   /** Starts a binding call; returns the call id, or a message when the call is refused. */
   requestCall(namespace: number, member: string, args: unknown): number | string
+  /**
+   * The stack lines of the program frames where failed call `id` was made (0: the call refused
+   * last), '' when unknown; the runtime remembers them as `error`'s location.
+   */
+  callErrorFrames(id: number, error: unknown): string
   /** The program's completion value. */
   completeRun(value: unknown): void
   /** The program's rejection. */
@@ -61,11 +66,14 @@ export interface ResourceGuardLimits {
 
 export function contextBootstrap(primordials: Primordials, host: BootstrapHost, webGlobals: ContextWebGlobals, limits: ResourceGuardLimits): BootstrapControl {
   'use strict'
-  const { emitLog, formatLog, requestCall, completeRun, failRun, reportUncaught, scheduleTimer, cancelTimer, now } = host
+  const { emitLog, formatLog, requestCall, callErrorFrames, completeRun, failRun, reportUncaught, scheduleTimer, cancelTimer, now } = host
   const {
     contextGlobal: global, defineProperty, freeze, create, objectKeys, apply, isArray, jsonParse: parseJson, PromiseConstructor, promiseThen, ErrorConstructor,
     TypeErrorConstructor, RangeErrorConstructor, MapConstructor, mapGet, mapSet, mapHas, mapDelete, mapSize, SetConstructor, setHas, setSize, StringConstructor: stringConstructor,
     NumberConstructor: numberConstructor, stringIncludes, stringSplit, stringSlice, arrayJoin, mathTrunc,
+    // Defines with a descriptor that inherits nothing: by the time a call fails, the program may
+    // have planted `get` or `value` on Object.prototype.
+    defineData,
   } = primordials
   const resolvedPromise = PromiseConstructor.resolve()
 
@@ -296,7 +304,8 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
   interface PendingCall {
     readonly resolve: (value: unknown) => void
     readonly reject: (reason: unknown) => void
-    readonly fail: (message: string) => unknown
+    /** The error call `id` rejects with. */
+    readonly fail: (message: string, id: number) => unknown
   }
   const pendingCalls = new MapConstructor<number, PendingCall>()
 
@@ -304,7 +313,7 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
     const ErrorClass = class extends ErrorConstructor {
       constructor(message?: string, member?: string) {
         super(message)
-        defineProperty(this, memberNameProperty, { value: member, writable: true, enumerable: true, configurable: true })
+        defineData(this, memberNameProperty, member, true)
       }
     }
     defineProperty(ErrorClass, 'name', { value: name })
@@ -321,7 +330,21 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
       const globalName = spec.global
       for (let memberIndex = 0; memberIndex < spec.members.length; memberIndex++) {
         const member = spec.members[memberIndex] as string
-        const fail = (message: string): unknown => ErrorClass === undefined ? new ErrorConstructor(message) : new ErrorClass(message, member)
+        const errorName = spec.errorClass === null ? 'Error' : spec.errorClass.name
+        const fail = (message: string, id: number): unknown => {
+          const error = ErrorClass === undefined ? new ErrorConstructor(message) : new ErrorClass(message, member)
+          // The stack starts where the program made the call, not where its result arrived.
+          let frames = ''
+          try {
+            frames = callErrorFrames(id, error)
+          } catch {
+            frames = ''
+          }
+          if (typeof frames === 'string' && frames !== '') {
+            defineData(error as object, 'stack', `${message === '' ? errorName : `${errorName}: ${message}`}\n${frames}`, false)
+          }
+          return error
+        }
         const binding = {
           [member](args?: unknown): Promise<unknown> {
             // `tools.list()` means "no arguments": the host still receives exactly one, `{}`.
@@ -334,7 +357,7 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
             }
             if (typeof ticket === 'string') {
               const message = ticket
-              return new PromiseConstructor((_resolve, reject) => reject(fail(message)))
+              return new PromiseConstructor((_resolve, reject) => reject(fail(message, 0)))
             }
             const id = ticket
             return new PromiseConstructor((resolve, reject) => {
@@ -354,7 +377,7 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
     if (pending === undefined) return
     mapDelete(pendingCalls, id)
     if (!ok) {
-      pending.reject(pending.fail(payload))
+      pending.reject(pending.fail(payload, id))
       return
     }
     let value: unknown
@@ -363,7 +386,7 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
     } catch {
       // The host sent lossless JSON, so the one way to get here is the sandbox's own JSON.parse
       // size guard refusing a huge result: say how big it was and what to do.
-      pending.reject(pending.fail(`The tool result (${payload.length} characters of JSON) is too large to read in the sandbox; ask the tool for less data.`))
+      pending.reject(pending.fail(`The tool result (${payload.length} characters of JSON) is too large to read in the sandbox; ask the tool for less data.`, id))
       return
     }
     pending.resolve(value)

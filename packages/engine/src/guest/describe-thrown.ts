@@ -39,11 +39,13 @@ export function programFrames(stack: string): string[] {
 
 /**
  * Describes a thrown value. A primitive reads as `String(value)`; `formatValue` renders other
- * non-error values inspect-style.
+ * non-error values inspect-style. `knownPosition`, the position the runtime itself recorded for
+ * the value (a failed binding call's call site), ends its one line instead of any frame its
+ * `stack` lists.
  * @example describeThrown(new TypeError('x is not a function')) // 'TypeError: x is not a function\n    at program.ts:2:3'
  * @example describeThrown('plain failure') // 'plain failure'
  */
-export function describeThrown(thrown: unknown, formatValue: (value: unknown) => string): string {
+export function describeThrown(thrown: unknown, formatValue: (value: unknown) => string, knownPosition?: string): string {
   // A thrown primitive is its own message (`throw 'x'` → `x`), as in the reference runtime: the
   // model reads exactly what it threw, and the output cap counts exactly that.
   if ((typeof thrown !== 'object' && typeof thrown !== 'function') || thrown === null) return String(thrown)
@@ -53,6 +55,7 @@ export function describeThrown(thrown: unknown, formatValue: (value: unknown) =>
   if (!isError && name === undefined && message === undefined) return `Uncaught ${formatValue(thrown)}`
   const label = name ?? 'Error'
   const header = message === undefined || message === '' ? label : `${label}: ${message}`
+  if (knownPosition !== undefined && knownPosition !== '') return `${header} ${knownPosition}`
   const stack = readText(readProperty(thrown, 'stack'))
   const frames = stack === undefined ? [] : programFrames(stack)
   return frames.length === 0 ? header : `${header}\n${frames.join('\n')}`

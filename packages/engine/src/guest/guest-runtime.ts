@@ -19,6 +19,7 @@ import { capturePrimordials } from './primordials.js'
 import { createWebGlobalsHost } from './web-globals-host.js'
 import { installStackTraceFilter, type StackTraceHost } from './context-stack-traces.js'
 import { describeCompileError, describeThrown, PROGRAM_FILENAME } from './describe-thrown.js'
+import { captureCallSite, describeCallPosition, formatCallSite, type CapturedCallSite } from './call-sites.js'
 import { formatArguments, formatTable, inspectValue } from './format-log.js'
 
 /** How the guest talks to its host. `send` must never throw. */
@@ -75,6 +76,15 @@ export class GuestSession {
   private namespaces: readonly NamespaceSpec[] = []
   private memberSets: ReadonlySet<string>[] = []
   private lastCallId = 0
+  /** Where the program made each call still in flight, by call id. */
+  private readonly callSites = new Map<number, CapturedCallSite>()
+  /** Where the program made the call {@link requestCall} refused last, until its error is made. */
+  private refusedCallSite: CapturedCallSite | undefined
+  /**
+   * Where each failed call's error was made, by the error object: the position the run reports
+   * when that error ends it, whatever the program did to the error's own `stack`.
+   */
+  private readonly failedCallPositions = new WeakMap<object, string>()
   private started = false
   private ended = false
   private logBytesSent = 2
@@ -122,6 +132,8 @@ export class GuestSession {
         } catch {
           // The program's own code cannot run here; a failure means the context is unusable.
           this.end({ kind: 'run-end', outcome: 'exception', message: 'The sandbox failed while delivering a tool result.' })
+        } finally {
+          this.callSites.delete(message.id)
         }
         return
     }
@@ -159,7 +171,8 @@ export class GuestSession {
 
   private fail(thrown: unknown): void {
     if (this.ended) return
-    this.end({ kind: 'run-end', outcome: 'exception', message: describeThrown(thrown, inspectValue) })
+    const position = typeof thrown === 'object' && thrown !== null ? this.failedCallPositions.get(thrown) : undefined
+    this.end({ kind: 'run-end', outcome: 'exception', message: describeThrown(thrown, inspectValue, position) })
   }
 
   private complete(value: unknown): void {
@@ -184,7 +197,18 @@ export class GuestSession {
     this.end({ kind: 'run-end', outcome: 'value', valueJson: text.text })
   }
 
-  private requestCall(namespaceIndex: number, member: string, args: unknown): number | string {
+  /** Starts a call the program made; `site` is where in the program it made it. */
+  private requestCall(namespaceIndex: number, member: string, args: unknown, site: CapturedCallSite | undefined): number | string {
+    // Recorded once the call is sent or refused: reading the arguments may run program code
+    // that makes calls of its own.
+    const ticket = this.sendCall(namespaceIndex, member, args)
+    if (typeof ticket === 'string') this.refusedCallSite = site
+    else if (site !== undefined) this.callSites.set(ticket, site)
+    return ticket
+  }
+
+  /** Sends a call's request; returns its id, or why it is refused. */
+  private sendCall(namespaceIndex: number, member: string, args: unknown): number | string {
     const namespace = this.namespaces[namespaceIndex]
     const members = this.memberSets[namespaceIndex]
     if (namespace === undefined || members === undefined || !members.has(member)) return `${String(member)} is not a tool.`
@@ -229,14 +253,28 @@ export class GuestSession {
     }
   }
 
+  /** The program frames of failed call `id` (0: the call refused last), remembered for `error`. */
+  private callErrorFrames(id: number, error: unknown): string {
+    const site = id === 0 ? this.refusedCallSite : this.callSites.get(id)
+    if (id === 0) this.refusedCallSite = undefined
+    else this.callSites.delete(id)
+    const report = site === undefined ? undefined : formatCallSite(site)
+    if (report === undefined) return ''
+    if (typeof error === 'object' && error !== null) this.failedCallPositions.set(error, describeCallPosition(report))
+    return report.frames
+  }
+
   private createBootstrapHost(): BootstrapHost {
+    // The program's call into the runtime: the call site is captured below it, in this realm.
+    const requestCall = (namespace: number, member: string, args: unknown): number | string =>
+      this.requestCall(namespace, member, args, captureCallSite(requestCall))
     // Each member is a strict-mode arrow over this session; none returns an object.
     return Object.freeze({
       emitLog: (text: string): void => this.emitLog(String(text)),
       formatLog: (args: readonly unknown[], mode: number): string =>
         mode === 1 ? inspectValue(args[0]) : mode === 2 ? formatTable(args[0], args[1]) : formatArguments(args),
-      requestCall: (namespace: number, member: string, args: unknown): number | string =>
-        this.requestCall(namespace, member, args),
+      requestCall,
+      callErrorFrames: (id: number, error: unknown): string => this.callErrorFrames(id, error),
       completeRun: (value: unknown): void => this.complete(value),
       failRun: (thrown: unknown): void => this.fail(thrown),
       reportUncaught: (thrown: unknown): void => this.fail(thrown),

@@ -48,18 +48,38 @@ function positionOf(source: string, index: number): { line: number; column: numb
   return { line, column: index - lineStart + 1 }
 }
 
-function describeTransformError(error: unknown): string {
+/** Where the program ends: just after its last character that is not white space. */
+function endOf(program: string): { line: number; column: number } {
+  return positionOf(program, program.trimEnd().length)
+}
+
+/**
+ * The position of a transform error in the program's own numbering. A program that ends too
+ * early (an unclosed `{`, an unfinished expression) fails in the wrapper's closing line, past
+ * the program: such an error points at the end of the program instead, and says so.
+ */
+function locate(program: string, details: AmaroError): { where: string; pastTheEnd: boolean } {
+  // amaro lines are 1-based in the wrapped text (the program starts on line 2); columns are 0-based.
+  if (typeof details.startLine !== 'number') return { where: '', pastTheEnd: false }
+  const line = Math.max(1, details.startLine - 1)
+  const column = typeof details.startColumn === 'number' ? details.startColumn + 1 : undefined
+  const end = endOf(program)
+  if (line > end.line || (line === end.line && column !== undefined && column > end.column)) {
+    return { where: `Line ${end.line}, col ${end.column}: `, pastTheEnd: true }
+  }
+  return { where: column === undefined ? `Line ${line}: ` : `Line ${line}, col ${column}: `, pastTheEnd: false }
+}
+
+function describeTransformError(program: string, error: unknown): string {
   const details = (typeof error === 'object' && error !== null ? error : {}) as AmaroError
   const text = typeof details.message === 'string' ? details.message : String(error)
-  // amaro lines are 1-based in the wrapped text (the program starts on line 2); columns are 0-based.
-  const line = typeof details.startLine === 'number' ? Math.max(1, details.startLine - 1) : undefined
-  const column = typeof details.startColumn === 'number' ? details.startColumn + 1 : undefined
-  const where = line === undefined ? '' : column === undefined ? `Line ${line}: ` : `Line ${line}, col ${column}: `
+  const { where, pastTheEnd } = locate(program, details)
   if (details.code === 'UnsupportedSyntax') {
     const hint = SYNTAX_HINTS.find(([pattern]) => pattern.test(text))
     if (hint !== undefined) return `${where}${hint[1]} Only erasable TypeScript runs (types, interfaces, 'as', generics).`
     return `${where}${text}. Only erasable TypeScript runs (types, interfaces, 'as', generics).`
   }
+  if (pastTheEnd) return `${where}SyntaxError: ${text}. The program ends here: is a bracket, string, comment or expression left open?`
   return `${where}SyntaxError: ${text}`
 }
 
@@ -74,6 +94,6 @@ export function transformProgram(program: string): TransformResult {
     const { code } = transformSync(WRAPPER_HEAD + program + WRAPPER_TAIL, { mode: 'strip-only' })
     return { ok: true, source: code }
   } catch (error) {
-    return { ok: false, message: describeTransformError(error) }
+    return { ok: false, message: describeTransformError(program, error) }
   }
 }
