@@ -10,7 +10,6 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { childPidsOf, CLI_PATH, FLAKY_SERVER_PATH, installedBin, isAlive, makeTempDirectory, startServe, textOf, waitFor } from './serve-harness.js'
-import { typeCheckProgram } from './type-check.js'
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url))
 const EXAMPLE_CONFIG = join(EXAMPLES, 'servers.json')
@@ -197,13 +196,16 @@ describe('code-runtime check, and the check before run', () => {
 })
 
 describe('code-runtime types and list', () => {
-  it('types prints declarations the README example type-checks against', async () => {
+  it('types prints the declarations of every configured tool', async () => {
     const outcome = await cli(['types', '--config', EXAMPLE_CONFIG])
     assert.equal(outcome.code, 0, outcome.stderr)
     assert.match(outcome.stdout, /^\/\*\* Thrown by a failed call/)
     assert.match(outcome.stdout, /notes_read_text_file\(args: /)
     assert.match(outcome.stdout, /memory_create_entities\(args: \{ entities: Entity\[\] \}\)/)
-    assert.deepEqual(typeCheckProgram(outcome.stdout, await readFile(EXAMPLE_PROGRAM, 'utf8')), [])
+  })
+
+  it('check finds no type error in the README example, even with --type-check strict', async () => {
+    assert.deepEqual(await cli(['check', EXAMPLE_PROGRAM, '--config', EXAMPLE_CONFIG, '--type-check', 'strict']), { code: 0, stdout: `${EXAMPLE_PROGRAM}: no type errors.\n`, stderr: '' })
   })
 
   it('types prints the built-in example tools without a config', async () => {
@@ -285,7 +287,7 @@ describe('code-runtime explains itself', () => {
     assert.equal(outcome.code, 2)
     assert.equal(outcome.stdout, '')
     assert.match(outcome.stderr, /^Usage: code-runtime <command> \[options\]\n/)
-    for (const command of ['serve', 'run <program.ts>', 'types', 'list', 'help [command]']) assert.ok(outcome.stderr.includes(`\n  ${command} `), command)
+    for (const command of ['serve', 'run <program.ts>', 'check <program.ts>', 'types', 'list', 'help [command]']) assert.ok(outcome.stderr.includes(`\n  ${command} `), command)
     assert.match(outcome.stderr, /code-runtime help <command>/)
   })
 
@@ -305,6 +307,17 @@ describe('code-runtime explains itself', () => {
     assert.match(page.stdout, /130 interrupted/)
     assert.deepEqual(await cli(['run', '--help']), page)
     assertOneLineRefusal(await cli(['help', 'start']), /unknown command "start"/)
+  })
+
+  it('documents --type-check on the pages of the commands that take it', async () => {
+    for (const command of ['serve', 'run', 'check']) {
+      const page = await cli([command, '--help'])
+      assert.match(page.stdout, /^ {2}--type-check <mode> {4}calls \(default\): refuse a program only for what would certainly fail;\n {25}strict: /m, command)
+    }
+    const check = await cli(['help', 'check'])
+    assert.match(check.stdout, /^Usage: code-runtime check <program\.ts> \[--config servers\.json\] \[--type-check calls\|strict\]$/m)
+    assert.doesNotMatch(check.stdout, /--backend|--timeout-ms/)
+    assert.doesNotMatch((await cli(['help', 'types'])).stdout, /--type-check/)
   })
 })
 
