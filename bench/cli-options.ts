@@ -5,12 +5,19 @@
 import { parseArgs } from 'node:util'
 import { WORKLOAD_NAMES, type WorkloadName } from './workloads.js'
 
+/** Sections measured once, beside the table rather than per backend: `--only` names them like workloads. */
+export const SECTION_NAMES = ['typecheck'] as const
+
+export type SectionName = (typeof SECTION_NAMES)[number]
+
 /** The parsed, checked command line. */
 export interface BenchOptions {
   readonly isHelp: boolean
   readonly isQuick: boolean
   /** Selected workloads, in report order. */
   readonly workloads: readonly WorkloadName[]
+  /** Selected sections (`typecheck`: the type check of Code Mode, in a child process). */
+  readonly sections: readonly SectionName[]
   /** Selected backend names, in table order. */
   readonly backends: readonly string[]
   /** Whether `--only` or `--backend` narrowed the run. */
@@ -20,6 +27,7 @@ export interface BenchOptions {
 export const USAGE = `Usage: npm run bench -- [--only <workload,...>] [--backend <name,...>] [--quick]
 
   --only      run only these workloads (${WORKLOAD_NAMES.join(', ')})
+              or sections (${SECTION_NAMES.join(', ')})
   --backend   run only these backends (the in-thread floor always runs)
   --quick     fewer runs and shorter phases, for a smoke run
   --help      print this text
@@ -67,10 +75,12 @@ export function parseBenchOptions(argv: readonly string[], backendNames: readonl
   } catch (error) {
     throw new BenchUsageError(error instanceof Error ? error.message : String(error))
   }
+  const selected: readonly string[] = selectNames('--only', splitList(values.only), [...WORKLOAD_NAMES, ...SECTION_NAMES])
   return {
     isHelp: values.help === true,
     isQuick: values.quick === true,
-    workloads: selectNames('--only', splitList(values.only), WORKLOAD_NAMES),
+    workloads: WORKLOAD_NAMES.filter((name) => selected.includes(name)),
+    sections: SECTION_NAMES.filter((name) => selected.includes(name)),
     backends: selectNames('--backend', splitList(values.backend), backendNames),
     isSelection: values.only !== undefined || values.backend !== undefined,
   }

@@ -11,6 +11,7 @@ import { renderFloors } from './report-floors.js'
 import { formatMs } from './statistics.js'
 import { REUSE_TARGET_PEER } from './reuse-variants.js'
 import { judgeTarget, targetOf, TARGET_BACKEND } from './targets.js'
+import { renderTypeCheckSection, type TypeCheckMeasurement } from './type-check.js'
 import type { WorkloadName } from './workloads.js'
 
 /** Where the run happened. */
@@ -68,6 +69,8 @@ export interface BenchResults {
   readonly floors: readonly FloorResult[]
   readonly subjects: readonly Subject[]
   readonly cells: readonly ResultCell[]
+  /** The type check of Code Mode (section `typecheck`), when it ran. */
+  readonly typeCheck?: TypeCheckMeasurement | { readonly failed: string }
 }
 
 function formatProblems(measurement: Measurement): string {
@@ -224,6 +227,7 @@ export function renderMarkdown(results: BenchResults): string {
     renderTable(results),
     '',
     ...renderFloors(results),
+    ...results.typeCheck === undefined ? [] : 'failed' in results.typeCheck ? ['## Type check', '', `Failed: ${results.typeCheck.failed}`, ''] : renderTypeCheckSection(results.typeCheck),
     '## Notes',
     '',
     ...renderNotes(results),

@@ -42,6 +42,7 @@ import { loadPeer, PEERS } from './peers.js'
 import { keyedPerCaller, REUSE_VARIANTS, REUSE_WORKLOADS } from './reuse-variants.js'
 import { formatMs } from './statistics.js'
 import { formatMeasurement, renderMarkdown, writeResults, type BenchResults, type ResultCell, type Subject } from './report.js'
+import { measureTypeCheckInChild } from './type-check.js'
 import {
   buildBigValue,
   WORKLOADS,
@@ -265,15 +266,31 @@ function describeMachine(loadAverageAtStart: number): BenchResults['machine'] {
   }
 }
 
+/** The type check section, in a fresh process so its first check is one; a failure is reported, not thrown. */
+async function measureTypeCheck(isQuick: boolean): Promise<BenchResults['typeCheck']> {
+  progress('typecheck: measuring in a child process')
+  try {
+    const measurement = await measureTypeCheckInChild(isQuick ? 20 : 60)
+    progress(`typecheck: warm median ${formatMs(measurement.warm.median)} ms, p90 ${formatMs(measurement.warm.p90)} ms, first ${formatMs(measurement.firstMs)} ms`)
+    return measurement
+  } catch (error) {
+    return { failed: describeError(error) }
+  }
+}
+
 async function runBench(options: BenchOptions): Promise<void> {
   const loadAverageAtStart = loadavg()[0] ?? Number.NaN
   const plan = options.isQuick ? QUICK_PLAN : FULL_PLAN
   const workloads = WORKLOADS.filter((workload) => options.workloads.includes(workload.name))
   const bigValue = options.workloads.includes('bigvalue') ? buildBigValue() : undefined
-  const { subjects, refillPauses, skippedBackends } = await prepareBackends(options, plan)
-  const floors = await measureAllFloors(plan)
-  subjects.push({ subject: { id: 'floor', role: 'floor' }, starter: floorStarter, config: {} })
-  subjects.push(...(await preparePeers(skippedBackends)))
+  // `--only typecheck` alone measures no runtime: no backends, floors or peers to prepare.
+  const hasRuntimeWork = workloads.length > 0
+  const { subjects, refillPauses, skippedBackends } = hasRuntimeWork ? await prepareBackends(options, plan) : { subjects: [], refillPauses: {}, skippedBackends: [] }
+  const floors = hasRuntimeWork ? await measureAllFloors(plan) : []
+  if (hasRuntimeWork) {
+    subjects.push({ subject: { id: 'floor', role: 'floor' }, starter: floorStarter, config: {} })
+    subjects.push(...(await preparePeers(skippedBackends)))
+  }
   const pauseMs = Math.max(MIN_REFILL_PAUSE_MS, ...Object.values(refillPauses).map((refill) => refill.pauseMs))
   progress(`pause before every sampled run: ${pauseMs} ms`)
   const cells: ResultCell[] = []
@@ -286,6 +303,7 @@ async function runBench(options: BenchOptions): Promise<void> {
       progress(`[${measured.subject.id}] ${workload.name}: ${formatMeasurement(measurement)}`)
     })
   }
+  const typeCheck = options.sections.includes('typecheck') ? await measureTypeCheck(options.isQuick) : undefined
   const workloadDescriptions: Partial<Record<WorkloadName, string>> = {}
   for (const workload of workloads) workloadDescriptions[workload.name] = workload.description
   const results: BenchResults = {
@@ -302,6 +320,7 @@ async function runBench(options: BenchOptions): Promise<void> {
     floors,
     subjects: subjects.map((measured) => measured.subject),
     cells,
+    ...typeCheck === undefined ? {} : { typeCheck },
   }
   process.stdout.write(renderMarkdown(results))
   const directory = await resultsDirectoryFor(options)

@@ -4,6 +4,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { CodeModeError, createCodeMode, formatProgramDiagnostics, type CodeMode, type ProgramCheck, type ProgramDiagnosticCategory, type TypeCheckMode } from '@code-runtime/code-mode'
+import { compileArgumentCheck } from '../src/argument-validation.js'
 import { readFullCorpus } from './corpus.js'
 
 const unusedRuntime = { run: () => Promise.reject(new Error('check() must not run the program')) }
@@ -21,17 +22,17 @@ function describeCheck(check: ProgramCheck): string {
 }
 
 /** Programs `calls` refuses, each for one certain failure; the diagnostic's category and place. */
-const REFUSED: readonly { name: string; program: string; category: ProgramDiagnosticCategory; line: number; column: number; suggestion?: string }[] = [
+const REFUSED: readonly { name: string; program: string; category: ProgramDiagnosticCategory; line: number; column: number; suggestion?: string; runtimeArgs?: { tool: string; args: unknown } }[] = [
   { name: 'a misspelled member', program: "const a = 1\nawait tools.read_text_fil({ path: '/a' })", category: 'unknown-member', line: 2, column: 13, suggestion: 'read_text_file' },
   { name: 'a misspelled member in a callback', program: "await Promise.all(['/a'].map((path) => tools.raed_text_file({ path })))", category: 'unknown-member', line: 1, column: 46, suggestion: 'read_text_file' },
-  { name: 'a missing required field', program: 'await tools.read_text_file({})', category: 'missing-field', line: 1, column: 28 },
-  { name: 'a missing field of an array item ($ref)', program: "await tools.create_relations({ relations: [{ from: 'a', to: 'b' }] })", category: 'missing-field', line: 1, column: 44 },
-  { name: 'a missing field of a nested object', program: "await tools.update_address({ customerId: 'c', address: { street: 's', city: 'c' } })", category: 'missing-field', line: 1, column: 47 },
-  { name: 'a field a closed schema refuses', program: "await tools.update_address({ customerId: 'c', address: { street: 's', city: 'c', country: 'DE', zip: '1' } })", category: 'unknown-field', line: 1, column: 97 },
-  { name: 'a string for a number', program: "await tools.get_sum({ a: 'one', b: 2 })", category: 'wrong-type', line: 1, column: 23 },
-  { name: 'a value outside an enum', program: "await tools.get_structured_content({ location: 'Paris' })", category: 'wrong-type', line: 1, column: 38 },
-  { name: 'a wrong type inside an array item', program: "await tools.create_relations({ relations: [{ from: 'a', to: 1, relationType: 'knows' }] })", category: 'wrong-type', line: 1, column: 57 },
-  { name: 'a number variable for a string', program: "const path = 42\nawait tools.read_text_file({ path })", category: 'wrong-type', line: 2, column: 30 },
+  { name: 'a missing required field', program: 'await tools.read_text_file({})', category: 'missing-field', line: 1, column: 28, runtimeArgs: { tool: 'read_text_file', args: {} } },
+  { name: 'a missing field of an array item ($ref)', program: "await tools.create_relations({ relations: [{ from: 'a', to: 'b' }] })", category: 'missing-field', line: 1, column: 44, runtimeArgs: { tool: 'create_relations', args: { relations: [{ from: 'a', to: 'b' }] } } },
+  { name: 'a missing field of a nested object', program: "await tools.update_address({ customerId: 'c', address: { street: 's', city: 'c' } })", category: 'missing-field', line: 1, column: 47, runtimeArgs: { tool: 'update_address', args: { customerId: 'c', address: { street: 's', city: 'c' } } } },
+  { name: 'a field a closed schema refuses', program: "await tools.update_address({ customerId: 'c', address: { street: 's', city: 'c', country: 'DE', zip: '1' } })", category: 'unknown-field', line: 1, column: 97, runtimeArgs: { tool: 'update_address', args: { customerId: 'c', address: { street: 's', city: 'c', country: 'DE', zip: '1' } } } },
+  { name: 'a string for a number', program: "await tools.get_sum({ a: 'one', b: 2 })", category: 'wrong-type', line: 1, column: 23, runtimeArgs: { tool: 'get-sum', args: { a: 'one', b: 2 } } },
+  { name: 'a value outside an enum', program: "await tools.get_structured_content({ location: 'Paris' })", category: 'wrong-type', line: 1, column: 38, runtimeArgs: { tool: 'get-structured-content', args: { location: 'Paris' } } },
+  { name: 'a wrong type inside an array item', program: "await tools.create_relations({ relations: [{ from: 'a', to: 1, relationType: 'knows' }] })", category: 'wrong-type', line: 1, column: 57, runtimeArgs: { tool: 'create_relations', args: { relations: [{ from: 'a', to: 1, relationType: 'knows' }] } } },
+  { name: 'a number variable for a string', program: "const path = 42\nawait tools.read_text_file({ path })", category: 'wrong-type', line: 2, column: 30, runtimeArgs: { tool: 'read_text_file', args: { path: 42 } } },
   { name: 'an unclosed parenthesis', program: 'const a = 1\nreturn (a', category: 'syntax', line: 2, column: 10 },
   { name: 'an enum (not erasable)', program: "enum Color { Red }\nreturn 'x'", category: 'syntax', line: 1, column: 6 },
   { name: 'await in a callback that is not async', program: "['a'].forEach((path) => { await tools.read_text_file({ path }) })", category: 'syntax', line: 1, column: 27 },
@@ -85,6 +86,16 @@ describe('type check, mode calls, on the corpus SDK', () => {
       if (suggestion !== undefined) assert.equal(error.suggestion, suggestion)
     })
   }
+
+  it('refuses only arguments the runtime validator refuses too', () => {
+    const corpus = readFullCorpus()
+    for (const { name, runtimeArgs } of REFUSED) {
+      if (runtimeArgs === undefined) continue
+      const tool = corpus.find((candidate) => candidate.name === runtimeArgs.tool)
+      assert.ok(tool !== undefined, runtimeArgs.tool)
+      assert.notEqual(compileArgumentCheck(tool.inputSchema)?.(runtimeArgs.args), undefined, name)
+    }
+  })
 
   for (const { name, program, hints } of ALLOWED) {
     it(`lets run ${name}`, async () => {

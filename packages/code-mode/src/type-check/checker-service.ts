@@ -40,7 +40,8 @@ export function checkerOptions(typescript: TypeScript): ts.CompilerOptions {
     target: typescript.ScriptTarget.ES2022,
     lib: ['lib.es2022.d.ts'],
     types: [],
-    noLib: false,
+    // The library comes from TypeScript's own folder; never look for `@typescript/lib-*` packages.
+    libReplacement: false,
   }
 }
 

@@ -103,22 +103,30 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     })
   }
 
+  // `check` then `run` of one program (a front end's check command, a retried run) checks once.
+  let last: { code: string; mode: string; check: ProgramCheck } | undefined
+
+  function checkProgram(code: string, mode: Exclude<TypeCheckMode, 'off'>): ProgramCheck {
+    setProgram(wrapProgram(code))
+    const locator = createProgramLocator(code)
+    const syntactic = service.getSyntacticDiagnostics(PROGRAM_FILE)
+    if (syntactic.length > 0) {
+      // The runtime cannot parse it either; type errors of a half-parsed program would only mislead.
+      return { refused: true, errors: syntactic.map((diagnostic) => toProgramDiagnostic(diagnostic, 'syntax', locator)), hints: [] }
+    }
+    const semantic = service.getSemanticDiagnostics(PROGRAM_FILE).filter((diagnostic) => diagnostic.category === typescript.DiagnosticCategory.Error && !isIgnoredDiagnostic(diagnostic))
+    if (semantic.length === 0) return { refused: false, errors: [], hints: [] }
+    const categories = categorize(semantic)
+    const diagnostics = semantic.map((diagnostic, index) => toProgramDiagnostic(diagnostic, categories[index] as ProgramDiagnosticCategory, locator))
+    const errors = mode === 'strict' ? diagnostics : diagnostics.filter((diagnostic) => diagnostic.category !== 'other')
+    const hints = mode === 'strict' ? [] : diagnostics.filter((diagnostic) => diagnostic.category === 'other')
+    return { refused: errors.length > 0, errors, hints }
+  }
+
   return {
     check(code, mode) {
-      setProgram(wrapProgram(code))
-      const locator = createProgramLocator(code)
-      const syntactic = service.getSyntacticDiagnostics(PROGRAM_FILE)
-      if (syntactic.length > 0) {
-        // The runtime cannot parse it either; type errors of a half-parsed program would only mislead.
-        return { refused: true, errors: syntactic.map((diagnostic) => toProgramDiagnostic(diagnostic, 'syntax', locator)), hints: [] }
-      }
-      const semantic = service.getSemanticDiagnostics(PROGRAM_FILE).filter((diagnostic) => diagnostic.category === typescript.DiagnosticCategory.Error && !isIgnoredDiagnostic(diagnostic))
-      if (semantic.length === 0) return { refused: false, errors: [], hints: [] }
-      const categories = categorize(semantic)
-      const diagnostics = semantic.map((diagnostic, index) => toProgramDiagnostic(diagnostic, categories[index] as ProgramDiagnosticCategory, locator))
-      const errors = mode === 'strict' ? diagnostics : diagnostics.filter((diagnostic) => diagnostic.category !== 'other')
-      const hints = mode === 'strict' ? [] : diagnostics.filter((diagnostic) => diagnostic.category === 'other')
-      return { refused: errors.length > 0, errors, hints }
+      if (last?.code !== code || last.mode !== mode) last = { code, mode, check: checkProgram(code, mode) }
+      return last.check
     },
   }
 }
