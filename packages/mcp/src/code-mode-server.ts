@@ -118,6 +118,13 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
 
+  // The first type check imports TypeScript and parses its library: most of a second, on this
+  // thread. Done once the client is initialized, while the model is still reading the tools, the
+  // first run_code does not wait for it. With the check off, this loads nothing.
+  server.oninitialized = (): void => {
+    setImmediate(() => void codeMode?.check('').catch(() => undefined))
+  }
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params
     if (name === TOOL_TYPES_TOOL_NAME) {
