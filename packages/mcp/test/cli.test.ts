@@ -186,6 +186,16 @@ describe('code-runtime check, and the check before run', () => {
     assert.deepEqual([existsSync(join(files, 'first.txt')), existsSync(join(files, 'second.txt'))], [false, false])
   })
 
+  it('run prints the hints of a program that passed the check and then failed, after the failure', async () => {
+    const program = await programFile('hinted.ts', "const city: number = 'Atlantis'\nawait tools.demo_get_weather({ city: String(city) })")
+    const outcome = await cli(['run', program])
+    assert.equal(outcome.code, 1, outcome.stderr)
+    const lines = outcome.stderr.split('\n')
+    assert.match(lines[0] ?? '', /^code run failed \(exception\): ToolCallError: No weather for "Atlantis"/)
+    assert.equal(lines[1], 'The type check flagged these without refusing the program; one may explain the failure:')
+    assert.match(lines[2] ?? '', new RegExp(`^${program}:1:7 - hint TS2322: Type 'string' is not assignable to type 'number'`))
+  })
+
   it('run --type-check off runs it: both files are written, then the third call fails', async () => {
     const program = await programFile('run-off.ts', misspelled)
     const outcome = await cli(['run', program, '--config', config, '--type-check', 'off'])
