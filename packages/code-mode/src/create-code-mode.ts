@@ -135,7 +135,9 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   }
 
   async function run(code: string, runOptions: RunCodeOptions = {}): Promise<RunCodeOutput> {
-    const programCheck = await check(code)
+    // A checker that cannot answer (a program that overflows the compiler's stack, TypeScript
+    // missing) must not stop a run: the runtime checks arguments again, so it runs unchecked.
+    const programCheck = await check(code).catch(() => UNCHECKED_PROGRAM)
     if (programCheck.refused) return refusedRunOutput(programCheck.errors, maxResultChars)
     const scheduler = new ToolCallScheduler(maxParallel, runOptions.signal)
     const wrap = runOptions.wrapToolCall

@@ -100,6 +100,15 @@ describe('createCodeMode with the type check', () => {
     assert.equal(output.structured.diagnostics, undefined)
   })
 
+  it('runs a program the checker cannot check (the compiler overflows its stack) unchecked', async () => {
+    const deep = `return ${'('.repeat(20_000)}1${')'.repeat(20_000)}`
+    const mode = codeMode([])
+    await assert.rejects(mode.check(deep), RangeError)
+    const output = await mode.run(deep)
+    assert.notEqual(output.structured.error?.kind, 'refused')
+    assert.ok(output.structured.usage !== undefined, 'the runtime ran it')
+  })
+
   it('refuses a syntax error in every mode but off', async () => {
     for (const mode of ['calls', 'strict'] as const) {
       const output = await codeMode([], mode).run('return (')

@@ -122,6 +122,14 @@ describe('type check, mode calls, on the corpus SDK', () => {
   })
 })
 
+describe('type check of long programs', () => {
+  it('reports the first 50 diagnostics of a program full of errors, in order', async () => {
+    const check = await strict.check('const a = 1\n'.repeat(5_000))
+    assert.equal(check.errors.length, 50)
+    assert.deepEqual(check.errors.slice(0, 2).map((error) => error.line), [1, 2])
+  })
+})
+
 describe('type check modes', () => {
   it('strict refuses every type error, with its category', async () => {
     const check = await strict.check("const n: number = 'one' as string\nawait tools.read_text_fil({ path: '/a' })")

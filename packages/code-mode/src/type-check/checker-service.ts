@@ -91,8 +91,11 @@ function sharedLibrary(typescript: TypeScript): SharedLibrary {
 /** The language service and the one call that changes its program. */
 export interface CheckerService {
   readonly service: ts.LanguageService
-  /** Replaces the program's text; the next query sees it. */
-  setProgram(text: string): void
+  /**
+   * Replaces the program's text; the next query sees it. Queries after `deadline`
+   * (`performance.now()` time) are cancelled: they throw TypeScript's OperationCanceledException.
+   */
+  setProgram(text: string, deadline: number): void
 }
 
 export function createCheckerService(typescript: TypeScript, sdkDeclarations: string): CheckerService {
@@ -105,6 +108,10 @@ export function createCheckerService(typescript: TypeScript, sdkDeclarations: st
   ])
   let programSnapshot = typescript.ScriptSnapshot.fromString('')
   let programVersion = 0
+  let deadline = Number.POSITIVE_INFINITY
+  // The checker polls this between the statements and functions it checks, so a program built
+  // to keep it busy gives the host thread back at the deadline.
+  const cancellation: ts.HostCancellationToken = { isCancellationRequested: () => performance.now() > deadline }
 
   function librarySnapshot(fileName: string): ts.IScriptSnapshot | undefined {
     if (!snapshots.has(fileName)) {
@@ -134,13 +141,15 @@ export function createCheckerService(typescript: TypeScript, sdkDeclarations: st
     // Nothing is resolved from disk but the library: the program has no modules to import.
     directoryExists: (directoryName) => directoryName === libraryDirectory || `${directoryName}/` === ROOT,
     getDirectories: () => [],
+    getCancellationToken: () => cancellation,
   }
   const service = typescript.createLanguageService(host, splitRegistry(registry, typescript.createDocumentRegistry()))
   return {
     service,
-    setProgram(text) {
+    setProgram(text, checkDeadline) {
       programSnapshot = typescript.ScriptSnapshot.fromString(text)
       programVersion++
+      deadline = checkDeadline
     },
   }
 }

@@ -20,6 +20,8 @@ export interface ProgramCheckerOptions {
   readonly namespace: string
   /** The input schema of each member whose arguments are validated before its tool runs. */
   readonly schemas: ReadonlyMap<string, JsonSchema>
+  /** Longest time of one check, in ms; default {@link CHECK_TIME_LIMIT_MS}. */
+  readonly timeLimitMs?: number
 }
 
 export interface ProgramChecker {
@@ -34,19 +36,52 @@ export interface ProgramChecker {
  */
 const RUNTIME_SYNTAX_CODES: ReadonlySet<number> = new Set([1103, 1232, 1233, 1294, 1308])
 
+/**
+ * The longest a check may keep the host's thread: warm checks take tens of milliseconds, and
+ * even a first check on a loaded machine stays well under it.
+ */
+export const CHECK_TIME_LIMIT_MS = 5_000
+
 /** TypeScript's message for 1294 names a compiler option the model never set; say what it means here. */
 const NON_ERASABLE_MESSAGE = "This syntax cannot run here: only erasable TypeScript runs (no 'enum', value 'namespace' or constructor parameter properties)."
+
+/**
+ * Diagnostics reported (and sorted into categories) per check, in the program's order: a model
+ * fixes the first ones first, and a program with thousands of errors costs no more to describe.
+ */
+const MAX_DIAGNOSTICS = 50
 
 /** TypeScript's related information "'x' is declared here." (2728) names the suggested symbol. */
 const DECLARED_HERE_CODE = 2728
 
+/**
+ * The innermost node whose text holds `position`. Lists of children (a body of 20 000 statements)
+ * are searched by halves, so locating every diagnostic of a long program stays far from quadratic.
+ */
 function innermostNode(typescript: TypeScript, source: ts.SourceFile, position: number): ts.Node {
+  const holds = (node: ts.Node): boolean => node.getStart(source) <= position && position < node.getEnd()
   let node: ts.Node = source
   for (;;) {
-    const child: ts.Node | undefined = typescript.forEachChild(node, (candidate) =>
-      candidate.getStart(source) <= position && position < candidate.getEnd() ? candidate : undefined)
-    if (child === undefined) return node
-    node = child
+    let inner: ts.Node | undefined
+    typescript.forEachChild(node, (child) => {
+      if (!holds(child)) return undefined
+      inner = child
+      return true
+    }, (children) => {
+      let low = 0
+      let high = children.length
+      while (low < high) {
+        const middle = (low + high) >> 1
+        if ((children[middle] as ts.Node).getEnd() <= position) low = middle + 1
+        else high = middle
+      }
+      const child = children[low]
+      if (child === undefined || !holds(child)) return undefined
+      inner = child
+      return true
+    })
+    if (inner === undefined) return node
+    node = inner
   }
 }
 
@@ -61,7 +96,7 @@ function suggestionOf(typescript: TypeScript, diagnostic: ts.Diagnostic, message
 
 export async function createProgramChecker(options: ProgramCheckerOptions): Promise<ProgramChecker> {
   const typescript = await loadTypeScript()
-  const { namespace, schemas } = options
+  const { namespace, schemas, timeLimitMs = CHECK_TIME_LIMIT_MS } = options
   const { service, setProgram } = createCheckerService(typescript, sdkForChecking(typescript, options.declarations, namespace))
 
   function toProgramDiagnostic(diagnostic: ts.Diagnostic, category: ProgramDiagnosticCategory, locator: ProgramLocator): ProgramDiagnostic {
@@ -107,14 +142,25 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
   let last: { code: string; mode: string; check: ProgramCheck } | undefined
 
   function checkProgram(code: string, mode: Exclude<TypeCheckMode, 'off'>): ProgramCheck {
-    setProgram(wrapProgram(code))
+    setProgram(wrapProgram(code), performance.now() + timeLimitMs)
+    try {
+      return sortDiagnostics(code, mode)
+    } catch (error) {
+      if (error instanceof typescript.OperationCanceledException) throw new Error(`The type check took longer than ${timeLimitMs} ms and was stopped; the program was not checked.`)
+      throw error
+    }
+  }
+
+  function sortDiagnostics(code: string, mode: Exclude<TypeCheckMode, 'off'>): ProgramCheck {
     const locator = createProgramLocator(code)
     const syntactic = service.getSyntacticDiagnostics(PROGRAM_FILE)
     if (syntactic.length > 0) {
       // The runtime cannot parse it either; type errors of a half-parsed program would only mislead.
-      return { refused: true, errors: syntactic.map((diagnostic) => toProgramDiagnostic(diagnostic, 'syntax', locator)), hints: [] }
+      return { refused: true, errors: syntactic.slice(0, MAX_DIAGNOSTICS).map((diagnostic) => toProgramDiagnostic(diagnostic, 'syntax', locator)), hints: [] }
     }
-    const semantic = service.getSemanticDiagnostics(PROGRAM_FILE).filter((diagnostic) => diagnostic.category === typescript.DiagnosticCategory.Error && !isIgnoredDiagnostic(diagnostic))
+    const semantic = service.getSemanticDiagnostics(PROGRAM_FILE)
+      .filter((diagnostic) => diagnostic.category === typescript.DiagnosticCategory.Error && !isIgnoredDiagnostic(diagnostic))
+      .slice(0, MAX_DIAGNOSTICS)
     if (semantic.length === 0) return { refused: false, errors: [], hints: [] }
     const categories = categorize(semantic)
     const diagnostics = semantic.map((diagnostic, index) => toProgramDiagnostic(diagnostic, categories[index] as ProgramDiagnosticCategory, locator))
