@@ -67,7 +67,7 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
     call: 'check <program.ts>',
     synopsis: 'code-runtime check <program.ts> [--config servers.json] [--type-check calls|strict]',
     summary: 'type-check a program file against the SDK without running it',
-    details: 'Prints each diagnostic as file:line:col, the offending text and what TypeScript suggests; errors\nrefuse the program, hints are shown when a run fails. Exits with 1 when run would refuse it.',
+    details: 'Prints each diagnostic as file:line:col, the offending text and what TypeScript suggests; errors\nrefuse the program, hints are shown when a run fails. Exits with 1 when run would refuse it, or\nwhen the check cannot finish (a program that overflows the compiler).',
     options: ['config', 'type-check'],
   },
   types: {

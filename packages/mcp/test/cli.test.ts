@@ -191,6 +191,14 @@ describe('code-runtime check, and the check before run', () => {
     assert.deepEqual([existsSync(join(files, 'first.txt')), existsSync(join(files, 'second.txt'))], [false, false])
   })
 
+  it('check says so on one line and exits with 1 when the check cannot finish', async () => {
+    const program = await programFile('deep.ts', `return ${'['.repeat(20_000)}${']'.repeat(20_000)}`)
+    const outcome = await cli(['check', program])
+    assert.equal(outcome.code, 1, outcome.stderr)
+    assert.equal(outcome.stdout, '')
+    assert.match(outcome.stderr, new RegExp(`^code-runtime: ${program}: the type check could not finish \\(.+\\); run would run it unchecked\\.\\n$`))
+  })
+
   it('run prints the hints of a program that passed the check and then failed, after the failure', async () => {
     const program = await programFile('hinted.ts', "const city: number = 'Atlantis'\nawait tools.demo_get_weather({ city: String(city) })")
     const outcome = await cli(['run', program])
