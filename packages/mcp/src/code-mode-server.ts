@@ -119,8 +119,8 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
 
   // The first type check imports TypeScript and parses its library: most of a second, on this
-  // thread. Done once the client is initialized, while the model is still reading the tools, the
-  // first run_code does not wait for it. With the check off, this loads nothing.
+  // thread. Paid once the client is initialized, while the model still reads the tools, it is not
+  // paid by the first run_code. With the check off, this loads nothing.
   server.oninitialized = (): void => {
     setImmediate(() => void codeMode?.check('').catch(() => undefined))
   }

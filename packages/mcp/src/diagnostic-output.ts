@@ -5,8 +5,7 @@
  * checker flagged without refusing (shown by `check`, and by `run` when the run failed).
  */
 import type { ProgramDiagnostic } from '@code-runtime/code-mode'
-import type { TerminalStream, TerminalStyle } from './terminal-output.js'
-import { styleFor } from './terminal-output.js'
+import { styleFor, type TerminalStream, type TerminalStyle } from './terminal-output.js'
 
 /** How a diagnostic is labelled: it refuses the program, or it only may explain a failure. */
 export type DiagnosticLabel = 'error' | 'hint'
@@ -17,7 +16,7 @@ function labelText(label: DiagnosticLabel, code: number, style: TerminalStyle): 
 }
 
 /** One diagnostic: its location line, then the offending text and the suggestion, indented. */
-export function formatDiagnostic(file: string, diagnostic: ProgramDiagnostic, label: DiagnosticLabel, style: TerminalStyle): string {
+function formatDiagnostic(file: string, diagnostic: ProgramDiagnostic, label: DiagnosticLabel, style: TerminalStyle): string {
   const lines = [`${style.bold(`${file}:${diagnostic.line}:${diagnostic.column}`)} - ${labelText(label, diagnostic.code, style)}: ${diagnostic.message}`]
   if (diagnostic.text !== '') lines.push(`    ${diagnostic.text}`)
   if (diagnostic.suggestion !== undefined) lines.push(`    did you mean '${diagnostic.suggestion}'?`)
