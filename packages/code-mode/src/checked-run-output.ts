@@ -21,12 +21,15 @@ export function refusedRunOutput(errors: readonly ProgramDiagnostic[], maxChars:
   return { isError: true, text, structured: { logs: [], calls: [], error: { kind: 'refused', message }, diagnostics: errors } }
 }
 
+/** The least the run's own output keeps of the text budget (what `renderRunResult` needs). */
+const MIN_RUN_TEXT_CHARS = 200
+
 /**
  * The hints block for a failed run: as many whole diagnostics as fit in a quarter of the text's
- * budget (the run's own output keeps the rest), or '' when not even one does.
+ * budget (the run's own output keeps the rest, and at least 200), or '' when not even one does.
  */
 export function typeHintsBlock(hints: readonly ProgramDiagnostic[], maxChars: number): string {
-  const budget = Math.floor(maxChars / 4)
+  const budget = Math.min(Math.floor(maxChars / 4), maxChars - MIN_RUN_TEXT_CHARS)
   let shown = hints.length
   let block = ''
   for (; shown > 0; shown--) {

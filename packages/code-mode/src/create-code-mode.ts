@@ -175,7 +175,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     const hints = typeHintsBlock(programCheck.hints, maxResultChars)
     return {
       text: renderRunResult(result, maxResultChars - hints.length) + hints,
-      structured: hints === '' ? structured : { ...structured, diagnostics: programCheck.hints },
+      structured: programCheck.hints.length === 0 ? structured : { ...structured, diagnostics: programCheck.hints },
       isError: true,
     }
   }

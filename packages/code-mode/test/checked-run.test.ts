@@ -93,6 +93,15 @@ describe('createCodeMode with the type check', () => {
     assert.ok(output.text.endsWith(`\n\n${HINTS_HEADING}\n${formatProgramDiagnostics(hints)}`), output.text)
   })
 
+  it('keeps the failure whole within a small text budget, the hints in structured', async () => {
+    const tools = recordingTools([])
+    const small = createCodeMode({ tools, runtime: started.runtime, maxResultChars: 200 })
+    const output = await small.run("const user = await tools.get_user({ id: 'u1' })\nreturn user.names.length")
+    assert.ok(output.text.length <= 200, output.text)
+    assert.match(output.text, /^code run failed \(exception\)/)
+    assert.equal(output.structured.diagnostics?.length, 1)
+  })
+
   it('keeps the hints to itself when the run succeeds', async () => {
     const output = await codeMode([]).run("const user = await tools.get_user({ id: 'u1' })\nconst n: number = user.name as unknown as string\nreturn n")
     assert.equal(output.isError, false)

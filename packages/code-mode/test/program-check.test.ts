@@ -60,9 +60,12 @@ const ALLOWED: readonly { name: string; program: string; hints: boolean }[] = [
   { name: 'missing fields a spread may supply', hints: false, program: "const base = JSON.parse('{}')\nawait tools.read_text_file({ ...base })" },
   { name: 'an extra field where the schema allows extras', hints: true, program: "await tools.read_text_file({ path: '/a', encoding: 'utf8' })" },
   { name: 'a member tested before it is called', hints: true, program: 'if (typeof tools.read_text_fil === "function") await tools.read_text_fil({ path: "/a" })' },
+  { name: 'a member the program adds to the namespace object', hints: true, program: "Object.assign(tools, { twice: async (n: number) => n * 2 })\nreturn await tools.twice(2)" },
   { name: 'an optional call of a missing member', hints: true, program: "await tools.read_text_fil?.({ path: '/a' })" },
   { name: 'a local that shadows the namespace', hints: false, program: "const tools = { nmae: async () => 1 }\nreturn await tools.nmae()" },
   { name: 'implicit any in an index by a string', hints: false, program: "const totals = { a: 1 }\nconst key: string = 'a'\nreturn totals[key]" },
+  { name: 'a field value the program asserts a type for', hints: true, program: "const a = JSON.parse('1')\nawait tools.get_sum({ a: a as string, b: 2 })" },
+  { name: 'syntax only strict mode or TypeScript\'s regular expression check refuses', hints: true, program: "const dash = /[a\\-z]|]/.test('-')\nreturn ['\\08', dash, /\\p{L}/v.test('a')]" },
   { name: 'a type error away from tool calls', hints: true, program: "const n: number = 'one' as string\nreturn n" },
   { name: 'only the runtime globals', hints: false, program: [
     "const url = new URL('https://example.com/a?b=1')",
@@ -83,7 +86,7 @@ describe('type check, mode calls, on the corpus SDK', () => {
       const error = check.errors[0]
       assert.ok(error !== undefined)
       assert.deepEqual({ category: error.category, line: error.line, column: error.column }, { category, line, column }, describeCheck(check))
-      if (suggestion !== undefined) assert.equal(error.suggestion, suggestion)
+      assert.equal(error.suggestion, suggestion)
     })
   }
 
@@ -144,6 +147,16 @@ describe('type check modes', () => {
 
   it('off checks nothing, not even syntax', async () => {
     assert.deepEqual(await corpusCodeMode('off').check('return ('), { refused: false, errors: [], hints: [] })
+  })
+
+  it('knows the namespace and error class by the names the Code Mode gives them', async () => {
+    const tools = [{ name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] }, execute: () => Promise.resolve(1) }]
+    const api = createCodeMode({ tools, runtime: unusedRuntime, namespace: 'api', errorClassName: 'ApiError' })
+    const refused = await api.check('await api.adds({ a: 1 })')
+    assert.deepEqual(refused.errors.map((error) => [error.category, error.suggestion]), [['unknown-member', 'add']])
+    assert.match(refused.errors[0]?.message ?? '', /typeof api/)
+    const fine = await api.check("try { return await api.add({ a: 1 }) } catch (error) { if (error instanceof ApiError) return error.toolName }")
+    assert.deepEqual(fine, { refused: false, errors: [], hints: [] })
   })
 
   it('refuses an unknown mode as an invalid option', () => {

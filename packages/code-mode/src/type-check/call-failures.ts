@@ -50,6 +50,10 @@ export function findCallFailures(context: CallFailureContext): CallFailure[] {
   }
 
   function checkValue(expression: ts.Expression, type: ts.Type, schema: JsonSchema, root: JsonSchema, anchors: readonly Anchor[]): void {
+    let inner = expression
+    while (typescript.isParenthesizedExpression(inner)) inner = inner.expression
+    // `value as T` is the program's word, not a fact: the value may well be what the schema wants.
+    if ((typescript.isAsExpression(inner) && !typescript.isConstTypeReference(inner.type)) || typescript.isTypeAssertionExpression(inner)) return
     const kinds = valueKinds(type)
     const allowed = allowedKinds(schema)
     if (kinds !== undefined && allowed !== undefined && ![...kinds.kinds].some((kind) => allowed.has(kind))) {
@@ -61,8 +65,6 @@ export function findCallFailures(context: CallFailureContext): CallFailure[] {
       failures.push({ category: 'wrong-type', anchors })
       return
     }
-    let inner = expression
-    while (typescript.isParenthesizedExpression(inner)) inner = inner.expression
     if (typescript.isObjectLiteralExpression(inner)) {
       checkObject(inner, schema, root)
     } else if (typescript.isArrayLiteralExpression(inner)) {

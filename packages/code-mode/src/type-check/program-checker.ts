@@ -37,6 +37,17 @@ export interface ProgramChecker {
 const RUNTIME_SYNTAX_CODES: ReadonlySet<number> = new Set([1103, 1232, 1233, 1294, 1308])
 
 /**
+ * Syntax TypeScript's parser refuses but the runtime's does not: octal escapes and leading-zero
+ * decimals (1487-1489, allowed outside strict mode, which programs run in), and TypeScript's own
+ * checks of regular expressions (1499-1538), stricter than the lenient Annex B grammar engines
+ * accept (`/]/`, `/\-/`) and tied to a target older than the runtime (the `v` flag). Hints, never
+ * certain failures.
+ */
+function isLenientSyntax(code: number): boolean {
+  return (code >= 1487 && code <= 1489) || (code >= 1499 && code <= 1538)
+}
+
+/**
  * The longest a check may keep the host's thread: warm checks take tens of milliseconds, and
  * even a first check on a loaded machine stays well under it.
  */
@@ -51,7 +62,12 @@ const NON_ERASABLE_MESSAGE = "This syntax cannot run here: only erasable TypeScr
  */
 const MAX_DIAGNOSTICS = 50
 
-/** TypeScript's related information "'x' is declared here." (2728) names the suggested symbol. */
+/**
+ * The diagnostics that carry a "did you mean": a property (2551), a name (2552), a field of an
+ * object literal (2561). Their related information "'x' is declared here." (2728) points at the
+ * suggested declaration; other diagnostics attach it too (to a missing field), so only these count.
+ */
+const DID_YOU_MEAN_CODES: ReadonlySet<number> = new Set([2551, 2552, 2561])
 const DECLARED_HERE_CODE = 2728
 
 /**
@@ -85,7 +101,8 @@ function innermostNode(typescript: TypeScript, source: ts.SourceFile, position: 
   }
 }
 
-function suggestionOf(typescript: TypeScript, diagnostic: ts.Diagnostic, message: string): string | undefined {
+function suggestionOf(diagnostic: ts.Diagnostic, message: string): string | undefined {
+  if (!DID_YOU_MEAN_CODES.has(diagnostic.code)) return undefined
   const declared = diagnostic.relatedInformation?.find((related) => related.code === DECLARED_HERE_CODE && related.file !== undefined && related.start !== undefined)
   if (declared?.file !== undefined && declared.start !== undefined && declared.length !== undefined) {
     const name = declared.file.text.slice(declared.start, declared.start + declared.length)
@@ -103,7 +120,7 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     const start = diagnostic.start ?? 0
     const flattened = typescript.flattenDiagnosticMessageText(diagnostic.messageText, '\n').replace(/\n\s*/g, ' ')
     const message = diagnostic.code === 1294 ? NON_ERASABLE_MESSAGE : flattened
-    const suggestion = suggestionOf(typescript, diagnostic, flattened)
+    const suggestion = suggestionOf(diagnostic, flattened)
     const located = { ...locator.locate(start), code: diagnostic.code, category, message, text: locator.excerpt(start, diagnostic.length ?? 0) }
     return suggestion === undefined ? located : { ...located, suggestion }
   }
@@ -123,6 +140,7 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     let failures: CallFailure[] | undefined
     return diagnostics.map((diagnostic) => {
       if (RUNTIME_SYNTAX_CODES.has(diagnostic.code)) return 'syntax'
+      if (isLenientSyntax(diagnostic.code)) return 'other'
       const start = diagnostic.start ?? 0
       if (isUnknownMemberCall(innermostNode(typescript, source, start))) return 'unknown-member'
       failures ??= findCallFailures({ ...context, schemas })
@@ -154,16 +172,17 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
   function sortDiagnostics(code: string, mode: Exclude<TypeCheckMode, 'off'>): ProgramCheck {
     const locator = createProgramLocator(code)
     const syntactic = service.getSyntacticDiagnostics(PROGRAM_FILE)
-    if (syntactic.length > 0) {
+    const certainSyntax = syntactic.filter((diagnostic) => !isLenientSyntax(diagnostic.code))
+    if (certainSyntax.length > 0) {
       // The runtime cannot parse it either; type errors of a half-parsed program would only mislead.
-      return { refused: true, errors: syntactic.slice(0, MAX_DIAGNOSTICS).map((diagnostic) => toProgramDiagnostic(diagnostic, 'syntax', locator)), hints: [] }
+      return { refused: true, errors: certainSyntax.slice(0, MAX_DIAGNOSTICS).map((diagnostic) => toProgramDiagnostic(diagnostic, 'syntax', locator)), hints: [] }
     }
     const semantic = service.getSemanticDiagnostics(PROGRAM_FILE)
       .filter((diagnostic) => diagnostic.category === typescript.DiagnosticCategory.Error && !isIgnoredDiagnostic(diagnostic))
-      .slice(0, MAX_DIAGNOSTICS)
-    if (semantic.length === 0) return { refused: false, errors: [], hints: [] }
-    const categories = categorize(semantic)
-    const diagnostics = semantic.map((diagnostic, index) => toProgramDiagnostic(diagnostic, categories[index] as ProgramDiagnosticCategory, locator))
+    const reported = [...syntactic, ...semantic].sort((left, right) => (left.start ?? 0) - (right.start ?? 0)).slice(0, MAX_DIAGNOSTICS)
+    if (reported.length === 0) return { refused: false, errors: [], hints: [] }
+    const categories = categorize(reported)
+    const diagnostics = reported.map((diagnostic, index) => toProgramDiagnostic(diagnostic, categories[index] as ProgramDiagnosticCategory, locator))
     const errors = mode === 'strict' ? diagnostics : diagnostics.filter((diagnostic) => diagnostic.category !== 'other')
     const hints = mode === 'strict' ? [] : diagnostics.filter((diagnostic) => diagnostic.category === 'other')
     return { refused: errors.length > 0, errors, hints }
