@@ -17,8 +17,9 @@ function usageMessage(argv: string[]): string {
 
 describe('parseCliArguments', () => {
   it('decodes each command with its defaults', () => {
-    assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), { command: 'serve', configPath: 's.json', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, maxSdkChars: 20_000 })
-    assert.deepEqual(parseCliArguments(['run', 'p.ts', '-c', 's.json', '--backend', 'process', '--timeout-ms', '5000']), { command: 'run', programPath: 'p.ts', configPath: 's.json', backend: 'process', backendChosen: true, timeoutMs: 5000 })
+    assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), { command: 'serve', configPath: 's.json', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, maxSdkChars: 20_000, typeCheck: 'calls' })
+    assert.deepEqual(parseCliArguments(['run', 'p.ts', '-c', 's.json', '--backend', 'process', '--timeout-ms', '5000']), { command: 'run', programPath: 'p.ts', configPath: 's.json', backend: 'process', backendChosen: true, timeoutMs: 5000, typeCheck: 'calls' })
+    assert.deepEqual(parseCliArguments(['check', 'p.ts', '-c', 's.json']), { command: 'check', programPath: 'p.ts', configPath: 's.json', typeCheck: 'calls' })
     assert.deepEqual(parseCliArguments(['types']), { command: 'types' })
     assert.deepEqual(parseCliArguments(['list', '--max-sdk-chars', '100']), { command: 'list', maxSdkChars: 100 })
     assert.deepEqual(parseCliArguments(['--help']), { command: 'help', isRequested: true })
@@ -43,10 +44,33 @@ describe('parseCliArguments', () => {
   })
 
   it('takes --compute-ms on run and serve, and only there', () => {
-    assert.deepEqual(parseCliArguments(['run', 'p.ts', '--compute-ms', '250']), { command: 'run', programPath: 'p.ts', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, computeMs: 250 })
+    assert.deepEqual(parseCliArguments(['run', 'p.ts', '--compute-ms', '250']), { command: 'run', programPath: 'p.ts', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, computeMs: 250, typeCheck: 'calls' })
     assert.equal((parseCliArguments(['serve', '--compute-ms', '9']) as { computeMs?: number }).computeMs, 9)
     assert.match(usageMessage(['list', '--compute-ms', '9']), /--compute-ms is not an option of list; see code-runtime list --help\.$/)
     assert.match(usageMessage(['run', 'p.ts', '--compute-ms', '0']), /--compute-ms must be a finite number greater than 0 and at most 2147483647 \(milliseconds\), got "0"; see code-runtime run --help\.$/)
+  })
+
+  it('takes --type-check off, calls or strict on serve and run, calls or strict on check, and nowhere else', () => {
+    const typeCheckOf = (argv: string[]): unknown => (parseCliArguments(argv) as { typeCheck?: unknown }).typeCheck
+    for (const mode of ['off', 'calls', 'strict']) {
+      assert.equal(typeCheckOf(['serve', '--type-check', mode]), mode)
+      assert.equal(typeCheckOf(['run', 'p.ts', `--type-check=${mode}`]), mode)
+    }
+    assert.equal(typeCheckOf(['check', 'p.ts', '--type-check', 'strict']), 'strict')
+    assert.match(usageMessage(['check', 'p.ts', '--type-check', 'off']), /^--type-check must be one of "calls", "strict", got "off"; see code-runtime check --help\.$/)
+    assert.match(usageMessage(['run', 'p.ts', '--type-check', 'loose']), /^--type-check must be one of "off", "calls", "strict", got "loose"; see code-runtime run --help\.$/)
+    assert.match(usageMessage(['serve', '--type-check', 'STRICT']), /got "STRICT"; see code-runtime serve --help\.$/)
+    assert.match(usageMessage(['types', '--type-check', 'strict']), /^--type-check is not an option of types; see code-runtime types --help\.$/)
+    assert.match(usageMessage(['list', '--type-check', 'calls']), /--type-check is not an option of list/)
+  })
+
+  it('takes exactly one program file on check, and only the options a check uses', () => {
+    assert.match(usageMessage(['check']), /^check needs a program file, e\.g\. code-runtime check program\.ts; see code-runtime check --help\.$/)
+    assert.match(usageMessage(['check', 'a.ts', 'b.ts']), /check takes one program file, got "b.ts"/)
+    for (const option of ['--backend=process', '--timeout-ms=5', '--compute-ms=5', '--max-sdk-chars=5']) {
+      assert.match(usageMessage(['check', 'a.ts', option]), new RegExp(`^${option.replace(/=.*/, '')} is not an option of check`))
+    }
+    assert.deepEqual(parseCliArguments(['check', '--help']), { command: 'help', topic: 'check', isRequested: true })
   })
 
   it('says which option lacks its value, in whichever form it was written', () => {
@@ -57,6 +81,7 @@ describe('parseCliArguments', () => {
       [['run', 'p.ts', '--timeout-ms'], '--timeout-ms'],
       [['run', 'p.ts', '--compute-ms'], '--compute-ms'],
       [['list', '--max-sdk-chars'], '--max-sdk-chars'],
+      [['check', 'p.ts', '--type-check'], '--type-check'],
       [['serve', '--config', '--backend', 'process'], '--config'],
     ] as const) {
       assert.match(usageMessage([...argv]), new RegExp(`^missing value for ${option}; see code-runtime ${argv[0]} --help\\.$`), argv.join(' '))

@@ -5,6 +5,7 @@
  * points to the help page of the command.
  */
 import { parseArgs } from 'node:util'
+import { DEFAULT_TYPE_CHECK_MODE, type TypeCheckMode } from '@code-runtime/code-mode'
 import { MAX_TIMER_MS, readIntegerField, readNumberField, readOneOfField, type ConfigPlace } from '@code-runtime/core'
 import { COMMAND_HELP, COMMAND_NAMES, DEFAULT_RUN_TIMEOUT_MS, GLOBAL_OPTIONS, type CommandName, type OptionName } from './cli-help.js'
 import { McpProxyError } from './errors.js'
@@ -22,13 +23,19 @@ interface RunBudgetOptions {
   readonly computeMs?: number
 }
 
+/** The modes of `--type-check` that check; commands that run a program also take `off`. */
+const CHECKING_MODES = ['calls', 'strict'] as const satisfies readonly TypeCheckMode[]
+export type CheckingMode = (typeof CHECKING_MODES)[number]
+const RUN_MODES = ['off', ...CHECKING_MODES] as const satisfies readonly TypeCheckMode[]
+
 /** What the command line asks for. */
 export type CliCommand =
   /** `topic` absent: the overview. `isRequested` false: no arguments at all, a usage error. */
   | { readonly command: 'help'; readonly topic?: CommandName; readonly isRequested: boolean }
   | { readonly command: 'version' }
-  | ({ readonly command: 'serve'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly maxSdkChars: number } & RunBudgetOptions)
-  | ({ readonly command: 'run'; readonly programPath: string; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean } & RunBudgetOptions)
+  | ({ readonly command: 'serve'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly maxSdkChars: number; readonly typeCheck: TypeCheckMode } & RunBudgetOptions)
+  | ({ readonly command: 'run'; readonly programPath: string; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly typeCheck: TypeCheckMode } & RunBudgetOptions)
+  | { readonly command: 'check'; readonly programPath: string; readonly configPath?: string; readonly typeCheck: CheckingMode }
   | { readonly command: 'types'; readonly configPath?: string }
   | { readonly command: 'list'; readonly configPath?: string; readonly maxSdkChars: number }
 
@@ -38,6 +45,7 @@ const OPTIONS = {
   'timeout-ms': { type: 'string' },
   'compute-ms': { type: 'string' },
   'max-sdk-chars': { type: 'string' },
+  'type-check': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies Record<OptionName, { type: 'string' | 'boolean'; short?: string }>
@@ -106,6 +114,11 @@ function readBackend(text: string | undefined, command: CommandName): BackendNam
   return readOneOfField(optionPlace(command, text), { '--backend': text }, '--backend', BACKEND_NAMES, DEFAULT_BACKEND)
 }
 
+/** `--type-check`, one of `modes` (`check` refuses `off`: checking nothing is not a check). */
+function readTypeCheck<Mode extends TypeCheckMode>(text: string | undefined, command: CommandName, modes: readonly Mode[], fallback: Mode): Mode {
+  return readOneOfField(optionPlace(command, text), { '--type-check': text }, '--type-check', modes, fallback)
+}
+
 type ParsedValues = Partial<Record<OptionName, string | boolean>>
 
 function stringOption(values: ParsedValues, option: OptionName): string | undefined {
@@ -144,17 +157,22 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
   }
   const configPath = stringOption(values, 'config')
   const config = configPath === undefined ? {} : { configPath }
-  const expected = command === 'run' ? 1 : 0
+  const takesProgram = command === 'run' || command === 'check'
+  const expected = takesProgram ? 1 : 0
   if (rest.length > expected) throw usageError(`${command} takes ${expected === 0 ? 'no arguments' : 'one program file'}, got ${JSON.stringify(rest.at(-1))}`, command)
+  const programPath = rest[0]
+  if (takesProgram && programPath === undefined) throw usageError(`${command} needs a program file, e.g. code-runtime ${command} program.ts`, command)
   const backendText = stringOption(values, 'backend')
+  const typeCheckText = stringOption(values, 'type-check')
   switch (command) {
     case 'serve':
-      return { command, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command), maxSdkChars: readMaxSdkChars(values, command) }
-    case 'run': {
-      const programPath = rest[0]
-      if (programPath === undefined) throw usageError('run needs a program file, e.g. code-runtime run program.ts', command)
-      return { command, programPath, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command) }
-    }
+      return { command, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command), maxSdkChars: readMaxSdkChars(values, command),
+        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE) }
+    case 'run':
+      return { command, programPath: programPath as string, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command),
+        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE) }
+    case 'check':
+      return { command, programPath: programPath as string, ...config, typeCheck: readTypeCheck(typeCheckText, command, CHECKING_MODES, 'calls') }
     case 'types':
       return { command, ...config }
     case 'list':
@@ -198,7 +216,7 @@ export function parseCliArguments(argv: readonly string[]): CliCommand {
   return decodeCommand(command, values, rest)
 }
 
-/** Exit codes: success, a program that failed, everything that stopped us before or around it, Ctrl-C. */
+/** Exit codes: success, a program that failed (or that its type check refused), everything that stopped us before or around it, Ctrl-C. */
 export const EXIT_SUCCESS = 0
 export const EXIT_PROGRAM_FAILED = 1
 export const EXIT_SETUP_FAILED = 2

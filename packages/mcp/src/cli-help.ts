@@ -7,6 +7,10 @@
 import { DEFAULT_SHARED_BACKEND_CONFIG } from '@code-runtime/core'
 import { DEFAULT_MAX_SDK_CHARS } from './run-code-description.js'
 
+/** What `--type-check` takes, on two help lines aligned with the other options' texts. */
+const TYPE_CHECK_LINE = 'calls (default): refuse a program only for what would certainly fail;\n' +
+  `${' '.repeat(25)}strict: for any type error; off: no check (serve and run only)`
+
 /** Wall-clock limit of one run unless `--timeout-ms` says otherwise. */
 export const DEFAULT_RUN_TIMEOUT_MS = 300_000
 
@@ -14,7 +18,7 @@ export const DEFAULT_RUN_TIMEOUT_MS = 300_000
 export const DEFAULT_RUN_COMPUTE_MS = DEFAULT_SHARED_BACKEND_CONFIG.computeMs
 
 /** The commands, in the order the overview lists them. */
-export const COMMAND_NAMES = ['serve', 'run', 'types', 'list', 'help'] as const
+export const COMMAND_NAMES = ['serve', 'run', 'check', 'types', 'list', 'help'] as const
 export type CommandName = (typeof COMMAND_NAMES)[number]
 
 /** Options every command takes. */
@@ -27,6 +31,7 @@ const OPTION_LINES = {
   'timeout-ms': `--timeout-ms <ms>      wall-clock limit of one run (default ${DEFAULT_RUN_TIMEOUT_MS})`,
   'compute-ms': `--compute-ms <ms>      CPU-time limit of one run (default ${DEFAULT_RUN_COMPUTE_MS})`,
   'max-sdk-chars': `--max-sdk-chars <n>    largest SDK shown in run_code's description (default ${DEFAULT_MAX_SDK_CHARS})`,
+  'type-check': `--type-check <mode>    ${TYPE_CHECK_LINE}`,
   help: '-h, --help             this text',
   version: '-v, --version          the version',
 } as const
@@ -49,14 +54,21 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
     synopsis: 'code-runtime serve [--config servers.json] [options]',
     summary: 'MCP server over stdio: one run_code tool over every configured server',
     details: 'stdout carries only the MCP protocol; logs go to stderr. Stops on SIGINT, SIGTERM or the end\nof stdin, closing every upstream server. Exits with 2 only when no configured server started.',
-    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'max-sdk-chars'],
+    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'max-sdk-chars', 'type-check'],
   },
   run: {
     call: 'run <program.ts>',
     synopsis: 'code-runtime run <program.ts> [--config servers.json] [options]',
     summary: 'run a program file; prints its logs, then its value or its failure',
-    details: 'The program is the body of an async function in TypeScript; it calls tools.<server>_<tool>(args).\nLogs go to stdout as they come, then the value; a failure goes to stderr. Ctrl-C stops the run,\ncloses the servers, prints "interrupted" and exits with 130.',
-    options: ['config', 'backend', 'timeout-ms', 'compute-ms'],
+    details: 'The program is the body of an async function in TypeScript; it calls tools.<server>_<tool>(args).\nIt is type-checked first: a program the check refuses gets its errors on stderr, exit code 1, and\nno tool is called. Logs go to stdout as they come, then the value; a failure goes to stderr.\nCtrl-C stops the run, closes the servers, prints "interrupted" and exits with 130.',
+    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'type-check'],
+  },
+  check: {
+    call: 'check <program.ts>',
+    synopsis: 'code-runtime check <program.ts> [--config servers.json] [--type-check calls|strict]',
+    summary: 'type-check a program file against the SDK without running it',
+    details: 'Prints each diagnostic as file:line:col, the offending text and what TypeScript suggests; errors\nrefuse the program, hints are shown when a run fails. Exits with 1 when run would refuse it, or\nwhen the check cannot finish (a program that overflows the compiler).',
+    options: ['config', 'type-check'],
   },
   types: {
     call: 'types',
@@ -81,7 +93,7 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
   },
 }
 
-const EXIT_CODES = 'Exit codes: 0 success, 1 the program failed, 2 bad usage, bad config or a server that cannot\nstart, 130 interrupted (Ctrl-C).'
+const EXIT_CODES = 'Exit codes: 0 success, 1 the program failed or its type check refused it, 2 bad usage, bad\nconfig or a server that cannot start, 130 interrupted (Ctrl-C).'
 
 function optionLines(options: readonly OptionName[]): string {
   return options.map((option) => `  ${OPTION_LINES[option]}`).join('\n')

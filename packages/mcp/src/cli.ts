@@ -6,6 +6,7 @@
  * overview goes to stderr, also with exit code 2: whoever typed nothing needs the commands,
  * not one error line, but a script that called us that way is still told it failed.
  */
+import { checkCommand } from './check-command.js'
 import { EXIT_SETUP_FAILED, EXIT_SUCCESS, parseCliArguments } from './cli-arguments.js'
 import { commandHelpText, overviewText } from './cli-help.js'
 import { McpProxyError } from './errors.js'
@@ -34,6 +35,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return serveCommand(command)
     case 'run':
       return runCommand(command)
+    case 'check':
+      return checkCommand(command)
     case 'types':
       return typesCommand(command)
     case 'list':

@@ -12,7 +12,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import { DEFAULT_MAX_RESULT_CHARS, RUN_CODE_INPUT_SCHEMA, type CodeMode, type CodeModeRuntime } from '@code-runtime/code-mode'
+import { DEFAULT_MAX_RESULT_CHARS, RUN_CODE_INPUT_SCHEMA, type CodeMode, type CodeModeRuntime, type TypeCheckMode } from '@code-runtime/code-mode'
 import { LogSubscribingServer } from './log-subscriptions.js'
 import { PACKAGE_INFO } from './package-info.js'
 import { ProtocolError } from './protocol-errors.js'
@@ -35,6 +35,12 @@ export interface CodeModeServerOptions {
   readonly maxParallel?: number
   /** Longest text of one result, in characters; default 40 000. */
   readonly maxResultChars?: number
+  /**
+   * How a program is type-checked against the SDK before it runs: `calls` (default) refuses only
+   * what would certainly fail at run time, `strict` any type error, `off` checks nothing. A
+   * refused program calls no tool; its result says why, with line and column.
+   */
+  readonly typeCheck?: TypeCheckMode
 }
 
 /** A running Code Mode MCP server. */
@@ -66,7 +72,7 @@ function readRunCodeArguments(args: Record<string, unknown> | undefined): { code
 /**
  * Creates the server; call `connect` with a transport to serve.
  * @throws {CodeModeError} `CODE_MODE_INVALID_OPTIONS` for `maxParallel` or `maxResultChars` out of
- *   Code Mode's ranges.
+ *   Code Mode's ranges, or a `typeCheck` that is not a mode.
  * @example
  * const codeModeServer = createCodeModeServer({ upstreams, runtime })
  * await codeModeServer.connect(new StdioServerTransport())
@@ -76,7 +82,11 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
   const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
   let catalog = buildToolCatalog(options.upstreams)
   let presentation: ToolPresentation = presentTools(catalog, maxSdkChars)
-  const limits = { ...options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel }, maxResultChars }
+  const limits = {
+    ...options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel },
+    maxResultChars,
+    ...options.typeCheck === undefined ? {} : { typeCheck: options.typeCheck },
+  }
   // Built with the server, so options Code Mode refuses fail here; after the tools change, again at
   // the first run, so a catalog replaced before any run costs no SDK emission. A run keeps the
   // Code Mode it started with.
@@ -107,6 +117,13 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
   }
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
+
+  // The first type check imports TypeScript and parses its library: most of a second, on this
+  // thread. Paid once the client is initialized, while the model still reads the tools, it is not
+  // paid by the first run_code. With the check off, this loads nothing.
+  server.oninitialized = (): void => {
+    setImmediate(() => void codeMode?.check('').catch(() => undefined))
+  }
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params

@@ -7,7 +7,7 @@
  * in-flight upstream calls are aborted (MCP `notifications/cancelled`) and drained.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { createCodeMode, DEFAULT_SDK_EMITTER_OPTIONS, type CodeMode, type CodeModeRuntime, type RunCodeOutput } from '@code-runtime/code-mode'
+import { createCodeMode, DEFAULT_SDK_EMITTER_OPTIONS, type CodeMode, type CodeModeRuntime, type RunCodeOutput, type TypeCheckMode } from '@code-runtime/code-mode'
 import type { ToolCatalog } from './tool-catalog.js'
 import { decodeCallResult, type MediaBlock } from './upstream-results.js'
 
@@ -23,12 +23,14 @@ export interface ToolCallCounts {
   readonly finished: number
 }
 
-/** Limits of every run over one catalog. */
-export interface CatalogRunLimits {
+/** Limits and checks of every run over one catalog. */
+export interface CatalogRunOptions {
   /** Most read-only calls in flight at once; default 10. */
   readonly maxParallel?: number
   /** Longest text returned, in characters; default 40 000. */
   readonly maxResultChars?: number
+  /** How a program is type-checked before it runs; default `calls` (Code Mode's). */
+  readonly typeCheck?: TypeCheckMode
 }
 
 /** Options of {@link runProgram}. */
@@ -47,8 +49,8 @@ export interface ProgramRunOutput extends RunCodeOutput {
 }
 
 /** Code Mode over the catalog's tools, with the same SDK as the catalog's. */
-export function catalogCodeMode(runtime: CodeModeRuntime, catalog: ToolCatalog, limits: CatalogRunLimits = {}): CodeMode {
-  return createCodeMode({ tools: catalog.tools, runtime, ...limits })
+export function catalogCodeMode(runtime: CodeModeRuntime, catalog: ToolCatalog, options: CatalogRunOptions = {}): CodeMode {
+  return createCodeMode({ tools: catalog.tools, runtime, ...options })
 }
 
 function describeMedia(block: MediaBlock): string {

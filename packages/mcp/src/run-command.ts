@@ -1,15 +1,15 @@
 /**
  * `code-runtime run program.ts`: one program against the configured servers (or the built-in
- * examples). Logs go to stdout, then the value; a failure goes to stderr; the exit code says
- * which. Ctrl-C aborts the run, which cancels its upstream calls, closes the servers and the
+ * examples), type-checked first (`--type-check`, default `calls`): a refused program calls no
+ * tool. Logs go to stdout, then the value; a failure goes to stderr; the exit code says which. Ctrl-C aborts the run, which cancels its upstream calls, closes the servers and the
  * runtime, prints `interrupted` and exits with 130.
  */
-import { readFile } from 'node:fs/promises'
 import { formatJsonValue, MAX_RESULT_CHARS_LIMIT } from '@code-runtime/code-mode'
 import type { CliCommand } from './cli-arguments.js'
 import { EXIT_PROGRAM_FAILED, EXIT_SETUP_FAILED, EXIT_SUCCESS } from './cli-arguments.js'
 import { withBudgetOptionNames } from './budget-option-names.js'
-import { McpProxyError } from './errors.js'
+import { countOf, writeDiagnostics } from './diagnostic-output.js'
+import { readProgram } from './program-file.js'
 import { catalogCodeMode, runProgram, type ProgramRunOutput } from './program-run.js'
 import { startChosenBackend } from './runtime-backend.js'
 import { listenForStop, reportStopped } from './stop-signals.js'
@@ -19,15 +19,6 @@ import { buildToolCatalog } from './tool-catalog.js'
 
 /** No cut for people at a terminal (the largest Code Mode takes); the model-facing default is 40 000 characters. */
 const CLI_MAX_RESULT_CHARS = MAX_RESULT_CHARS_LIMIT
-
-async function readProgram(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8')
-  } catch (error) {
-    const reason = (error as { code?: unknown }).code === 'ENOENT' ? 'no such file' : 'it cannot be read'
-    throw new McpProxyError('MCP_PROXY_PROGRAM_NOT_FOUND', `${path}: ${reason}; pass the path of a TypeScript program file.`, { value: path, cause: error })
-  }
-}
 
 function describeMediaBlock(block: ProgramRunOutput['media'][number]): string {
   switch (block.type) {
@@ -41,13 +32,26 @@ function describeMediaBlock(block: ProgramRunOutput['media'][number]): string {
   }
 }
 
-// Logs were printed live as the program ran; what remains is the value or the failure.
-function printOutput(output: ProgramRunOutput): void {
-  const { result, error } = output.structured
+/**
+ * Logs were printed live as the program ran; what remains is the value or the failure. A program
+ * the type check refused never ran: its errors are printed as `check` prints them, at the
+ * program's own file:line:col. A run that failed after passing the check gets the checker's hints.
+ */
+function printOutput(output: ProgramRunOutput, programPath: string): void {
+  const { result, error, diagnostics = [] } = output.structured
   if (result !== undefined) process.stdout.write(`${typeof result === 'string' ? result : formatJsonValue(result)}\n`)
   const style = styleFor(process.stderr)
   for (const block of output.media) process.stderr.write(`${style.dim(`(a tool produced ${describeMediaBlock(block)})`)}\n`)
+  if (error?.kind === 'refused') {
+    writeDiagnostics(process.stderr, programPath, diagnostics, 'error')
+    process.stderr.write(`${style.red('code run refused:')} ${countOf(diagnostics.length, 'type error')}, so the program did not run and no tool was called (--type-check off skips the check).\n`)
+    return
+  }
   if (error !== undefined) process.stderr.write(`${style.red(`code run failed (${error.kind}):`)} ${error.message}\n`)
+  if (error !== undefined && diagnostics.length > 0) {
+    process.stderr.write(`${style.dim('The type check flagged these without refusing the program; one may explain the failure:')}\n`)
+    writeDiagnostics(process.stderr, programPath, diagnostics, 'hint')
+  }
 }
 
 /** Runs the `run` command; resolves the exit code. */
@@ -66,7 +70,7 @@ export async function runCommand(command: Extract<CliCommand, { command: 'run' }
     try {
       const stoppedEarly = stop.received()
       if (stoppedEarly !== undefined) return reportStopped(stoppedEarly)
-      const codeMode = catalogCodeMode(withBudgetOptionNames(started.runtime), buildToolCatalog(session.upstreams), { maxResultChars: CLI_MAX_RESULT_CHARS })
+      const codeMode = catalogCodeMode(withBudgetOptionNames(started.runtime), buildToolCatalog(session.upstreams), { maxResultChars: CLI_MAX_RESULT_CHARS, typeCheck: command.typeCheck })
       const output = await runProgram(codeMode, code, {
         signal: stop.signal,
         onCalls: (counts) => {
@@ -80,7 +84,7 @@ export async function runCommand(command: Extract<CliCommand, { command: 'run' }
       progress.stop()
       const stopped = stop.received()
       if (stopped !== undefined) return reportStopped(stopped)
-      printOutput(output)
+      printOutput(output, command.programPath)
       return output.isError ? EXIT_PROGRAM_FAILED : EXIT_SUCCESS
     } finally {
       progress.stop()

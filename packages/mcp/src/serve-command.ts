@@ -49,10 +49,10 @@ export async function serveCommand(command: Extract<CliCommand, { command: 'serv
     const budgets = { maxWallMs: command.timeoutMs, ...(command.computeMs === undefined ? {} : { computeMs: command.computeMs }) }
     started = await startChosenBackend(command.backend, command.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
     // Timeouts name --timeout-ms and --compute-ms, the knobs whoever runs serve can turn.
-    codeModeServer = createCodeModeServer({ upstreams: session.upstreams, runtime: withBudgetOptionNames(started.runtime), maxSdkChars: command.maxSdkChars })
+    codeModeServer = createCodeModeServer({ upstreams: session.upstreams, runtime: withBudgetOptionNames(started.runtime), maxSdkChars: command.maxSdkChars, typeCheck: command.typeCheck })
     const catalog = codeModeServer.catalog
     const mode = presentTools(catalog, command.maxSdkChars).mode
-    log(`serving ${catalog.tools.length} tools of ${session.upstreams.length - failed} server(s) through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}).`)
+    log(`serving ${catalog.tools.length} tools of ${session.upstreams.length - failed} server(s) through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}; type check ${command.typeCheck}).`)
     const stopping = shutdownRequested()
     await codeModeServer.connect(new StdioServerTransport())
     log(`shutting down (${await stopping}).`)
