@@ -11,11 +11,6 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { childPidsOf, CLI_PATH, FLAKY_SERVER_PATH, installedBin, isAlive, makeTempDirectory, startServe, textOf, waitFor } from './serve-harness.js'
 
-// TODO(issue 15): code-mode's check does not yet refuse a call whose misspelled field is a required
-// one (`{ pth }` for `path`: TypeScript reports the stray field, not the missing one, so the
-// missing-field failure finds no diagnostic). Until that lands, these tests are marked todo.
-const AWAITS_CHECKER_FIX = 'code-mode does not yet refuse a misspelled required field'
-
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url))
 const EXAMPLE_CONFIG = join(EXAMPLES, 'servers.json')
 const EXAMPLE_PROGRAM = join(EXAMPLES, 'programs', 'notes-digest.ts')
@@ -152,7 +147,7 @@ describe('code-runtime check, and the check before run', () => {
     return path
   }
 
-  it('check prints the misspelled field at file:line:col with its suggestion, and exits with 1', { todo: AWAITS_CHECKER_FIX }, async () => {
+  it('check prints the misspelled field at file:line:col with its suggestion, and exits with 1', async () => {
     const program = await programFile('bad.ts', misspelled)
     const outcome = await cli(['check', program, '--config', config])
     assert.equal(outcome.code, 1, outcome.stderr)
@@ -181,7 +176,7 @@ describe('code-runtime check, and the check before run', () => {
     assert.match(strict.stdout, new RegExp(`^${program}:1:7 - error TS2322: `))
   })
 
-  it('run refuses the misspelled program before its first call: errors on stderr, exit code 1, no file written', { todo: AWAITS_CHECKER_FIX }, async () => {
+  it('run refuses the misspelled program before its first call: errors on stderr, exit code 1, no file written', async () => {
     const program = await programFile('run-bad.ts', misspelled)
     const outcome = await cli(['run', program, '--config', config])
     assert.equal(outcome.code, 1, outcome.stderr)

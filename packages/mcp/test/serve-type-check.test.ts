@@ -9,11 +9,6 @@ import { mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { installedBin, makeTempDirectory, startServe, textOf, type ServeSession } from './serve-harness.js'
 
-// TODO(issue 15): code-mode's check does not yet refuse a call whose misspelled field is a required
-// one (`{ pth }` for `path`: TypeScript reports the stray field, not the missing one, so the
-// missing-field failure finds no diagnostic). Until that lands, these tests are marked todo.
-const AWAITS_CHECKER_FIX = 'code-mode does not yet refuse a misspelled required field'
-
 /** Line 3 reads `pth` where the tool takes `path`. */
 const MISSPELLED = [
   "await tools.memory_create_entities({ entities: [{ name: 'Ada Lovelace', entityType: 'person', observations: ['wrote the note'] }] })",
@@ -54,7 +49,7 @@ describe('code-runtime serve checks programs before they run (--type-check calls
   })
   after(() => setup?.remove())
 
-  it('refuses a program whose third call has a misspelled field, with line and column, and calls no tool', { todo: AWAITS_CHECKER_FIX }, async () => {
+  it('refuses a program whose third call has a misspelled field, with line and column, and calls no tool', async () => {
     const result = await setup.serve.runCode(MISSPELLED)
     assert.equal(result.isError, true)
     const text = textOf(result)

@@ -100,7 +100,11 @@ export function findCallFailures(context: CallFailureContext): CallFailure[] {
     if (!open) {
       const missing = requiredNames(schema).some((name) => !named.has(name))
       const parent = literal.parent
-      const anchors = [startOf(literal), ...typescript.isPropertyAssignment(parent) ? [spanOf(parent.name)] : []]
+      // For a literal with a field the schema does not declare (`{ pth: 'x' }` for `path`),
+      // TypeScript reports that field ("did you mean 'path'?") instead of the missing one; that
+      // diagnostic then reports this failure.
+      const strays = [...named].flatMap(([name, { element }]) => element.name !== undefined && propertySchema(schema, name, root) === undefined ? [spanOf(element.name)] : [])
+      const anchors = [startOf(literal), ...typescript.isPropertyAssignment(parent) ? [spanOf(parent.name)] : [], ...strays]
       if (missing) failures.push({ category: 'missing-field', anchors })
     }
     for (const [name, { element, index }] of named) {
