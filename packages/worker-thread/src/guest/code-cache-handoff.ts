@@ -1,8 +1,8 @@
 /**
  * Code caches made in this process, for the fresh workers it spawns next. V8 accepts a code cache
- * only from a process with the same V8 flags, so the caches the build wrote beside the bundle are
- * rejected as soon as the host runs with any flag (`--max-old-space-size` in `NODE_OPTIONS`,
- * `--expose-gc`...), and every fresh worker then compiles the bundle and its in-context scripts
+ * only from a process with the same V8 flags (those V8 folds into its cache check: `--expose-gc`
+ * or `--stack-size` on every version, on Node 20 even a `--max-old-space-size` in `NODE_OPTIONS`),
+ * so the caches the build wrote beside the bundle are rejected as soon as the host runs with one, and every fresh worker then compiles the bundle and its in-context scripts
  * from scratch (measured: a cold `return 1` 20 → 30 ms). So the host asks one worker to hand back
  * the caches it made for itself, and gives them to every later worker.
  *
