@@ -4,19 +4,15 @@
  * but failed, since one of them may explain the failure.
  */
 import type { RunCodeOutput } from './run-code-tool.js'
-import { cutWithMarker } from './text-cutting.js'
+import { cutWithMarker, plural } from './text-cutting.js'
 import { formatProgramDiagnostics, type ProgramDiagnostic } from './type-check/program-check.js'
 
 /** The heading of the hints below a failed run's text. */
 export const TYPE_HINTS_HEADING = 'Type hints (the checker flagged these; one may explain the failure):'
 
-function countErrors(count: number): string {
-  return `${count} type error${count === 1 ? '' : 's'}`
-}
-
 /** The output of a refused program, its text cut to `maxChars` like every other. */
 export function refusedRunOutput(errors: readonly ProgramDiagnostic[], maxChars: number): RunCodeOutput {
-  const message = `The program was refused before it ran (no tool was called): ${countErrors(errors.length)}.\n${formatProgramDiagnostics(errors)}`
+  const message = `The program was refused before it ran (no tool was called): ${plural(errors.length, 'type error')}.\n${formatProgramDiagnostics(errors)}`
   const text = cutWithMarker(message, maxChars, (omitted) => `\n[... ${omitted} more characters of the type errors left out; fix the ones above first]`)
   return { isError: true, text, structured: { logs: [], calls: [], error: { kind: 'refused', message }, diagnostics: errors } }
 }

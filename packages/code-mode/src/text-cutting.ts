@@ -24,7 +24,8 @@ export function cutWithMarker(text: string, maxChars: number, marker: (omitted: 
   return text.slice(0, keep) + marker(text.length - keep)
 }
 
-function plural(count: number, word: string): string {
+/** `1 line`, `3 lines`: a count with its noun. */
+export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? '' : 's'}`
 }
 
