@@ -4,6 +4,8 @@
  * nothing about how.
  */
 import { type Context, Service } from '@deepseek-ai/cordis'
+import type { CodeSession, CodeSessionOptions } from './code-session.js'
+import { CodeRuntimeError } from './errors.js'
 import type { CodeRunRequest, CodeRunResult, CodeRuntimeIsolation, CodeRuntimeLanguage } from './types.js'
 
 declare module '@deepseek-ai/cordis' {
@@ -51,4 +53,17 @@ export abstract class CodeRuntime extends Service {
    *   or `CODE_RUNTIME_INVALID_REQUEST`; never for a program outcome.
    */
   abstract run(request: CodeRunRequest): Promise<CodeRunResult>
+
+  /**
+   * Opens a persistent session (CONTRACT section #sessions): later runs of it see the top-level
+   * declarations of earlier ones. Resolves once its substrate is ready. Backends that keep state
+   * override this; the default refuses.
+   * @throws {CodeRuntimeError} (as a rejection) `CODE_RUNTIME_SESSIONS_UNSUPPORTED`,
+   *   `CODE_RUNTIME_SESSION_LIMIT`, `CODE_RUNTIME_SESSION_START_FAILED`, `CODE_RUNTIME_DISPOSED`,
+   *   or `CODE_RUNTIME_INVALID_REQUEST` for bad options.
+   */
+  openSession(options?: CodeSessionOptions): Promise<CodeSession> {
+    void options
+    return Promise.reject(new CodeRuntimeError('CODE_RUNTIME_SESSIONS_UNSUPPORTED', `The ${this.isolation} backend has no sessions; use run() for one-shot programs.`))
+  }
 }

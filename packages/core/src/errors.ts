@@ -90,6 +90,14 @@ export type CodeRuntimeErrorCode =
   | 'CODE_RUNTIME_UNAVAILABLE'
   /** A value is not lossless JSON (CONTRACT section #lossless-json). */
   | 'CODE_RUNTIME_NOT_LOSSLESS_JSON'
+  /** `openSession()` on a backend without sessions. */
+  | 'CODE_RUNTIME_SESSIONS_UNSUPPORTED'
+  /** `openSession()` while the backend's `maxSessions` sessions are open. */
+  | 'CODE_RUNTIME_SESSION_LIMIT'
+  /** `openSession()` could not start the session's substrate. */
+  | 'CODE_RUNTIME_SESSION_START_FAILED'
+  /** `session.run()` after the caller disposed the session. */
+  | 'CODE_RUNTIME_SESSION_CLOSED'
 
 /** Details of a {@link CodeRuntimeError}. */
 export type CodeRuntimeErrorDetails = CodeRuntimeFamilyErrorDetails
