@@ -2,12 +2,13 @@
  * Code Mode in one call: tools in; the model-facing SDK, the `run_code` tool and the dispatch of
  * the program's calls back to the tools out. Works with any `CodeRuntime`.
  */
-import { readIntegerField, refuseConfigField, type CodeBindingNamespace, type CodeJsonValue, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
+import { readIntegerField, refuseConfigField, type CodeBindingNamespace, type CodeJsonValue, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
 import { compileArgumentCheck, type ArgumentCheck } from './argument-validation.js'
 import { refusedRunOutput, typeHintsBlock } from './checked-run-output.js'
+import { hasSessions, RunCodeSession, sessionEndedNote, type CodeModeSession } from './code-mode-session.js'
 import { CodeModeError, codeModeErrorPlace } from './errors.js'
 import { renderRunResult } from './render-result.js'
-import { describeRunCode, RUN_CODE_INPUT_SCHEMA, type RunCodeOptions, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
+import { describeRunCode, RUN_CODE_INPUT_SCHEMA, RUN_CODE_SESSION_INPUT_SCHEMA, type RunCodeOptions, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
 import { emitSdk, type EmittedSdk } from './sdk-emitter.js'
 import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY } from './sdk-options.js'
 import { ToolCallScheduler } from './tool-call-scheduler.js'
@@ -18,6 +19,8 @@ import { createProgramChecker, type ProgramChecker } from './type-check/program-
 /** The part of a code runtime Code Mode uses: any `CodeRuntime` fits. */
 export interface CodeModeRuntime {
   run(request: CodeRunRequest): Promise<CodeRunResult>
+  /** Needed only for sessions (`session` option, `createCodeModeSession`). */
+  openSession?(options?: CodeSessionOptions): Promise<CodeSession>
 }
 
 /** Options of {@link createCodeMode}. */
@@ -39,6 +42,14 @@ export interface CodeModeOptions {
    * certainly fails at run time, `strict` refuses any type error, `off` checks nothing.
    */
   readonly typeCheck?: TypeCheckMode
+  /**
+   * Bind `run_code` to a session of the runtime (CONTRACT section #sessions): top-level
+   * declarations of one program are visible to the next, and the type check knows their types.
+   * `true` for the runtime's session defaults, or the session's options. Opened on the first run;
+   * see {@link CodeMode.resetSession} and {@link CodeMode.dispose}. Off by default: every run
+   * starts from nothing.
+   */
+  readonly session?: boolean | CodeSessionOptions
 }
 
 /** What {@link createCodeMode} returns. */
@@ -51,6 +62,12 @@ export interface CodeMode {
   run(code: string, options?: RunCodeOptions): Promise<RunCodeOutput>
   /** Checks one program under the configured `typeCheck` mode, without running it. */
   check(code: string): Promise<ProgramCheck>
+  /** The session `run_code` is bound to (the `session` option), else `undefined`. */
+  readonly session: CodeModeSession | undefined
+  /** Forgets every variable of the bound session (the next run opens a new one); nothing without one. */
+  resetSession(): Promise<void>
+  /** Ends the bound session; later runs are refused (`CODE_MODE_SESSION_CLOSED`). Idempotent. */
+  dispose(): Promise<void>
 }
 
 export const DEFAULT_MAX_PARALLEL = 10
@@ -65,12 +82,23 @@ function isConcurrencySafe(tool: CodeModeTool): boolean {
   return tool.concurrencySafe ?? tool.annotations?.readOnlyHint === true
 }
 
-function readRunCodeInput(input: unknown): { code: string } | { problem: string } {
+function readRunCodeInput(input: unknown): { code: string; reset: boolean } | { problem: string } {
   if (typeof input !== 'object' || input === null) return { problem: 'run_code takes an object { code, description }.' }
-  const { code, description } = input as { code?: unknown; description?: unknown }
+  const { code, description, reset } = input as { code?: unknown; description?: unknown; reset?: unknown }
   if (typeof code !== 'string' || code.trim() === '') return { problem: 'run_code needs `code`: the program, as a non-empty string.' }
   if (typeof description !== 'string') return { problem: 'run_code needs `description`: one line saying what the program does.' }
-  return { code }
+  if (reset !== undefined && typeof reset !== 'boolean') return { problem: 'run_code takes `reset` as true or false.' }
+  return { code, reset: reset === true }
+}
+
+/** The session options `createCodeMode` takes: `true`, or an object of `CodeSessionOptions`. */
+function readSessionOption(session: CodeModeOptions['session']): CodeSessionOptions | undefined {
+  if (session === undefined || session === false) return undefined
+  if (session === true) return {}
+  if (typeof session !== 'object' || session === null || Array.isArray(session)) {
+    refuseConfigField(OPTIONS_PLACE, 'session', 'must be true, false or the options of a session', session)
+  }
+  return session
 }
 
 /** The structured outcome for a caller: `{ logs, result?, error?, calls, usage }`. */
@@ -116,6 +144,12 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     isConcurrencySafe: isConcurrencySafe(tool),
   }))
   const runtime = options.runtime
+  const sessionOptions = readSessionOption(options.session)
+  if (sessionOptions !== undefined && !hasSessions(runtime)) {
+    refuseConfigField(OPTIONS_PLACE, 'runtime', 'must have openSession() for a session (a started CodeRuntime has it)', runtime)
+  }
+  const ownSession = sessionOptions === undefined ? undefined : new RunCodeSession(runtime as Required<CodeModeRuntime>, sessionOptions)
+  let disposed = false
 
   // Built on the first check and kept warm for the Code Mode's life; TypeScript loads only then.
   let checker: Promise<ProgramChecker> | undefined
@@ -134,10 +168,35 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     return (await warmChecker()).check(code, typeCheck)
   }
 
+  /** The check of a program of `session`, and what it keeps, typed; unchecked (keeping nothing known) when the checker cannot answer. */
+  async function checkInSession(code: string, session: RunCodeSession | undefined): Promise<{ check: ProgramCheck; kept: ReadonlyMap<string, string> }> {
+    if (session === undefined) return { check: await check(code), kept: new Map() }
+    if (typeCheck === 'off') return { check: UNCHECKED_PROGRAM, kept: new Map() }
+    return (await warmChecker()).checkInSession(code, typeCheck, session.names)
+  }
+
+  /** The session a run goes to: its own option's, else the Code Mode's. */
+  function sessionOf(runOptions: RunCodeOptions): RunCodeSession | undefined {
+    const chosen = runOptions.session ?? ownSession
+    if (chosen === undefined || chosen instanceof RunCodeSession) return chosen
+    throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', 'Invalid run options: session must come from createCodeModeSession().', { field: 'session' })
+  }
+
   async function run(code: string, runOptions: RunCodeOptions = {}): Promise<RunCodeOutput> {
+    if (disposed) throw new CodeModeError('CODE_MODE_SESSION_CLOSED', 'This Code Mode was disposed; it runs no more programs.')
+    const session = sessionOf(runOptions)
+    if (session === undefined) return runChecked(code, runOptions, undefined)
+    // Check, run and what the run kept, one program at a time: the next check must know its names.
+    return session.enqueue(async () => {
+      if (runOptions.reset === true) await session.reset()
+      return runChecked(code, runOptions, session)
+    })
+  }
+
+  async function runChecked(code: string, runOptions: RunCodeOptions, session: RunCodeSession | undefined): Promise<RunCodeOutput> {
     // A checker that cannot answer (a program that overflows the compiler's stack, TypeScript
     // missing) must not stop a run: the runtime checks arguments again, so it runs unchecked.
-    const programCheck = await check(code).catch(() => UNCHECKED_PROGRAM)
+    const { check: programCheck, kept } = await checkInSession(code, session).catch(() => ({ check: UNCHECKED_PROGRAM, kept: new Map<string, string>() }))
     if (programCheck.refused) return refusedRunOutput(programCheck.errors, maxResultChars)
     const scheduler = new ToolCallScheduler(maxParallel, runOptions.signal)
     const wrap = runOptions.wrapToolCall
@@ -164,17 +223,26 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     if (runOptions.onLog !== undefined) request.onLog = runOptions.onLog
     if (runOptions.recordCallValues !== undefined) request.recordCallValues = runOptions.recordCallValues
     let result: CodeRunResult
+    let ended: 'lost' | 'expired' | undefined
     try {
-      result = await runtime.run(request)
+      if (session === undefined) {
+        result = await runtime.run(request)
+      } else {
+        const outcome = await session.run(request)
+        result = outcome.result
+        ended = outcome.ended
+        if (ended === undefined) session.keep(outcome.generation, kept)
+      }
     } finally {
       // However the run ended, no tool call outlives it: in-flight ones are aborted and awaited.
       await scheduler.drain(new Error('The run ended before this tool call finished.'))
     }
     const structured = structureRunResult(result)
     if (result.error === undefined) return { text: renderRunResult(result, maxResultChars), structured, isError: false }
-    const hints = typeHintsBlock(programCheck.hints, maxResultChars)
+    const note = ended === undefined ? '' : `\n${sessionEndedNote(ended)}`
+    const hints = typeHintsBlock(programCheck.hints, maxResultChars - note.length)
     return {
-      text: renderRunResult(result, maxResultChars - hints.length) + hints,
+      text: renderRunResult(result, maxResultChars - hints.length - note.length) + hints + note,
       structured: programCheck.hints.length === 0 ? structured : { ...structured, diagnostics: programCheck.hints },
       isError: true,
     }
@@ -182,13 +250,26 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
 
   const tool: RunCodeTool = {
     name: 'run_code',
-    description: describeRunCode(sdk.text),
-    inputSchema: RUN_CODE_INPUT_SCHEMA,
+    description: describeRunCode(sdk.text, ownSession !== undefined),
+    inputSchema: ownSession === undefined ? RUN_CODE_INPUT_SCHEMA : RUN_CODE_SESSION_INPUT_SCHEMA,
     async execute(input, executeOptions = {}) {
       const read = readRunCodeInput(input)
       if ('problem' in read) return { text: read.problem, structured: { logs: [], calls: [] }, isError: true }
-      return run(read.code, executeOptions)
+      return run(read.code, read.reset ? { ...executeOptions, reset: true } : executeOptions)
     },
   }
-  return { sdk, tool, run, check }
+  return {
+    sdk,
+    tool,
+    run,
+    check,
+    session: ownSession,
+    resetSession: async () => {
+      await ownSession?.reset()
+    },
+    async dispose() {
+      disposed = true
+      await ownSession?.dispose()
+    },
+  }
 }

@@ -12,6 +12,12 @@ export type CodeModeErrorCode =
   | 'CODE_MODE_DUPLICATE_TOOL_NAME'
   /** An option breaks its rule (a namespace that is not an identifier, say). */
   | 'CODE_MODE_INVALID_OPTIONS'
+  /** A run was bound to a session, but the runtime's backend has no sessions (`CODE_RUNTIME_SESSIONS_UNSUPPORTED` is the cause). */
+  | 'CODE_MODE_SESSIONS_UNSUPPORTED'
+  /** A run was bound to a session the runtime could not open now (too many open, a start failure, a disposed runtime); the cause says which. */
+  | 'CODE_MODE_SESSION_UNAVAILABLE'
+  /** A run through a session (or a Code Mode) that was disposed. */
+  | 'CODE_MODE_SESSION_CLOSED'
 
 /** Details a caller can branch on instead of parsing the message: `field` is the part of the input at fault, e.g. `tools[3].name` or `namespace`. */
 export type CodeModeErrorDetails = CodeRuntimeFamilyErrorDetails

@@ -12,8 +12,12 @@ export {
   type CodeModeOptions,
   type CodeModeRuntime,
 } from './create-code-mode.js'
+// Sessions: run_code whose variables persist between runs (createCodeMode's `session` option, or one per user)
+export { createCodeModeSession, type CodeModeSession, type CodeModeSessionRuntime } from './code-mode-session.js'
 export {
   RUN_CODE_INPUT_SCHEMA,
+  RUN_CODE_SESSION_INPUT_SCHEMA,
+  RUN_CODE_SESSION_SENTENCE,
   type RunCodeFailure,
   type RunCodeFailureKind,
   type RunCodeInput,

@@ -3,6 +3,7 @@
  * `inputSchema`, `execute`) that drops into agent frameworks with a one-line adapter.
  */
 import type { CodeBindingCallRecord, CodeJsonValue, CodeRunFailure, CodeRunFailureKind, CodeRunUsage } from '@code-runtime/core'
+import type { CodeModeSession } from './code-mode-session.js'
 import type { JsonSchema } from './tool-definition.js'
 import type { ProgramDiagnostic } from './type-check/program-check.js'
 
@@ -18,6 +19,8 @@ export interface RunCodeInput {
   readonly code: string
   /** One line saying what the program is for; shown to people watching, never run. */
   readonly description: string
+  /** Only when run_code is bound to a session: forget every variable before running this program. */
+  readonly reset?: boolean
 }
 
 /** What `run_code` resolves with. */
@@ -67,6 +70,14 @@ export interface RunCodeOptions {
    * return beside their value.
    */
   readonly wrapToolCall?: (call: ToolCallStart, execute: () => Promise<unknown>) => Promise<unknown>
+  /**
+   * Run in this session instead of the Code Mode's own (`createCodeMode({ session })`): for a
+   * front end that keeps one session per user, made by `createCodeModeSession`. Its programs
+   * run one at a time, in the order their runs were called.
+   */
+  readonly session?: CodeModeSession
+  /** Start clean: reset the run's session (its own or the Code Mode's) before running. Ignored without a session. */
+  readonly reset?: boolean
 }
 
 /** A tool call as {@link RunCodeOptions.wrapToolCall} sees it. */
@@ -99,7 +110,20 @@ export const RUN_CODE_INPUT_SCHEMA: JsonSchema = Object.freeze({
   additionalProperties: false,
 })
 
+/** The JSON Schema of {@link RunCodeInput} when `run_code` is bound to a session: `reset` too. */
+export const RUN_CODE_SESSION_INPUT_SCHEMA: JsonSchema = Object.freeze({
+  ...RUN_CODE_INPUT_SCHEMA,
+  properties: Object.freeze({
+    ...RUN_CODE_INPUT_SCHEMA.properties as Record<string, JsonSchema>,
+    reset: Object.freeze({ type: 'boolean', description: 'true: forget every variable of earlier runs before running this program.' }),
+  }),
+})
+
+/** The one sentence a model reads about a session: what persists, and how to start clean. */
+export const RUN_CODE_SESSION_SENTENCE = 'Variables persist between calls: top-level declarations of one program are visible to the next ones (pass `reset: true` to start clean).'
+
 /** The description of `run_code` for the model: what it does, then the SDK (the rules and the declarations). */
-export function describeRunCode(sdkText: string): string {
-  return `Run a TypeScript program that calls the tools below, and get back what it logs and returns.\n\n${sdkText}`
+export function describeRunCode(sdkText: string, session = false): string {
+  const head = 'Run a TypeScript program that calls the tools below, and get back what it logs and returns.'
+  return `${session ? `${head}\n${RUN_CODE_SESSION_SENTENCE}` : head}\n\n${sdkText}`
 }

@@ -14,6 +14,8 @@ import type { TypeScript } from './typescript-loader.js'
 const ROOT = '/code-mode-check/'
 export const SDK_FILE = `${ROOT}sdk.d.ts`
 export const PROGRAM_FILE = `${ROOT}program.ts`
+/** The names a session's earlier runs kept, as ambient declarations (see kept-names.ts); empty outside a session. */
+export const SESSION_FILE = `${ROOT}session.d.ts`
 const GLOBALS_FILE = ROOT + RUNTIME_GLOBALS_FILE_NAME
 
 /**
@@ -97,6 +99,8 @@ export interface CheckerService {
    * (`performance.now()` time) are cancelled: they throw TypeScript's OperationCanceledException.
    */
   setProgram(text: string, deadline: number): void
+  /** Replaces the session's declarations (`''` outside a session); unchanged text costs nothing. */
+  setSessionDeclarations(text: string): void
 }
 
 export function createCheckerService(typescript: TypeScript, sdkDeclarations: string): CheckerService {
@@ -109,6 +113,12 @@ export function createCheckerService(typescript: TypeScript, sdkDeclarations: st
   ])
   let programSnapshot = typescript.ScriptSnapshot.fromString('')
   let programVersion = 0
+  let sessionText = ''
+  let sessionSnapshot = typescript.ScriptSnapshot.fromString('')
+  let sessionVersion = 0
+  // The two files whose text moves, by name.
+  const movingSnapshot = (fileName: string): ts.IScriptSnapshot | undefined =>
+    fileName === PROGRAM_FILE ? programSnapshot : fileName === SESSION_FILE ? sessionSnapshot : undefined
   let deadline = Number.POSITIVE_INFINITY
   // The checker polls this between the statements and functions it checks, so a program built
   // to keep it busy gives the host thread back at the deadline.
@@ -129,14 +139,14 @@ export function createCheckerService(typescript: TypeScript, sdkDeclarations: st
 
   const host: ts.LanguageServiceHost = {
     getCompilationSettings: () => options,
-    getScriptFileNames: () => [GLOBALS_FILE, SDK_FILE, PROGRAM_FILE],
-    getScriptVersion: (fileName) => (fileName === PROGRAM_FILE ? String(programVersion) : '0'),
-    getScriptSnapshot: (fileName) => (fileName === PROGRAM_FILE ? programSnapshot : ownFiles.get(fileName) ?? librarySnapshot(fileName)),
+    getScriptFileNames: () => [GLOBALS_FILE, SDK_FILE, SESSION_FILE, PROGRAM_FILE],
+    getScriptVersion: (fileName) => (fileName === PROGRAM_FILE ? String(programVersion) : fileName === SESSION_FILE ? String(sessionVersion) : '0'),
+    getScriptSnapshot: (fileName) => movingSnapshot(fileName) ?? ownFiles.get(fileName) ?? librarySnapshot(fileName),
     getCurrentDirectory: () => ROOT,
     getDefaultLibFileName: (compilerOptions) => typescript.getDefaultLibFilePath(compilerOptions),
-    fileExists: (fileName) => fileName === PROGRAM_FILE || ownFiles.has(fileName) || librarySnapshot(fileName) !== undefined,
+    fileExists: (fileName) => movingSnapshot(fileName) !== undefined || ownFiles.has(fileName) || librarySnapshot(fileName) !== undefined,
     readFile: (fileName) => {
-      const snapshot = fileName === PROGRAM_FILE ? programSnapshot : ownFiles.get(fileName) ?? librarySnapshot(fileName)
+      const snapshot = movingSnapshot(fileName) ?? ownFiles.get(fileName) ?? librarySnapshot(fileName)
       return snapshot?.getText(0, snapshot.getLength())
     },
     // Nothing is resolved from disk but the library: the program has no modules to import.
@@ -151,6 +161,12 @@ export function createCheckerService(typescript: TypeScript, sdkDeclarations: st
       programSnapshot = typescript.ScriptSnapshot.fromString(text)
       programVersion++
       deadline = checkDeadline
+    },
+    setSessionDeclarations(text) {
+      if (text === sessionText) return
+      sessionText = text
+      sessionSnapshot = typescript.ScriptSnapshot.fromString(text)
+      sessionVersion++
     },
   }
 }

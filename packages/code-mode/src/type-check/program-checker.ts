@@ -6,7 +6,8 @@ import type ts from 'typescript'
 import type { JsonSchema } from '../tool-definition.js'
 import { findCallFailures, type CallFailure } from './call-failures.js'
 import { sdkForChecking } from './checked-sdk.js'
-import { createCheckerService, isIgnoredDiagnostic, PROGRAM_FILE, SDK_FILE } from './checker-service.js'
+import { createCheckerService, isIgnoredDiagnostic, PROGRAM_FILE, SDK_FILE, SESSION_FILE } from './checker-service.js'
+import { keptDeclarationsText, keptTypes, UNKNOWN_KEPT_TYPE, type KeptNames } from './kept-names.js'
 import type { ProgramCheck, ProgramDiagnostic, ProgramDiagnosticCategory, TypeCheckMode } from './program-check.js'
 import { createProgramLocator, wrapProgram, type ProgramLocator } from './program-positions.js'
 import { loadTypeScript, type TypeScript } from './typescript-loader.js'
@@ -24,10 +25,25 @@ export interface ProgramCheckerOptions {
   readonly timeLimitMs?: number
 }
 
+/** A check in a session: the outcome, and what the program keeps if it runs. */
+export interface SessionProgramCheck {
+  readonly check: ProgramCheck
+  /** Name → type of each name the program declares at top level; empty when it was refused. */
+  readonly kept: ReadonlyMap<string, string>
+}
+
 export interface ProgramChecker {
   /** Checks one program; synchronous once the checker exists. */
   check(code: string, mode: Exclude<TypeCheckMode, 'off'>): ProgramCheck
+  /**
+   * Checks one program of a session: the names earlier runs kept are declared, with their
+   * types, and the names this program keeps come back typed by this check.
+   */
+  checkInSession(code: string, mode: Exclude<TypeCheckMode, 'off'>, session: KeptNames): SessionProgramCheck
 }
+
+/** How often the session's declarations are re-checked after demoting the faulty ones: each pass only demotes. */
+const SESSION_REPAIR_PASSES = 3
 
 /**
  * Grammar errors TypeScript reports in its semantic pass that the runtime's parser or type
@@ -114,7 +130,7 @@ function suggestionOf(diagnostic: ts.Diagnostic, message: string): string | unde
 export async function createProgramChecker(options: ProgramCheckerOptions): Promise<ProgramChecker> {
   const typescript = await loadTypeScript()
   const { namespace, schemas, timeLimitMs = CHECK_TIME_LIMIT_MS } = options
-  const { service, setProgram } = createCheckerService(typescript, sdkForChecking(typescript, options.declarations, namespace))
+  const { service, setProgram, setSessionDeclarations } = createCheckerService(typescript, sdkForChecking(typescript, options.declarations, namespace))
 
   function toProgramDiagnostic(diagnostic: ts.Diagnostic, category: ProgramDiagnosticCategory, locator: ProgramLocator): ProgramDiagnostic {
     const start = diagnostic.start ?? 0
@@ -156,13 +172,57 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     })
   }
 
-  // `check` then `run` of one program (a front end's check command, a retried run) checks once.
-  let last: { code: string; mode: string; check: ProgramCheck } | undefined
+  // The session declarations each session's names last checked clean as, by the names' own text.
+  const repaired = new WeakMap<KeptNames, { readonly raw: string; readonly text: string }>()
 
-  function checkProgram(code: string, mode: Exclude<TypeCheckMode, 'off'>): ProgramCheck {
+  /**
+   * The session's declarations, with each one that does not check on its own (a type naming
+   * something only its program declared, a name that is also a global) declared `any`, and
+   * dropped if even that fails: a kept name must never turn into an error of the next program.
+   */
+  function sessionDeclarations(session: KeptNames): string {
+    const raw = session.declarations()
+    const known = repaired.get(session)
+    if (known?.raw === raw) return known.text
+    let entries = session.entries()
+    let text = raw
+    for (let pass = 0; pass < SESSION_REPAIR_PASSES; pass++) {
+      setSessionDeclarations(text)
+      const source = service.getProgram()?.getSourceFile(SESSION_FILE)
+      const faulty = new Set<number>()
+      for (const diagnostic of [...service.getSyntacticDiagnostics(SESSION_FILE), ...service.getSemanticDiagnostics(SESSION_FILE)]) {
+        if (source !== undefined && diagnostic.start !== undefined) faulty.add(source.getLineAndCharacterOfPosition(diagnostic.start).line)
+      }
+      if (faulty.size === 0) break
+      entries = entries.flatMap((entry, line) => !faulty.has(line) ? [entry] : entry[1] === UNKNOWN_KEPT_TYPE ? [] : [[entry[0], UNKNOWN_KEPT_TYPE] as const])
+      text = keptDeclarationsText(entries)
+    }
+    setSessionDeclarations(text)
+    repaired.set(session, { raw, text })
+    return text
+  }
+
+  /** Name → type of what the program just checked keeps: its wrapper function's top-level declarations. */
+  function keptByProgram(): Map<string, string> {
+    const program = service.getProgram()
+    const wrapper = program?.getSourceFile(PROGRAM_FILE)?.statements[0]
+    if (program === undefined || wrapper === undefined || !typescript.isFunctionDeclaration(wrapper) || wrapper.body === undefined) return new Map()
+    return keptTypes(typescript, program.getTypeChecker(), wrapper.body.statements, namespace)
+  }
+
+  // `check` then `run` of one program (a front end's check command, a retried run) checks once.
+  let last: { code: string; mode: string; session: string; check: ProgramCheck; kept?: ReadonlyMap<string, string> } | undefined
+
+  function checkProgram(code: string, mode: Exclude<TypeCheckMode, 'off'>, session: KeptNames | undefined): { check: ProgramCheck; kept?: ReadonlyMap<string, string> } {
     setProgram(wrapProgram(code), performance.now() + timeLimitMs)
     try {
-      return sortDiagnostics(code, mode)
+      if (session === undefined) {
+        setSessionDeclarations('')
+        return { check: sortDiagnostics(code, mode) }
+      }
+      sessionDeclarations(session)
+      const check = sortDiagnostics(code, mode)
+      return { check, kept: check.refused ? new Map() : keptByProgram() }
     } catch (error) {
       if (error instanceof typescript.OperationCanceledException) throw new Error(`The type check took longer than ${timeLimitMs} ms and was stopped; the program was not checked.`)
       throw error
@@ -188,10 +248,21 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     return { refused: errors.length > 0, errors, hints }
   }
 
+  function cachedCheck(code: string, mode: Exclude<TypeCheckMode, 'off'>, session: KeptNames | undefined): NonNullable<typeof last> {
+    const sessionKey = session === undefined ? '' : `session:${session.declarations()}`
+    if (last?.code !== code || last.mode !== mode || last.session !== sessionKey || (session !== undefined && last.kept === undefined)) {
+      last = { code, mode, session: sessionKey, ...checkProgram(code, mode, session) }
+    }
+    return last
+  }
+
   return {
     check(code, mode) {
-      if (last?.code !== code || last.mode !== mode) last = { code, mode, check: checkProgram(code, mode) }
-      return last.check
+      return cachedCheck(code, mode, undefined).check
+    },
+    checkInSession(code, mode, session) {
+      const { check, kept } = cachedCheck(code, mode, session)
+      return { check, kept: kept ?? new Map() }
     },
   }
 }
