@@ -21,6 +21,10 @@ export interface SharedBackendConfig {
   readonly maxOldGenerationSizeMb: number
   /** How many fresh, never-used substrates to keep spawned ahead of demand. */
   readonly spawnAhead: number
+  /** Most persistent sessions open at once (each holds a substrate); 0 turns sessions off. */
+  readonly maxSessions: number
+  /** How long a session may go without a run before it expires, in milliseconds (a session's `idleMs` overrides it). */
+  readonly sessionIdleMs: number
 }
 
 /** The defaults of {@link SharedBackendConfig}. */
@@ -32,6 +36,8 @@ export const DEFAULT_SHARED_BACKEND_CONFIG: SharedBackendConfig = Object.freeze(
   maxPendingCallBytes: 128 * 1024 * 1024,
   maxOldGenerationSizeMb: 512,
   spawnAhead: 1,
+  maxSessions: 16,
+  sessionIdleMs: 900_000,
 })
 
 /** Options of {@link readSharedBackendConfig}. */
@@ -62,5 +68,7 @@ export function readSharedBackendConfig(label: string, config: ConfigRecord, opt
       ? readIntegerField(label, config, 'maxOldGenerationSizeMb', heapRule)
       : readNumberField(label, config, 'maxOldGenerationSizeMb', heapRule),
     spawnAhead: readIntegerField(label, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),
+    maxSessions: readIntegerField(label, config, 'maxSessions', { default: defaults.maxSessions, min: 0, max: 4096 }),
+    sessionIdleMs: readNumberField(label, config, 'sessionIdleMs', { default: defaults.sessionIdleMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
   }
 }

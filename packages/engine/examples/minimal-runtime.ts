@@ -1,5 +1,5 @@
 // examples/minimal-runtime.ts: the service, a CodeRuntime whose run is the engine's
-import { CodeRuntime, MAX_TIMER_MS, readConfigObject, readIntegerField, readNumberField, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
+import { CodeRuntime, MAX_TIMER_MS, readConfigObject, readIntegerField, readNumberField, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
 import { RunEngine, runLimitsOf } from '@code-runtime/engine'
 import { minimalFactory } from './minimal-substrate.js'
 
@@ -11,6 +11,8 @@ const LIMITS = {
   maxLogEntries: 100_000,
   maxPendingCallBytes: 67_108_864,
   maxOldGenerationSizeMb: 256,
+  maxSessions: 4,
+  sessionIdleMs: 300_000,
 }
 
 export class MinimalCodeRuntime extends CodeRuntime {
@@ -32,5 +34,10 @@ export class MinimalCodeRuntime extends CodeRuntime {
 
   run(request: CodeRunRequest): Promise<CodeRunResult> {
     return this.engine.run(request)
+  }
+
+  // Persistent sessions come with the engine too: each gets a substrate of its own.
+  override openSession(options?: CodeSessionOptions): Promise<CodeSession> {
+    return this.engine.openSession(options)
   }
 }

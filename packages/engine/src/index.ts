@@ -7,7 +7,7 @@ export { RunEngine, runLimitsOf, type RunEngineOptions, type RunLimits, type Run
 export { DEFAULT_IDLE_LIMITS, type IdleLimits } from './host/idle-substrates.js'
 
 // What a backend implements
-export type { Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from './host/substrate.js'
+export type { SpawnOptions, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from './host/substrate.js'
 
 // The messages between host and guest, for a backend's transport to carry (the engine's session
 // and the guest runtime decode and check them; a transport passes them on as they came)

@@ -3,6 +3,7 @@
  * flags, the resource limits `prlimit` applies before Node starts, and the shell step that puts
  * a sandbox into its control groups before anything in it can fork.
  */
+import type { SpawnOptions } from '@code-runtime/engine'
 import { formatDescriptorList } from './inherited-descriptors.js'
 
 /** A program and its arguments, as `spawn` takes them. */
@@ -66,8 +67,11 @@ export function buildNodeArgs(options: NodeArgsOptions): string[] {
 export interface ResourceLimits {
   /** RLIMIT_AS: address space, in MiB (all memory, ArrayBuffers and WebAssembly included). */
   readonly addressSpaceMb: number
-  /** RLIMIT_CPU: CPU seconds; a backstop behind the host's own `computeMs` check. */
-  readonly cpuSeconds: number
+  /**
+   * RLIMIT_CPU: CPU seconds; a backstop behind the host's own `computeMs` check. `unlimited` for
+   * a session's child, which lives across many runs (the host checks each run's budget).
+   */
+  readonly cpuSeconds: number | 'unlimited'
   /** RLIMIT_FSIZE: the largest file the child may write, in MiB. */
   readonly fileSizeMb?: number
   /** RLIMIT_NPROC: tasks of the child's user; enforced for non-root users only. */
@@ -75,6 +79,22 @@ export interface ResourceLimits {
 }
 
 const MIB = 1024 * 1024
+
+/** The per-child limits one spawn decides: its heap cap (whole MiB) and its CPU backstop. */
+export interface SpawnLimits {
+  readonly maxOldGenerationSizeMb: number
+  readonly cpuSeconds: number | 'unlimited'
+}
+
+/**
+ * The limits of one child: the backend's, or those its spawn asks for. A session's heap budget
+ * is rounded down to whole MiB (Node's flag takes no fractions), and its child has no CPU
+ * rlimit over its whole life.
+ */
+export function spawnLimitsFor(config: { readonly maxOldGenerationSizeMb: number; readonly computeMs: number }, spawn: SpawnOptions): SpawnLimits {
+  const heapMb = spawn.maxOldGenerationSizeMb === undefined ? config.maxOldGenerationSizeMb : Math.max(8, Math.floor(spawn.maxOldGenerationSizeMb))
+  return { maxOldGenerationSizeMb: heapMb, cpuSeconds: spawn.persistent === true ? 'unlimited' : cpuSecondsFor(config.computeMs) }
+}
 
 /** The CPU backstop for a compute budget: the budget rounded up, plus a margin for start-up and GC threads. */
 export function cpuSecondsFor(computeMs: number): number {

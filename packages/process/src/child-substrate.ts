@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import type { Socket } from 'node:net'
 import type {
   HostToGuestMessage,
+  SpawnOptions,
   Substrate,
   SubstrateExit,
   SubstrateFactory,
@@ -42,9 +43,9 @@ export interface ChildSubstrateOptions {
   /**
    * Makes the command (and any per-child resources) of one fresh child, which must close
    * `inheritedDescriptors` (the host's descriptors it inherits without being given them) before
-   * any program runs.
+   * any program runs. `spawn` is what this one spawn changes (a session's heap cap, say).
    */
-  readonly launch: (inheritedDescriptors: readonly number[]) => ChildLaunch
+  readonly launch: (inheritedDescriptors: readonly number[], spawn: SpawnOptions) => ChildLaunch
   /**
    * True when every command carries {@link ChildCommand.pipedArguments}: the child then gets one
    * more descriptor, {@link ARGUMENTS_FD}, that its program reads and closes.
@@ -292,13 +293,13 @@ export class ChildSubstrateFactory implements SubstrateFactory {
     this.options = options
   }
 
-  spawn(): Promise<Substrate> {
+  spawn(options: SpawnOptions = {}): Promise<Substrate> {
     // Forking blocks the host's event loop for a few milliseconds; a refill asked for as a run
     // settles must not hold back that run's result, so the fork waits for the next turn.
-    return new Promise((resolve) => setImmediate(resolve)).then(() => this.spawnNow())
+    return new Promise((resolve) => setImmediate(resolve)).then(() => this.spawnNow(options))
   }
 
-  private spawnNow(): Promise<Substrate> {
+  private spawnNow(options: SpawnOptions): Promise<Substrate> {
     return new Promise((resolve, reject) => {
       const pipesArguments = this.options.pipesArguments === true
       // stdio, the wire and perhaps the arguments: the child gets these descriptors and no other.
@@ -307,7 +308,7 @@ export class ChildSubstrateFactory implements SubstrateFactory {
       let launch: ChildLaunch
       try {
         // Listed in the same turn as the spawn: nothing of ours opens a descriptor in between.
-        launch = this.options.launch(listInheritableDescriptors(stdio.length))
+        launch = this.options.launch(listInheritableDescriptors(stdio.length), options)
         if ((launch.command.pipedArguments !== undefined) !== pipesArguments) throw new Error('The sandbox command does not match how its arguments are passed.')
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)))

@@ -4,12 +4,12 @@
  * per-sandbox control groups for process count and total memory.
  */
 import { Service, type Context } from '@deepseek-ai/cordis'
-import { CodeRuntime, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
-import { RunEngine, runLimitsOf } from '@code-runtime/engine'
+import { CodeRuntime, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import { RunEngine, runLimitsOf, type SpawnOptions } from '@code-runtime/engine'
 import { locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
 import { buildBubblewrapArgs, buildBubblewrapCommand, planSandboxBootstrap } from './bubblewrap-args.js'
 import { SandboxGroupParent, type SandboxGroups } from './cgroup-limits.js'
-import { buildCgroupJoinCommand, buildNodeArgs, buildPrlimitArgs, cpuSecondsFor, detectPermissionFlag, type ChildCommand } from './child-command.js'
+import { buildCgroupJoinCommand, buildNodeArgs, buildPrlimitArgs, detectPermissionFlag, spawnLimitsFor, type ChildCommand } from './child-command.js'
 import { ChildSubstrateFactory, type ChildLaunch } from './child-substrate.js'
 import { resolveContainerConfig, type ContainerConfig, type ContainerConfigInput } from './config.js'
 import { findProgram, listSharedLibraries } from './host-programs.js'
@@ -49,10 +49,11 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
 
     const readablePaths = testOnlyEntry?.withoutPermissionModel === true ? undefined : sandbox.readablePaths
     const permissionFlag = detectPermissionFlag()
-    const sandboxCommand = (inheritedDescriptors: readonly number[]): ChildCommand => {
+    const sandboxCommand = (inheritedDescriptors: readonly number[], spawn: SpawnOptions): ChildCommand => {
+      const limits = spawnLimitsFor(config, spawn)
       const nodeArgs = buildNodeArgs({
         entryPath: sandbox.entryPath,
-        maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+        maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb,
         maxMessageBytes: config.maxMessageBytes,
         readablePaths,
         permissionFlag,
@@ -61,7 +62,7 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
       // Set inside the sandbox, so RLIMIT_NPROC counts the sandbox's own user namespace only.
       const limitedNode = [sandboxPrlimit, ...buildPrlimitArgs({
         addressSpaceMb: config.maxMemoryMb,
-        cpuSeconds: cpuSecondsFor(config.computeMs),
+        cpuSeconds: limits.cpuSeconds,
         fileSizeMb: config.tmpfsSizeMb,
         processes: config.maxProcesses,
       }, [sandbox.nodePath, ...nodeArgs])]
@@ -89,9 +90,11 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
 }
 
 /** Launches each sandbox, inside fresh control groups when the host gave us any. */
-function launcher(sandboxCommand: (inheritedDescriptors: readonly number[]) => ChildCommand, groups: SandboxGroupParent | undefined): (inheritedDescriptors: readonly number[]) => ChildLaunch {
-  return (inheritedDescriptors) => {
-    const command = sandboxCommand(inheritedDescriptors)
+type SandboxCommand = (inheritedDescriptors: readonly number[], spawn: SpawnOptions) => ChildCommand
+
+function launcher(sandboxCommand: SandboxCommand, groups: SandboxGroupParent | undefined): (inheritedDescriptors: readonly number[], spawn: SpawnOptions) => ChildLaunch {
+  return (inheritedDescriptors, spawn) => {
+    const command = sandboxCommand(inheritedDescriptors, spawn)
     if (groups === undefined) return { command, rootIsMonitor: true, wasOutOfMemory: () => false, release: () => Promise.resolve() }
     const sandboxGroups: SandboxGroups = groups.create()
     return {
@@ -144,5 +147,11 @@ export class ContainerCodeRuntime extends CodeRuntime {
   async run(request: CodeRunRequest): Promise<CodeRunResult> {
     const started = await this.started
     return started.engine.run(request)
+  }
+
+  /** A persistent session in a sandboxed child of its own; see CONTRACT section #sessions. */
+  override async openSession(options?: CodeSessionOptions): Promise<CodeSession> {
+    const started = await this.started
+    return started.engine.openSession(options)
   }
 }

@@ -5,10 +5,10 @@
  * ends. Inside the child, the same guest runtime as the worker-thread backend.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import { CodeRuntime, CodeRuntimeError, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
-import { RunEngine, runLimitsOf } from '@code-runtime/engine'
+import { CodeRuntime, CodeRuntimeError, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import { RunEngine, runLimitsOf, type SpawnOptions } from '@code-runtime/engine'
 import { listReadablePaths, locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
-import { buildNodeArgs, buildPrlimitArgs, cpuSecondsFor, detectPermissionFlag, type ChildCommand } from './child-command.js'
+import { buildNodeArgs, buildPrlimitArgs, detectPermissionFlag, spawnLimitsFor, type ChildCommand } from './child-command.js'
 import { ChildSubstrateFactory } from './child-substrate.js'
 import { resolveProcessConfig, type ProcessConfig, type ProcessConfigInput } from './config.js'
 import { findProgram } from './host-programs.js'
@@ -38,10 +38,11 @@ export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestO
   const files = locateBootstrapFiles(testOnlyEntry?.entry)
   const readablePaths = testOnlyEntry?.withoutPermissionModel === true ? undefined : listReadablePaths(files)
   const permissionFlag = detectPermissionFlag()
-  const command = (inheritedDescriptors: readonly number[]): ChildCommand => {
+  const command = (inheritedDescriptors: readonly number[], spawn: SpawnOptions): ChildCommand => {
+    const limits = spawnLimitsFor(config, spawn)
     const nodeArgs = buildNodeArgs({
       entryPath: `${files.entryPackage.root}/${files.entryModule}`,
-      maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+      maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb,
       maxMessageBytes: config.maxMessageBytes,
       readablePaths,
       permissionFlag,
@@ -49,13 +50,13 @@ export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestO
     })
     return {
       file: prlimit,
-      args: buildPrlimitArgs({ addressSpaceMb: config.maxMemoryMb, cpuSeconds: cpuSecondsFor(config.computeMs) }, [files.nodePath, ...nodeArgs]),
+      args: buildPrlimitArgs({ addressSpaceMb: config.maxMemoryMb, cpuSeconds: limits.cpuSeconds }, [files.nodePath, ...nodeArgs]),
     }
   }
   return new RunEngine({
     factory: new ChildSubstrateFactory({
-      launch: (inheritedDescriptors) => ({
-        command: command(inheritedDescriptors),
+      launch: (inheritedDescriptors, spawn) => ({
+        command: command(inheritedDescriptors, spawn),
         rootIsMonitor: false,
         wasOutOfMemory: () => false,
         release: () => Promise.resolve(),
@@ -101,5 +102,10 @@ export class ProcessCodeRuntime extends CodeRuntime {
 
   run(request: CodeRunRequest): Promise<CodeRunResult> {
     return this.engine.run(request)
+  }
+
+  /** A persistent session in a child process of its own; see CONTRACT section #sessions. */
+  override openSession(options?: CodeSessionOptions): Promise<CodeSession> {
+    return this.engine.openSession(options)
   }
 }

@@ -4,7 +4,7 @@
  * write there).
  */
 import { Worker } from 'node:worker_threads'
-import type { HostToGuestMessage, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '@code-runtime/engine'
+import type { HostToGuestMessage, SpawnOptions, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '@code-runtime/engine'
 import { ARRAY_BUFFER_EXIT_CODE, arrayBufferBudgetMessage } from './array-buffer-budget.js'
 import type { WorkerLimits } from './worker-limits.js'
 import { ProcessCodeCacheStore } from './process-code-caches.js'
@@ -126,6 +126,10 @@ class WorkerSubstrate implements Substrate {
     this.worker.ref()
   }
 
+  idle(): void {
+    this.worker.unref()
+  }
+
   resetBusyTime(): void {
     this.busyBaseline = this.worker.performance.eventLoopUtilization()
   }
@@ -160,7 +164,7 @@ export class WorkerSubstrateFactory implements SubstrateFactory {
     this.options = options
   }
 
-  spawn(): Promise<Substrate> {
+  spawn(options: SpawnOptions = {}): Promise<Substrate> {
     const limits: WorkerLimits = { maxArrayBufferBytes: this.options.maxArrayBufferMb * 1024 * 1024 }
     return new Promise((resolve, reject) => {
       const codeCaches = this.codeCaches.forNextWorker()
@@ -173,7 +177,7 @@ export class WorkerSubstrateFactory implements SubstrateFactory {
         name: 'code-runtime',
         workerData: { ...limits, ...codeCaches.data },
         transferList: codeCaches.transferList,
-        resourceLimits: { maxOldGenerationSizeMb: this.options.maxOldGenerationSizeMb },
+        resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb ?? this.options.maxOldGenerationSizeMb },
       })
       worker.unref()
       worker.stdout.resume()

@@ -3,7 +3,7 @@
  * fresh vm context inside it whose only way out is the request's bindings.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import { CodeRuntime, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
+import { CodeRuntime, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
 import { resolveWorkerThreadConfig, type WorkerThreadConfig, type WorkerThreadConfigInput } from './config.js'
 import { RunEngine, runLimitsOf } from '@code-runtime/engine'
 import { WorkerSubstrateFactory } from './worker-substrate.js'
@@ -39,5 +39,10 @@ export class WorkerThreadCodeRuntime extends CodeRuntime {
 
   run(request: CodeRunRequest): Promise<CodeRunResult> {
     return this.engine.run(request)
+  }
+
+  /** A persistent session in a worker (and context) of its own; see CONTRACT section #sessions. */
+  override openSession(options?: CodeSessionOptions): Promise<CodeSession> {
+    return this.engine.openSession(options)
   }
 }

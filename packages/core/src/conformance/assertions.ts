@@ -92,7 +92,7 @@ export function assertMentionsNumber(text: string, number: number, what: string)
  * Asserts that `run(request)` rejects (not throws) with a {@link CodeRuntimeError} of `code`.
  * @returns the error, for further checks.
  */
-export async function assertRunRejects(runtime: CodeRuntime, request: CodeRunRequest, code: CodeRuntimeErrorCode): Promise<CodeRuntimeError> {
+export async function assertRunRejects(runtime: Pick<CodeRuntime, 'run'>, request: CodeRunRequest, code: CodeRuntimeErrorCode): Promise<CodeRuntimeError> {
   let pending: Promise<CodeRunResult>
   try {
     pending = runtime.run(request)

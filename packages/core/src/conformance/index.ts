@@ -28,6 +28,7 @@ import { describeProgramBindings } from './program-bindings.js'
 import { describeProgramGlobals } from './program-globals.js'
 import { describePrograms } from './programs.js'
 import { describeSeam } from './seam.js'
+import { describeSessions } from './sessions.js'
 import { describeStackPrivacy } from './stack-privacy.js'
 import type { ConformanceTarget } from './target.js'
 
@@ -55,4 +56,5 @@ export function runConformanceSuite(target: ConformanceTarget): void {
   describeOutputCap(target)
   describeLifecycle(target)
   describeObservability(target)
+  describeSessions(target)
 }

@@ -129,7 +129,7 @@ function assertResultShape(result: unknown): asserts result is CodeRunResult {
  * Runs a program and returns its result, failing the check when `run()` throws or rejects:
  * every program outcome must resolve (CONTRACT section #resolve-never-reject).
  */
-export async function runProgram(runtime: CodeRuntime, request: CodeRunRequest): Promise<CodeRunResult> {
+export async function runProgram(runtime: Pick<CodeRuntime, 'run'>, request: CodeRunRequest): Promise<CodeRunResult> {
   let pending: Promise<CodeRunResult>
   try {
     pending = runtime.run(request)

@@ -15,6 +15,8 @@ export interface ConformanceRuntimeConfig {
   maxWallMs?: number
   /** Cap on the compact JSON of logs plus value or failure message, in bytes. */
   maxOutputBytes?: number
+  /** Most sessions open at once (CONTRACT section #session-lifecycle). */
+  maxSessions?: number
 }
 
 /** A backend under test. */

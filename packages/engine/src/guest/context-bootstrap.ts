@@ -23,8 +23,11 @@ export interface BootstrapHost {
   emitLog(text: string): void
   /** Formats console arguments inspect-style: mode 0 as `console.log`, 1 as `console.dir`, 2 as `console.table`. */
   formatLog(args: readonly unknown[], mode: number): string
-  /** Starts a binding call; returns the call id, or a message when the call is refused. */
-  requestCall(namespace: number, member: string, args: unknown): number | string
+  /**
+   * Starts a binding call of the namespaces installed as `generation`; returns the call id, or a
+   * message when the call is refused (a namespace of an earlier run of a session, say).
+   */
+  requestCall(generation: number, namespace: number, member: string, args: unknown): number | string
   /**
    * The stack lines of the program frames where failed call `id` was made (0: the call refused
    * last), '' when unknown; the runtime remembers them as `error`'s location.
@@ -45,10 +48,16 @@ export interface BootstrapHost {
 
 /** What the context offers the guest runtime. */
 export interface BootstrapControl {
-  /** Installs the binding namespaces from a JSON array of {@link NamespaceSpec}-shaped entries. */
-  installNamespaces(specJson: string): void
-  /** Calls the program's main function and reports its outcome to the host. */
-  runProgram(main: unknown): void
+  /**
+   * Installs the binding namespaces from a JSON array of {@link NamespaceSpec}-shaped entries, as
+   * `generation` (one per run). In a session the previous run's namespace globals this run lacks
+   * are removed, unless the program replaced them with values of its own.
+   */
+  installNamespaces(specJson: string, generation: number): void
+  /** Calls the program's main function (with `keep`, a session's keep function, when given) and reports its outcome to the host. */
+  runProgram(main: unknown, keep?: unknown): void
+  /** Forgets the ended run's timers and pending calls: nothing of it may run into a later run. */
+  endRun(): void
   /** Settles binding call `id`: `ok` with a JSON payload, or a rejection with a message. */
   settleCall(id: number, ok: boolean, payload: string): void
   /** Runs timer `id`'s callback. */
@@ -68,9 +77,9 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
   'use strict'
   const { emitLog, formatLog, requestCall, callErrorFrames, completeRun, failRun, reportUncaught, scheduleTimer, cancelTimer, now } = host
   const {
-    contextGlobal: global, defineProperty, freeze, create, objectKeys, apply, isArray, jsonParse: parseJson, PromiseConstructor, promiseThen, ErrorConstructor,
+    contextGlobal: global, defineProperty, getOwnPropertyDescriptor, hasOwn, deleteProperty, freeze, create, objectKeys, apply, isArray, jsonParse: parseJson, PromiseConstructor, promiseThen, ErrorConstructor,
     TypeErrorConstructor, RangeErrorConstructor, MapConstructor, mapGet, mapSet, mapHas, mapDelete, mapSize, SetConstructor, setHas, setSize, StringConstructor: stringConstructor,
-    NumberConstructor: numberConstructor, stringIncludes, stringSplit, stringSlice, arrayJoin, mathTrunc,
+    NumberConstructor: numberConstructor, mapForEach, stringIncludes, stringSplit, stringSlice, arrayJoin, mathTrunc,
     // Defines with a descriptor that inherits nothing: by the time a call fails, the program may
     // have planted `get` or `value` on Object.prototype.
     defineData,
@@ -237,7 +246,7 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
   })
 
   interface TimerEntry { readonly callback: unknown; readonly args: readonly unknown[]; readonly repeat: boolean }
-  const timerEntries = new MapConstructor<number, TimerEntry>()
+  let timerEntries = new MapConstructor<number, TimerEntry>()
   let lastTimerId = 0
   function toDelay(delay: unknown): number {
     const ms = numberConstructor(delay)
@@ -307,7 +316,9 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
     /** The error call `id` rejects with. */
     readonly fail: (message: string, id: number) => unknown
   }
-  const pendingCalls = new MapConstructor<number, PendingCall>()
+  let pendingCalls = new MapConstructor<number, PendingCall>()
+  /** The namespace globals (and error classes) installed last, with the value each was given. */
+  let installedGlobals = new MapConstructor<string, unknown>()
 
   function createErrorClass(name: string, memberNameProperty: string): new (message: string, member: string) => Error {
     const ErrorClass = class extends ErrorConstructor {
@@ -321,8 +332,14 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
     return ErrorClass as new (message: string, member: string) => Error
   }
 
-  function installNamespaces(specJson: string): void {
+  function installNamespaces(specJson: string, generation: number): void {
     const specs = parseJson(specJson) as { global: string; members: string[]; errorClass: { name: string; memberNameProperty: string } | null }[]
+    const previous = installedGlobals
+    installedGlobals = new MapConstructor<string, unknown>()
+    const install = (name: string, value: unknown): void => {
+      defineGlobal(name, value)
+      mapSet(installedGlobals, name, value)
+    }
     for (let namespaceIndex = 0; namespaceIndex < specs.length; namespaceIndex++) {
       const spec = specs[namespaceIndex] as (typeof specs)[number]
       const ErrorClass = spec.errorClass === null ? undefined : createErrorClass(spec.errorClass.name, spec.errorClass.memberNameProperty)
@@ -351,7 +368,7 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
             const given = arguments.length === 0 ? {} : args
             let ticket: number | string
             try {
-              ticket = requestCall(namespaceIndex, member, given)
+              ticket = requestCall(generation, namespaceIndex, member, given)
             } catch {
               ticket = `${globalName}.${member}: the call could not be sent.`
             }
@@ -367,9 +384,21 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
         }[member] as (args?: unknown) => Promise<unknown>
         defineProperty(namespace, member, { value: binding, writable: true, enumerable: true, configurable: true })
       }
-      defineGlobal(globalName, namespace)
-      if (ErrorClass !== undefined && spec.errorClass !== null) defineGlobal(spec.errorClass.name, ErrorClass)
+      install(globalName, namespace)
+      if (ErrorClass !== undefined && spec.errorClass !== null) install(spec.errorClass.name, ErrorClass)
     }
+    // A global the last run was given and this one is not: gone, unless the program put a value
+    // of its own there (that value is the session's state).
+    mapForEach(previous, (value, name) => {
+      if (mapHas(installedGlobals, name)) return
+      const descriptor = getOwnPropertyDescriptor(global, name as string)
+      if (descriptor !== undefined && hasOwn(descriptor, 'value') && descriptor.value === value) deleteProperty(global, name as string)
+    })
+  }
+
+  function endRun(): void {
+    timerEntries = new MapConstructor<number, TimerEntry>()
+    pendingCalls = new MapConstructor<number, PendingCall>()
   }
 
   function settleCall(id: number, ok: boolean, payload: string): void {
@@ -399,10 +428,10 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
     runCallback(entry.callback, entry.args)
   }
 
-  function runProgram(main: unknown): void {
+  function runProgram(main: unknown, keep?: unknown): void {
     let completion: unknown
     try {
-      completion = apply(main as () => unknown, undefined, [])
+      completion = apply(main as () => unknown, undefined, keep === undefined ? [] : [keep])
     } catch (thrown) {
       callHost(() => failRun(thrown))
       return
@@ -421,5 +450,5 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
     void promiseThen(settled, onValue, onError)
   }
 
-  return freeze({ installNamespaces, runProgram, settleCall, fireTimer })
+  return freeze({ installNamespaces, runProgram, settleCall, fireTimer, endRun })
 }

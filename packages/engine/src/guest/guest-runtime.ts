@@ -4,13 +4,16 @@
  * compiles and starts the program, bridges binding calls and logs to the host through a
  * {@link GuestChannel}, and reports the outcome. Each backend only adds its transport.
  *
- * One GuestSession runs at most one program.
+ * A GuestSession is one context: it runs one program, or, for a persistent session (run-starts
+ * that carry `session`), one program after another in the same context, each run with its own
+ * state (timers, calls, logs, namespaces) and nothing of a settled run reaching a later one.
  */
 import vm from 'node:vm'
 import { getHeapStatistics } from 'node:v8'
 import { types } from 'node:util'
 import { safeLosslessJsonText, formatLosslessJsonRefusal, jsonStringByteLength } from '@code-runtime/core/json'
 import { decodeHostMessage, type GuestToHostMessage, type NamespaceSpec, type RunStartMessage } from '../protocol/messages.js'
+import { SessionScope } from './session-scope.js'
 import { contextBootstrap, type BootstrapControl, type BootstrapHost, type ContextWebGlobals, type ResourceGuardLimits } from './context-bootstrap.js'
 import { installBuiltinGuards, type BuiltinGuardHost, type BuiltinGuardLimits } from './builtin-guards.js'
 import { createWebGlobals } from './context-globals/web-globals.js'
@@ -67,29 +70,49 @@ const STACK_TRACE_HOST: StackTraceHost = Object.freeze({ isProxy: (value: unknow
 
 type Timer = { readonly kind: 'timeout' | 'interval'; readonly handle: NodeJS.Timeout } | { readonly kind: 'immediate'; readonly handle: NodeJS.Immediate }
 
-/** A prepared context waiting for its one program. */
-export class GuestSession {
-  private readonly channel: GuestChannel
-  private readonly context: vm.Context
-  private readonly control: BootstrapControl
-  private readonly timers = new Map<number, Timer>()
-  private namespaces: readonly NamespaceSpec[] = []
-  private memberSets: ReadonlySet<string>[] = []
-  private lastCallId = 0
+/** The state of one run; a session's next run starts with a new one. */
+class RunState {
+  readonly generation: number
+  readonly namespaces: readonly NamespaceSpec[]
+  readonly memberSets: readonly ReadonlySet<string>[]
+  readonly maxOutputBytes: number
+  readonly timers = new Map<number, Timer>()
   /** Where the program made each call still in flight, by call id. */
-  private readonly callSites = new Map<number, CapturedCallSite>()
-  /** Where the program made the call {@link requestCall} refused last, until its error is made. */
-  private refusedCallSite: CapturedCallSite | undefined
+  readonly callSites = new Map<number, CapturedCallSite>()
+  /** Where the program made the call {@link GuestSession.requestCall} refused last, until its error is made. */
+  refusedCallSite: CapturedCallSite | undefined
   /**
    * Where each failed call's error was made, by the error object: the position the run reports
    * when that error ends it, whatever the program did to the error's own `stack`.
    */
-  private readonly failedCallPositions = new WeakMap<object, string>()
-  private started = false
-  private ended = false
-  private logBytesSent = 2
-  private logsSent = 0
-  private maxOutputBytes = Number.MAX_SAFE_INTEGER
+  readonly failedCallPositions = new WeakMap<object, string>()
+  /** Call ids below this one belong to earlier runs: their late results are dropped. */
+  readonly firstCallId: number
+  ended = false
+  logBytesSent = 2
+  logsSent = 0
+
+  constructor(generation: number, message: RunStartMessage, firstCallId: number) {
+    this.generation = generation
+    this.namespaces = message.namespaces
+    this.memberSets = message.namespaces.map((namespace) => new Set(namespace.members))
+    this.maxOutputBytes = message.maxOutputBytes
+    this.firstCallId = firstCallId
+  }
+}
+
+/** A prepared context waiting for its program, or, in a session, for its next one. */
+export class GuestSession {
+  private readonly channel: GuestChannel
+  private readonly context: vm.Context
+  private readonly control: BootstrapControl
+  /** The run in flight or the last one; undefined before the first. */
+  private run: RunState | undefined
+  private runs = 0
+  /** Present once the first run-start said this context is a persistent session's. */
+  private scope: SessionScope | undefined
+  /** Call ids keep growing over the context's runs, so a late result never matches a later call. */
+  private lastCallId = 0
 
   constructor(channel: GuestChannel, options: GuestSessionOptions = {}) {
     this.channel = channel
@@ -125,26 +148,44 @@ export class GuestSession {
       case 'recycle':
         // Handled by the substrate's entry module, which replaces this session.
         return
-      case 'call-result':
-        if (this.ended) return
+      case 'run-stop':
+        // Whether or not the run is still in flight (its end may be on its way), the host hears
+        // this answer after anything of the run: nothing of it follows.
+        this.finishRun()
+        this.channel.send({ kind: 'run-stopped' })
+        return
+      case 'call-result': {
+        const run = this.run
+        if (run === undefined || run.ended || message.id < run.firstCallId) return
         try {
           this.control.settleCall(message.id, message.ok, message.ok ? message.valueJson : message.message)
         } catch {
           // The program's own code cannot run here; a failure means the context is unusable.
           this.end({ kind: 'run-end', outcome: 'exception', message: 'The sandbox failed while delivering a tool result.' })
         } finally {
-          this.callSites.delete(message.id)
+          run.callSites.delete(message.id)
         }
         return
+      }
     }
   }
 
   private start(message: RunStartMessage): void {
-    if (this.started) return
-    this.started = true
-    this.namespaces = message.namespaces
-    this.memberSets = message.namespaces.map((namespace) => new Set(namespace.members))
-    this.maxOutputBytes = message.maxOutputBytes
+    // One program per context, or, in a session, one at a time and only session runs.
+    if (this.run !== undefined && (!this.run.ended || this.scope === undefined || message.session === undefined)) return
+    if (this.runs === 0 && message.session !== undefined) this.scope = new SessionScope(this.context)
+    this.runs++
+    this.run = new RunState(this.runs, message, this.lastCallId + 1)
+    let keep: unknown
+    if (this.scope !== undefined && message.session !== undefined) {
+      const { keptNames, publishedFunctions } = message.session
+      const problem = this.scope.declare([...keptNames, ...publishedFunctions]) ?? this.hiddenNamespace(this.scope, message.namespaces)
+      if (problem !== undefined) {
+        this.end({ kind: 'run-end', outcome: 'exception', message: problem })
+        return
+      }
+      keep = this.scope.keepFunction(publishedFunctions)
+    }
     let main: unknown
     try {
       const script = new vm.Script(message.source, { filename: PROGRAM_FILENAME, lineOffset: -1 })
@@ -154,29 +195,54 @@ export class GuestSession {
       return
     }
     try {
-      this.control.installNamespaces(JSON.stringify(message.namespaces))
-      this.control.runProgram(main)
+      this.control.installNamespaces(JSON.stringify(message.namespaces), this.run.generation)
+      this.control.runProgram(main, keep)
     } catch (thrown) {
       this.fail(thrown)
     }
   }
 
+  /** A namespace (or error class) of this run whose name an earlier run of the session kept. */
+  private hiddenNamespace(scope: SessionScope, namespaces: readonly NamespaceSpec[]): string | undefined {
+    for (const namespace of namespaces) {
+      for (const name of [namespace.global, namespace.errorClass?.name]) {
+        if (name !== undefined && scope.keeps(name)) {
+          return `${name} is a variable of this session, so this run's binding of that name would be hidden. Give the binding another name, or open a new session.`
+        }
+      }
+    }
+    return undefined
+  }
+
+  /** Marks the run ended and cancels what it left behind: its timers, its pending calls. */
+  private finishRun(): boolean {
+    const run = this.run
+    if (run === undefined || run.ended) return false
+    run.ended = true
+    for (const timer of run.timers.values()) this.clear(timer)
+    run.timers.clear()
+    try {
+      this.control.endRun()
+    } catch {
+      // Built before any program ran and touching nothing of the program's: it does not throw.
+    }
+    return true
+  }
+
   private end(message: GuestToHostMessage & { kind: 'run-end' }): void {
-    if (this.ended) return
-    this.ended = true
-    for (const timer of this.timers.values()) this.clear(timer)
-    this.timers.clear()
+    if (!this.finishRun()) return
     this.channel.send({ ...message, heapBytes: getHeapStatistics().total_heap_size })
   }
 
   private fail(thrown: unknown): void {
-    if (this.ended) return
-    const position = typeof thrown === 'object' && thrown !== null ? this.failedCallPositions.get(thrown) : undefined
+    const run = this.run
+    if (run === undefined || run.ended) return
+    const position = typeof thrown === 'object' && thrown !== null ? run.failedCallPositions.get(thrown) : undefined
     this.end({ kind: 'run-end', outcome: 'exception', message: describeThrown(thrown, inspectValue, position) })
   }
 
   private complete(value: unknown): void {
-    if (this.ended) return
+    if (this.run === undefined || this.run.ended) return
     if (value === undefined) {
       this.end({ kind: 'run-end', outcome: 'value', valueJson: null })
       return
@@ -198,21 +264,26 @@ export class GuestSession {
   }
 
   /** Starts a call the program made; `site` is where in the program it made it. */
-  private requestCall(namespaceIndex: number, member: string, args: unknown, site: CapturedCallSite | undefined): number | string {
+  private requestCall(generation: number, namespaceIndex: number, member: string, args: unknown, site: CapturedCallSite | undefined): number | string {
+    const run = this.run
+    if (run === undefined) return `${String(member)} is not a tool.`
     // Recorded once the call is sent or refused: reading the arguments may run program code
     // that makes calls of its own.
-    const ticket = this.sendCall(namespaceIndex, member, args)
-    if (typeof ticket === 'string') this.refusedCallSite = site
-    else if (site !== undefined) this.callSites.set(ticket, site)
+    const ticket = this.sendCall(run, generation, namespaceIndex, member, args)
+    if (typeof ticket === 'string') run.refusedCallSite = site
+    else if (site !== undefined) run.callSites.set(ticket, site)
     return ticket
   }
 
   /** Sends a call's request; returns its id, or why it is refused. */
-  private sendCall(namespaceIndex: number, member: string, args: unknown): number | string {
-    const namespace = this.namespaces[namespaceIndex]
-    const members = this.memberSets[namespaceIndex]
+  private sendCall(run: RunState, generation: number, namespaceIndex: number, member: string, args: unknown): number | string {
+    if (generation !== run.generation) {
+      return `${String(member)}: this function belongs to the bindings of an earlier run of the session; call it through this run's namespace.`
+    }
+    const namespace = run.namespaces[namespaceIndex]
+    const members = run.memberSets[namespaceIndex]
     if (namespace === undefined || members === undefined || !members.has(member)) return `${String(member)} is not a tool.`
-    if (this.ended) return `${namespace.global}.${member}: the run has already ended.`
+    if (run.ended) return `${namespace.global}.${member}: the run has already ended.`
     let text: ReturnType<typeof safeLosslessJsonText>
     try {
       text = safeLosslessJsonText(args, { rootLabel: 'args' })
@@ -227,12 +298,13 @@ export class GuestSession {
   }
 
   private emitLog(text: string): void {
-    if (this.ended || this.logBytesSent > this.maxOutputBytes) return
+    const run = this.run
+    if (run === undefined || run.ended || run.logBytesSent > run.maxOutputBytes) return
     // The host keeps the authoritative ledger; this count only stops a flood at the source. It
     // must match the host's count exactly (brackets, one comma between entries): stopping one
     // line early would leave the host waiting for the line that crosses the cap.
-    this.logBytesSent += jsonStringByteLength(text) + (this.logsSent > 0 ? 1 : 0)
-    this.logsSent++
+    run.logBytesSent += jsonStringByteLength(text) + (run.logsSent > 0 ? 1 : 0)
+    run.logsSent++
     this.channel.send({ kind: 'log-line', text })
   }
 
@@ -242,10 +314,10 @@ export class GuestSession {
     else clearTimeout(timer.handle)
   }
 
-  private fire(id: number): void {
-    if (this.ended) return
-    const timer = this.timers.get(id)
-    if (timer !== undefined && timer.kind !== 'interval') this.timers.delete(id)
+  private fire(run: RunState, id: number): void {
+    if (run.ended || run !== this.run) return
+    const timer = run.timers.get(id)
+    if (timer !== undefined && timer.kind !== 'interval') run.timers.delete(id)
     try {
       this.control.fireTimer(id)
     } catch (thrown) {
@@ -255,19 +327,21 @@ export class GuestSession {
 
   /** The program frames of failed call `id` (0: the call refused last), remembered for `error`. */
   private callErrorFrames(id: number, error: unknown): string {
-    const site = id === 0 ? this.refusedCallSite : this.callSites.get(id)
-    if (id === 0) this.refusedCallSite = undefined
-    else this.callSites.delete(id)
+    const run = this.run
+    if (run === undefined) return ''
+    const site = id === 0 ? run.refusedCallSite : run.callSites.get(id)
+    if (id === 0) run.refusedCallSite = undefined
+    else run.callSites.delete(id)
     const report = site === undefined ? undefined : formatCallSite(site)
     if (report === undefined) return ''
-    if (typeof error === 'object' && error !== null) this.failedCallPositions.set(error, describeCallPosition(report))
+    if (typeof error === 'object' && error !== null) run.failedCallPositions.set(error, describeCallPosition(report))
     return report.frames
   }
 
   private createBootstrapHost(): BootstrapHost {
     // The program's call into the runtime: the call site is captured below it, in this realm.
-    const requestCall = (namespace: number, member: string, args: unknown): number | string =>
-      this.requestCall(namespace, member, args, captureCallSite(requestCall))
+    const requestCall = (generation: number, namespace: number, member: string, args: unknown): number | string =>
+      this.requestCall(generation, namespace, member, args, captureCallSite(requestCall))
     // Each member is a strict-mode arrow over this session; none returns an object.
     return Object.freeze({
       emitLog: (text: string): void => this.emitLog(String(text)),
@@ -279,19 +353,21 @@ export class GuestSession {
       failRun: (thrown: unknown): void => this.fail(thrown),
       reportUncaught: (thrown: unknown): void => this.fail(thrown),
       scheduleTimer: (id: number, delayMs: number, repeat: boolean): void => {
-        if (this.ended) return
-        const callback = (): void => this.fire(id)
+        const run = this.run
+        if (run === undefined || run.ended) return
+        const callback = (): void => this.fire(run, id)
         const timer: Timer = delayMs < 0
           ? { kind: 'immediate', handle: setImmediate(callback) }
           : repeat
             ? { kind: 'interval', handle: setInterval(callback, delayMs) }
             : { kind: 'timeout', handle: setTimeout(callback, delayMs) }
-        this.timers.set(id, timer)
+        run.timers.set(id, timer)
       },
       cancelTimer: (id: number): void => {
-        const timer = this.timers.get(id)
-        if (timer === undefined) return
-        this.timers.delete(id)
+        const timers = this.run?.timers
+        const timer = timers?.get(id)
+        if (timers === undefined || timer === undefined) return
+        timers.delete(id)
         this.clear(timer)
       },
       now: (): number => performance.now(),

@@ -21,16 +21,19 @@ export function wallTimeoutMessage(maxWallMs: number): string {
   return `Stopped after ${maxWallMs} ms of wall time (maxWallMs) while the program was still running or waiting.`
 }
 
+/** Which budget ran out: compute time means the program is computing; wall time may find it waiting. */
+export type ExpiredBudget = 'compute' | 'wall'
+
 /** Watches one run's budgets; calls `onExpired` at most once. */
 export class RunBudgets {
   private readonly substrate: Substrate
   private readonly limits: RunBudgetLimits
-  private readonly onExpired: (message: string) => void
+  private readonly onExpired: (message: string, budget: ExpiredBudget) => void
   private computeTimer: NodeJS.Timeout | undefined
   private wallTimer: NodeJS.Timeout | undefined
   private stopped = false
 
-  constructor(substrate: Substrate, limits: RunBudgetLimits, onExpired: (message: string) => void) {
+  constructor(substrate: Substrate, limits: RunBudgetLimits, onExpired: (message: string, budget: ExpiredBudget) => void) {
     this.substrate = substrate
     this.limits = limits
     this.onExpired = onExpired
@@ -38,7 +41,7 @@ export class RunBudgets {
 
   start(): void {
     this.substrate.resetBusyTime()
-    this.wallTimer = setTimeout(() => this.expire(wallTimeoutMessage(this.limits.maxWallMs)), this.limits.maxWallMs)
+    this.wallTimer = setTimeout(() => this.expire(wallTimeoutMessage(this.limits.maxWallMs), 'wall'), this.limits.maxWallMs)
     this.scheduleComputeCheck(this.limits.computeMs)
   }
 
@@ -54,14 +57,14 @@ export class RunBudgets {
     this.computeTimer = setTimeout(() => {
       if (this.stopped) return
       const remainingMs = this.limits.computeMs - this.substrate.busyMs()
-      if (remainingMs <= 0) this.expire(computeTimeoutMessage(this.limits.computeMs))
+      if (remainingMs <= 0) this.expire(computeTimeoutMessage(this.limits.computeMs), 'compute')
       else this.scheduleComputeCheck(Math.max(1, Math.ceil(remainingMs)))
     }, delayMs)
   }
 
-  private expire(message: string): void {
+  private expire(message: string, budget: ExpiredBudget): void {
     if (this.stopped) return
     this.stop()
-    this.onExpired(message)
+    this.onExpired(message, budget)
   }
 }

@@ -2,20 +2,25 @@
  * The run path of a substrate backend, as a table of contents: validate → transform → take a
  * fresh substrate → run session (bridge, ledger, budgets) → result. It also owns disposal to
  * quiescence: every in-flight run settles as `abort` and every substrate has exited before
- * {@link RunEngine.dispose} resolves.
+ * {@link RunEngine.dispose} resolves. Persistent sessions ({@link RunEngine.openSession}) each
+ * get a substrate of their own, spawned for them and never pooled (engine-session.ts).
  */
 import {
   CodeRuntimeError,
-  OutputLedger,
+  DEFAULT_SHARED_BACKEND_CONFIG,
   validateRunRequest,
   type CodeRunFailureKind,
   type CodeRunRequest,
   type CodeRunResult,
+  type CodeSession,
+  type CodeSessionOptions,
   type SharedBackendConfig,
   type ValidatedRunRequest,
 } from '@code-runtime/core'
 import type { RunBudgetLimits } from './budgets.js'
-import { abortMessage, RunSession } from './run-session.js'
+import { EngineSession } from './engine-session.js'
+import { abortMessage, failBeforeRun, RunSession } from './run-session.js'
+import { resolveSessionOptions, sessionHeapMb } from './session-options.js'
 import type { IdleLimits } from './idle-substrates.js'
 import { SubstratePool } from './substrate-pool.js'
 import type { Substrate, SubstrateFactory } from './substrate.js'
@@ -37,6 +42,10 @@ export interface RunEngineOptions {
   readonly reuseSubstrates?: boolean
   /** In reuse mode, how many recycled substrates wait idle and for how long (DEFAULT_IDLE_LIMITS). */
   readonly reuseIdle?: IdleLimits
+  /** Most sessions open at once (default: core's DEFAULT_SHARED_BACKEND_CONFIG). */
+  readonly maxSessions?: number
+  /** A session's idle expiry when it does not set its own, in milliseconds (default: core's). */
+  readonly sessionIdleMs?: number
 }
 
 /** The per-run limits of a validated backend config, as the engine takes them. */
@@ -57,10 +66,15 @@ export function runLimitsOf(config: RunLimitsConfig): RunLimits {
     maxLogEntries: config.maxLogEntries,
     maxPendingCallBytes: config.maxPendingCallBytes,
     maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+    maxSessions: config.maxSessions,
+    sessionIdleMs: config.sessionIdleMs,
   }
 }
 
 const DISPOSED_MESSAGE = 'The runtime was disposed before the program finished.'
+
+/** Session ids are unique within the process, across engines. */
+let sessionCount = 0
 
 type Acquired = { readonly kind: 'substrate'; readonly substrate: Substrate } | { readonly kind: 'stopped'; readonly failure: CodeRunFailureKind; readonly message: string }
 
@@ -69,6 +83,11 @@ export class RunEngine {
   private readonly pool: SubstratePool
   private readonly sessions = new Set<RunSession>()
   private readonly waiting = new Set<(acquired: Acquired) => void>()
+  /** Sessions that hold (or are spawning) a substrate; their number is capped by maxSessions. */
+  private readonly liveSessions = new Set<EngineSession>()
+  private opening = 0
+  /** Substrates of sessions or session spawns on their way out: disposal waits for them. */
+  private readonly exiting = new Set<Promise<unknown>>()
   private disposed = false
   private disposal: Promise<void> | undefined
 
@@ -80,9 +99,7 @@ export class RunEngine {
   /** Runs one program; see CodeRuntime.run for the contract. */
   async run(request: CodeRunRequest): Promise<CodeRunResult> {
     const startedAt = performance.now()
-    if (this.disposed) {
-      throw new CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'This code runtime was disposed; start a new one to run programs.')
-    }
+    this.refuseIfDisposed()
     const validated = validateRunRequest(request)
     const signal = validated.signal
     const fail = (kind: CodeRunFailureKind, message: string): CodeRunResult => this.fail(validated, startedAt, kind, message)
@@ -119,7 +136,66 @@ export class RunEngine {
     }
   }
 
-  /** Settles every in-flight run as `abort` and resolves once every substrate has exited. */
+  /**
+   * Opens a persistent session on a substrate spawned for it; see CodeRuntime.openSession.
+   * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_REQUEST` for bad options,
+   *   `CODE_RUNTIME_SESSION_LIMIT` past maxSessions, `CODE_RUNTIME_SESSION_START_FAILED` when the
+   *   substrate could not start, `CODE_RUNTIME_DISPOSED` after disposal.
+   */
+  async openSession(input?: CodeSessionOptions): Promise<CodeSession> {
+    this.refuseIfDisposed()
+    const defaults = DEFAULT_SHARED_BACKEND_CONFIG
+    const options = resolveSessionOptions(input, {
+      sessionIdleMs: this.options.sessionIdleMs ?? defaults.sessionIdleMs,
+      budgets: this.options.budgets,
+      maxOldGenerationSizeMb: this.options.maxOldGenerationSizeMb,
+    })
+    const maxSessions = this.options.maxSessions ?? defaults.maxSessions
+    if (this.liveSessions.size + this.opening >= maxSessions) {
+      throw new CodeRuntimeError('CODE_RUNTIME_SESSION_LIMIT',
+        `${maxSessions} sessions are open (maxSessions); dispose one, or wait for one to expire, before opening another.`)
+    }
+    this.opening++
+    let substrate: Substrate
+    try {
+      const heapMb = sessionHeapMb(options)
+      substrate = await this.options.factory.spawn({ persistent: true, ...heapMb === undefined ? {} : { maxOldGenerationSizeMb: heapMb } })
+    } catch {
+      throw new CodeRuntimeError('CODE_RUNTIME_SESSION_START_FAILED', 'The sandbox of the session could not be started.')
+    } finally {
+      this.opening--
+    }
+    if (this.disposed) {
+      substrate.terminate()
+      this.track(substrate.exited)
+      this.refuseIfDisposed()
+    }
+    const session = new EngineSession(`session-${++sessionCount}`, substrate, options, {
+      maxOutputBytes: this.options.maxOutputBytes,
+      maxLogEntries: this.options.maxLogEntries,
+      maxPendingCallBytes: this.options.maxPendingCallBytes,
+      maxOldGenerationSizeMb: this.options.maxOldGenerationSizeMb,
+    }, (ended, exited) => {
+      this.liveSessions.delete(ended)
+      this.track(exited)
+    })
+    this.liveSessions.add(session)
+    return session
+  }
+
+  /** Keeps `exited` until it settles, so disposal can wait for it. */
+  private track(exited: Promise<unknown>): void {
+    const tracked = exited.finally(() => this.exiting.delete(tracked))
+    this.exiting.add(tracked)
+  }
+
+  private refuseIfDisposed(): void {
+    if (this.disposed) {
+      throw new CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'This code runtime was disposed; start a new one to run programs.')
+    }
+  }
+
+  /** Settles every in-flight run as `abort`, disposes every session, and resolves once every substrate has exited. */
   dispose(): Promise<void> {
     this.disposal ??= this.disposeOnce()
     return this.disposal
@@ -130,15 +206,17 @@ export class RunEngine {
     for (const settle of this.waiting) settle({ kind: 'stopped', failure: 'abort', message: DISPOSED_MESSAGE })
     this.waiting.clear()
     for (const session of this.sessions) session.stop('abort', DISPOSED_MESSAGE)
-    await this.pool.dispose()
+    const sessions = [...this.liveSessions].map((session) => session.dispose())
+    await Promise.all([this.pool.dispose(), ...sessions])
+    // A session spawn in flight settles (and its substrate exits) before quiescence.
+    while (this.opening > 0 || this.exiting.size > 0) {
+      await Promise.all([...this.exiting, new Promise((resolve) => setTimeout(resolve, 5))])
+    }
   }
 
   /** A failure settled before any program ran: no substrate time, no calls. */
   private fail(request: ValidatedRunRequest, startedAt: number, kind: CodeRunFailureKind, message: string): CodeRunResult {
-    const ledger = new OutputLedger(this.options.maxOutputBytes, request.onLog)
-    const result = ledger.settleFailure(kind, message)
-    const usage = { wallMs: performance.now() - startedAt, busyMs: 0, bindingCalls: 0, outputBytes: ledger.outputBytes }
-    return { ...result, usage, calls: [] }
+    return failBeforeRun(request, startedAt, this.options.maxOutputBytes, kind, message)
   }
 
   /** Takes a substrate for the request's reuse key, unless the signal fires or the runtime is disposed first. */

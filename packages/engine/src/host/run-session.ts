@@ -3,6 +3,11 @@
  * messages (logs to the ledger, calls to the bridge, the end to the result), watches the budgets
  * and the abort signal, and settles exactly once. Settling closes the bridge, stops the budgets
  * and kills the substrate; the substrate's exit is awaited by the engine, not by the result.
+ *
+ * A run of a persistent session keeps its substrate whenever the guest can still hear: an abort,
+ * a wall-clock timeout or the output cap sends `run-stop` and waits a short grace for
+ * `run-stopped`; only a guest that does not answer (it is computing), a compute timeout, a death
+ * or a protocol violation kills the substrate, and the run's message then says the session is lost.
  */
 import {
   jsonValueByteLength,
@@ -15,8 +20,8 @@ import {
   type ValidatedRunRequest,
 } from '@code-runtime/core'
 import { BindingBridge } from './binding-bridge.js'
-import { RunBudgets, type RunBudgetLimits } from './budgets.js'
-import { decodeGuestMessage, type GuestToHostMessage, type NamespaceSpec } from '../protocol/messages.js'
+import { RunBudgets, type ExpiredBudget, type RunBudgetLimits } from './budgets.js'
+import { decodeGuestMessage, type GuestToHostMessage, type NamespaceSpec, type SessionRunSpec } from '../protocol/messages.js'
 import type { Substrate, SubstrateExit } from './substrate.js'
 
 /** What a session needs besides the substrate. */
@@ -34,7 +39,25 @@ export interface RunSessionOptions {
   readonly maxPendingCallBytes: number
   /** Heap cap, named in the out-of-memory message. */
   readonly maxOldGenerationSizeMb: number
+  /** Present for a run of a persistent session. */
+  readonly session?: SessionRunOptions
 }
+
+/** What a run of a persistent session adds. */
+export interface SessionRunOptions {
+  /** What the run's program keeps (from the session transform). */
+  readonly spec: SessionRunSpec
+  /** Appended to the failure message of a run that lost the substrate, e.g. ` The session s-1 is lost.` */
+  readonly lostNote: string
+  /** The heap budget the caller gave the session, named when the substrate runs out of memory or reports more heap. */
+  readonly maxHeapBytes: number | undefined
+}
+
+/** How long a session's guest has to answer `run-stop` before its substrate is killed. */
+export const RUN_STOP_GRACE_MS = 250
+
+/** How a settled run leaves its substrate: idle (it ended or stopped), asked to stop, or killed. */
+type Leaving = 'idle' | 'stop' | 'kill'
 
 /** The text of an `abort` failure: the signal's reason, as `String(reason)`. */
 export function abortMessage(signal: AbortSignal): string {
@@ -45,10 +68,25 @@ export function abortMessage(signal: AbortSignal): string {
   }
 }
 
-function describeExit(reason: SubstrateExit, maxOldGenerationSizeMb: number): string {
+/** The result of a run that failed before any program ran: no substrate time, no calls. */
+export function failBeforeRun(request: ValidatedRunRequest, startedAt: number, maxOutputBytes: number, kind: CodeRunFailureKind, message: string): CodeRunResult {
+  const ledger = new OutputLedger(maxOutputBytes, request.onLog)
+  const result = ledger.settleFailure(kind, message)
+  const usage = { wallMs: performance.now() - startedAt, busyMs: 0, bindingCalls: 0, outputBytes: ledger.outputBytes }
+  return { ...result, usage, calls: [] }
+}
+
+/** The heap budget the out-of-memory message names. */
+function heapBudgetOf(options: RunSessionOptions): string {
+  return options.session?.maxHeapBytes === undefined
+    ? `maxOldGenerationSizeMb: ${options.maxOldGenerationSizeMb} MiB`
+    : `the session's maxHeapBytes: ${options.session.maxHeapBytes} bytes`
+}
+
+function describeExit(reason: SubstrateExit, heapBudget: string): string {
   switch (reason.kind) {
     case 'out-of-memory':
-      return `The program ran out of memory (maxOldGenerationSizeMb: ${maxOldGenerationSizeMb} MiB) and was stopped. Hold less data at once.`
+      return `The program ran out of memory (${heapBudget}) and was stopped. Hold less data at once.`
     case 'crashed':
       return 'The sandbox running the program crashed before the program finished.'
     case 'over-budget':
@@ -70,9 +108,13 @@ export class RunSession {
   private settled = false
   private cleanEnd = false
   private heapBytes: number | undefined
+  /** While a session's guest is asked to stop: how to finish once it answered or did not. */
+  private stopping: { readonly finish: (survived: boolean) => void } | undefined
+  /** Why the substrate was killed, when it was: a lost session names it. */
+  private lossReason: string | undefined
   private readonly onAbort = (): void => {
     const signal = this.options.request.signal
-    if (signal !== undefined) this.settleFailure('abort', abortMessage(signal))
+    if (signal !== undefined) this.settleFailure('abort', abortMessage(signal), this.stopOrKill())
   }
 
   constructor(substrate: Substrate, options: RunSessionOptions) {
@@ -87,7 +129,14 @@ export class RunSession {
       recordValuesBytes: options.request.recordCallValuesBytes,
       maxPendingCallBytes: options.maxPendingCallBytes,
     })
-    this.budgets = new RunBudgets(substrate, options.budgets, (message) => this.settleFailure('timeout', message))
+    this.budgets = new RunBudgets(substrate, options.budgets, (message, budget: ExpiredBudget) =>
+      // Past its compute budget the program is computing: only killing stops it.
+      this.settleFailure('timeout', message, budget === 'compute' ? 'kill' : this.stopOrKill()))
+  }
+
+  /** The run's substrate was killed (a session's is then lost); the failure that did it. */
+  get lostBecause(): string | undefined {
+    return this.lossReason
   }
 
   /** True once the result is settled. */
@@ -96,9 +145,9 @@ export class RunSession {
   }
 
   /**
-   * True when the run settled because the guest reported its end: the substrate is idle and
-   * alive, and the engine decides whether to kill or (in the opt-in reuse mode) recycle it.
-   * Any other ending (budget, abort, overflow, death, protocol violation) already killed it.
+   * True when the run settled because the guest reported its end (or, in a session, answered
+   * `run-stop`): the substrate is idle and alive, and the engine decides whether to kill, keep
+   * or (in the opt-in reuse mode) recycle it. Any other ending already killed it.
    */
   get endedCleanly(): boolean {
     return this.cleanEnd
@@ -109,7 +158,15 @@ export class RunSession {
     const { request, source, maxOutputBytes } = this.options
     this.substrate.attach({
       message: (raw) => this.receive(raw),
-      exit: (reason) => this.settleFailure('worker-exit', describeExit(reason, this.options.maxOldGenerationSizeMb)),
+      exit: (reason) => {
+        const message = describeExit(reason, heapBudgetOf(this.options))
+        if (this.stopping !== undefined) {
+          this.lossReason = message
+          this.stopping.finish(false)
+          return
+        }
+        this.settleFailure('worker-exit', message, 'kill')
+      },
     })
     const signal = request.signal
     if (signal !== undefined) {
@@ -125,15 +182,31 @@ export class RunSession {
       errorClass: namespace.errorClass === undefined ? null : { ...namespace.errorClass },
     }))
     this.budgets.start()
-    this.substrate.send({ kind: 'run-start', source, namespaces, maxOutputBytes })
+    const session = this.options.session?.spec
+    this.substrate.send(session === undefined
+      ? { kind: 'run-start', source, namespaces, maxOutputBytes }
+      : { kind: 'run-start', source, namespaces, maxOutputBytes, session })
   }
 
-  /** Stops the run from outside (disposal): it settles with `kind`. */
+  /** Stops the run from outside (disposal): it settles with `kind` and the substrate is killed. */
   stop(kind: CodeRunFailureKind, message: string): void {
-    this.settleFailure(kind, message)
+    if (this.stopping !== undefined) {
+      this.stopping.finish(false)
+      return
+    }
+    this.settleFailure(kind, message, 'kill', false)
+  }
+
+  /** A session's guest can be asked to stop; a one-shot run's substrate is simply killed. */
+  private stopOrKill(): Leaving {
+    return this.options.session === undefined ? 'kill' : 'stop'
   }
 
   private receive(raw: unknown): void {
+    if (this.stopping !== undefined) {
+      this.receiveWhileStopping(raw)
+      return
+    }
     if (this.settled) return
     const decoded = decodeGuestMessage(raw)
     if (!decoded.ok) {
@@ -143,33 +216,56 @@ export class RunSession {
     this.handle(decoded.message)
   }
 
+  // What the guest sent before it read `run-stop` is dropped; `run-stopped` is its answer.
+  // Anything else (a second ready, a malformed frame) means the sandbox was subverted.
+  private receiveWhileStopping(raw: unknown): void {
+    const decoded = decodeGuestMessage(raw)
+    const kind = decoded.ok ? decoded.message.kind : undefined
+    if (kind === 'run-stopped') this.stopping?.finish(true)
+    else if (kind === undefined || kind === 'guest-ready') {
+      this.lossReason = `The sandbox sent ${decoded.ok ? 'a message out of turn' : decoded.problem} and was stopped.`
+      this.stopping?.finish(false)
+    }
+  }
+
   private handle(message: GuestToHostMessage): void {
     switch (message.kind) {
       case 'guest-ready':
         return
+      case 'run-stopped':
+        // Never asked for: only a subverted guest sends it.
+        this.protocolViolation('a run-stopped out of turn')
+        return
       case 'log-line':
-        if (!this.ledger.appendLog(message.text)) this.settle(this.ledger.settleOverflow())
+        if (!this.ledger.appendLog(message.text)) this.settle(() => this.ledger.settleOverflow(), this.stopOrKill())
         return
       case 'call-request': {
         const problem = this.bridge.handle(message)
         if (problem !== undefined) this.protocolViolation(problem)
         return
       }
-      case 'run-end':
+      case 'run-end': {
         this.heapBytes = message.heapBytes
         this.cleanEnd = true
-        if (message.outcome !== 'value') {
-          this.settleFailure(message.outcome, message.message)
+        const maxHeapBytes = this.options.session?.maxHeapBytes
+        if (maxHeapBytes !== undefined && message.heapBytes !== undefined && message.heapBytes > maxHeapBytes) {
+          this.cleanEnd = false
+          this.settleFailure('worker-exit', `The session's heap grew to ${message.heapBytes} bytes, over its maxHeapBytes budget of ${maxHeapBytes}, and its sandbox was stopped. Keep less data in the session.`, 'kill')
           return
         }
-        this.settleValue(message.valueJson)
+        if (message.outcome !== 'value') {
+          this.settleFailure(message.outcome, message.message, 'idle')
+          return
+        }
+            this.settleValue(message.valueJson)
         return
+      }
     }
   }
 
   private settleValue(valueJson: string | null): void {
     if (valueJson === null) {
-      this.settle(this.ledger.settleValue(undefined, 0))
+      this.settle(() => this.ledger.settleValue(undefined, 0), 'idle')
       return
     }
     let parsed: unknown
@@ -184,22 +280,32 @@ export class RunSession {
       this.protocolViolation('a completion value that is not lossless JSON')
       return
     }
-    this.settle(this.ledger.settleValue(value.value, jsonValueByteLength(value.value)))
+    this.settle(() => this.ledger.settleValue(value.value, jsonValueByteLength(value.value)), 'idle')
   }
 
   // The guest runtime is ours; traffic it could not have sent means the sandbox was subverted.
   // Such a substrate is killed, never recycled, even when the violation came inside a run-end.
   private protocolViolation(problem: string): void {
     this.cleanEnd = false
-    this.settleFailure('worker-exit', `The sandbox sent ${problem} and was stopped.`)
+    this.settleFailure('worker-exit', `The sandbox sent ${problem} and was stopped.`, 'kill')
   }
 
-  private settleFailure(kind: CodeRunFailureKind, message: string): void {
+  /**
+   * Settles a failure. In a session, a failure that killed the substrate says so in its message
+   * (`noteLoss`), except when the caller ends the session anyway (disposal).
+   */
+  private settleFailure(kind: CodeRunFailureKind, message: string, leaving: Leaving, noteLoss = true): void {
     if (this.settled) return
-    this.settle(this.ledger.settleFailure(kind, message))
+    if (leaving === 'kill') this.lossReason = message
+    const note = noteLoss ? this.options.session?.lostNote ?? '' : ''
+    this.settle((lost) => this.ledger.settleFailure(kind, lost ? message + note : message), leaving)
   }
 
-  private settle(outcome: CodeRunOutcome): void {
+  /**
+   * Settles once: `outcome` builds the result (told whether the substrate was lost), `leaving`
+   * says what becomes of the substrate.
+   */
+  private settle(outcome: (lost: boolean) => CodeRunOutcome, leaving: Leaving): void {
     if (this.settled) return
     this.settled = true
     this.budgets.stop()
@@ -210,10 +316,40 @@ export class RunSession {
       wallMs: performance.now() - this.options.startedAt,
       busyMs: this.substrate.busyMs(),
       bindingCalls: this.bridge.callCount,
-      outputBytes: this.ledger.outputBytes,
+      outputBytes: 0,
     }
     if (this.heapBytes !== undefined) usage.peakHeapBytes = this.heapBytes
-    if (!this.cleanEnd) this.substrate.terminate()
-    this.resolveResult({ ...outcome, usage, calls: this.bridge.records() })
+    const finish = (lost: boolean): void => {
+      const built = outcome(lost)
+      usage.outputBytes = this.ledger.outputBytes
+      this.resolveResult({ ...built, usage, calls: this.bridge.records() })
+    }
+    if (leaving === 'stop') {
+      this.askToStop(finish)
+      return
+    }
+    if (leaving === 'kill' || !this.cleanEnd) {
+      this.cleanEnd = false
+      this.substrate.terminate()
+    }
+    finish(leaving === 'kill')
+  }
+
+  /** Sends `run-stop`; the guest's answer keeps the substrate, silence past the grace kills it. */
+  private askToStop(finish: (lost: boolean) => void): void {
+    const grace = setTimeout(() => {
+      this.lossReason ??= `The sandbox did not stop within ${RUN_STOP_GRACE_MS} ms: the program was computing.`
+      this.stopping?.finish(false)
+    }, RUN_STOP_GRACE_MS)
+    this.stopping = {
+      finish: (survived) => {
+        clearTimeout(grace)
+        this.stopping = undefined
+        this.cleanEnd = survived
+        if (!survived) this.substrate.terminate()
+        finish(!survived)
+      },
+    }
+    this.substrate.send({ kind: 'run-stop' })
   }
 }

@@ -37,12 +37,28 @@ export interface Substrate {
    * cannot be reused.
    */
   recycle?(): Promise<void>
+  /**
+   * Lets the host process exit while the substrate waits between a session's runs;
+   * {@link attach} holds it again. Absent where a waiting substrate holds nothing.
+   */
+  idle?(): void
   /** Resolves once the substrate has exited, however it ended. */
   readonly exited: Promise<void>
+}
+
+/** What one spawn may change from the factory's defaults. */
+export interface SpawnOptions {
+  /** Heap cap of this substrate (V8 old generation), in MiB, instead of the backend's; a whole-MiB substrate rounds it down. */
+  readonly maxOldGenerationSizeMb?: number
+  /**
+   * True for a persistent session's substrate: it lives across many runs, so no limit of its
+   * whole life may stand in for one run's budget (a child's CPU-time rlimit, say).
+   */
+  readonly persistent?: boolean
 }
 
 /** Spawns fresh substrates. */
 export interface SubstrateFactory {
   /** Spawns one substrate; resolves when its guest is ready, rejects if it dies first. */
-  spawn(): Promise<Substrate>
+  spawn(options?: SpawnOptions): Promise<Substrate>
 }

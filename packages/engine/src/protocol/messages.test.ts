@@ -112,6 +112,7 @@ describe('decodeGuestMessage', () => {
     assertRebuilt(decodeGuestMessage, { kind: 'run-end', outcome: 'exception', message: 'boom', valueJson: '1' },
       { kind: 'run-end', outcome: 'exception', message: 'boom' })
     assertRebuilt(decodeGuestMessage, Object.assign(Object.create(null) as object, { kind: 'guest-ready' }), { kind: 'guest-ready' })
+    assertRebuilt(decodeGuestMessage, { kind: 'run-stopped', outcome: 'value' }, { kind: 'run-stopped' })
   })
 
   it('takes a bare string as a log line', () => {
@@ -160,6 +161,9 @@ describe('decodeHostMessage', () => {
     assertRebuilt(decodeHostMessage, { ...runStart, namespaces: [{ ...namespace, errorClass: null }] },
       { ...runStart, namespaces: [{ ...namespace, errorClass: null }] })
     assertRebuilt(decodeHostMessage, { kind: 'recycle', source: 'x' }, { kind: 'recycle' })
+    assertRebuilt(decodeHostMessage, { kind: 'run-stop', id: 1 }, { kind: 'run-stop' })
+    assertRebuilt(decodeHostMessage, { ...runStart, session: { keptNames: ['a', 'f'], publishedFunctions: ['f'], extra: 1 } },
+      { ...runStart, session: { keptNames: ['a', 'f'], publishedFunctions: ['f'] } })
     assertRebuilt(decodeHostMessage, { kind: 'call-result', id: 1, ok: true, valueJson: '1', message: 'x' }, { kind: 'call-result', id: 1, ok: true, valueJson: '1' })
     assertRebuilt(decodeHostMessage, { kind: 'call-result', id: 2, ok: false, message: 'no', valueJson: '1' }, { kind: 'call-result', id: 2, ok: false, message: 'no' })
   })
@@ -196,6 +200,14 @@ describe('decodeHostMessage', () => {
     ['a run-start with a namespace behind a getter', { ...runStart, namespaces: Object.defineProperty([], 0, getter(namespace)) }],
     ...[Number.NaN, 1.5, 2 ** 53, -1, '100', undefined].map((maxOutputBytes): [string, unknown] =>
       [`a run-start with maxOutputBytes ${String(maxOutputBytes)}`, { ...runStart, maxOutputBytes }]),
+    ['a run-start with a null session', { ...runStart, session: null }],
+    ['a run-start with a session behind a getter', withGetter(runStart, 'session', { keptNames: [], publishedFunctions: [] })],
+    ['a run-start with a session without keptNames', { ...runStart, session: { publishedFunctions: [] } }],
+    ['a run-start with a session without publishedFunctions', { ...runStart, session: { keptNames: [] } }],
+    ['a run-start with a number kept name', { ...runStart, session: { keptNames: [1], publishedFunctions: [] } }],
+    ['a run-start with kept names behind a throwing proxy', { ...runStart, session: { keptNames: throwingProxy(['a']), publishedFunctions: [] } }],
+    ['a run-start with a published function behind a getter', { ...runStart, session: { keptNames: [], publishedFunctions: Object.defineProperty(['x'], 0, getter('f')) } }],
+    ['a run-start with kept names that lie when iterated', { ...runStart, session: { keptNames: lyingIterator([1], ['a']), publishedFunctions: [] } }],
     ['a namespace that is null', withNamespace(null)],
     ['a namespace without global', withNamespace({ ...namespace, global: undefined })],
     ['a namespace with members as a string', withNamespace({ ...namespace, members: 'echo' })],

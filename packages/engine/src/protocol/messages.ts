@@ -19,6 +19,28 @@ export interface RunStartMessage {
   readonly namespaces: readonly NamespaceSpec[]
   /** The output cap, so the guest can stop sending logs the host would only discard. */
   readonly maxOutputBytes: number
+  /**
+   * Present on the runs of a persistent session only: the context then takes one run after
+   * another. The wrapper then takes a keep function as its parameter.
+   */
+  readonly session?: SessionRunSpec
+}
+
+/** What a session run keeps (see the session transform). */
+export interface SessionRunSpec {
+  /** Names the run declares at top level; the guest declares each once per session, as a script-level `let`. */
+  readonly keptNames: readonly string[]
+  /** Top-level function declarations the program hands, in this order, to its keep function. */
+  readonly publishedFunctions: readonly string[]
+}
+
+/**
+ * Host → guest, in a session only: end the current run now (abort, wall timeout, output cap).
+ * The guest cancels the run's timers, drops its pending calls and answers `run-stopped`, even
+ * when no run was in flight any more.
+ */
+export interface RunStopMessage {
+  readonly kind: 'run-stop'
 }
 
 /** Host → guest: the outcome of one binding call. */
@@ -34,7 +56,7 @@ export interface RecycleMessage {
   readonly kind: 'recycle'
 }
 
-export type HostToGuestMessage = RunStartMessage | CallResultMessage | RecycleMessage
+export type HostToGuestMessage = RunStartMessage | CallResultMessage | RecycleMessage | RunStopMessage
 
 /** Guest → host: the substrate is up and its context is prepared. */
 export interface GuestReadyMessage {
@@ -65,7 +87,12 @@ export type RunEndMessage = (
   readonly heapBytes?: number
 }
 
-export type GuestToHostMessage = GuestReadyMessage | CallRequestMessage | LogLineMessage | RunEndMessage
+/** Guest → host: the answer to `run-stop`; nothing of the stopped run follows it. */
+export interface RunStoppedMessage {
+  readonly kind: 'run-stopped'
+}
+
+export type GuestToHostMessage = GuestReadyMessage | CallRequestMessage | LogLineMessage | RunEndMessage | RunStoppedMessage
 
 /** A decoder's verdict: the rebuilt message, or why the raw value was refused. */
 export type Decoded<T> = { readonly ok: true; readonly message: T } | { readonly ok: false; readonly problem: string }
@@ -139,6 +166,7 @@ function readGuestMessage(raw: unknown): Decoded<GuestToHostMessage> {
   const kind = own(record, 'kind')
   switch (kind) {
     case 'guest-ready':
+    case 'run-stopped':
       return { ok: true, message: { kind } }
     case 'log-line': {
       const text = own(record, 'text')
@@ -195,6 +223,15 @@ function decodeNamespaceSpec(raw: unknown): NamespaceSpec | undefined {
   return { global, members: memberNames, errorClass: { name, memberNameProperty } }
 }
 
+function decodeSessionRunSpec(raw: unknown): SessionRunSpec | undefined {
+  const record = readRecord(raw)
+  if (record === undefined) return undefined
+  const keptNames = readArray(own(record, 'keptNames'), readString)
+  const publishedFunctions = readArray(own(record, 'publishedFunctions'), readString)
+  if (keptNames === undefined || publishedFunctions === undefined) return undefined
+  return { keptNames, publishedFunctions }
+}
+
 function readHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
   const record = readRecord(raw)
   if (record === undefined) return refuse('a message that is not an object')
@@ -210,9 +247,14 @@ function readHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
       }
       const specs = readArray(namespaces, decodeNamespaceSpec)
       if (specs === undefined) return refuse('a run-start with a malformed namespace')
-      return { ok: true, message: { kind, source, namespaces: specs, maxOutputBytes } }
+      // A session field that is there but unreadable (a getter) is refused, not taken as absent.
+      if (!Object.hasOwn(record, 'session')) return { ok: true, message: { kind, source, namespaces: specs, maxOutputBytes } }
+      const session = decodeSessionRunSpec(own(record, 'session'))
+      if (session === undefined) return refuse('a run-start with a malformed session')
+      return { ok: true, message: { kind, source, namespaces: specs, maxOutputBytes, session } }
     }
     case 'recycle':
+    case 'run-stop':
       return { ok: true, message: { kind } }
     case 'call-result': {
       const id = own(record, 'id')
