@@ -4,22 +4,28 @@
  * returns edits on that text; nothing here runs program code.
  */
 import type { ClassDeclaration, ExpressionStatement, Pattern, Statement, VariableDeclaration } from 'acorn'
+import { SESSION_KEEP_PARAMETER } from './session-keep.js'
 
-/** Replace `[at, end)` of the text by `text` (an insertion when `at === end`). */
+/**
+ * Replace `[at, end)` of the text by `text` (an insertion when `at === end`). Edits at one offset
+ * apply by `rank`, then in the order they were made: the prologue (0), then what ends the text
+ * before (1: a `)`, a `;`), then what opens the statement after (2).
+ */
 export interface TextEdit {
   readonly at: number
   readonly end: number
   readonly text: string
+  readonly rank: 0 | 1 | 2
 }
 
 export interface SessionEdits {
   readonly edits: readonly TextEdit[]
+  /** Text for the wrapper's first line, after its `{`: the prologue, or what opens the first statement. */
+  readonly head: string
   readonly keptNames: readonly string[]
   readonly publishedFunctions: readonly string[]
   /** The first kept name that is one of the run's namespaces, where it is declared. */
   readonly namespaceConflict?: { readonly name: string; readonly at: number }
-  /** Where the prologue goes when the program opens with directives (`'use strict'`): after them. */
-  readonly prologueAt?: { readonly at: number; readonly prefix: string }
 }
 
 /**
@@ -66,6 +72,8 @@ class Collector {
   readonly published = new Set<string>()
   namespaceConflict: { name: string; at: number } | undefined
   hasReturn = false
+  /** What goes on the wrapper's first line before the program (see {@link lead}). */
+  headLead = ''
 
   private readonly text: string
   private readonly namespaces: ReadonlySet<string>
@@ -76,7 +84,17 @@ class Collector {
   }
 
   private insert(at: number, text: string): void {
-    this.edits.push({ at, end: at, text })
+    this.edits.push({ at, end: at, text, rank: 1 })
+  }
+
+  /**
+   * Puts `text` in front of a top-level statement without moving its columns: at the end of the
+   * statement before it (after a `;`, so that statement ends there), or on the wrapper's first
+   * line for the first statement. Only comments and white space lie between.
+   */
+  lead(previous: { end: number } | undefined, text: string): void {
+    if (previous === undefined) this.headLead += text
+    else this.edits.push({ at: previous.end, end: previous.end, text: `;${text}`, rank: 2 })
   }
 
   /** Whether every name may be kept; records the kept ones and a namespace they would hide. */
@@ -113,10 +131,10 @@ class Collector {
     let firstParenPlaced = false
     if (wrapsFirst && /^ +$/.test(this.text.slice(keywordEnd, first.id.start))) {
       // `const {a} = o` → `;    ({a} = o)`: the `(` takes the place of the space before the pattern.
-      this.edits.push({ at: node.start, end: first.id.start, text: lead.padEnd(first.id.start - node.start - 1) + '(' })
+      this.edits.push({ at: node.start, end: first.id.start, text: lead.padEnd(first.id.start - node.start - 1) + '(', rank: 1 })
       firstParenPlaced = true
     } else {
-      this.edits.push({ at: node.start, end: keywordEnd, text: lead.padEnd(node.kind.length) })
+      this.edits.push({ at: node.start, end: keywordEnd, text: lead.padEnd(node.kind.length), rank: 1 })
     }
     for (const declarator of node.declarations) {
       if (inHead) continue
@@ -130,10 +148,11 @@ class Collector {
     this.terminate(node, place)
   }
 
-  private classDeclaration(node: ClassDeclaration): void {
+  /** `class C {}` → `C = class C {};`, the `C = ` led in (see {@link lead}). */
+  classDeclaration(node: ClassDeclaration, previous: Statement | undefined): void {
     const id = node.id
     if (id == null || !this.keep([{ name: id.name, at: id.start }])) return
-    this.insert(node.start, `${this.text.slice(id.start, id.end)} = `)
+    this.lead(previous, `${this.text.slice(id.start, id.end)} = `)
     this.insert(node.end, ';')
   }
 
@@ -147,7 +166,7 @@ class Collector {
         if (topLevel && this.keep([{ name: node.id.name, at: node.id.start }])) this.published.add(node.id.name)
         return
       case 'ClassDeclaration':
-        if (topLevel) this.classDeclaration(node)
+        // A top-level class is the caller's: it knows the statement before it.
         return
       case 'ReturnStatement':
         this.hasReturn = true
@@ -188,10 +207,10 @@ class Collector {
     }
   }
 
-  /** `x + 1` as the last statement → `return (x + 1)`, as a REPL prints it. */
-  completion(node: ExpressionStatement): void {
+  /** `x + 1` as the last statement → `return (x + 1)`, as a REPL prints it; `return (` led in. */
+  completion(node: ExpressionStatement, previous: Statement | undefined): void {
     const end = this.text.charCodeAt(node.end - 1) === 59 /* ; */ ? node.end - 1 : node.end
-    this.insert(node.start, 'return (')
+    this.lead(previous, 'return (')
     this.insert(end, ')')
   }
 }
@@ -199,24 +218,33 @@ class Collector {
 /** The edits, kept names and published functions of a program's top-level `statements`. */
 export function collectSessionEdits(text: string, statements: readonly Statement[], namespaces: ReadonlySet<string>): SessionEdits {
   const collector = new Collector(text, namespaces)
-  let directivesEnd: ExpressionStatement | undefined
+  // acorn marks the directive prologue (`'use strict'` and the like) on its statements.
+  const directives = statements.findIndex((statement) => !(statement.type === 'ExpressionStatement' && typeof statement.directive === 'string'))
+  const lastDirective = directives === -1 ? statements.at(-1) : statements[directives - 1]
   for (const [index, statement] of statements.entries()) {
-    if (statement.type === 'ExpressionStatement' && typeof statement.directive === 'string' && directivesEnd === statements[index - 1]) {
-      directivesEnd = statement
-      continue
-    }
-    collector.statement(statement, 'list', true)
+    if (statement.type === 'ClassDeclaration') collector.classDeclaration(statement, statements[index - 1])
+    else collector.statement(statement, 'list', true)
   }
   const last = statements.at(-1)
-  if (!collector.hasReturn && last?.type === 'ExpressionStatement' && typeof last.directive !== 'string') collector.completion(last)
-  const prologueAt = directivesEnd === undefined
-    ? undefined
-    : { at: directivesEnd.end, prefix: text.charCodeAt(directivesEnd.end - 1) === 59 /* ; */ ? '' : ';' }
+  if (!collector.hasReturn && last?.type === 'ExpressionStatement' && typeof last.directive !== 'string') {
+    collector.completion(last, statements.at(-2))
+  }
+
+  const published = [...collector.published]
+  const prologue = published.length === 0 ? '' : `${SESSION_KEEP_PARAMETER}(${published.join(', ')});`
+  const edits = [...collector.edits]
+  let head = prologue + collector.headLead
+  if (prologue !== '' && lastDirective !== undefined) {
+    // Before the directives it would end them (`'use strict'` would no longer apply): after them.
+    const semicolon = text.charCodeAt(lastDirective.end - 1) === 59 /* ; */ ? '' : ';'
+    edits.push({ at: lastDirective.end, end: lastDirective.end, text: semicolon + prologue, rank: 0 })
+    head = collector.headLead
+  }
   return {
-    edits: collector.edits,
+    edits,
+    head,
     keptNames: [...collector.kept],
-    publishedFunctions: [...collector.published],
+    publishedFunctions: published,
     ...(collector.namespaceConflict === undefined ? {} : { namespaceConflict: collector.namespaceConflict }),
-    ...(prologueAt === undefined ? {} : { prologueAt }),
   }
 }

@@ -12,11 +12,11 @@
  */
 import { tokTypes, type Program, type Token } from 'acorn'
 import { collectSessionEdits, type SessionEdits } from './session-declarations.js'
+import { SESSION_KEEP_PARAMETER } from './session-keep.js'
 import { parseScript, parseScriptExpressionAt } from './session-parser.js'
 import { describeSyntaxError, positionOf, transformProgram, WRAPPER_HEAD, WRAPPER_TAIL } from './transform.js'
 
-/** The parameter through which the prologue hands the run's top-level functions to the session. */
-export const SESSION_KEEP_PARAMETER = '__codeRuntimeKeep'
+export { SESSION_KEEP_PARAMETER } from './session-keep.js'
 
 export interface SessionTransformOptions {
   /** The run's namespace globals: declaring one of them at top level is refused. */
@@ -80,13 +80,14 @@ function wrapperEscape(text: string, ast: Program, head: number): number | undef
 }
 
 function applyEdits(text: string, { edits }: SessionEdits): string {
-  // Stable sort: edits at one offset apply in the order they were made.
-  const ordered = [...edits].sort((a, b) => a.at - b.at)
+  // A stable sort: edits at one offset apply by rank, then in the order they were made.
+  const ordered = [...edits].sort((a, b) => a.at - b.at || a.rank - b.rank)
   const parts: string[] = []
   let cursor = 0
   for (const edit of ordered) {
-    parts.push(text.slice(cursor, edit.at), edit.text)
-    cursor = edit.end
+    if (edit.at > cursor) parts.push(text.slice(cursor, edit.at))
+    parts.push(edit.text)
+    cursor = Math.max(cursor, edit.end)
   }
   parts.push(text.slice(cursor))
   return parts.join('')
@@ -145,12 +146,7 @@ export function transformSessionProgram(program: string, options: SessionTransfo
     }
   }
 
-  const prologue = collected.publishedFunctions.length === 0 ? '' : `${SESSION_KEEP_PARAMETER}(${collected.publishedFunctions.join(', ')});`
-  const edits: SessionEdits = collected.prologueAt === undefined || prologue === ''
-    ? collected
-    : { ...collected, edits: [...collected.edits, { at: collected.prologueAt.at, end: collected.prologueAt.at, text: collected.prologueAt.prefix + prologue }] }
-  const body = applyEdits(text, edits).slice(WRAPPER_HEAD.length)
-  const source = `${SESSION_HEAD}${collected.prologueAt === undefined ? prologue : ''}\n${body}`
+  const source = `${SESSION_HEAD}${collected.head}\n${applyEdits(text, collected).slice(WRAPPER_HEAD.length)}`
 
   // The rewrite must not have changed what the text is: one async function expression, no more.
   try {
