@@ -52,8 +52,13 @@ export class RunCodeSession implements CodeModeSession {
   private generation = 0
   private queue: Promise<unknown> = Promise.resolve()
   private disposed = false
+  private readonly runtime: CodeModeSessionRuntime
+  private readonly options: CodeSessionOptions | undefined
 
-  constructor(private readonly runtime: CodeModeSessionRuntime, private readonly options: CodeSessionOptions | undefined) {}
+  constructor(runtime: CodeModeSessionRuntime, options: CodeSessionOptions | undefined) {
+    this.runtime = runtime
+    this.options = options
+  }
 
   get id(): string | undefined {
     return this.opened?.endReason === undefined ? this.opened?.id : undefined

@@ -1,7 +1,7 @@
 /**
  * One warm TypeScript language service per Code Mode. Its files: the ES2023 library (no DOM),
- * the runtime's globals, the SDK (constant: parsed once) and the program, the only file whose
- * version moves. Library files are parsed once per process: every service shares one document
+ * the runtime's globals, the SDK (constant: parsed once), the names a session kept (moves when
+ * the session does; empty outside one) and the program, which moves with every check. Library files are parsed once per process: every service shares one document
  * registry for them and one cache of their text.
  */
 import { readFileSync } from 'node:fs'
