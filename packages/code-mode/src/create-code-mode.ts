@@ -237,7 +237,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       // However the run ended, no tool call outlives it: in-flight ones are aborted and awaited.
       await scheduler.drain(new Error('The run ended before this tool call finished.'))
     }
-    const structured = structureRunResult(result)
+    const structured = ended === undefined ? structureRunResult(result) : { ...structureRunResult(result), sessionEnded: ended }
     if (result.error === undefined) return { text: renderRunResult(result, maxResultChars), structured, isError: false }
     const note = ended === undefined ? '' : `\n${sessionEndedNote(ended)}`
     const hints = typeHintsBlock(programCheck.hints, maxResultChars - note.length)

@@ -46,6 +46,12 @@ export interface RunCodeOutput {
      * passed the check failed, the hints (which may explain the failure). Absent otherwise.
      */
     readonly diagnostics?: readonly ProgramDiagnostic[]
+    /**
+     * Only for a run in a session whose sandbox is gone after it (`lost`: the run stopped it, or
+     * found it stopped; `expired`: idle too long): its variables are forgotten, and the next run
+     * opens a new session. `text` ends by saying so.
+     */
+    readonly sessionEnded?: 'lost' | 'expired'
   }
   /** True when the run failed. */
   readonly isError: boolean

@@ -152,6 +152,7 @@ describe('run_code bound to a session', () => {
       const lost = await codeMode.run('for (;;) {}')
       assert.equal(lost.structured.error?.kind, 'timeout')
       assert.match(lost.text, /The session's variables are gone: its sandbox stopped\. The next run starts a new session\.$/)
+      assert.equal(lost.structured.sessionEnded, 'lost')
       const fresh = await codeMode.run('typeof before')
       assert.equal(fresh.text, 'undefined')
       assert.equal(fresh.structured.diagnostics, undefined)

@@ -33,7 +33,8 @@ export type CliCommand =
   /** `topic` absent: the overview. `isRequested` false: no arguments at all, a usage error. */
   | { readonly command: 'help'; readonly topic?: CommandName; readonly isRequested: boolean }
   | { readonly command: 'version' }
-  | ({ readonly command: 'serve'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly maxSdkChars: number; readonly typeCheck: TypeCheckMode } & RunBudgetOptions)
+  | ({ readonly command: 'serve'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly maxSdkChars: number; readonly typeCheck: TypeCheckMode; readonly state: boolean } & RunBudgetOptions)
+  | ({ readonly command: 'repl'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly typeCheck: TypeCheckMode } & RunBudgetOptions)
   | ({ readonly command: 'run'; readonly programPath: string; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly typeCheck: TypeCheckMode } & RunBudgetOptions)
   | { readonly command: 'check'; readonly programPath: string; readonly configPath?: string; readonly typeCheck: CheckingMode }
   | { readonly command: 'types'; readonly configPath?: string }
@@ -46,6 +47,7 @@ const OPTIONS = {
   'compute-ms': { type: 'string' },
   'max-sdk-chars': { type: 'string' },
   'type-check': { type: 'string' },
+  'no-state': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies Record<OptionName, { type: 'string' | 'boolean'; short?: string }>
@@ -167,6 +169,9 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
   switch (command) {
     case 'serve':
       return { command, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command), maxSdkChars: readMaxSdkChars(values, command),
+        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE), state: values['no-state'] !== true }
+    case 'repl':
+      return { command, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command),
         typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE) }
     case 'run':
       return { command, programPath: programPath as string, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command),

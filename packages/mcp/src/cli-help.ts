@@ -18,7 +18,7 @@ export const DEFAULT_RUN_TIMEOUT_MS = 300_000
 export const DEFAULT_RUN_COMPUTE_MS = DEFAULT_SHARED_BACKEND_CONFIG.computeMs
 
 /** The commands, in the order the overview lists them. */
-export const COMMAND_NAMES = ['serve', 'run', 'check', 'types', 'list', 'help'] as const
+export const COMMAND_NAMES = ['serve', 'run', 'repl', 'check', 'types', 'list', 'help'] as const
 export type CommandName = (typeof COMMAND_NAMES)[number]
 
 /** Options every command takes. */
@@ -32,6 +32,8 @@ const OPTION_LINES = {
   'compute-ms': `--compute-ms <ms>      CPU-time limit of one run (default ${DEFAULT_RUN_COMPUTE_MS})`,
   'max-sdk-chars': `--max-sdk-chars <n>    largest SDK shown in run_code's description (default ${DEFAULT_MAX_SDK_CHARS})`,
   'type-check': `--type-check <mode>    ${TYPE_CHECK_LINE}`,
+  'no-state': '--no-state             every run_code starts from nothing (by default variables persist\n' +
+    `${' '.repeat(25)}between the calls of one client, and run_code takes reset: true)`,
   help: '-h, --help             this text',
   version: '-v, --version          the version',
 } as const
@@ -54,13 +56,26 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
     synopsis: 'code-runtime serve [--config servers.json] [options]',
     summary: 'MCP server over stdio: one run_code tool over every configured server',
     details: 'stdout carries only the MCP protocol; logs go to stderr. Stops on SIGINT, SIGTERM or the end\nof stdin, closing every upstream server. Exits with 2 only when no configured server started.',
-    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'max-sdk-chars', 'type-check'],
+    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'max-sdk-chars', 'type-check', 'no-state'],
   },
   run: {
     call: 'run <program.ts>',
     synopsis: 'code-runtime run <program.ts> [--config servers.json] [options]',
     summary: 'run a program file; prints its logs, then its value or its failure',
     details: 'The program is the body of an async function in TypeScript; it calls tools.<server>_<tool>(args).\nIt is type-checked first: a program the check refuses gets its errors on stderr, exit code 1, and\nno tool is called. Logs go to stdout as they come, then the value; a failure goes to stderr.\nCtrl-C stops the run, closes the servers, prints "interrupted" and exits with 130.',
+    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'type-check'],
+  },
+  repl: {
+    call: 'repl',
+    synopsis: 'code-runtime repl [--config servers.json] [options]',
+    summary: 'an interactive prompt over the configured servers; variables persist between inputs',
+    details: 'Each input is a program, run in one session: its top-level declarations stay for the next, and\n' +
+      'the value of a last expression is printed. An unfinished input (an open bracket, string or\n' +
+      'template) continues on a "... " line. Logs print as they come; failures print with their kind.\n' +
+      'Commands: .help, .reset (forget every variable), .exit (or Ctrl-D). Ctrl-C stops a running\n' +
+      'program (the variables stay), clears an unfinished input, and exits when pressed twice at an\n' +
+      'empty prompt. History is kept in $CODE_RUNTIME_REPL_HISTORY, else in the state directory\n' +
+      '($XDG_STATE_HOME or ~/.local/state)/code-runtime/repl_history.',
     options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'type-check'],
   },
   check: {

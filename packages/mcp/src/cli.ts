@@ -12,6 +12,7 @@ import { commandHelpText, overviewText } from './cli-help.js'
 import { McpProxyError } from './errors.js'
 import { listCommand, typesCommand } from './inspect-commands.js'
 import { PACKAGE_INFO } from './package-info.js'
+import { replCommand } from './repl-command.js'
 import { runCommand } from './run-command.js'
 import { serveCommand } from './serve-command.js'
 import { writeErrorLine } from './terminal-output.js'
@@ -35,6 +36,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return serveCommand(command)
     case 'run':
       return runCommand(command)
+    case 'repl':
+      return replCommand(command)
     case 'check':
       return checkCommand(command)
     case 'types':

@@ -12,7 +12,9 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import { DEFAULT_MAX_RESULT_CHARS, RUN_CODE_INPUT_SCHEMA, type CodeMode, type CodeModeRuntime, type TypeCheckMode } from '@code-runtime/code-mode'
+import { CodeModeError, DEFAULT_MAX_RESULT_CHARS, RUN_CODE_INPUT_SCHEMA, RUN_CODE_SESSION_INPUT_SCHEMA, type CodeMode, type CodeModeRuntime, type TypeCheckMode } from '@code-runtime/code-mode'
+import type { CodeSessionOptions } from '@code-runtime/core'
+import { ClientSessions } from './client-sessions.js'
 import { LogSubscribingServer } from './log-subscriptions.js'
 import { PACKAGE_INFO } from './package-info.js'
 import { ProtocolError } from './protocol-errors.js'
@@ -41,6 +43,17 @@ export interface CodeModeServerOptions {
    * refused program calls no tool; its result says why, with line and column.
    */
   readonly typeCheck?: TypeCheckMode
+  /**
+   * Keep one session of the runtime per MCP client session (default `true`): variables persist
+   * between `run_code` calls, `run_code` takes `reset: true`, and its description says so. Over
+   * stdio that is one session per process; a transport that names its sessions (`sessionId`)
+   * gets one each. `false`: every run starts from nothing.
+   */
+  readonly state?: boolean
+  /** The options of each session (idle expiry, heap budget, run budgets); the backend's defaults otherwise. */
+  readonly sessionOptions?: CodeSessionOptions
+  /** Told, in one line, what a person running the server should know (the backend has no sessions). */
+  readonly onNotice?: (line: string) => void
 }
 
 /** A running Code Mode MCP server. */
@@ -53,7 +66,7 @@ export interface CodeModeServer {
   refresh(): void
   /** Serves over `transport` (usually a `StdioServerTransport`). */
   connect(transport: Transport): Promise<void>
-  /** Aborts runs in flight, then closes the connection. Upstream servers stay the caller's to close. */
+  /** Aborts runs in flight, ends every session, then closes the connection. Upstream servers stay the caller's to close. */
   close(): Promise<void>
 }
 
@@ -61,12 +74,14 @@ function textResult(text: string, isError: boolean): CallToolResult {
   return { content: [{ type: 'text', text }], isError }
 }
 
-function readRunCodeArguments(args: Record<string, unknown> | undefined): { code: string } | { problem: string } {
+function readRunCodeArguments(args: Record<string, unknown> | undefined): { code: string; reset: boolean } | { problem: string } {
   const code = args?.code
   const description = args?.description
+  const reset = args?.reset
   if (typeof code !== 'string' || code.trim() === '') return { problem: 'run_code needs `code`: the program, as a non-empty string.' }
   if (typeof description !== 'string') return { problem: 'run_code needs `description`: one line saying what the program does.' }
-  return { code }
+  if (reset !== undefined && typeof reset !== 'boolean') return { problem: 'run_code takes `reset` as true or false.' }
+  return { code, reset: reset === true }
 }
 
 /**
@@ -81,7 +96,10 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
   const maxSdkChars = options.maxSdkChars ?? DEFAULT_MAX_SDK_CHARS
   const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
   let catalog = buildToolCatalog(options.upstreams)
-  let presentation: ToolPresentation = presentTools(catalog, maxSdkChars)
+  const sessions = new ClientSessions(options.runtime, options.state ?? true, options.sessionOptions)
+  if (options.state !== false && !sessions.enabled) options.onNotice?.('the runtime has no openSession(); run_code runs every program from scratch.')
+  const present = (): ToolPresentation => presentTools(catalog, maxSdkChars, { session: sessions.enabled })
+  let presentation: ToolPresentation = present()
   const limits = {
     ...options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel },
     maxResultChars,
@@ -102,7 +120,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     const tools: Tool[] = [{
       name: 'run_code',
       description: presentation.runCodeDescription,
-      inputSchema: RUN_CODE_INPUT_SCHEMA as Tool['inputSchema'],
+      inputSchema: (sessions.enabled ? RUN_CODE_SESSION_INPUT_SCHEMA : RUN_CODE_INPUT_SCHEMA) as Tool['inputSchema'],
       annotations: { title: 'Run code over MCP tools', openWorldHint: true },
     }]
     if (presentation.toolTypesDescription !== undefined) {
@@ -117,6 +135,11 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
   }
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
+
+  // The client went away (end of stdin, a closed HTTP session): its variables go with it.
+  server.onclose = (): void => {
+    void sessions.endAll()
+  }
 
   // The first type check imports TypeScript and parses its library: most of a second, on this
   // thread. Paid once the client is initialized, while the model still reads the tools, it is not
@@ -146,11 +169,28 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     const notifier = new RunNotifier(liveNotificationSinks(server, extra), { maxLogChars: maxResultChars })
     let output
     try {
-      output = await runProgram(currentCodeMode(), input.code, {
-        signal: AbortSignal.any([extra.signal, closing.signal]),
-        onLog: (line) => notifier.log(line),
-        onCalls: (counts) => notifier.calls(counts),
-      })
+      const run = (): ReturnType<typeof runProgram> => {
+        const session = sessions.of(extra.sessionId)
+        return runProgram(currentCodeMode(), input.code, {
+          signal: AbortSignal.any([extra.signal, closing.signal]),
+          onLog: (line) => notifier.log(line),
+          onCalls: (counts) => notifier.calls(counts),
+          ...session === undefined ? {} : { session, reset: input.reset },
+        })
+      }
+      try {
+        output = await run()
+      } catch (error) {
+        if (!CodeModeError.is(error)) throw error
+        if (error.code === 'CODE_MODE_SESSION_UNAVAILABLE') return textResult(`${error.message} Nothing ran; try again shortly.`, true)
+        if (error.code !== 'CODE_MODE_SESSIONS_UNSUPPORTED') throw error
+        // Nothing ran: the session could not open. Go on without state, and say so once.
+        options.onNotice?.(`${error.message}; run_code runs every program from scratch instead (as with --no-state).`)
+        await sessions.disable()
+        presentation = present()
+        if (server.transport !== undefined) void server.sendToolListChanged().catch(() => undefined)
+        output = await run()
+      }
     } finally {
       // Every live notification of the run goes out before its result.
       await notifier.close()
@@ -167,7 +207,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
       const before = listTools()
       catalog = buildToolCatalog(options.upstreams)
       codeMode = undefined
-      presentation = presentTools(catalog, maxSdkChars)
+      presentation = present()
       if (JSON.stringify(before) !== JSON.stringify(listTools()) && server.transport !== undefined) {
         void server.sendToolListChanged().catch(() => undefined)
       }
@@ -178,6 +218,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     async close() {
       closing.abort(new Error('code-runtime is shutting down.'))
       await server.close()
+      await sessions.endAll()
     },
   }
 }

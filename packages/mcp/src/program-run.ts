@@ -7,7 +7,7 @@
  * in-flight upstream calls are aborted (MCP `notifications/cancelled`) and drained.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { createCodeMode, DEFAULT_SDK_EMITTER_OPTIONS, type CodeMode, type CodeModeRuntime, type RunCodeOutput, type TypeCheckMode } from '@code-runtime/code-mode'
+import { createCodeMode, DEFAULT_SDK_EMITTER_OPTIONS, type CodeMode, type CodeModeRuntime, type CodeModeSession, type RunCodeOutput, type TypeCheckMode } from '@code-runtime/code-mode'
 import type { ToolCatalog } from './tool-catalog.js'
 import { decodeCallResult, type MediaBlock } from './upstream-results.js'
 
@@ -41,6 +41,10 @@ export interface ProgramRunOptions {
   readonly onCalls?: (counts: ToolCallCounts) => void
   /** Live logs: each entry as the program prints it. */
   readonly onLog?: (text: string) => void
+  /** Run in this session (variables persist between its runs); one-shot without it. */
+  readonly session?: CodeModeSession
+  /** Forget the session's variables before running. */
+  readonly reset?: boolean
 }
 
 /** What a run gives back: Code Mode's output, plus the media the tools produced. */
@@ -77,6 +81,7 @@ export async function runProgram(codeMode: CodeMode, code: string, options: Prog
   const output = await codeMode.run(code, {
     ...options.signal === undefined ? {} : { signal: options.signal },
     ...options.onLog === undefined ? {} : { onLog: options.onLog },
+    ...options.session === undefined ? {} : { session: options.session, reset: options.reset === true },
     async wrapToolCall(_call, execute) {
       options.onCalls?.({ started: ++started, finished })
       try {

@@ -5,6 +5,7 @@
  * returns the declarations of the tools the model names, so a large tool set does not crowd
  * the context.
  */
+import { RUN_CODE_SESSION_SENTENCE } from '@code-runtime/code-mode'
 import { closestMembers } from './member-lookup.js'
 import type { ToolCatalog } from './tool-catalog.js'
 import { TOOLS_NAMESPACE } from './program-run.js'
@@ -33,11 +34,18 @@ function firstSentence(description: string | undefined): string {
   return sentence.length > INDEX_SUMMARY_CHARS ? `${sentence.slice(0, INDEX_SUMMARY_CHARS - 3)}...` : sentence
 }
 
-function preamble(catalog: ToolCatalog): string[] {
+/** How `run_code` behaves beyond its tools. */
+export interface PresentationOptions {
+  /** Runs keep their variables (one session per client): the description says so, in one sentence. */
+  readonly session?: boolean
+}
+
+function preamble(catalog: ToolCatalog, options: PresentationOptions): string[] {
   const lines = [
     'Run a TypeScript program that calls the tools of several MCP servers, and get back what it logs and returns.',
     `Tools are methods of \`${TOOLS_NAMESPACE}\` named <server>_<tool>. Images and other media that tools produce come back attached to the result.`,
   ]
+  if (options.session === true) lines.push(RUN_CODE_SESSION_SENTENCE)
   // Only the names: why a server failed is for the operator (stderr, `code-runtime list`). The
   // reason can quote the server's own stderr, where a server may well print a secret.
   const failed = catalog.servers.filter((server) => server.failure !== undefined)
@@ -69,15 +77,16 @@ function toolIndex(catalog: ToolCatalog): string {
 /**
  * The descriptions of the tools `code-runtime serve` offers for this catalog.
  * @param maxSdkChars the largest SDK (in characters) shown in full.
+ * @param options whether runs keep their variables.
  */
-export function presentTools(catalog: ToolCatalog, maxSdkChars: number = DEFAULT_MAX_SDK_CHARS): ToolPresentation {
+export function presentTools(catalog: ToolCatalog, maxSdkChars: number = DEFAULT_MAX_SDK_CHARS, options: PresentationOptions = {}): ToolPresentation {
   if (catalog.sdk.text.length <= maxSdkChars) {
-    return { mode: 'full', runCodeDescription: [...preamble(catalog), '', catalog.sdk.text].join('\n') }
+    return { mode: 'full', runCodeDescription: [...preamble(catalog, options), '', catalog.sdk.text].join('\n') }
   }
   return {
     mode: 'index',
     runCodeDescription: [
-      ...preamble(catalog),
+      ...preamble(catalog, options),
       '',
       ...indexInstructions(catalog),
       '',

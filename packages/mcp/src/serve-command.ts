@@ -1,5 +1,6 @@
 /**
- * `code-runtime serve`: the Code Mode MCP server on stdio. stdout carries only the protocol;
+ * `code-runtime serve`: the Code Mode MCP server on stdio, keeping the client's variables between
+ * `run_code` calls in one session unless `--no-state`. stdout carries only the protocol;
  * everything for people (start failures, upstream servers' own stderr, tool list changes) goes
  * to stderr, which MCP clients keep as the server's log. Shuts down on SIGINT, SIGTERM or the
  * end of stdin: runs in flight are aborted, the runtime is disposed and every upstream server
@@ -49,10 +50,17 @@ export async function serveCommand(command: Extract<CliCommand, { command: 'serv
     const budgets = { maxWallMs: command.timeoutMs, ...(command.computeMs === undefined ? {} : { computeMs: command.computeMs }) }
     started = await startChosenBackend(command.backend, command.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
     // Timeouts name --timeout-ms and --compute-ms, the knobs whoever runs serve can turn.
-    codeModeServer = createCodeModeServer({ upstreams: session.upstreams, runtime: withBudgetOptionNames(started.runtime), maxSdkChars: command.maxSdkChars, typeCheck: command.typeCheck })
+    codeModeServer = createCodeModeServer({
+      upstreams: session.upstreams,
+      runtime: withBudgetOptionNames(started.runtime),
+      maxSdkChars: command.maxSdkChars,
+      typeCheck: command.typeCheck,
+      state: command.state,
+      onNotice: log,
+    })
     const catalog = codeModeServer.catalog
     const mode = presentTools(catalog, command.maxSdkChars).mode
-    log(`serving ${catalog.tools.length} tools of ${session.upstreams.length - failed} server(s) through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}; type check ${command.typeCheck}).`)
+    log(`serving ${catalog.tools.length} tools of ${session.upstreams.length - failed} server(s) through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}; type check ${command.typeCheck}; ${command.state ? 'variables persist between calls' : 'no state between calls'}).`)
     const stopping = shutdownRequested()
     await codeModeServer.connect(new StdioServerTransport())
     log(`shutting down (${await stopping}).`)

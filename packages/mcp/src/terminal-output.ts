@@ -24,10 +24,15 @@ function wrap(open: number, close: number): (text: string) => string {
 const PLAIN: TerminalStyle = { red: (text) => text, dim: (text) => text, bold: (text) => text }
 const COLOURED: TerminalStyle = { red: wrap(31, 39), dim: wrap(2, 22), bold: wrap(1, 22) }
 
-/** Colour when `stream` is a terminal and NO_COLOR is unset or empty. */
-export function styleFor(stream: TerminalStream, environment: NodeJS.ProcessEnv = process.env): TerminalStyle {
+/** True when `stream` is a terminal and NO_COLOR is unset or empty. */
+export function usesColour(stream: TerminalStream, environment: NodeJS.ProcessEnv = process.env): boolean {
   const noColor = environment.NO_COLOR
-  return stream.isTTY === true && (noColor === undefined || noColor === '') ? COLOURED : PLAIN
+  return stream.isTTY === true && (noColor === undefined || noColor === '')
+}
+
+/** Colour when {@link usesColour}. */
+export function styleFor(stream: TerminalStream, environment: NodeJS.ProcessEnv = process.env): TerminalStyle {
+  return usesColour(stream, environment) ? COLOURED : PLAIN
 }
 
 /** Writes `code-runtime: <message>` on one line. */

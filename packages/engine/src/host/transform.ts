@@ -113,3 +113,24 @@ export function transformProgram(program: string): TransformResult {
     return { ok: false, message: describeTransformError(program, error) }
   }
 }
+
+/**
+ * True when `program` fails to parse because it ends too early (an open bracket, template,
+ * comment or unfinished expression): the syntax error falls past its end, in the wrapper's closing
+ * line, or is a template literal left open (which a newline continues; a quoted string it does
+ * not). A REPL reads another line for such an input instead of running it. Empty input, a
+ * complete program and most with an error inside are `false`; the parser places a few errors of
+ * an unfinished expression at its end (`1 +* 2`), which a REPL's user clears with Ctrl-C.
+ */
+export function programNeedsMoreInput(program: string): boolean {
+  if (program.trim() === '') return false
+  try {
+    transformSync(WRAPPER_HEAD + program + WRAPPER_TAIL, { mode: 'strip-only' })
+    return false
+  } catch (error) {
+    const details = (typeof error === 'object' && error !== null ? error : {}) as AmaroError
+    if (details.code === 'UnsupportedSyntax' || typeof details.startLine !== 'number') return false
+    if (typeof details.message === 'string' && details.message.startsWith('Unterminated template')) return true
+    return locate(program, details.startLine, typeof details.startColumn === 'number' ? details.startColumn : undefined).pastTheEnd
+  }
+}
