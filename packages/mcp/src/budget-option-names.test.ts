@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import type { CodeRunOutcome, CodeRunResult } from '@code-runtime/core'
+import type { CodeRunOutcome, CodeRunResult, CodeSession } from '@code-runtime/core'
 import { nameBudgetOptions, withBudgetOptionNames } from './budget-option-names.js'
 
 const usage = { wallMs: 5, busyMs: 1, bindingCalls: 0, outputBytes: 10 }
@@ -28,5 +28,19 @@ describe('withBudgetOptionNames', () => {
     assert.equal(await runtimeAnswering(thrown).run(request), thrown)
     const value = resultOf({ logs: [], value: '(computeMs)' })
     assert.equal(await runtimeAnswering(value).run(request), value)
+  })
+
+  it('names them in the runs of a session too, passing the session through, and opens none where the runtime has none', async () => {
+    const timeout = resultOf({ logs: [], error: { kind: 'timeout', message: 'Stopped after 5 ms of compute (computeMs).' } })
+    let disposed = 0
+    const session: CodeSession = { id: 's1', endReason: undefined, run: () => Promise.resolve(timeout), dispose: async () => void disposed++ }
+    const named = withBudgetOptionNames({ run: () => Promise.resolve(timeout), openSession: () => Promise.resolve(session) })
+    const opened = await named.openSession?.()
+    assert.equal(opened?.id, 's1')
+    assert.equal(opened?.endReason, undefined)
+    assert.equal((await opened?.run(request))?.error?.message, 'Stopped after 5 ms of compute (--compute-ms).')
+    await opened?.dispose()
+    assert.equal(disposed, 1)
+    assert.equal(runtimeAnswering(timeout).openSession, undefined)
   })
 })

@@ -17,13 +17,21 @@ function usageMessage(argv: string[]): string {
 
 describe('parseCliArguments', () => {
   it('decodes each command with its defaults', () => {
-    assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), { command: 'serve', configPath: 's.json', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, maxSdkChars: 20_000, typeCheck: 'calls' })
+    assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), { command: 'serve', configPath: 's.json', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, maxSdkChars: 20_000, typeCheck: 'calls', state: true })
+    assert.deepEqual(parseCliArguments(['repl', '-c', 's.json', '--backend', 'worker-thread', '--type-check', 'strict']), { command: 'repl', configPath: 's.json', backend: 'worker-thread', backendChosen: true, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, typeCheck: 'strict' })
     assert.deepEqual(parseCliArguments(['run', 'p.ts', '-c', 's.json', '--backend', 'process', '--timeout-ms', '5000']), { command: 'run', programPath: 'p.ts', configPath: 's.json', backend: 'process', backendChosen: true, timeoutMs: 5000, typeCheck: 'calls' })
     assert.deepEqual(parseCliArguments(['check', 'p.ts', '-c', 's.json']), { command: 'check', programPath: 'p.ts', configPath: 's.json', typeCheck: 'calls' })
     assert.deepEqual(parseCliArguments(['types']), { command: 'types' })
     assert.deepEqual(parseCliArguments(['list', '--max-sdk-chars', '100']), { command: 'list', maxSdkChars: 100 })
     assert.deepEqual(parseCliArguments(['--help']), { command: 'help', isRequested: true })
     assert.deepEqual(parseCliArguments(['-v']), { command: 'version' })
+  })
+
+  it('takes --no-state on serve only, turning the per-client session off', () => {
+    assert.equal((parseCliArguments(['serve', '--no-state']) as { state?: boolean }).state, false)
+    assert.match(usageMessage(['run', 'p.ts', '--no-state']), /--no-state is not an option of run; see code-runtime run --help\.$/)
+    assert.match(usageMessage(['repl', '--no-state']), /--no-state is not an option of repl/)
+    assert.match(usageMessage(['repl', 'extra']), /repl takes no arguments, got "extra"/)
   })
 
   it('takes a fractional --timeout-ms, as the backends take a fractional maxWallMs', () => {

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { RUN_CODE_SESSION_SENTENCE } from '@code-runtime/code-mode'
 import { presentTools } from './run-code-description.js'
 import { buildToolCatalog } from './tool-catalog.js'
 import type { UpstreamServer } from './upstream-clients.js'
@@ -33,5 +34,12 @@ describe('run_code description', () => {
     assert.match(presentation.runCodeDescription, /^- memory_recall: Does recall\.$/m)
     assert.match(presentation.runCodeDescription, /call get_tool_types with the members/)
     for (const rule of PROGRAM_RULES) assert.equal(occurrences(presentation.runCodeDescription, rule), 1, rule)
+  })
+
+  it('says in one sentence that variables persist, only when runs keep them, in both modes', () => {
+    for (const maxSdkChars of [1_000_000, 10]) {
+      assert.equal(occurrences(presentTools(catalog, maxSdkChars, { session: true }).runCodeDescription, RUN_CODE_SESSION_SENTENCE), 1)
+      assert.equal(occurrences(presentTools(catalog, maxSdkChars).runCodeDescription, 'persist'), 0)
+    }
   })
 })

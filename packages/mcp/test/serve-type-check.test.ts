@@ -69,7 +69,7 @@ describe('code-runtime serve checks programs before they run (--type-check calls
   })
 
   it('says in its log which mode it checks with', () => {
-    assert.match(setup.serve.stderr(), /^code-runtime: serving \d+ tools of 2 server\(s\) .*; type check calls\)\.$/m)
+    assert.match(setup.serve.stderr(), /^code-runtime: serving \d+ tools of 2 server\(s\) .*; type check calls; variables persist between calls\)\.$/m)
   })
 })
 
