@@ -10,7 +10,7 @@
  * Busy time is whatever the test sets in `busy`: a same-thread guest cannot be measured apart
  * from the test, and a compute budget is easier to drive by hand.
  */
-import type { HostToGuestMessage, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '../src/index.js'
+import type { HostToGuestMessage, SpawnOptions, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '../src/index.js'
 import { GuestSession } from '../src/guest/index.js'
 
 /** A promise with its settle functions, for steering the order of events from a test. */
@@ -172,6 +172,8 @@ export class RecyclableSubstrate extends ScriptedSubstrate {
 /** A factory that records what it spawned; `make` decides each spawn's fate. */
 export class InMemoryFactory<S extends Substrate> implements SubstrateFactory {
   readonly spawned: S[] = []
+  /** What each spawn was asked for, in call order. */
+  readonly spawnOptions: SpawnOptions[] = []
   spawnCalls = 0
   private readonly make: (index: number) => S | Promise<S>
 
@@ -179,7 +181,8 @@ export class InMemoryFactory<S extends Substrate> implements SubstrateFactory {
     this.make = make
   }
 
-  async spawn(): Promise<S> {
+  async spawn(options: SpawnOptions = {}): Promise<S> {
+    this.spawnOptions.push(options)
     const index = this.spawnCalls++
     const substrate = await this.make(index)
     this.spawned.push(substrate)
