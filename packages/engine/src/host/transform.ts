@@ -7,8 +7,8 @@
 import { transformSync } from 'amaro'
 
 /** The wrapper's first line; the program starts on line 2, which the guest compiles as line 1. */
-const WRAPPER_HEAD = '(async function () {\n'
-const WRAPPER_TAIL = '\n})'
+export const WRAPPER_HEAD = '(async function () {\n'
+export const WRAPPER_TAIL = '\n})'
 
 /** The outcome of {@link transformProgram}. */
 export type TransformResult = { readonly ok: true; readonly source: string } | { readonly ok: false; readonly message: string }
@@ -36,7 +36,8 @@ interface AmaroError {
   readonly startColumn?: unknown
 }
 
-function positionOf(source: string, index: number): { line: number; column: number } {
+/** The 1-based line and column of `index` in `source`. */
+export function positionOf(source: string, index: number): { line: number; column: number } {
   let line = 1
   let lineStart = 0
   for (let cursor = 0; cursor < index; cursor++) {
@@ -58,11 +59,11 @@ function endOf(program: string): { line: number; column: number } {
  * early (an unclosed `{`, an unfinished expression) fails in the wrapper's closing line, past
  * the program: such an error points at the end of the program instead, and says so.
  */
-function locate(program: string, details: AmaroError): { where: string; pastTheEnd: boolean } {
-  // amaro lines are 1-based in the wrapped text (the program starts on line 2); columns are 0-based.
-  if (typeof details.startLine !== 'number') return { where: '', pastTheEnd: false }
-  const line = Math.max(1, details.startLine - 1)
-  const column = typeof details.startColumn === 'number' ? details.startColumn + 1 : undefined
+function locate(program: string, wrappedLine: number | undefined, wrappedColumn: number | undefined): { where: string; pastTheEnd: boolean } {
+  // Lines are 1-based in the wrapped text (the program starts on line 2); columns are 0-based.
+  if (wrappedLine === undefined) return { where: '', pastTheEnd: false }
+  const line = Math.max(1, wrappedLine - 1)
+  const column = wrappedColumn === undefined ? undefined : wrappedColumn + 1
   const end = endOf(program)
   if (line > end.line || (line === end.line && column !== undefined && column > end.column)) {
     return { where: `Line ${end.line}, col ${end.column}: `, pastTheEnd: true }
@@ -70,20 +71,35 @@ function locate(program: string, details: AmaroError): { where: string; pastTheE
   return { where: column === undefined ? `Line ${line}: ` : `Line ${line}, col ${column}: `, pastTheEnd: false }
 }
 
-function describeTransformError(program: string, error: unknown): string {
-  const details = (typeof error === 'object' && error !== null ? error : {}) as AmaroError
-  const text = typeof details.message === 'string' ? details.message : String(error)
-  const { where, pastTheEnd } = locate(program, details)
-  if (details.code === 'UnsupportedSyntax') {
-    const hint = SYNTAX_HINTS.find(([pattern]) => pattern.test(text))
-    if (hint !== undefined) return `${where}${hint[1]} Only erasable TypeScript runs (types, interfaces, 'as', generics).`
-    return `${where}${text}. Only erasable TypeScript runs (types, interfaces, 'as', generics).`
-  }
+/**
+ * A syntax error found in the wrapped text (1-based line, 0-based column, both in the wrapped
+ * numbering), told in the program's own positions.
+ */
+export function describeSyntaxError(program: string, wrappedLine: number | undefined, wrappedColumn: number | undefined, text: string): string {
+  const { where, pastTheEnd } = locate(program, wrappedLine, wrappedColumn)
   if (pastTheEnd) return `${where}SyntaxError: ${text}. The program ends here: is a bracket, string, comment or expression left open?`
   return `${where}SyntaxError: ${text}`
 }
 
-/** Strips types from a program and wraps it, or explains in the program's own positions why not. */
+function describeTransformError(program: string, error: unknown): string {
+  const details = (typeof error === 'object' && error !== null ? error : {}) as AmaroError
+  const text = typeof details.message === 'string' ? details.message : String(error)
+  const wrappedLine = typeof details.startLine === 'number' ? details.startLine : undefined
+  const wrappedColumn = typeof details.startColumn === 'number' ? details.startColumn : undefined
+  if (details.code === 'UnsupportedSyntax') {
+    const { where } = locate(program, wrappedLine, wrappedColumn)
+    const hint = SYNTAX_HINTS.find(([pattern]) => pattern.test(text))
+    if (hint !== undefined) return `${where}${hint[1]} Only erasable TypeScript runs (types, interfaces, 'as', generics).`
+    return `${where}${text}. Only erasable TypeScript runs (types, interfaces, 'as', generics).`
+  }
+  return describeSyntaxError(program, wrappedLine, wrappedColumn, text)
+}
+
+/**
+ * Strips types from a program wrapped as the body of an async function (the text returned starts
+ * with {@link WRAPPER_HEAD} and ends with {@link WRAPPER_TAIL}), or explains in the program's own
+ * positions why not: dynamic `import()`, syntax that is not erasable, syntax errors.
+ */
 export function transformProgram(program: string): TransformResult {
   const dynamicImport = DYNAMIC_IMPORT.exec(program)
   if (dynamicImport !== null) {
