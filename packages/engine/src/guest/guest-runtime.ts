@@ -231,7 +231,8 @@ export class GuestSession {
 
   private end(message: GuestToHostMessage & { kind: 'run-end' }): void {
     if (!this.finishRun()) return
-    this.channel.send({ ...message, heapBytes: getHeapStatistics().total_heap_size })
+    const heap = getHeapStatistics()
+    this.channel.send({ ...message, heapBytes: heap.total_heap_size, usedHeapBytes: heap.used_heap_size })
   }
 
   private fail(thrown: unknown): void {

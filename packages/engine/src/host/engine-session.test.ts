@@ -165,12 +165,15 @@ describe('RunEngine.openSession', () => {
     }
   })
 
-  it('ends the session when a run-end reports more heap than maxHeapBytes', async () => {
+  it('ends the session when a run-end reports more used heap than maxHeapBytes, not merely more reserved heap', async () => {
     const { engine } = scriptedEngine((message, substrate) => {
-      if (message.kind === 'run-start') setImmediate(() => substrate.emit({ kind: 'run-end', outcome: 'value', valueJson: '1', heapBytes: 64 * 1024 * 1024 }))
+      const used = message.kind === 'run-start' && message.source.includes('keep') ? 64 : 8
+      if (message.kind === 'run-start') setImmediate(() => substrate.emit({ kind: 'run-end', outcome: 'value', valueJson: '1', heapBytes: 80 * 1024 * 1024, usedHeapBytes: used * 1024 * 1024 }))
     })
     const session = await engine.openSession({ maxHeapBytes: 16 * 1024 * 1024 })
-    const failure = failureOf(await session.run({ program: 'return 1', bindings: [] }))
+    assert.equal((await session.run({ program: 'return 1', bindings: [] })).value, 1, 'garbage the young generation holds is not state')
+    assert.equal(session.endReason, undefined)
+    const failure = failureOf(await session.run({ program: 'globalThis.keep = 1', bindings: [] }))
     assert.equal(failure.kind, 'worker-exit')
     assert.match(failure.message, /maxHeapBytes budget of 16777216/)
     assert.equal(session.endReason, 'lost')

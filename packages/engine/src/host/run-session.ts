@@ -248,9 +248,10 @@ export class RunSession {
         this.heapBytes = message.heapBytes
         this.cleanEnd = true
         const maxHeapBytes = this.options.session?.maxHeapBytes
-        if (maxHeapBytes !== undefined && message.heapBytes !== undefined && message.heapBytes > maxHeapBytes) {
+        // The used heap, not the reserved one: a young generation full of garbage is not state.
+        if (maxHeapBytes !== undefined && message.usedHeapBytes !== undefined && message.usedHeapBytes > maxHeapBytes) {
           this.cleanEnd = false
-          this.settleFailure('worker-exit', `The session's heap grew to ${message.heapBytes} bytes, over its maxHeapBytes budget of ${maxHeapBytes}, and its sandbox was stopped. Keep less data in the session.`, 'kill')
+          this.settleFailure('worker-exit', `The session's heap grew to ${message.usedHeapBytes} bytes, over its maxHeapBytes budget of ${maxHeapBytes}, and its sandbox was stopped. Keep less data in the session.`, 'kill')
           return
         }
         if (message.outcome !== 'value') {

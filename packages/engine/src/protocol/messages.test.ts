@@ -121,9 +121,11 @@ describe('decodeGuestMessage', () => {
 
   it('drops a heap size that is not a plain byte count instead of passing it on', () => {
     for (const heapBytes of [-1, 1.5, 2 ** 53, Number.NaN, '10', null, 10n]) {
-      assertRebuilt(decodeGuestMessage, { kind: 'run-end', outcome: 'value', valueJson: '1', heapBytes },
+      assertRebuilt(decodeGuestMessage, { kind: 'run-end', outcome: 'value', valueJson: '1', heapBytes, usedHeapBytes: heapBytes },
         { kind: 'run-end', outcome: 'value', valueJson: '1' })
     }
+    assertRebuilt(decodeGuestMessage, { kind: 'run-end', outcome: 'value', valueJson: '1', heapBytes: 20, usedHeapBytes: 10 },
+      { kind: 'run-end', outcome: 'value', valueJson: '1', heapBytes: 20, usedHeapBytes: 10 })
   })
 
   const malformed: [string, unknown][] = [

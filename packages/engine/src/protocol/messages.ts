@@ -85,6 +85,11 @@ export type RunEndMessage = (
 ) & {
   /** The guest's V8 heap size at the end, in bytes: advisory, as the guest reports it. */
   readonly heapBytes?: number
+  /**
+   * The bytes its objects take (V8's used heap, without the room the young generation keeps
+   * free): what a session's `maxHeapBytes` is checked against. Advisory, as the guest reports it.
+   */
+  readonly usedHeapBytes?: number
 }
 
 /** Guest → host: the answer to `run-stop`; nothing of the stopped run follows it. */
@@ -133,6 +138,8 @@ const readString = (item: unknown): string | undefined => (typeof item === 'stri
 function isCallId(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
 }
+
+const isByteCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 
 const refuse = (problem: string): { ok: false; problem: string } => ({ ok: false, problem })
 
@@ -188,7 +195,11 @@ function readGuestMessage(raw: unknown): Decoded<GuestToHostMessage> {
     case 'run-end': {
       const outcome = own(record, 'outcome')
       const heapBytes = own(record, 'heapBytes')
-      const heap = typeof heapBytes === 'number' && Number.isSafeInteger(heapBytes) && heapBytes >= 0 ? { heapBytes } : {}
+      const usedHeapBytes = own(record, 'usedHeapBytes')
+      const heap = {
+        ...isByteCount(heapBytes) ? { heapBytes } : {},
+        ...isByteCount(usedHeapBytes) ? { usedHeapBytes } : {},
+      }
       if (outcome === 'value') {
         const valueJson = own(record, 'valueJson')
         if (valueJson !== null && typeof valueJson !== 'string') return refuse('a run-end with a malformed value')
