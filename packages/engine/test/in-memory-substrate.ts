@@ -13,6 +13,16 @@
 import type { HostToGuestMessage, SpawnOptions, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '../src/index.js'
 import { GuestSession } from '../src/guest/index.js'
 
+/** Small limits for engines on in-memory substrates: no spawn ahead, budgets a test can reach. */
+export const TEST_LIMITS = {
+  spawnAhead: 0,
+  budgets: { computeMs: 2_000, maxWallMs: 10_000 },
+  maxOutputBytes: 4_096,
+  maxLogEntries: 100,
+  maxPendingCallBytes: 1_000_000,
+  maxOldGenerationSizeMb: 64,
+} as const
+
 /** A promise with its settle functions, for steering the order of events from a test. */
 export interface Deferred<T> {
   readonly promise: Promise<T>

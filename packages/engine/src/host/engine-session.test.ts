@@ -7,16 +7,7 @@ import assert from 'node:assert/strict'
 import { CodeRuntimeError, type CodeBindingNamespace, type CodeRunResult, type CodeSession } from '@code-runtime/core'
 import { RunEngine, type RunEngineOptions } from './run-engine.js'
 import { RUN_STOP_GRACE_MS } from './run-session.js'
-import { drain, GuestSubstrate, InMemoryFactory, ScriptedSubstrate, type GuestScript } from '../../test/in-memory-substrate.js'
-
-const LIMITS = {
-  spawnAhead: 0,
-  budgets: { computeMs: 2_000, maxWallMs: 10_000 },
-  maxOutputBytes: 4_096,
-  maxLogEntries: 100,
-  maxPendingCallBytes: 1_000_000,
-  maxOldGenerationSizeMb: 64,
-} as const
+import { drain, GuestSubstrate, InMemoryFactory, ScriptedSubstrate, TEST_LIMITS as LIMITS, type GuestScript } from '../../test/in-memory-substrate.js'
 
 type Options = Partial<Omit<RunEngineOptions, 'factory'>>
 
