@@ -114,6 +114,20 @@ describe('RunEngine.openSession', () => {
     await engine.dispose()
   })
 
+  it('says nothing of a lost session when the caller disposes it while its guest is asked to stop', async () => {
+    const { engine, factory } = scriptedEngine(honestScript(true))
+    const session = await engine.openSession()
+    const pending = session.run({ program: 'await tools.hang()', bindings: [hang], signal: abortSoon() })
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    assert.ok(factory.spawned[0]?.sent.some((message) => message.kind === 'run-stop'), 'the guest was asked to stop')
+    await session.dispose()
+    const failure = failureOf(await pending)
+    assert.equal(failure.kind, 'abort')
+    assert.doesNotMatch(failure.message, /lost/)
+    assert.equal(session.endReason, 'disposed')
+    await engine.dispose()
+  })
+
   it('kills the substrate at once on a compute timeout: the run says the session is lost', async () => {
     const { engine, factory } = scriptedEngine((message, substrate) => {
       if (message.kind === 'run-start') substrate.busy = 10_000
