@@ -222,6 +222,22 @@ describe('RunEngine.openSession', () => {
     await engine.dispose()
   })
 
+  it('settles a queued run as abort when its signal fires before its turn, and never starts it', async () => {
+    const { engine, factory } = scriptedEngine(honestScript())
+    const session = await engine.openSession()
+    const inFlight = session.run({ program: 'hang', bindings: [] })
+    const controller = new AbortController()
+    const queued = session.run({ program: 'return 1', bindings: [], signal: controller.signal })
+    controller.abort(new Error('no longer wanted'))
+    const failure = failureOf(await queued)
+    assert.equal(failure.kind, 'abort')
+    assert.match(failure.message, /no longer wanted/)
+    await session.dispose()
+    assert.equal(failureOf(await inFlight).kind, 'abort')
+    assert.equal(factory.spawned[0]?.sent.filter((message) => message.kind === 'run-start').length, 1, 'the queued run never started')
+    await engine.dispose()
+  })
+
   it('queues runs, and on dispose settles the one in flight as abort and rejects the queued ones', async () => {
     const { engine, factory } = scriptedEngine(honestScript())
     const session: CodeSession = await engine.openSession()
