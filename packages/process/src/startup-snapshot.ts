@@ -16,16 +16,24 @@ import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 
 /** What a blob is built from; any change makes another blob. */
 export interface SnapshotSpec {
   /** The Node binary that builds the blob and starts every child from it. */
   readonly nodePath: string
-  /** The guest bundle, as the building process reads it. */
+  /** The guest bundle, as the building process reads it (a sandbox path for the container). */
   readonly entryPath: string
+  /** The guest bundle on the host, whose content is part of the key; {@link entryPath} by default. */
+  readonly bundlePath?: string
   /** The V8 flags of the children: Node refuses a blob built under other V8 flags. */
   readonly v8Flags: readonly string[]
+  /**
+   * The command (program first) that builds the blob into `partialName` in the private `folder`;
+   * by default {@link nodePath} on the host. The container builds inside its sandbox, so that the
+   * blob holds the sandbox's paths only.
+   */
+  readonly buildCommand?: (folder: string, partialName: string) => readonly string[]
 }
 
 /** The blob's file name: a hash of Node's version and binary, the bundle's path and content, and the flags. */
@@ -99,7 +107,7 @@ export class StartupSnapshot {
     if (folder === undefined) return undefined
     let bundleText: Buffer
     try {
-      bundleText = readFileSync(spec.entryPath)
+      bundleText = readFileSync(spec.bundlePath ?? spec.entryPath)
     } catch {
       return undefined
     }
@@ -127,15 +135,26 @@ export class StartupSnapshot {
   }
 }
 
+/** Node's arguments that build a blob at `blobPath` from `entryPath`, under the children's V8 flags. */
+export function buildSnapshotArgs(v8Flags: readonly string[], blobPath: string, entryPath: string): string[] {
+  return [...v8Flags, '--no-warnings', '--snapshot-blob', blobPath, '--build-snapshot', entryPath]
+}
+
 /**
  * Builds the blob into a fresh name in `folder`, then renames it into place (a child never sees a
  * half-written blob; two runtimes building at once both end with a whole one). The building Node
  * runs the bundle's top level only (see `child-entry.ts`), with the children's V8 flags.
  */
 function buildBlob(spec: SnapshotSpec, folder: string, blobPath: string, uid: number): Promise<boolean> {
-  const partial = `${blobPath}.${process.pid}-${Date.now()}.partial`
+  const partialName = `${basename(blobPath)}.${process.pid}-${Date.now()}.partial`
+  const partial = join(folder, partialName)
+  const [program, ...args] = spec.buildCommand?.(folder, partialName) ?? [spec.nodePath, ...buildSnapshotArgs(spec.v8Flags, partial, spec.entryPath)]
   return new Promise<boolean>((resolve) => {
-    const builder = spawn(spec.nodePath, [...spec.v8Flags, '--no-warnings', '--snapshot-blob', partial, '--build-snapshot', spec.entryPath], {
+    if (program === undefined) {
+      resolve(false)
+      return
+    }
+    const builder = spawn(program, args, {
       env: {},
       cwd: folder,
       stdio: 'ignore',

@@ -1,4 +1,4 @@
-// The process backend's startup snapshot seen from outside: children start from the blob once it
+// The startup snapshot of the process and container backends seen from outside: children start from the blob once it
 // is built, a blob that cannot start a child is given up without failing a run, a blob that is not
 // the host user's own is never used nor touched, and a program cannot write the blob.
 import { after, describe, it } from 'node:test'
@@ -7,9 +7,11 @@ import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RunEngine } from '@code-runtime/engine'
-import { resolveProcessConfig } from '@code-runtime/process'
+import { resolveContainerConfig, resolveProcessConfig } from '@code-runtime/process'
 import { locateBootstrapFiles } from '../src/bootstrap-files.js'
+import { SANDBOX_ROOT } from '../src/bubblewrap-args.js'
 import { childV8Flags } from '../src/child-command.js'
+import { createContainerEngine } from '../src/container-runtime.js'
 import { createProcessEngine } from '../src/process-runtime.js'
 import { openSnapshotFolder, snapshotFileName } from '../src/startup-snapshot.js'
 import { startHookedRuntime } from './start.js'
@@ -107,5 +109,49 @@ describe('process backend: startup snapshot', { skip: uid < 0 ? 'needs a POSIX u
       await escaped.dispose()
     }
     assert.equal(readFileSync(place.blob, 'utf8'), 'blob')
+  })
+})
+
+describe('container backend: startup snapshot', { skip: uid < 0 ? 'needs a POSIX user id' : false }, () => {
+  const containerConfig = resolveContainerConfig({ spawnAhead: 0 })
+
+  /** The container's blob name in a fresh place: keyed by the bundle's sandbox path. */
+  function freshContainerPlace(): { parent: string; folder: string; name: string } {
+    const parent = mkdtempSync(join(scratch, 'container-place-'))
+    const folder = openSnapshotFolder(parent, uid)
+    assert.ok(folder !== undefined)
+    const files = locateBootstrapFiles()
+    const bundlePath = `${files.entryPackage.root}/${files.entryModule}`
+    const entryPath = `${SANDBOX_ROOT}/node_modules/${files.entryPackage.name}/${files.entryModule}`
+    const spec = { nodePath: files.nodePath, entryPath, v8Flags: childV8Flags(containerConfig.maxOldGenerationSizeMb) }
+    return { parent, folder, name: snapshotFileName(spec, process.version, readFileSync(bundlePath)) }
+  }
+
+  it('builds the blob inside the sandbox: it names no path of the project, and later sandboxes start from it', async () => {
+    const place = freshContainerPlace()
+    const first = await createContainerEngine(containerConfig, undefined, { parent: place.parent, uid })
+    try {
+      await runTwice(first.engine)
+      await waitForFile(place.folder, place.name, 30_000)
+      await runTwice(first.engine)
+    } finally {
+      await first.dispose()
+    }
+    const blob = readFileSync(join(place.folder, place.name)).toString('latin1')
+    const root = locateBootstrapFiles().entryPackage.root
+    assert.equal(blob.includes(root), false, 'the blob holds the sandbox\'s paths only')
+    assert.equal(statSync(join(place.folder, place.name)).mode & 0o777, 0o600)
+  })
+
+  it('gives up a corrupt blob: runs still succeed, and the file is removed', async () => {
+    const place = freshContainerPlace()
+    writeFileSync(join(place.folder, place.name), 'not a snapshot', { mode: 0o600 })
+    const engine = await createContainerEngine(containerConfig, undefined, { parent: place.parent, uid })
+    try {
+      await runTwice(engine.engine)
+    } finally {
+      await engine.dispose()
+    }
+    assert.equal(readdirSync(place.folder).includes(place.name), false)
   })
 })
