@@ -1,9 +1,9 @@
 import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { isPrivatePath, openSnapshotFolder, snapshotFileName, StartupSnapshot } from './startup-snapshot.js'
+import { isPrivatePath, openSnapshotFolder, pruneStaleBlobs, snapshotFileName, STALE_BLOB_MS, StartupSnapshot } from './startup-snapshot.js'
 
 const uid = process.getuid?.() ?? 0
 
@@ -110,5 +110,26 @@ describe('StartupSnapshot', () => {
     built?.drop()
     assert.equal(built?.usableBlob(), undefined)
     assert.equal(isPrivatePath(blob, uid, 'file'), false, 'the file is gone')
+  })
+})
+
+describe('pruneStaleBlobs', () => {
+  it('removes blobs no runtime found for a week and old build leftovers, and nothing else', () => {
+    const folder = mkdtempSync(join(scratch, 'prune-'))
+    const now = Date.now()
+    const aged = (name: string, ageMs: number): string => {
+      const path = join(folder, name)
+      writeFileSync(path, 'x', { mode: 0o600 })
+      const at = new Date(now - ageMs)
+      utimesSync(path, at, at)
+      return path
+    }
+    const stale = aged(`child-${'a'.repeat(32)}.blob`, STALE_BLOB_MS + 60_000)
+    const fresh = aged(`child-${'b'.repeat(32)}.blob`, STALE_BLOB_MS - 60_000)
+    const leftover = aged(`child-${'c'.repeat(32)}.blob.1-2.partial`, 2 * 3_600_000)
+    const building = aged(`child-${'d'.repeat(32)}.blob.1-3.partial`, 60_000)
+    const other = aged('notes.txt', STALE_BLOB_MS * 2)
+    pruneStaleBlobs(folder, uid, now)
+    assert.deepEqual([stale, fresh, leftover, building, other].map(existsSync), [false, true, false, true, true])
   })
 })

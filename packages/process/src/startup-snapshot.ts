@@ -14,7 +14,7 @@
  */
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
+import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 
@@ -112,8 +112,16 @@ export class StartupSnapshot {
       return undefined
     }
     const blobPath = join(folder, snapshotFileName(spec, process.version, bundleText))
-    if (isPrivatePath(blobPath, place.uid, 'file')) return new StartupSnapshot(blobPath, place.uid, undefined)
-    return new StartupSnapshot(blobPath, place.uid, () => buildBlob(spec, folder, blobPath, place.uid))
+    if (isPrivatePath(blobPath, place.uid, 'file')) {
+      markUsed(blobPath)
+      return new StartupSnapshot(blobPath, place.uid, undefined)
+    }
+    return new StartupSnapshot(blobPath, place.uid, async () => {
+      const built = await buildBlob(spec, folder, blobPath, place.uid)
+      // Each Node, bundle build and heap cap leaves a blob of a few MiB: the unused ones go.
+      if (built) pruneStaleBlobs(folder, place.uid, Date.now())
+      return built
+    })
   }
 
   /** The blob to start the next child from, or undefined: not built yet, given up, or no longer private. */
@@ -138,6 +146,40 @@ export class StartupSnapshot {
 /** Node's arguments that build a blob at `blobPath` from `entryPath`, under the children's V8 flags. */
 export function buildSnapshotArgs(v8Flags: readonly string[], blobPath: string, entryPath: string): string[] {
   return [...v8Flags, '--no-warnings', '--snapshot-blob', blobPath, '--build-snapshot', entryPath]
+}
+
+/** A blob's modification time is when a runtime last found it; stale ones are pruned by it. */
+function markUsed(blobPath: string): void {
+  try {
+    const now = new Date()
+    utimesSync(blobPath, now, now)
+  } catch {
+    // Only the pruning would be early; the blob is still good.
+  }
+}
+
+/** How long a blob no runtime has found stays, and how long a build's leftover may, in milliseconds. */
+export const STALE_BLOB_MS = 7 * 24 * 3_600_000
+const STALE_PARTIAL_MS = 3_600_000
+
+/** Removes this user's blobs no runtime found in {@link STALE_BLOB_MS}, and builds' leftovers. */
+export function pruneStaleBlobs(folder: string, uid: number, now: number): void {
+  let names: string[]
+  try {
+    names = readdirSync(folder)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const maxAge = /^child-[0-9a-f]{32}\.blob$/.test(name) ? STALE_BLOB_MS : name.endsWith('.partial') ? STALE_PARTIAL_MS : undefined
+    const path = join(folder, name)
+    if (maxAge === undefined || !isPrivatePath(path, uid, 'file')) continue
+    try {
+      if (now - lstatSync(path).mtimeMs > maxAge) rmSync(path, { force: true })
+    } catch {
+      // Gone already.
+    }
+  }
 }
 
 /**

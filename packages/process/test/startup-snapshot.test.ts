@@ -22,15 +22,19 @@ after(() => rmSync(scratch, { recursive: true, force: true }))
 
 const config = resolveProcessConfig({ spawnAhead: 0 })
 
-/** A fresh place for blobs, its private folder, and the path the engine's blob will have there. */
-function freshPlace(): { parent: string; folder: string; blob: string } {
-  const parent = mkdtempSync(join(scratch, 'place-'))
+/**
+ * A fresh place for blobs, its private folder, and the path the engine's blob will have there:
+ * keyed by the bundle as the building Node reads it (the container's at its sandbox path).
+ */
+function freshPlace(backend: 'process' | 'container', maxOldGenerationSizeMb: number): { parent: string; folder: string; blob: string; name: string } {
+  const parent = mkdtempSync(join(scratch, `${backend}-place-`))
   const folder = openSnapshotFolder(parent, uid)
   assert.ok(folder !== undefined)
   const files = locateBootstrapFiles()
-  const entryPath = `${files.entryPackage.root}/${files.entryModule}`
-  const name = snapshotFileName({ nodePath: files.nodePath, entryPath, v8Flags: childV8Flags(config.maxOldGenerationSizeMb) }, process.version, readFileSync(entryPath))
-  return { parent, folder, blob: join(folder, name) }
+  const bundlePath = `${files.entryPackage.root}/${files.entryModule}`
+  const entryPath = backend === 'process' ? bundlePath : `${SANDBOX_ROOT}/node_modules/${files.entryPackage.name}/${files.entryModule}`
+  const name = snapshotFileName({ nodePath: files.nodePath, entryPath, v8Flags: childV8Flags(maxOldGenerationSizeMb) }, process.version, readFileSync(bundlePath))
+  return { parent, folder, blob: join(folder, name), name }
 }
 
 async function runTwice(engine: RunEngine): Promise<void> {
@@ -51,11 +55,11 @@ async function waitForFile(folder: string, name: string, ms: number): Promise<vo
 
 describe('process backend: startup snapshot', { skip: uid < 0 ? 'needs a POSIX user id' : false }, () => {
   it('builds a private blob on the first start, and later runtimes start from it', async () => {
-    const place = freshPlace()
+    const place = freshPlace('process', config.maxOldGenerationSizeMb)
     const first = createProcessEngine(config, undefined, { parent: place.parent, uid })
     try {
       await runTwice(first)
-      await waitForFile(place.folder, place.blob.slice(place.folder.length + 1), 30_000)
+      await waitForFile(place.folder, place.name, 30_000)
       assert.equal(statSync(place.blob).mode & 0o777, 0o600)
     } finally {
       await first.dispose()
@@ -70,7 +74,7 @@ describe('process backend: startup snapshot', { skip: uid < 0 ? 'needs a POSIX u
   })
 
   it('gives up a corrupt blob: runs still succeed, and the file is removed', async () => {
-    const place = freshPlace()
+    const place = freshPlace('process', config.maxOldGenerationSizeMb)
     writeFileSync(place.blob, 'not a snapshot', { mode: 0o600 })
     const engine = createProcessEngine(config, undefined, { parent: place.parent, uid })
     try {
@@ -78,11 +82,11 @@ describe('process backend: startup snapshot', { skip: uid < 0 ? 'needs a POSIX u
     } finally {
       await engine.dispose()
     }
-    assert.equal(readdirSync(place.folder).includes(place.blob.slice(place.folder.length + 1)), false)
+    assert.equal(readdirSync(place.folder).includes(place.name), false)
   })
 
   it('never uses nor touches a blob another user owns or others may write', { skip: uid !== 0 ? 'changing a file\'s owner needs root' : false }, async () => {
-    const place = freshPlace()
+    const place = freshPlace('process', config.maxOldGenerationSizeMb)
     writeFileSync(place.blob, 'planted', { mode: 0o600 })
     chownSync(place.blob, 65534, 65534)
     const engine = createProcessEngine(config, undefined, { parent: place.parent, uid })
@@ -96,7 +100,7 @@ describe('process backend: startup snapshot', { skip: uid < 0 ? 'needs a POSIX u
   })
 
   it('a program that escaped to the child\'s main realm cannot write the blob (the permission model grants no writes)', async () => {
-    const place = freshPlace()
+    const place = freshPlace('process', config.maxOldGenerationSizeMb)
     writeFileSync(place.blob, 'blob', { mode: 0o600 })
     const escaped = await startHookedRuntime('process', 'escaped-child-entry', { config: { spawnAhead: 0 } })
     try {
@@ -115,17 +119,7 @@ describe('process backend: startup snapshot', { skip: uid < 0 ? 'needs a POSIX u
 describe('container backend: startup snapshot', { skip: uid < 0 ? 'needs a POSIX user id' : false }, () => {
   const containerConfig = resolveContainerConfig({ spawnAhead: 0 })
 
-  /** The container's blob name in a fresh place: keyed by the bundle's sandbox path. */
-  function freshContainerPlace(): { parent: string; folder: string; name: string } {
-    const parent = mkdtempSync(join(scratch, 'container-place-'))
-    const folder = openSnapshotFolder(parent, uid)
-    assert.ok(folder !== undefined)
-    const files = locateBootstrapFiles()
-    const bundlePath = `${files.entryPackage.root}/${files.entryModule}`
-    const entryPath = `${SANDBOX_ROOT}/node_modules/${files.entryPackage.name}/${files.entryModule}`
-    const spec = { nodePath: files.nodePath, entryPath, v8Flags: childV8Flags(containerConfig.maxOldGenerationSizeMb) }
-    return { parent, folder, name: snapshotFileName(spec, process.version, readFileSync(bundlePath)) }
-  }
+  const freshContainerPlace = (): ReturnType<typeof freshPlace> => freshPlace('container', containerConfig.maxOldGenerationSizeMb)
 
   it('builds the blob inside the sandbox: it names no path of the project, and later sandboxes start from it', async () => {
     const place = freshContainerPlace()
@@ -137,15 +131,15 @@ describe('container backend: startup snapshot', { skip: uid < 0 ? 'needs a POSIX
     } finally {
       await first.dispose()
     }
-    const blob = readFileSync(join(place.folder, place.name)).toString('latin1')
+    const blob = readFileSync(place.blob).toString('latin1')
     const root = locateBootstrapFiles().entryPackage.root
     assert.equal(blob.includes(root), false, 'the blob holds the sandbox\'s paths only')
-    assert.equal(statSync(join(place.folder, place.name)).mode & 0o777, 0o600)
+    assert.equal(statSync(place.blob).mode & 0o777, 0o600)
   })
 
   it('gives up a corrupt blob: runs still succeed, and the file is removed', async () => {
     const place = freshContainerPlace()
-    writeFileSync(join(place.folder, place.name), 'not a snapshot', { mode: 0o600 })
+    writeFileSync(place.blob, 'not a snapshot', { mode: 0o600 })
     const engine = await createContainerEngine(containerConfig, undefined, { parent: place.parent, uid })
     try {
       await runTwice(engine.engine)
