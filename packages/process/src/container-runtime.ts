@@ -124,12 +124,7 @@ function launcher(
   return (inheritedDescriptors) => {
     const snapshotBlob = snapshot?.usableBlob()
     const command = sandboxCommand(inheritedDescriptors, snapshotBlob)
-    // A sandbox that could not start from the blob: give the blob up, start the plain way.
-    const startFailed = (): boolean => {
-      if (snapshotBlob === undefined) return false
-      snapshot?.drop()
-      return true
-    }
+    const startFailed = (): boolean => snapshot?.startFailed(snapshotBlob) ?? false
     if (groups === undefined) return { command, rootIsMonitor: true, wasOutOfMemory: () => false, release: () => Promise.resolve(), startFailed }
     const sandboxGroups: SandboxGroups = groups.create()
     return {

@@ -64,12 +64,7 @@ export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestO
       rootIsMonitor: false,
       wasOutOfMemory: () => false,
       release: () => Promise.resolve(),
-      // A child that could not start from the blob: give the blob up, start the plain way.
-      startFailed: () => {
-        if (snapshotBlob === undefined) return false
-        snapshot?.drop()
-        return true
-      },
+      startFailed: () => snapshot?.startFailed(snapshotBlob) ?? false,
     }
   }
   return new RunEngine({

@@ -93,7 +93,7 @@ describe('StartupSnapshot', () => {
     assert.equal(snapshot.usableBlob(), undefined, 'opened to others: never used again')
   })
 
-  it('gives up a blob that cannot be built, and removes a dropped one', async () => {
+  it('gives up a blob that cannot be built, and removes one a child failed to start from', async () => {
     const broken = join(scratch, 'broken.cjs')
     writeFileSync(broken, "throw new Error('no snapshot of me')")
     const parent = mkdtempSync(join(scratch, 'broken-'))
@@ -107,7 +107,9 @@ describe('StartupSnapshot', () => {
     await settle(built)
     const blob = built?.usableBlob()
     assert.ok(blob !== undefined)
-    built?.drop()
+    assert.equal(built?.startFailed(undefined), false, 'a plain start failed: nothing to give up, no retry')
+    assert.equal(built?.usableBlob(), blob)
+    assert.equal(built?.startFailed(blob), true, 'a start from the blob failed: retry the plain way')
     assert.equal(built?.usableBlob(), undefined)
     assert.equal(isPrivatePath(blob, uid, 'file'), false, 'the file is gone')
   })

@@ -133,6 +133,16 @@ export class StartupSnapshot {
   }
 
   /**
+   * For a child that exited before it was ready, started from `usedBlob` (undefined: the plain
+   * way): gives the blob up, and says whether one more start is worth it (it will be plain).
+   */
+  startFailed(usedBlob: string | undefined): boolean {
+    if (usedBlob === undefined) return false
+    this.drop()
+    return true
+  }
+
+  /**
    * Gives the blob up after a child started from it failed: later children start the plain way,
    * and the file is removed so that the next runtime builds it anew.
    */
