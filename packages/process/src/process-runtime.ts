@@ -8,11 +8,12 @@ import type { Context } from '@deepseek-ai/cordis'
 import { CodeRuntime, CodeRuntimeError, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
 import { RunEngine, runLimitsOf } from '@code-runtime/engine'
 import { listReadablePaths, locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
-import { buildNodeArgs, buildPrlimitArgs, cpuSecondsFor, detectPermissionFlag, type ChildCommand } from './child-command.js'
-import { ChildSubstrateFactory } from './child-substrate.js'
+import { buildNodeArgs, buildPrlimitArgs, childV8Flags, cpuSecondsFor, detectPermissionFlag, type ChildCommand } from './child-command.js'
+import { ChildSubstrateFactory, type ChildLaunch } from './child-substrate.js'
 import { resolveProcessConfig, type ProcessConfig, type ProcessConfigInput } from './config.js'
 import { findProgram } from './host-programs.js'
 import { canReadProcessTree } from './process-tree.js'
+import { StartupSnapshot, type SnapshotPlace } from './startup-snapshot.js'
 
 /** Checks what every child-process backend needs from the host; returns the `prlimit` path. */
 export function requireProcessHost(backend: string): string {
@@ -30,38 +31,44 @@ export function requireProcessHost(backend: string): string {
 
 /**
  * The run engine of the process backend. Internal: the runtime class builds it from config; the
- * package's tests pass a test-only entry.
+ * package's tests pass a test-only entry, or where the startup snapshot is kept.
  * @throws {CodeRuntimeError} `CODE_RUNTIME_UNAVAILABLE` when this host cannot run it.
  */
-export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestOnlyEntry): RunEngine {
+export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestOnlyEntry, snapshotPlace?: SnapshotPlace): RunEngine {
   const prlimit = requireProcessHost('process')
   const files = locateBootstrapFiles(testOnlyEntry?.entry)
   const readablePaths = testOnlyEntry?.withoutPermissionModel === true ? undefined : listReadablePaths(files)
   const permissionFlag = detectPermissionFlag()
-  const command = (inheritedDescriptors: readonly number[]): ChildCommand => {
+  const entryPath = `${files.entryPackage.root}/${files.entryModule}`
+  // Only the real bundle is snapshotted: a test-only entry starts the plain way.
+  const snapshot = testOnlyEntry === undefined
+    ? StartupSnapshot.prepare({ nodePath: files.nodePath, entryPath, v8Flags: childV8Flags(config.maxOldGenerationSizeMb) }, snapshotPlace)
+    : undefined
+  const launch = (inheritedDescriptors: readonly number[]): ChildLaunch => {
+    const snapshotBlob = snapshot?.usableBlob()
     const nodeArgs = buildNodeArgs({
-      entryPath: `${files.entryPackage.root}/${files.entryModule}`,
+      entryPath,
       maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
       maxMessageBytes: config.maxMessageBytes,
       readablePaths,
       permissionFlag,
       inheritedDescriptors,
+      ...snapshotBlob === undefined ? {} : { snapshotBlob },
     })
-    return {
+    const command: ChildCommand = {
       file: prlimit,
       args: buildPrlimitArgs({ addressSpaceMb: config.maxMemoryMb, cpuSeconds: cpuSecondsFor(config.computeMs) }, [files.nodePath, ...nodeArgs]),
     }
+    return {
+      command,
+      rootIsMonitor: false,
+      wasOutOfMemory: () => false,
+      release: () => Promise.resolve(),
+      startFailed: () => snapshot?.startFailed(snapshotBlob) ?? false,
+    }
   }
   return new RunEngine({
-    factory: new ChildSubstrateFactory({
-      launch: (inheritedDescriptors) => ({
-        command: command(inheritedDescriptors),
-        rootIsMonitor: false,
-        wasOutOfMemory: () => false,
-        release: () => Promise.resolve(),
-      }),
-      maxMessageBytes: config.maxMessageBytes,
-    }),
+    factory: new ChildSubstrateFactory({ launch, maxMessageBytes: config.maxMessageBytes }),
     ...runLimitsOf(config),
   })
 }
