@@ -54,6 +54,7 @@ export {
   safeSnapshotLosslessJson,
   snapshotLosslessJson,
   type LosslessJsonOptions,
+  type LosslessJsonTextOptions,
   type LosslessJsonRefusal,
   type LosslessJsonSnapshot,
   type LosslessJsonText,

@@ -7,6 +7,7 @@ export {
   safeSnapshotLosslessJson,
   snapshotLosslessJson,
   type LosslessJsonOptions,
+  type LosslessJsonTextOptions,
   type LosslessJsonRefusal,
   type LosslessJsonSnapshot,
   type LosslessJsonText,

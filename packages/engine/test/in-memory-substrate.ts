@@ -12,6 +12,14 @@
  */
 import type { HostToGuestMessage, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '../src/index.js'
 import { GuestSession } from '../src/guest/index.js'
+import type { BridgeReply } from '../src/host/binding-bridge.js'
+import type { CallResultMessage } from '../src/protocol/messages.js'
+
+/** A bridge reply that must be a call result: a bridge without `resultPartChars` sends no parts. */
+export function resultOnly(message: BridgeReply): CallResultMessage {
+  if (message.kind !== 'call-result') throw new Error(`expected a call-result, not a ${message.kind}`)
+  return message
+}
 
 /** A promise with its settle functions, for steering the order of events from a test. */
 export interface Deferred<T> {
@@ -103,9 +111,12 @@ abstract class InMemorySubstrate implements Substrate {
 /** A substrate whose guest is a real {@link GuestSession}, run in this thread. */
 export class GuestSubstrate extends InMemorySubstrate {
   private session: GuestSession
+  /** Set: large binding results are streamed to this guest in parts of at least this many characters. */
+  readonly resultPartChars: number | undefined
 
-  constructor() {
+  constructor(resultPartChars?: number) {
     super()
+    this.resultPartChars = resultPartChars
     this.session = this.newSession()
   }
 

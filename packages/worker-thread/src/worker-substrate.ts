@@ -30,8 +30,16 @@ export const RECYCLE_DEADLINE_MS = 2_000
 
 type EventLoopUtilization = ReturnType<Worker['performance']['eventLoopUtilization']>
 
+/**
+ * A binding result's parts: a worker's messages have no size limit of their own, so a large
+ * result is streamed and the worker parses part N while the host checks part N+1. ~256 K
+ * characters keeps a 5 MiB result at about 20 messages and the guest's last parse short.
+ */
+const RESULT_PART_CHARS = 262_144
+
 class WorkerSubstrate implements Substrate {
   readonly exited: Promise<void>
+  readonly resultPartChars = RESULT_PART_CHARS
   private readonly worker: Worker
   private listener: SubstrateListener | undefined
   private exitReason: SubstrateExit | undefined

@@ -7,12 +7,12 @@ import assert from 'node:assert/strict'
 import { validateBindings, type CodeBindingFunction } from '@code-runtime/core'
 import { BindingBridge, type BindingBridgeOptions } from './binding-bridge.js'
 import type { CallRequestMessage, CallResultMessage } from '../protocol/messages.js'
-import { deferred, drain, type Deferred } from '../../test/in-memory-substrate.js'
+import { deferred, drain, resultOnly, type Deferred } from '../../test/in-memory-substrate.js'
 
 function bridgeOver(functions: Record<string, CodeBindingFunction>, options: Partial<BindingBridgeOptions> = {}): { bridge: BindingBridge; replies: CallResultMessage[] } {
   const replies: CallResultMessage[] = []
   const namespaces = validateBindings([{ global: 'tools', functions }])
-  const bridge = new BindingBridge(namespaces, (message) => replies.push(message), {
+  const bridge = new BindingBridge(namespaces, (message) => replies.push(resultOnly(message)), {
     startedAt: performance.now(),
     recordValuesBytes: 10_000,
     maxPendingCallBytes: 1_000,
