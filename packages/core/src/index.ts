@@ -54,7 +54,6 @@ export {
   safeSnapshotLosslessJson,
   snapshotLosslessJson,
   type LosslessJsonOptions,
-  type LosslessJsonTextOptions,
   type LosslessJsonRefusal,
   type LosslessJsonSnapshot,
   type LosslessJsonText,

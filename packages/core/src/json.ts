@@ -7,7 +7,6 @@ export {
   safeSnapshotLosslessJson,
   snapshotLosslessJson,
   type LosslessJsonOptions,
-  type LosslessJsonTextOptions,
   type LosslessJsonRefusal,
   type LosslessJsonSnapshot,
   type LosslessJsonText,
