@@ -111,12 +111,9 @@ abstract class InMemorySubstrate implements Substrate {
 /** A substrate whose guest is a real {@link GuestSession}, run in this thread. */
 export class GuestSubstrate extends InMemorySubstrate {
   private session: GuestSession
-  /** Set: large binding results are streamed to this guest in parts of at least this many characters. */
-  readonly resultPartChars: number | undefined
 
-  constructor(resultPartChars?: number) {
+  constructor() {
     super()
-    this.resultPartChars = resultPartChars
     this.session = this.newSession()
   }
 
