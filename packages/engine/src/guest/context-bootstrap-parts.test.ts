@@ -95,23 +95,20 @@ describe('context bootstrap: a binding result in parts', () => {
     assert.equal(await outcomeOf(context, 'next'), 'value [5,6]')
   })
 
-  it('fails a call whose result counts other parts than arrived, or whose parts are not arrays', async () => {
-    const { context, control } = bootWithBinding()
-    call(context, 'missing')
-    control.receivePart(1, '[1]', LIMIT)
-    control.settleCall(1, true, '[2]', 2, LIMIT)
-    assert.equal(await outcomeOf(context, 'missing'), 'error The tool result arrived incomplete; the call failed.')
-    call(context, 'extra')
-    control.receivePart(2, '[1]', LIMIT)
-    control.settleCall(2, true, '[2]', 0, LIMIT)
-    assert.equal(await outcomeOf(context, 'extra'), 'error The tool result arrived incomplete; the call failed.')
-    call(context, 'object')
-    control.receivePart(3, '{"a":1}', LIMIT)
-    control.settleCall(3, true, '[2]', 1, LIMIT)
-    assert.match(String(await outcomeOf(context, 'object')), /^error The tool result/)
-    call(context, 'objectTail')
-    control.receivePart(4, '[1]', LIMIT)
-    control.settleCall(4, true, '{"a":1}', 1, LIMIT)
-    assert.equal(await outcomeOf(context, 'objectTail'), 'error The tool result arrived incomplete; the call failed.')
-  })
+  const INCOMPLETE = 'error The tool result arrived incomplete; the call failed.'
+  const inconsistent: [string, string[], string, number, string][] = [
+    ['a result counting a part that never came', ['[1]'], '[2]', 2, INCOMPLETE],
+    ['a result counting fewer parts than came', ['[1]'], '[2]', 0, INCOMPLETE],
+    ['a part that is not an array', ['{"a":1}'], '[2]', 1, INCOMPLETE],
+    ['a last message that is not an array', ['[1]'], '{"a":1}', 1, INCOMPLETE],
+  ]
+  for (const [label, parts, payload, counted, expected] of inconsistent) {
+    it(`fails the call on ${label}`, async () => {
+      const { context, control } = bootWithBinding()
+      call(context, 'outcome')
+      for (const part of parts) control.receivePart(1, part, LIMIT)
+      control.settleCall(1, true, payload, counted, LIMIT)
+      assert.equal(await outcomeOf(context, 'outcome'), expected)
+    })
+  }
 })

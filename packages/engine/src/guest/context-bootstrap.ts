@@ -320,8 +320,8 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
     /** Parts received, and their characters: checked when the call settles. */
     partCount: number
     partChars: number
-    /** A part could not be taken (over the size budget); the call fails when it settles. */
-    isVoided: boolean
+    /** Why a part could not be taken (past the size budget, not an array); the call fails when it settles. */
+    voided: 'too-large' | 'malformed' | undefined
   }
   const pendingCalls = new MapConstructor<number, PendingCall>()
 
@@ -377,7 +377,7 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
             }
             const id = ticket
             return new PromiseConstructor((resolve, reject) => {
-              mapSet(pendingCalls, id, { resolve, reject, fail, received: undefined, partCount: 0, partChars: 0, isVoided: false })
+              mapSet(pendingCalls, id, { resolve, reject, fail, received: undefined, partCount: 0, partChars: 0, voided: undefined })
             })
           },
         }[member] as (args?: unknown) => Promise<unknown>
@@ -403,23 +403,23 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
     if (pending === undefined) return
     pending.partCount++
     pending.partChars += json.length
-    if (pending.isVoided) return
+    if (pending.voided !== undefined) return
     let items: unknown
     try {
       // Checked first: the sandbox's own JSON.parse guard would only see this one part.
       if (pending.partChars > maxChars) throw new RangeErrorConstructor('too large')
       items = parseJson(json)
     } catch {
-      pending.isVoided = true
-      pending.received = undefined
-      return
+      pending.voided = 'too-large'
     }
-    if (!isArray(items)) {
-      pending.isVoided = true
-      pending.received = undefined
-    } else if (pending.received === undefined) pending.received = setPrototypeOf(items, null) as unknown[]
-    else appendElements(pending.received, items)
+    if (pending.voided === undefined && !isArray(items)) pending.voided = 'malformed'
+    if (pending.voided !== undefined) pending.received = undefined
+    else if (pending.received === undefined) pending.received = setPrototypeOf(items, null) as unknown[]
+    else appendElements(pending.received, items as unknown[])
   }
+
+  // Only a host that broke the protocol sends parts that do not add up.
+  const INCOMPLETE_RESULT = 'The tool result arrived incomplete; the call failed.'
 
   function tooLargeMessage(chars: number): string {
     return `The tool result (${chars} characters of JSON) is too large to read in the sandbox; ask the tool for less data.`
@@ -433,12 +433,12 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
       pending.reject(pending.fail(payload, id))
       return
     }
-    if (parts !== pending.partCount) {
-      pending.reject(pending.fail('The tool result arrived incomplete; the call failed.', id))
+    if (parts !== pending.partCount || pending.voided === 'malformed') {
+      pending.reject(pending.fail(INCOMPLETE_RESULT, id))
       return
     }
     const chars = pending.partChars + payload.length
-    if (pending.isVoided || chars > maxChars) {
+    if (pending.voided === 'too-large' || chars > maxChars) {
       pending.reject(pending.fail(tooLargeMessage(chars), id))
       return
     }
@@ -453,7 +453,7 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
     }
     if (pending.received !== undefined) {
       if (!isArray(value)) {
-        pending.reject(pending.fail('The tool result arrived incomplete; the call failed.', id))
+        pending.reject(pending.fail(INCOMPLETE_RESULT, id))
         return
       }
       appendElements(pending.received, value)
