@@ -32,10 +32,12 @@ type EventLoopUtilization = ReturnType<Worker['performance']['eventLoopUtilizati
 
 /**
  * A binding result's parts: a worker's messages have no size limit of their own, so a large
- * result is streamed and the worker parses part N while the host checks part N+1. ~256 K
- * characters keeps a 5 MiB result at about 20 messages and the guest's last parse short.
+ * result is streamed and the worker parses part N while the host checks part N+1. 128 K
+ * characters make a 5 MiB result about 40 messages, and the parse left after the walk ~0.5 ms.
+ * Measured on the bench's value (interleaved, loaded 2 cores): 64 K, 128 K and 256 K all within
+ * the noise of each other; 1 M no faster than no parts at all.
  */
-const RESULT_PART_CHARS = 262_144
+const RESULT_PART_CHARS = 131_072
 
 class WorkerSubstrate implements Substrate {
   readonly exited: Promise<void>
