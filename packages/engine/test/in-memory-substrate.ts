@@ -12,6 +12,14 @@
  */
 import type { HostToGuestMessage, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '../src/index.js'
 import { GuestSession } from '../src/guest/index.js'
+import type { BridgeReply } from '../src/host/binding-bridge.js'
+import type { CallResultMessage } from '../src/protocol/messages.js'
+
+/** A bridge reply that must be a call result: a bridge without `resultPartChars` sends no parts. */
+export function resultOnly(message: BridgeReply): CallResultMessage {
+  if (message.kind !== 'call-result') throw new Error(`expected a call-result, not a ${message.kind}`)
+  return message
+}
 
 /** A promise with its settle functions, for steering the order of events from a test. */
 export interface Deferred<T> {

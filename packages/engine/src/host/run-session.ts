@@ -86,6 +86,7 @@ export class RunSession {
       startedAt: options.startedAt,
       recordValuesBytes: options.request.recordCallValuesBytes,
       maxPendingCallBytes: options.maxPendingCallBytes,
+      resultPartChars: substrate.resultPartChars,
     })
     this.budgets = new RunBudgets(substrate, options.budgets, (message) => this.settleFailure('timeout', message))
   }
