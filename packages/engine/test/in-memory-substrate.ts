@@ -12,6 +12,14 @@
  */
 import type { HostToGuestMessage, SpawnOptions, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '../src/index.js'
 import { GuestSession } from '../src/guest/index.js'
+import type { BridgeReply } from '../src/host/binding-bridge.js'
+import type { CallResultMessage } from '../src/protocol/messages.js'
+
+/** A bridge reply that must be a call result: a bridge without `resultPartChars` sends no parts. */
+export function resultOnly(message: BridgeReply): CallResultMessage {
+  if (message.kind !== 'call-result') throw new Error(`expected a call-result, not a ${message.kind}`)
+  return message
+}
 
 /** Small limits for engines on in-memory substrates: no spawn ahead, budgets a test can reach. */
 export const TEST_LIMITS = {

@@ -130,6 +130,7 @@ export class RunSession {
       startedAt: options.startedAt,
       recordValuesBytes: options.request.recordCallValuesBytes,
       maxPendingCallBytes: options.maxPendingCallBytes,
+      resultPartChars: substrate.resultPartChars,
     })
     this.budgets = new RunBudgets(substrate, options.budgets, (message, budget: ExpiredBudget) =>
       // Past its compute budget the program is computing: only killing stops it.
