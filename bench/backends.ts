@@ -9,6 +9,7 @@ import {
   type CodeRunResult,
   type CodeRuntime,
   type CodeRuntimeBackend,
+  type CodeSession,
 } from '@code-runtime/core'
 import type { FloorName } from './floor-probe.js'
 
@@ -29,6 +30,8 @@ export interface BenchRuntime {
    * sampled runs): a column that sends a `reuseKey` per caller keys by it.
    */
   run(request: CodeRunRequest, caller?: number): Promise<CodeRunResult>
+  /** Opens a persistent session (a backend of this repository; absent for the floor and the peers). */
+  openSession?(): Promise<Pick<CodeSession, 'run' | 'dispose'>>
   dispose(): Promise<void>
 }
 
@@ -98,7 +101,7 @@ export async function loadBackend(entry: BackendEntry): Promise<BackendLoad> {
       name: entry.name,
       async start(config) {
         const { runtime, dispose } = await startCodeRuntime(Backend, config)
-        return { run: (request) => runtime.run(request), dispose }
+        return { run: (request) => runtime.run(request), openSession: () => runtime.openSession(), dispose }
       },
     },
   }

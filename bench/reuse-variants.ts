@@ -21,8 +21,11 @@ export const REUSE_VARIANTS: readonly ReuseVariant[] = [
   { suffix: 'reuse-key', config: { reuseWorkers: true }, isKeyedPerCaller: true },
 ]
 
-/** Workloads the reuse columns skip: both end with the worker stopped, so reuse cannot change them, and hotloop costs a second per run. */
-const NOT_REUSED: readonly WorkloadName[] = ['hotloop', 'abort']
+/**
+ * Workloads the reuse columns skip: hotloop and abort end with the worker stopped, so reuse cannot
+ * change them (and hotloop costs a second per run); a session never takes a recycled worker.
+ */
+const NOT_REUSED: readonly WorkloadName[] = ['hotloop', 'abort', 'session']
 
 /** The workloads the reuse columns run. */
 export const REUSE_WORKLOADS: readonly WorkloadName[] = WORKLOAD_NAMES.filter((name) => !NOT_REUSED.includes(name))

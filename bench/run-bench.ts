@@ -40,6 +40,7 @@ import {
 import { measureMemoryInFreshProcess, memoryRunCounts } from './measure-memory.js'
 import { loadPeer, PEERS } from './peers.js'
 import { keyedPerCaller, REUSE_VARIANTS, REUSE_WORKLOADS } from './reuse-variants.js'
+import { inSession } from './session-runs.js'
 import { formatMs } from './statistics.js'
 import { formatMeasurement, renderMarkdown, writeResults, type BenchResults, type ResultCell, type Subject } from './report.js'
 import { measureTypeCheckInChild } from './type-check.js'
@@ -89,10 +90,23 @@ function skippedCell(measured: MeasuredSubject, workload: Workload): Measurement
 async function startFor(measured: MeasuredSubject, workload: Workload): Promise<Started> {
   const skipped = skippedCell(measured, workload)
   if (skipped !== undefined) return { ok: false, measurement: skipped }
+  let runtime: BenchRuntime
   try {
-    return { ok: true, runtime: await measured.starter.start(configFor(measured, workload)) }
+    runtime = await measured.starter.start(configFor(measured, workload))
   } catch (error) {
     return { ok: false, measurement: { kind: 'failed', reason: `could not start (${describeError(error)})` } }
+  }
+  if (workload.kind !== 'sampled' || workload.inSession !== true) return { ok: true, runtime }
+  const openSession = runtime.openSession
+  if (openSession === undefined) {
+    await runtime.dispose()
+    return { ok: false, measurement: { kind: 'skipped', reason: 'no sessions', isNotApplicable: true } }
+  }
+  try {
+    return { ok: true, runtime: await inSession(runtime, openSession) }
+  } catch (error) {
+    await runtime.dispose()
+    return { ok: false, measurement: { kind: 'failed', reason: `could not open a session (${describeError(error)})` } }
   }
 }
 

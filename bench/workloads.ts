@@ -10,6 +10,7 @@ import type { BenchRuntimeConfig } from './backends.js'
 export const WORKLOAD_NAMES = [
   'trivial',
   'trivial-b2b',
+  'session',
   'ts',
   'seq100',
   'par100',
@@ -57,6 +58,8 @@ export interface SampledWorkload extends WorkloadBase {
    * give a pool the other columns' runs as time to refill): what a stream of callers sees.
    */
   readonly isBackToBack?: boolean
+  /** Every sampled run goes to one open session, after a first run that is not measured (session-runs.ts). */
+  readonly inSession?: boolean
 }
 
 /** Concurrent callers running the program back to back; reports runs per second. */
@@ -222,6 +225,17 @@ export const WORKLOADS: readonly Workload[] = [
     metric: 'elapsed',
     config: {},
     isBackToBack: true,
+    check: expectValue(() => 1),
+  },
+  {
+    kind: 'sampled',
+    name: 'session',
+    description: '`return 1` as a later run of one open session (no spawn, its context kept), beside trivial, the same one-shot run',
+    program: 'return 1',
+    metric: 'elapsed',
+    config: {},
+    inSession: true,
+    coldSkipReason: "a session's runs never wait for a spawn; the one-shot cold run is trivial's",
     check: expectValue(() => 1),
   },
   {

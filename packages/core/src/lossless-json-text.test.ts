@@ -66,3 +66,60 @@ void describe('safeLosslessJsonText', () => {
     assert.deepEqual([parsed[0]?.name, parsed[255]?.name, parsed[256]?.name, parsed[599]?.name], ['read 0', 'read 255', 'read 256', 'read 599'])
   })
 })
+
+// With onPart, written slices leave as they are made; the caller sends them ahead of the rest.
+void describe('safeLosslessJsonText with onPart', () => {
+  /** Every part, then the returned text, each parsed, as the guest joins them. */
+  function written(value: unknown, partChars: number): { parts: string[]; joined: unknown; text: string } {
+    const parts: string[] = []
+    const result = safeLosslessJsonText(value, { onPart: (json) => parts.push(json), partChars })
+    assert.ok(result.ok)
+    const joined = [...parts, result.text].flatMap((json) => JSON.parse(json) as unknown[])
+    return { parts, joined, text: result.text }
+  }
+
+  for (const count of [0, 255, 256, 257, 768, 1000]) {
+    void it(`splits a root array of ${count} records into whole-element arrays that join into JSON.stringify's value`, () => {
+      const rows = records(count)
+      const { parts, joined } = written(rows, 1)
+      assert.equal(parts.length, Math.floor(count / 256), 'one part per full slice; the rest is returned')
+      for (const part of parts) assert.ok(part.length >= 1 && part.startsWith('[') && part.endsWith(']'))
+      assert.deepEqual(joined, JSON.parse(JSON.stringify(rows)))
+    })
+  }
+
+  void it('gathers slices until a part holds at least partChars characters', () => {
+    const rows = records(3000)
+    const partChars = 40_000
+    const { parts, joined } = written(rows, partChars)
+    assert.ok(parts.length > 1)
+    for (const part of parts) assert.ok(part.length >= partChars)
+    assert.deepEqual(joined, JSON.parse(JSON.stringify(rows)))
+  })
+
+  void it('sends no part for an object, a primitive or a short array', () => {
+    for (const value of [{ rows: records(1000) }, 'x', records(10)]) {
+      const { parts, text } = written(value, 1)
+      assert.deepEqual(parts, [])
+      assert.equal(text, JSON.stringify(value))
+    }
+  })
+
+  void it('refuses a value that fails after some parts left, with the same refusal as the snapshot', () => {
+    const rows: unknown[] = records(1000)
+    rows[900] = 10n
+    const parts: string[] = []
+    const result = safeLosslessJsonText(rows, { onPart: (json) => parts.push(json), partChars: 1 })
+    assert.ok(parts.length > 0, 'the refusal comes after parts were sent')
+    assert.deepEqual(result, { ok: false, refusal: { path: 'value[900]', reason: 'is a BigInt (pass a string or a number)' } })
+  })
+
+  void it('passes on what onPart throws, unchanged, and stops the walk', () => {
+    const failure = new Error('port closed')
+    let reads = 0
+    const rows = records(1000)
+    Object.defineProperty(rows[900], 'name', { get: () => { reads++; return 'late' }, enumerable: true })
+    assert.throws(() => safeLosslessJsonText(rows, { onPart: () => { throw failure }, partChars: 1 }), (error) => error === failure)
+    assert.equal(reads, 0)
+  })
+})

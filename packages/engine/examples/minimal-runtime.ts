@@ -22,11 +22,12 @@ export class MinimalCodeRuntime extends CodeRuntime {
 
   constructor(ctx: ConstructorParameters<typeof CodeRuntime>[0], input?: unknown) {
     super(ctx)
-    const config = readConfigObject('minimal', input, ['computeMs', 'maxWallMs', 'maxOutputBytes'])
+    const config = readConfigObject('minimal', input, ['computeMs', 'maxWallMs', 'maxOutputBytes', 'maxSessions'])
     const ms = (field: 'computeMs' | 'maxWallMs'): number =>
       readNumberField('minimal', config, field, { default: LIMITS[field], min: 0, minIsExclusive: true, max: MAX_TIMER_MS })
     const maxOutputBytes = readIntegerField('minimal', config, 'maxOutputBytes', { default: LIMITS.maxOutputBytes, min: 4, max: 2 ** 53 - 1 })
-    const limits = { ...LIMITS, computeMs: ms('computeMs'), maxWallMs: ms('maxWallMs'), maxOutputBytes }
+    const maxSessions = readIntegerField('minimal', config, 'maxSessions', { default: LIMITS.maxSessions, min: 0, max: 64 })
+    const limits = { ...LIMITS, computeMs: ms('computeMs'), maxWallMs: ms('maxWallMs'), maxOutputBytes, maxSessions }
     this.engine = new RunEngine({ factory: minimalFactory(limits.maxOldGenerationSizeMb), ...runLimitsOf(limits) })
     // Disposing the plugin disposes the engine: in-flight runs settle as `abort`, workers exit.
     ctx.effect(() => () => this.engine.dispose(), 'codeRuntime.dispose')

@@ -10,8 +10,26 @@
  * Busy time is whatever the test sets in `busy`: a same-thread guest cannot be measured apart
  * from the test, and a compute budget is easier to drive by hand.
  */
-import type { HostToGuestMessage, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '../src/index.js'
+import type { HostToGuestMessage, SpawnOptions, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '../src/index.js'
 import { GuestSession } from '../src/guest/index.js'
+import type { BridgeReply } from '../src/host/binding-bridge.js'
+import type { CallResultMessage } from '../src/protocol/messages.js'
+
+/** A bridge reply that must be a call result: a bridge without `resultPartChars` sends no parts. */
+export function resultOnly(message: BridgeReply): CallResultMessage {
+  if (message.kind !== 'call-result') throw new Error(`expected a call-result, not a ${message.kind}`)
+  return message
+}
+
+/** Small limits for engines on in-memory substrates: no spawn ahead, budgets a test can reach. */
+export const TEST_LIMITS = {
+  spawnAhead: 0,
+  budgets: { computeMs: 2_000, maxWallMs: 10_000 },
+  maxOutputBytes: 4_096,
+  maxLogEntries: 100,
+  maxPendingCallBytes: 1_000_000,
+  maxOldGenerationSizeMb: 64,
+} as const
 
 /** A promise with its settle functions, for steering the order of events from a test. */
 export interface Deferred<T> {
@@ -172,6 +190,8 @@ export class RecyclableSubstrate extends ScriptedSubstrate {
 /** A factory that records what it spawned; `make` decides each spawn's fate. */
 export class InMemoryFactory<S extends Substrate> implements SubstrateFactory {
   readonly spawned: S[] = []
+  /** What each spawn was asked for, in call order. */
+  readonly spawnOptions: SpawnOptions[] = []
   spawnCalls = 0
   private readonly make: (index: number) => S | Promise<S>
 
@@ -179,7 +199,8 @@ export class InMemoryFactory<S extends Substrate> implements SubstrateFactory {
     this.make = make
   }
 
-  async spawn(): Promise<S> {
+  async spawn(options: SpawnOptions = {}): Promise<S> {
+    this.spawnOptions.push(options)
     const index = this.spawnCalls++
     const substrate = await this.make(index)
     this.spawned.push(substrate)

@@ -67,6 +67,13 @@ describe('buildBubblewrapArgs', () => {
   it('runs the command after the separator, unchanged', () => {
     assert.deepEqual(args.slice(args.indexOf('--') + 1), OPTIONS.command)
   })
+
+  it('mounts a folder writable only when asked (the startup snapshot\'s build), the others still read-only', () => {
+    const building = buildBubblewrapArgs({ ...OPTIONS, writableMounts: [{ source: '/tmp/snapshots', destination: '/code-runtime/snapshot-build' }] })
+    const options = building.slice(0, building.indexOf('--'))
+    assert.deepEqual(valuesOf(options, '--bind', 2), [['/tmp/snapshots', '/code-runtime/snapshot-build']])
+    assert.deepEqual(valuesOf(options, '--ro-bind', 2), OPTIONS.mounts.map((mount) => [mount.source, mount.destination]))
+  })
 })
 
 describe('planSandboxBootstrap', () => {

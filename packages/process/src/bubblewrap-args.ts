@@ -29,6 +29,8 @@ export interface SandboxMount {
 /** What the sandbox holds and runs. */
 export interface BubblewrapOptions {
   readonly mounts: readonly SandboxMount[]
+  /** Host folders mounted writable; only the startup snapshot's build has one (never a program's sandbox). */
+  readonly writableMounts?: readonly SandboxMount[]
   /** Size of the writable `/tmp`, in MiB. */
   readonly tmpfsSizeMb: number
   /** The command run inside, with sandbox paths. */
@@ -50,6 +52,7 @@ export function buildBubblewrapArgs(options: BubblewrapOptions): string[] {
     '--clearenv',
   ]
   for (const mount of options.mounts) args.push('--ro-bind', mount.source, mount.destination)
+  for (const mount of options.writableMounts ?? []) args.push('--bind', mount.source, mount.destination)
   args.push(
     '--proc', '/proc',
     '--dev', '/dev',

@@ -36,6 +36,12 @@ export interface NodeArgsOptions {
   readonly permissionFlag: string
   /** Descriptors the child inherits from the host without being given them; it closes them first. */
   readonly inheritedDescriptors: readonly number[]
+  /**
+   * A startup snapshot of the entry bundle (see `startup-snapshot.ts`), built with
+   * {@link childV8Flags}: Node then restores the bundle's state instead of compiling and running
+   * its top level, and the entry path is only the child's `argv[1]`.
+   */
+  readonly snapshotBlob?: string
 }
 
 /** The permission model's flag on the running Node. */
@@ -44,7 +50,15 @@ export function detectPermissionFlag(allowedFlags: ReadonlySet<string> = process
 }
 
 /**
- * Node's arguments: the permission model and its grants, the heap cap, no warnings on stderr
+ * The V8 flags of every child: the heap cap, and no code from strings even in the main realm. A
+ * startup snapshot must be built with exactly these (Node refuses a blob made under other V8 flags).
+ */
+export function childV8Flags(maxOldGenerationSizeMb: number): string[] {
+  return [`--max-old-space-size=${maxOldGenerationSizeMb}`, '--disallow-code-generation-from-strings']
+}
+
+/**
+ * Node's arguments: the startup snapshot if any, the permission model and its grants, the heap cap, no warnings on stderr
  * (stderr is read for crash reports), then the entry module, the frame cap it must honour and
  * the inherited descriptors it must close. Nothing is inherited from the host's own flags.
  */
@@ -52,10 +66,11 @@ export function buildNodeArgs(options: NodeArgsOptions): string[] {
   const permission = options.readablePaths === undefined
     ? []
     : [options.permissionFlag, ...options.readablePaths.map((path) => `--allow-fs-read=${path}`)]
+  const snapshot = options.snapshotBlob === undefined ? [] : ['--snapshot-blob', options.snapshotBlob]
   return [
+    ...snapshot,
     ...permission,
-    `--max-old-space-size=${options.maxOldGenerationSizeMb}`,
-    '--disallow-code-generation-from-strings',
+    ...childV8Flags(options.maxOldGenerationSizeMb),
     '--no-warnings',
     options.entryPath,
     String(options.maxMessageBytes),

@@ -36,6 +36,11 @@ export interface ChildLaunch {
   wasOutOfMemory(): boolean
   /** Frees what was made for the child, once it and its descendants are gone. */
   release(): Promise<void>
+  /**
+   * Called when the child exited before it was ready. True when the next launch will differ
+   * (the child was started from a startup snapshot, now given up), so one more start is worth it.
+   */
+  startFailed?(): boolean
 }
 
 /** Options of {@link ChildSubstrateFactory}. */
@@ -341,6 +346,10 @@ export class ChildSubstrateFactory implements SubstrateFactory {
         },
         onEarlyExit: (reason) => {
           clearTimeout(startTimer)
+          if (launch.startFailed?.() === true) {
+            resolve(this.spawnNow(options))
+            return
+          }
           reject(new Error(`The sandbox process exited before it was ready (${reason.kind}).`))
         },
       })

@@ -25,6 +25,8 @@ describe('resolveProcessConfig', () => {
       maxPendingCallBytes: 134_217_728,
       maxOldGenerationSizeMb: 512,
       spawnAhead: 1,
+      maxSessions: 16,
+      sessionIdleMs: 900_000,
       maxMessageBytes: 268_435_456,
       maxMemoryMb: 4096,
     })

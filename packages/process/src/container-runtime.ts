@@ -7,15 +7,16 @@ import { Service, type Context } from '@deepseek-ai/cordis'
 import { CodeRuntime, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
 import { RunEngine, runLimitsOf, type SpawnOptions } from '@code-runtime/engine'
 import { locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
-import { buildBubblewrapArgs, buildBubblewrapCommand, planSandboxBootstrap } from './bubblewrap-args.js'
+import { buildBubblewrapArgs, buildBubblewrapCommand, planSandboxBootstrap, SANDBOX_ROOT } from './bubblewrap-args.js'
 import { SandboxGroupParent, type SandboxGroups } from './cgroup-limits.js'
-import { buildCgroupJoinCommand, buildNodeArgs, buildPrlimitArgs, detectPermissionFlag, spawnLimitsFor, type ChildCommand } from './child-command.js'
+import { buildCgroupJoinCommand, buildNodeArgs, buildPrlimitArgs, childV8Flags, detectPermissionFlag, spawnLimitsFor, type ChildCommand, type SpawnLimits } from './child-command.js'
 import { ChildSubstrateFactory, type ChildLaunch } from './child-substrate.js'
 import { resolveContainerConfig, type ContainerConfig, type ContainerConfigInput } from './config.js'
 import { findProgram, listSharedLibraries } from './host-programs.js'
 import { requireProcessHost } from './process-runtime.js'
 import { bubblewrapMissingError, probeSandbox } from './sandbox-probe.js'
 import { stagePackages } from './sandbox-staging.js'
+import { buildSnapshotArgs, StartupSnapshot, type SnapshotPlace } from './startup-snapshot.js'
 
 /** A started container engine and what it owns besides its substrates. */
 export interface ContainerEngine {
@@ -32,7 +33,7 @@ export interface ContainerEngine {
  * config; the package's tests pass a test-only entry.
  * @throws {CodeRuntimeError} `CODE_RUNTIME_UNAVAILABLE` with how to install or enable bubblewrap.
  */
-export async function createContainerEngine(config: ContainerConfig, testOnlyEntry?: TestOnlyEntry): Promise<ContainerEngine> {
+export async function createContainerEngine(config: ContainerConfig, testOnlyEntry?: TestOnlyEntry, snapshotPlace?: SnapshotPlace): Promise<ContainerEngine> {
   const prlimit = requireProcessHost('container')
   const bwrap = findProgram('bwrap')
   if (bwrap === undefined) throw bubblewrapMissingError()
@@ -49,8 +50,23 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
 
     const readablePaths = testOnlyEntry?.withoutPermissionModel === true ? undefined : sandbox.readablePaths
     const permissionFlag = detectPermissionFlag()
-    const sandboxCommand = (inheritedDescriptors: readonly number[], spawn: SpawnOptions): ChildCommand => {
-      const limits = spawnLimitsFor(config, spawn)
+    const v8Flags = childV8Flags(config.maxOldGenerationSizeMb)
+    // Built inside the sandbox, from the bundle at its sandbox path: the blob holds no host path.
+    const snapshot = testOnlyEntry === undefined
+      ? StartupSnapshot.prepare({
+        nodePath: files.nodePath,
+        entryPath: sandbox.entryPath,
+        bundlePath: `${files.entryPackage.root}/${files.entryModule}`,
+        v8Flags,
+        buildCommand: (folder, partialName) => [bwrap, ...buildBubblewrapArgs({
+          mounts: sandbox.mounts,
+          writableMounts: [{ source: folder, destination: SNAPSHOT_BUILD_FOLDER }],
+          tmpfsSizeMb: config.tmpfsSizeMb,
+          command: [sandbox.nodePath, ...buildSnapshotArgs(v8Flags, `${SNAPSHOT_BUILD_FOLDER}/${partialName}`, sandbox.entryPath)],
+        })],
+      }, snapshotPlace)
+      : undefined
+    const sandboxCommand: SandboxCommand = (inheritedDescriptors, snapshotBlob, limits) => {
       const nodeArgs = buildNodeArgs({
         entryPath: sandbox.entryPath,
         maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb,
@@ -58,6 +74,7 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
         readablePaths,
         permissionFlag,
         inheritedDescriptors,
+        ...snapshotBlob === undefined ? {} : { snapshotBlob: SANDBOX_SNAPSHOT_PATH },
       })
       // Set inside the sandbox, so RLIMIT_NPROC counts the sandbox's own user namespace only.
       const limitedNode = [sandboxPrlimit, ...buildPrlimitArgs({
@@ -66,11 +83,17 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
         fileSizeMb: config.tmpfsSizeMb,
         processes: config.maxProcesses,
       }, [sandbox.nodePath, ...nodeArgs])]
-      return buildBubblewrapCommand(bwrap, bubblewrapArgs(limitedNode))
+      // The blob, read-only like every other mount: no sandbox can change what later ones start from.
+      const mounts = snapshotBlob === undefined ? sandbox.mounts : [...sandbox.mounts, { source: snapshotBlob, destination: SANDBOX_SNAPSHOT_PATH }]
+      return buildBubblewrapCommand(bwrap, buildBubblewrapArgs({ mounts, tmpfsSizeMb: config.tmpfsSizeMb, command: limitedNode }))
     }
     groups = SandboxGroupParent.open({ maxProcesses: config.maxProcesses, maxMemoryMb: config.maxMemoryMb })
     const engine = new RunEngine({
-      factory: new ChildSubstrateFactory({ launch: launcher(sandboxCommand, groups), pipesArguments: true, maxMessageBytes: config.maxMessageBytes }),
+      factory: new ChildSubstrateFactory({
+        launch: launcher(sandboxCommand, (spawn) => spawnLimitsFor(config, spawn), snapshot === undefined ? undefined : { blob: snapshot, heapMb: config.maxOldGenerationSizeMb }, groups),
+        pipesArguments: true,
+        maxMessageBytes: config.maxMessageBytes,
+      }),
       ...runLimitsOf(config),
     })
     return {
@@ -89,19 +112,37 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
   }
 }
 
-/** Launches each sandbox, inside fresh control groups when the host gave us any. */
-type SandboxCommand = (inheritedDescriptors: readonly number[], spawn: SpawnOptions) => ChildCommand
+/** Where the blob is mounted inside a sandbox, and where the private folder is while it is built. */
+const SANDBOX_SNAPSHOT_PATH = `${SANDBOX_ROOT}/startup.blob`
+const SNAPSHOT_BUILD_FOLDER = `${SANDBOX_ROOT}/snapshot-build`
 
-function launcher(sandboxCommand: SandboxCommand, groups: SandboxGroupParent | undefined): (inheritedDescriptors: readonly number[], spawn: SpawnOptions) => ChildLaunch {
+/** The command of one sandbox: its inherited descriptors, the startup snapshot if any, its limits. */
+type SandboxCommand = (inheritedDescriptors: readonly number[], snapshotBlob: string | undefined, limits: SpawnLimits) => ChildCommand
+
+/**
+ * Launches each sandbox, from the startup snapshot once it is usable (unless the spawn asks for a
+ * heap other than the one the snapshot was made with: a session's), inside fresh control groups
+ * when the host gave us any.
+ */
+function launcher(
+  sandboxCommand: SandboxCommand,
+  limitsOf: (spawn: SpawnOptions) => SpawnLimits,
+  snapshot: { readonly blob: StartupSnapshot; readonly heapMb: number } | undefined,
+  groups: SandboxGroupParent | undefined,
+): (inheritedDescriptors: readonly number[], spawn: SpawnOptions) => ChildLaunch {
   return (inheritedDescriptors, spawn) => {
-    const command = sandboxCommand(inheritedDescriptors, spawn)
-    if (groups === undefined) return { command, rootIsMonitor: true, wasOutOfMemory: () => false, release: () => Promise.resolve() }
+    const limits = limitsOf(spawn)
+    const snapshotBlob = snapshot !== undefined && limits.maxOldGenerationSizeMb === snapshot.heapMb ? snapshot.blob.usableBlob() : undefined
+    const command = sandboxCommand(inheritedDescriptors, snapshotBlob, limits)
+    const startFailed = (): boolean => snapshot?.blob.startFailed(snapshotBlob) ?? false
+    if (groups === undefined) return { command, rootIsMonitor: true, wasOutOfMemory: () => false, release: () => Promise.resolve(), startFailed }
     const sandboxGroups: SandboxGroups = groups.create()
     return {
       command: buildCgroupJoinCommand(sandboxGroups.procsFiles, command),
       rootIsMonitor: true,
       wasOutOfMemory: () => sandboxGroups.hadOutOfMemoryKill(),
       release: () => sandboxGroups.remove(),
+      startFailed,
     }
   }
 }

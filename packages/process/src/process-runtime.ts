@@ -8,11 +8,12 @@ import type { Context } from '@deepseek-ai/cordis'
 import { CodeRuntime, CodeRuntimeError, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
 import { RunEngine, runLimitsOf, type SpawnOptions } from '@code-runtime/engine'
 import { listReadablePaths, locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
-import { buildNodeArgs, buildPrlimitArgs, detectPermissionFlag, spawnLimitsFor, type ChildCommand } from './child-command.js'
-import { ChildSubstrateFactory } from './child-substrate.js'
+import { buildNodeArgs, buildPrlimitArgs, childV8Flags, detectPermissionFlag, spawnLimitsFor, type ChildCommand } from './child-command.js'
+import { ChildSubstrateFactory, type ChildLaunch } from './child-substrate.js'
 import { resolveProcessConfig, type ProcessConfig, type ProcessConfigInput } from './config.js'
 import { findProgram } from './host-programs.js'
 import { canReadProcessTree } from './process-tree.js'
+import { StartupSnapshot, type SnapshotPlace } from './startup-snapshot.js'
 
 /** Checks what every child-process backend needs from the host; returns the `prlimit` path. */
 export function requireProcessHost(backend: string): string {
@@ -30,39 +31,46 @@ export function requireProcessHost(backend: string): string {
 
 /**
  * The run engine of the process backend. Internal: the runtime class builds it from config; the
- * package's tests pass a test-only entry.
+ * package's tests pass a test-only entry, or where the startup snapshot is kept.
  * @throws {CodeRuntimeError} `CODE_RUNTIME_UNAVAILABLE` when this host cannot run it.
  */
-export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestOnlyEntry): RunEngine {
+export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestOnlyEntry, snapshotPlace?: SnapshotPlace): RunEngine {
   const prlimit = requireProcessHost('process')
   const files = locateBootstrapFiles(testOnlyEntry?.entry)
   const readablePaths = testOnlyEntry?.withoutPermissionModel === true ? undefined : listReadablePaths(files)
   const permissionFlag = detectPermissionFlag()
-  const command = (inheritedDescriptors: readonly number[], spawn: SpawnOptions): ChildCommand => {
+  const entryPath = `${files.entryPackage.root}/${files.entryModule}`
+  // Only the real bundle is snapshotted: a test-only entry starts the plain way.
+  const snapshot = testOnlyEntry === undefined
+    ? StartupSnapshot.prepare({ nodePath: files.nodePath, entryPath, v8Flags: childV8Flags(config.maxOldGenerationSizeMb) }, snapshotPlace)
+    : undefined
+  const launch = (inheritedDescriptors: readonly number[], spawn: SpawnOptions): ChildLaunch => {
     const limits = spawnLimitsFor(config, spawn)
+    // The snapshot was made with the backend's heap flag; a session with a heap of its own starts plainly.
+    const snapshotBlob = limits.maxOldGenerationSizeMb === config.maxOldGenerationSizeMb ? snapshot?.usableBlob() : undefined
     const nodeArgs = buildNodeArgs({
-      entryPath: `${files.entryPackage.root}/${files.entryModule}`,
+      entryPath,
       maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb,
       maxMessageBytes: config.maxMessageBytes,
       readablePaths,
       permissionFlag,
       inheritedDescriptors,
+      ...snapshotBlob === undefined ? {} : { snapshotBlob },
     })
-    return {
+    const command: ChildCommand = {
       file: prlimit,
       args: buildPrlimitArgs({ addressSpaceMb: config.maxMemoryMb, cpuSeconds: limits.cpuSeconds }, [files.nodePath, ...nodeArgs]),
     }
+    return {
+      command,
+      rootIsMonitor: false,
+      wasOutOfMemory: () => false,
+      release: () => Promise.resolve(),
+      startFailed: () => snapshot?.startFailed(snapshotBlob) ?? false,
+    }
   }
   return new RunEngine({
-    factory: new ChildSubstrateFactory({
-      launch: (inheritedDescriptors, spawn) => ({
-        command: command(inheritedDescriptors, spawn),
-        rootIsMonitor: false,
-        wasOutOfMemory: () => false,
-        release: () => Promise.resolve(),
-      }),
-      maxMessageBytes: config.maxMessageBytes,
-    }),
+    factory: new ChildSubstrateFactory({ launch, maxMessageBytes: config.maxMessageBytes }),
     ...runLimitsOf(config),
   })
 }

@@ -1,5 +1,5 @@
 /** Test support: start each backend, plainly or with a test-only child entry. */
-import { startCodeRuntime, type CodeRunRequest, type CodeRunResult, type StartedCodeRuntime } from '@code-runtime/core'
+import { startCodeRuntime, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions, type StartedCodeRuntime } from '@code-runtime/core'
 import {
   ContainerCodeRuntime,
   ProcessCodeRuntime,
@@ -25,11 +25,12 @@ export function startContainerRuntime(config: ContainerConfigInput = {}): Promis
 /** A runtime whose children run a test-only entry module. */
 export interface HookedRuntime {
   run(request: CodeRunRequest): Promise<CodeRunResult>
+  openSession(options?: CodeSessionOptions): Promise<CodeSession>
   dispose(): Promise<void>
 }
 
 /** The test-only entries in `test/fixtures`. */
-export type FixtureEntry = 'escaped-child-entry' | 'garbage-child-entry'
+export type FixtureEntry = 'escaped-child-entry' | 'garbage-child-entry' | 'session-forging-child-entry'
 
 /**
  * Starts `backend` with children running fixture `entry`. `withoutPermissionModel` plays an
@@ -46,8 +47,12 @@ export async function startHookedRuntime(backend: BackendName, entry: FixtureEnt
   if (backend === 'process') {
     const { maxProcesses: _maxProcesses, tmpfsSizeMb: _tmpfsSizeMb, ...processConfig } = options.config ?? {}
     const engine = createProcessEngine(resolveProcessConfig(processConfig), testOnlyEntry)
-    return { run: (request) => engine.run(request), dispose: () => engine.dispose() }
+    return { run: (request) => engine.run(request), openSession: (options) => engine.openSession(options), dispose: () => engine.dispose() }
   }
   const started = await createContainerEngine(resolveContainerConfig(options.config ?? {}), testOnlyEntry)
-  return { run: (request) => started.engine.run(request), dispose: () => started.dispose() }
+  return {
+    run: (request) => started.engine.run(request),
+    openSession: (options) => started.engine.openSession(options),
+    dispose: () => started.dispose(),
+  }
 }

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import vm from 'node:vm'
-import { contextBootstrap, type BootstrapHost } from './context-bootstrap.js'
+import { contextBootstrap, type BootstrapControl, type BootstrapHost } from './context-bootstrap.js'
 import { compileContextScript } from './context-script.js'
 import { capturePrimordials } from './primordials.js'
 
@@ -17,7 +17,8 @@ const STRIP_GLOBALS_SOURCE = `{
   }
 }`
 
-function bootInFreshContext(limits = { maxCollectionSize: 5 }, stripGlobals = false): { context: vm.Context; logs: string[] } {
+function bootInFreshContext(limits = { maxCollectionSize: 5 }, stripGlobals = false, requestCall: BootstrapHost['requestCall'] = () => 'refused'):
+{ context: vm.Context; logs: string[]; control: BootstrapControl } {
   const context = vm.createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false } })
   const primordials = primordialsScript.runIn(context)()
   if (stripGlobals) vm.runInContext(STRIP_GLOBALS_SOURCE, context)
@@ -26,7 +27,7 @@ function bootInFreshContext(limits = { maxCollectionSize: 5 }, stripGlobals = fa
     emitLog: (text) => logs.push(text),
     // A copy in this realm first: the context's array methods may be the program's.
     formatLog: (args) => Array.from(args, String).join(' '),
-    requestCall: () => 'refused',
+    requestCall,
     callErrorFrames: () => '',
     completeRun: () => {},
     failRun: () => {},
@@ -35,8 +36,8 @@ function bootInFreshContext(limits = { maxCollectionSize: 5 }, stripGlobals = fa
     cancelTimer: () => {},
     now: () => 0,
   }
-  bootstrapScript.runIn(context)(primordials, host, {}, limits)
-  return { context, logs }
+  const control = bootstrapScript.runIn(context)(primordials, host, {}, limits)
+  return { context, logs, control }
 }
 
 describe('context bootstrap', () => {

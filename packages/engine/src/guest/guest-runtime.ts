@@ -52,6 +52,11 @@ const RESOURCE_LIMITS: ResourceGuardLimits = Object.freeze({
  * far below V8's fixed-array maximum (~2^27), past which it aborts the process.
  */
 const BUILTIN_GUARD_LIMITS: BuiltinGuardLimits = Object.freeze({ maxArrayLength: 16_777_216 })
+/**
+ * The most characters of JSON a binding result may have, whole or summed over its parts: what
+ * the sandbox's JSON.parse guard allows one text (two characters per array element at least).
+ */
+const MAX_RESULT_JSON_CHARS = BUILTIN_GUARD_LIMITS.maxArrayLength * 2
 const BUILTIN_GUARD_HOST: BuiltinGuardHost = Object.freeze({ isProxy: (value: unknown): boolean => types.isProxy(value) })
 
 /**
@@ -154,11 +159,22 @@ export class GuestSession {
         this.finishRun()
         this.channel.send({ kind: 'run-stopped' })
         return
+      case 'call-part': {
+        const run = this.run
+        if (run === undefined || run.ended || message.id < run.firstCallId) return
+        try {
+          this.control.receivePart(message.id, message.json, MAX_RESULT_JSON_CHARS)
+        } catch {
+          this.end({ kind: 'run-end', outcome: 'exception', message: 'The sandbox failed while delivering a tool result.' })
+        }
+        return
+      }
       case 'call-result': {
         const run = this.run
         if (run === undefined || run.ended || message.id < run.firstCallId) return
         try {
-          this.control.settleCall(message.id, message.ok, message.ok ? message.valueJson : message.message)
+          if (message.ok) this.control.settleCall(message.id, true, message.valueJson, message.parts ?? 0, MAX_RESULT_JSON_CHARS)
+          else this.control.settleCall(message.id, false, message.message, 0, MAX_RESULT_JSON_CHARS)
         } catch {
           // The program's own code cannot run here; a failure means the context is unusable.
           this.end({ kind: 'run-end', outcome: 'exception', message: 'The sandbox failed while delivering a tool result.' })
@@ -231,7 +247,8 @@ export class GuestSession {
 
   private end(message: GuestToHostMessage & { kind: 'run-end' }): void {
     if (!this.finishRun()) return
-    this.channel.send({ ...message, heapBytes: getHeapStatistics().total_heap_size })
+    const heap = getHeapStatistics()
+    this.channel.send({ ...message, heapBytes: heap.total_heap_size, usedHeapBytes: heap.used_heap_size })
   }
 
   private fail(thrown: unknown): void {

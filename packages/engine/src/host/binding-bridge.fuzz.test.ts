@@ -8,6 +8,7 @@ import fc from 'fast-check'
 import { stringifyJsonValue, validateBindings, type CodeJsonValue } from '@code-runtime/core'
 import { BindingBridge } from './binding-bridge.js'
 import type { CallResultMessage } from '../protocol/messages.js'
+import { resultOnly } from '../../test/in-memory-substrate.js'
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20261201)
 const TIME_LIMIT_MS = 3_000
@@ -92,7 +93,7 @@ void describe('fuzz: the binding bridge', () => {
         const requests = sources.map(({ args, ...rest }) => ({ ...rest, argsJson: argsJsonOf(args) }))
         const replies: CallResultMessage[] = []
         const namespaces = validateBindings([{ global: 'tools', functions: { echo: async (args: unknown) => args as CodeJsonValue } }])
-        const bridge = new BindingBridge(namespaces, (message) => replies.push(message), { startedAt: 0, recordValuesBytes: 1_000_000, maxPendingCallBytes: 400_000 })
+        const bridge = new BindingBridge(namespaces, (message) => replies.push(resultOnly(message)), { startedAt: 0, recordValuesBytes: 1_000_000, maxPendingCallBytes: 400_000 })
         const accepted = new Map<number, string>()
         for (const request of requests) {
           const problem = bridge.handle({ kind: 'call-request', ...request })
@@ -115,7 +116,7 @@ void describe('fuzz: the binding bridge', () => {
     await check(fc.asyncProperty(resolution, async (resolve) => {
       const replies: CallResultMessage[] = []
       const namespaces = validateBindings([{ global: 'tools', functions: { resolve: async () => await (resolve() as Promise<CodeJsonValue>) } }])
-      const bridge = new BindingBridge(namespaces, (message) => replies.push(message), { startedAt: 0, recordValuesBytes: 10_000_000, maxPendingCallBytes: 1_000 })
+      const bridge = new BindingBridge(namespaces, (message) => replies.push(resultOnly(message)), { startedAt: 0, recordValuesBytes: 10_000_000, maxPendingCallBytes: 1_000 })
       assert.equal(bridge.handle({ kind: 'call-request', id: 1, namespace: 0, member: 'resolve', argsJson: '{}' }), undefined)
       await settle()
       assert.equal(replies.length, 1)
@@ -131,7 +132,7 @@ void describe('fuzz: the binding bridge', () => {
     await check(fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 3_000 }), { maxLength: 12 }), fc.integer({ min: 1_024, max: 8_000 }), async (sizes, budget) => {
       const replies: CallResultMessage[] = []
       const namespaces = validateBindings([{ global: 'tools', functions: { hold: () => new Promise<CodeJsonValue>(() => undefined) } }])
-      const bridge = new BindingBridge(namespaces, (message) => replies.push(message), { startedAt: 0, recordValuesBytes: undefined, maxPendingCallBytes: budget })
+      const bridge = new BindingBridge(namespaces, (message) => replies.push(resultOnly(message)), { startedAt: 0, recordValuesBytes: undefined, maxPendingCallBytes: budget })
       let held = 0
       sizes.forEach((size, index) => {
         const json = JSON.stringify('x'.repeat(size))

@@ -5,14 +5,14 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { validateBindings, type CodeBindingFunction } from '@code-runtime/core'
-import { BindingBridge, type BindingBridgeOptions } from './binding-bridge.js'
+import { BindingBridge, type BindingBridgeOptions, type BridgeReply } from './binding-bridge.js'
 import type { CallRequestMessage, CallResultMessage } from '../protocol/messages.js'
-import { deferred, drain, type Deferred } from '../../test/in-memory-substrate.js'
+import { deferred, drain, resultOnly, type Deferred } from '../../test/in-memory-substrate.js'
 
 function bridgeOver(functions: Record<string, CodeBindingFunction>, options: Partial<BindingBridgeOptions> = {}): { bridge: BindingBridge; replies: CallResultMessage[] } {
   const replies: CallResultMessage[] = []
   const namespaces = validateBindings([{ global: 'tools', functions }])
-  const bridge = new BindingBridge(namespaces, (message) => replies.push(message), {
+  const bridge = new BindingBridge(namespaces, (message) => replies.push(resultOnly(message)), {
     startedAt: performance.now(),
     recordValuesBytes: 10_000,
     maxPendingCallBytes: 1_000,
@@ -175,4 +175,29 @@ describe('BindingBridge', () => {
       assert.equal(replies.length, 1)
     })
   }
+
+  // Streamed: the parts leave as the walk goes, the result counts them; a late refusal sends a
+  // failure after the parts (the guest drops them), never a successful result.
+  it('sends a large result in parts ahead of the result that counts them, and fails one refused after parts', async () => {
+    const rows = Array.from({ length: 1_000 }, (_, id) => ({ id }))
+    const spoiled: unknown[] = [...rows, 1n]
+    const replies: BridgeReply[] = []
+    const namespaces = validateBindings([{ global: 'tools', functions: { rows: async () => rows, spoiled: async () => spoiled as unknown as null } }])
+    const bridge = new BindingBridge(namespaces, (message) => replies.push(message), {
+      startedAt: performance.now(), recordValuesBytes: undefined, maxPendingCallBytes: 1_000, resultPartChars: 1,
+    })
+    bridge.handle(call(1, 'rows'))
+    await drain()
+    const parts = replies.filter((reply) => reply.kind === 'call-part')
+    const last = replies.at(-1)
+    assert.equal(parts.length, 3)
+    assert.ok(last?.kind === 'call-result' && last.ok)
+    assert.equal(last.parts, 3)
+    assert.deepEqual([...parts.map((part) => part.json), last.valueJson].flatMap((json) => JSON.parse(json) as unknown[]), rows)
+    replies.length = 0
+    bridge.handle(call(2, 'spoiled'))
+    await drain()
+    assert.equal(replies.filter((reply) => reply.kind === 'call-part').length, 3)
+    assert.deepEqual(replies.at(-1), { kind: 'call-result', id: 2, ok: false, message: 'tools.spoiled resolved a value that is not lossless JSON: value[1000] is a BigInt (pass a string or a number); pass JSON values only (null, booleans, finite numbers, strings, plain arrays and objects).' })
+  })
 })

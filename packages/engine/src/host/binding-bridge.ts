@@ -15,7 +15,10 @@ import {
   type LosslessJsonText,
   type ValidatedNamespace,
 } from '@code-runtime/core'
-import type { CallRequestMessage, CallResultMessage } from '../protocol/messages.js'
+import type { CallPartMessage, CallRequestMessage, CallResultMessage } from '../protocol/messages.js'
+
+/** What the bridge sends the guest: call results, and the parts of a streamed one. */
+export type BridgeReply = CallResultMessage | CallPartMessage
 
 /** Options of {@link BindingBridge}. */
 export interface BindingBridgeOptions {
@@ -29,6 +32,12 @@ export interface BindingBridgeOptions {
    * heap the sandbox itself may use. A call that would pass it is refused inside the program.
    */
   readonly maxPendingCallBytes: number
+  /**
+   * When set, a large root-array result leaves in `call-part` messages of at least this many
+   * characters as the check walks on, then its `call-result` counts them; undefined sends every
+   * result whole.
+   */
+  readonly resultPartChars?: number | undefined
 }
 
 /** One call's record while it is being made. */
@@ -63,7 +72,7 @@ function messageOf(thrown: unknown): string {
 
 export class BindingBridge {
   private readonly namespaces: readonly ValidatedNamespace[]
-  private readonly reply: (message: CallResultMessage) => void
+  private readonly reply: (message: BridgeReply) => void
   private readonly options: BindingBridgeOptions
   private readonly seenIds = new Set<number>()
   private readonly entries: CallEntry[] = []
@@ -71,7 +80,7 @@ export class BindingBridge {
   private pendingCallBytes = 0
   private open = true
 
-  constructor(namespaces: readonly ValidatedNamespace[], reply: (message: CallResultMessage) => void, options: BindingBridgeOptions) {
+  constructor(namespaces: readonly ValidatedNamespace[], reply: (message: BridgeReply) => void, options: BindingBridgeOptions) {
     this.namespaces = namespaces
     this.reply = reply
     this.options = options
@@ -196,10 +205,20 @@ export class BindingBridge {
     // Without a call record to keep the value in, the check and the text are made in one walk
     // that never holds a whole copy; with one, the copy is what the record keeps.
     const isRecording = this.options.recordValuesBytes !== undefined
+    // Streamed, each part leaves as soon as it is written, and the guest parses it while this
+    // walk goes on. The walk runs in this one task, so no later message can come between parts.
+    const partChars = this.options.resultPartChars
+    let parts = 0
+    const onPart = partChars === undefined ? undefined : (json: string): void => {
+      parts++
+      this.reply({ kind: 'call-part', id, json })
+    }
     let value: LosslessJsonText | LosslessJsonSnapshot
     let valueJson: string
     try {
-      value = isRecording ? safeSnapshotLosslessJson(resolution, { rootLabel: 'value' }) : safeLosslessJsonText(resolution, { rootLabel: 'value' })
+      value = isRecording
+        ? safeSnapshotLosslessJson(resolution, { rootLabel: 'value' })
+        : safeLosslessJsonText(resolution, { rootLabel: 'value', onPart, partChars })
       if (!value.ok) {
         const label = `${entry.namespace}.${entry.member}`
         this.fail(id, entry, `${label} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(value.refusal)}`)
@@ -213,7 +232,7 @@ export class BindingBridge {
     }
     this.finish(entry, 'ok')
     if ('value' in value) this.keepValue(entry, 'result', value.value, valueJson)
-    this.reply({ kind: 'call-result', id, ok: true, valueJson })
+    this.reply(parts === 0 ? { kind: 'call-result', id, ok: true, valueJson } : { kind: 'call-result', id, ok: true, valueJson, parts })
   }
 
   private fail(id: number, entry: CallEntry, message: string): void {

@@ -72,9 +72,40 @@ export class EngineSession implements CodeSession {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)))
     }
-    const turn = this.tail.then(() => this.runNow(validated))
+    const signal = validated.signal
+    if (signal?.aborted === true) return Promise.resolve(this.failWithoutRun(validated, performance.now(), 'abort', abortMessage(signal)))
+    const place = { started: false, abandoned: false }
+    const turn = this.tail.then(() => {
+      if (place.abandoned) return undefined
+      place.started = true
+      return this.runNow(validated)
+    })
     this.tail = turn.catch(() => {})
-    return turn
+    return signal === undefined ? (turn as Promise<CodeRunResult>) : this.abortWhileQueued(validated, signal, turn, place)
+  }
+
+  /** A run still waiting for its turn settles as `abort` when its signal fires, and never starts. */
+  private abortWhileQueued(request: ValidatedRunRequest, signal: AbortSignal, turn: Promise<CodeRunResult | undefined>, place: { started: boolean; abandoned: boolean }): Promise<CodeRunResult> {
+    const calledAt = performance.now()
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        if (place.started) return
+        place.abandoned = true
+        resolve(this.failWithoutRun(request, calledAt, 'abort', abortMessage(signal)))
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      turn.then((result) => {
+        signal.removeEventListener('abort', onAbort)
+        if (result !== undefined) resolve(result)
+      }, (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error instanceof Error ? error : new Error(String(error)))
+      })
+    })
+  }
+
+  private failWithoutRun(request: ValidatedRunRequest, startedAt: number, kind: CodeRunFailureKind, message: string): CodeRunResult {
+    return failBeforeRun(request, startedAt, this.limits.maxOutputBytes, kind, message)
   }
 
   /** Ends the session: a run in flight settles as `abort`, queued runs reject; resolves once the substrate exited. */
@@ -93,8 +124,7 @@ export class EngineSession implements CodeSession {
   private async runNow(request: ValidatedRunRequest): Promise<CodeRunResult> {
     if (this.closed) throw closedError(this.id)
     const startedAt = performance.now()
-    const fail = (kind: CodeRunFailureKind, message: string): CodeRunResult =>
-      failBeforeRun(request, startedAt, this.limits.maxOutputBytes, kind, message)
+    const fail = (kind: CodeRunFailureKind, message: string): CodeRunResult => this.failWithoutRun(request, startedAt, kind, message)
     if (this.ended !== undefined) return fail('worker-exit', this.endMessage)
     if (request.signal?.aborted === true) return fail('abort', abortMessage(request.signal))
     const transformed = transformSessionProgram(request.program, { namespaceGlobals: request.namespaces.map((namespace) => namespace.global) })

@@ -13,18 +13,10 @@ import {
   InMemoryFactory,
   RecyclableSubstrate,
   ScriptedSubstrate,
+  TEST_LIMITS as LIMITS,
   type GuestScript,
 } from '../../test/in-memory-substrate.js'
 import type { Substrate } from './substrate.js'
-
-const LIMITS = {
-  spawnAhead: 0,
-  budgets: { computeMs: 2_000, maxWallMs: 10_000 },
-  maxOutputBytes: 4_096,
-  maxLogEntries: 100,
-  maxPendingCallBytes: 1_000_000,
-  maxOldGenerationSizeMb: 64,
-} as const
 
 function engineOn<S extends Substrate>(factory: InMemoryFactory<S>, options: Partial<Omit<RunEngineOptions, 'factory'>> = {}): RunEngine {
   return new RunEngine({ ...LIMITS, ...options, factory })

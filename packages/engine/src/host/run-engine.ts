@@ -152,8 +152,9 @@ export class RunEngine {
     })
     const maxSessions = this.options.maxSessions ?? defaults.maxSessions
     if (this.liveSessions.size + this.opening >= maxSessions) {
-      throw new CodeRuntimeError('CODE_RUNTIME_SESSION_LIMIT',
-        `${maxSessions} sessions are open (maxSessions); dispose one, or wait for one to expire, before opening another.`)
+      throw new CodeRuntimeError('CODE_RUNTIME_SESSION_LIMIT', maxSessions === 0
+        ? 'Sessions are turned off on this runtime (maxSessions: 0); use run() for one-shot programs.'
+        : `${maxSessions} sessions are open (maxSessions); dispose one, or wait for one to expire, before opening another.`)
     }
     this.opening++
     let substrate: Substrate

@@ -112,6 +112,8 @@ export class RunSession {
   private stopping: { readonly finish: (survived: boolean) => void } | undefined
   /** Why the substrate was killed, when it was: a lost session names it. */
   private lossReason: string | undefined
+  /** Set when the caller ends the session anyway (disposal): no failure then says it is lost. */
+  private endedFromOutside = false
   private readonly onAbort = (): void => {
     const signal = this.options.request.signal
     if (signal !== undefined) this.settleFailure('abort', abortMessage(signal), this.stopOrKill())
@@ -128,6 +130,7 @@ export class RunSession {
       startedAt: options.startedAt,
       recordValuesBytes: options.request.recordCallValuesBytes,
       maxPendingCallBytes: options.maxPendingCallBytes,
+      resultPartChars: substrate.resultPartChars,
     })
     this.budgets = new RunBudgets(substrate, options.budgets, (message, budget: ExpiredBudget) =>
       // Past its compute budget the program is computing: only killing stops it.
@@ -190,11 +193,12 @@ export class RunSession {
 
   /** Stops the run from outside (disposal): it settles with `kind` and the substrate is killed. */
   stop(kind: CodeRunFailureKind, message: string): void {
+    this.endedFromOutside = true
     if (this.stopping !== undefined) {
       this.stopping.finish(false)
       return
     }
-    this.settleFailure(kind, message, 'kill', false)
+    this.settleFailure(kind, message, 'kill')
   }
 
   /** A session's guest can be asked to stop; a one-shot run's substrate is simply killed. */
@@ -248,9 +252,10 @@ export class RunSession {
         this.heapBytes = message.heapBytes
         this.cleanEnd = true
         const maxHeapBytes = this.options.session?.maxHeapBytes
-        if (maxHeapBytes !== undefined && message.heapBytes !== undefined && message.heapBytes > maxHeapBytes) {
+        // The used heap, not the reserved one: a young generation full of garbage is not state.
+        if (maxHeapBytes !== undefined && message.usedHeapBytes !== undefined && message.usedHeapBytes > maxHeapBytes) {
           this.cleanEnd = false
-          this.settleFailure('worker-exit', `The session's heap grew to ${message.heapBytes} bytes, over its maxHeapBytes budget of ${maxHeapBytes}, and its sandbox was stopped. Keep less data in the session.`, 'kill')
+          this.settleFailure('worker-exit', `The session's heap grew to ${message.usedHeapBytes} bytes, over its maxHeapBytes budget of ${maxHeapBytes}, and its sandbox was stopped. Keep less data in the session.`, 'kill')
           return
         }
         if (message.outcome !== 'value') {
@@ -291,14 +296,14 @@ export class RunSession {
   }
 
   /**
-   * Settles a failure. In a session, a failure that killed the substrate says so in its message
-   * (`noteLoss`), except when the caller ends the session anyway (disposal).
+   * Settles a failure. In a session, a failure that killed the substrate says so in its message,
+   * except when the caller ends the session anyway (disposal).
    */
-  private settleFailure(kind: CodeRunFailureKind, message: string, leaving: Leaving, noteLoss = true): void {
+  private settleFailure(kind: CodeRunFailureKind, message: string, leaving: Leaving): void {
     if (this.settled) return
     if (leaving === 'kill') this.lossReason = message
-    const note = noteLoss ? this.options.session?.lostNote ?? '' : ''
-    this.settle((lost) => this.ledger.settleFailure(kind, lost ? message + note : message), leaving)
+    const note = this.options.session?.lostNote ?? ''
+    this.settle((lost) => this.ledger.settleFailure(kind, lost && !this.endedFromOutside ? message + note : message), leaving)
   }
 
   /**

@@ -23,6 +23,12 @@ export interface SubstrateListener {
 export interface Substrate {
   /** Sends one message to the guest. Never throws; a dead substrate drops it. */
   send(message: HostToGuestMessage): void
+  /**
+   * Least characters of a `call-part` when a large binding result may be streamed in parts, so
+   * the guest parses while the host still checks; absent where every result must travel as one
+   * message (a wire whose per-message size limit is the result's budget).
+   */
+  readonly resultPartChars?: number | undefined
   /** Routes the guest's messages and exit to `listener` (one run at a time). */
   attach(listener: SubstrateListener): void
   /** Starts measuring busy time from now. */

@@ -121,9 +121,11 @@ describe('decodeGuestMessage', () => {
 
   it('drops a heap size that is not a plain byte count instead of passing it on', () => {
     for (const heapBytes of [-1, 1.5, 2 ** 53, Number.NaN, '10', null, 10n]) {
-      assertRebuilt(decodeGuestMessage, { kind: 'run-end', outcome: 'value', valueJson: '1', heapBytes },
+      assertRebuilt(decodeGuestMessage, { kind: 'run-end', outcome: 'value', valueJson: '1', heapBytes, usedHeapBytes: heapBytes },
         { kind: 'run-end', outcome: 'value', valueJson: '1' })
     }
+    assertRebuilt(decodeGuestMessage, { kind: 'run-end', outcome: 'value', valueJson: '1', heapBytes: 20, usedHeapBytes: 10 },
+      { kind: 'run-end', outcome: 'value', valueJson: '1', heapBytes: 20, usedHeapBytes: 10 })
   })
 
   const malformed: [string, unknown][] = [
@@ -148,6 +150,8 @@ describe('decodeGuestMessage', () => {
     ['a run-end value that is parsed already', { kind: 'run-end', outcome: 'value', valueJson: 1 }],
     ['a run-end exception without message', { kind: 'run-end', outcome: 'exception' }],
     ['an invalid-output with a number message', { kind: 'run-end', outcome: 'invalid-output', message: 1 }],
+    // Parts travel host to guest only: a guest cannot send the host a value in parts.
+    ['a call-part from the guest', { kind: 'call-part', id: 1, json: '[1]' }],
   ]
   itRefusesEach(decodeGuestMessage, malformed)
 })
@@ -166,6 +170,9 @@ describe('decodeHostMessage', () => {
       { ...runStart, session: { keptNames: ['a', 'f'], publishedFunctions: ['f'] } })
     assertRebuilt(decodeHostMessage, { kind: 'call-result', id: 1, ok: true, valueJson: '1', message: 'x' }, { kind: 'call-result', id: 1, ok: true, valueJson: '1' })
     assertRebuilt(decodeHostMessage, { kind: 'call-result', id: 2, ok: false, message: 'no', valueJson: '1' }, { kind: 'call-result', id: 2, ok: false, message: 'no' })
+    assertRebuilt(decodeHostMessage, { kind: 'call-result', id: 3, ok: true, valueJson: '[1]', parts: 2 }, { kind: 'call-result', id: 3, ok: true, valueJson: '[1]', parts: 2 })
+    assertRebuilt(decodeHostMessage, { kind: 'call-result', id: 4, ok: false, message: 'no', parts: 2 }, { kind: 'call-result', id: 4, ok: false, message: 'no' })
+    assertRebuilt(decodeHostMessage, { kind: 'call-part', id: 3, json: '[0]', ok: true }, { kind: 'call-part', id: 3, json: '[0]' })
   })
 
   it('rebuilds the namespaces and their member lists, not the arrays it was given', () => {
@@ -225,6 +232,12 @@ describe('decodeHostMessage', () => {
     ['a call-result with ok as 1', { kind: 'call-result', id: 1, ok: 1, valueJson: '1' }],
     ['a successful call-result without value', { kind: 'call-result', id: 1, ok: true, message: 'x' }],
     ['a failed call-result without message', { kind: 'call-result', id: 1, ok: false, valueJson: '1' }],
+    ...[-1, 0.5, 2 ** 53, Number.NaN, '2', null].map((parts): [string, unknown] =>
+      [`a call-result counting ${String(parts)} parts`, { kind: 'call-result', id: 1, ok: true, valueJson: '[1]', parts }]),
+    ...BAD_IDS.map((id): [string, unknown] => [`a call-part with id ${String(id)}`, { kind: 'call-part', id, json: '[1]' }]),
+    ['a call-part without json', { kind: 'call-part', id: 1 }],
+    ['a call-part with parsed json', { kind: 'call-part', id: 1, json: [1] }],
+    ['a call-part whose json is a getter', withGetter({ kind: 'call-part', id: 1 }, 'json', '[1]')],
   ]
   itRefusesEach(decodeHostMessage, malformed)
 })

@@ -43,10 +43,25 @@ export interface RunStopMessage {
   readonly kind: 'run-stop'
 }
 
-/** Host → guest: the outcome of one binding call. */
+/**
+ * Host → guest: the outcome of one binding call. A value sent in parts ends with the result that
+ * counts them (`parts`): its `valueJson` holds the root array's last elements, appended to the
+ * parts' elements in order. A failure after some parts voids them.
+ */
 export type CallResultMessage =
-  | { readonly kind: 'call-result'; readonly id: number; readonly ok: true; readonly valueJson: string }
+  | { readonly kind: 'call-result'; readonly id: number; readonly ok: true; readonly valueJson: string; readonly parts?: number }
   | { readonly kind: 'call-result'; readonly id: number; readonly ok: false; readonly message: string }
+
+/**
+ * Host → guest, before the `call-result` of call `id`: the JSON text of an array holding the
+ * next elements of the call's root-array value, sent while the host still checks the rest, so
+ * the guest parses it meanwhile. Nothing of it reaches the program before the result settles.
+ */
+export interface CallPartMessage {
+  readonly kind: 'call-part'
+  readonly id: number
+  readonly json: string
+}
 
 /**
  * Host → guest, in the opt-in reuse mode only: the last run ended cleanly; drop its context,
@@ -56,7 +71,7 @@ export interface RecycleMessage {
   readonly kind: 'recycle'
 }
 
-export type HostToGuestMessage = RunStartMessage | CallResultMessage | RecycleMessage | RunStopMessage
+export type HostToGuestMessage = RunStartMessage | CallPartMessage | CallResultMessage | RecycleMessage | RunStopMessage
 
 /** Guest → host: the substrate is up and its context is prepared. */
 export interface GuestReadyMessage {
@@ -85,6 +100,11 @@ export type RunEndMessage = (
 ) & {
   /** The guest's V8 heap size at the end, in bytes: advisory, as the guest reports it. */
   readonly heapBytes?: number
+  /**
+   * The bytes its objects take (V8's used heap, without the room the young generation keeps
+   * free): what a session's `maxHeapBytes` is checked against. Advisory, as the guest reports it.
+   */
+  readonly usedHeapBytes?: number
 }
 
 /** Guest → host: the answer to `run-stop`; nothing of the stopped run follows it. */
@@ -133,6 +153,8 @@ const readString = (item: unknown): string | undefined => (typeof item === 'stri
 function isCallId(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
 }
+
+const isByteCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 
 const refuse = (problem: string): { ok: false; problem: string } => ({ ok: false, problem })
 
@@ -188,7 +210,11 @@ function readGuestMessage(raw: unknown): Decoded<GuestToHostMessage> {
     case 'run-end': {
       const outcome = own(record, 'outcome')
       const heapBytes = own(record, 'heapBytes')
-      const heap = typeof heapBytes === 'number' && Number.isSafeInteger(heapBytes) && heapBytes >= 0 ? { heapBytes } : {}
+      const usedHeapBytes = own(record, 'usedHeapBytes')
+      const heap = {
+        ...isByteCount(heapBytes) ? { heapBytes } : {},
+        ...isByteCount(usedHeapBytes) ? { usedHeapBytes } : {},
+      }
       if (outcome === 'value') {
         const valueJson = own(record, 'valueJson')
         if (valueJson !== null && typeof valueJson !== 'string') return refuse('a run-end with a malformed value')
@@ -262,8 +288,11 @@ function readHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
       if (!isCallId(id)) return refuse('a call-result with an invalid id')
       if (ok === true) {
         const valueJson = own(record, 'valueJson')
+        const parts = own(record, 'parts')
         if (typeof valueJson !== 'string') return refuse('a call-result without a value')
-        return { ok: true, message: { kind, id, ok, valueJson } }
+        if (parts === undefined) return { ok: true, message: { kind, id, ok, valueJson } }
+        if (typeof parts !== 'number' || !Number.isSafeInteger(parts) || parts < 0) return refuse('a call-result with a malformed part count')
+        return { ok: true, message: { kind, id, ok, valueJson, parts } }
       }
       if (ok === false) {
         const message = own(record, 'message')
@@ -271,6 +300,12 @@ function readHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
         return { ok: true, message: { kind, id, ok, message } }
       }
       return refuse('a malformed call-result')
+    }
+    case 'call-part': {
+      const id = own(record, 'id')
+      const json = own(record, 'json')
+      if (!isCallId(id) || typeof json !== 'string') return refuse('a malformed call-part')
+      return { ok: true, message: { kind, id, json } }
     }
     default:
       return refuse('a message of unknown kind')
