@@ -60,7 +60,7 @@ export interface CodeMode {
   readonly tool: RunCodeTool
   /** Runs one program directly (what `tool.execute` does after checking its input); checks it first unless `typeCheck` is `off`. */
   run(code: string, options?: RunCodeOptions): Promise<RunCodeOutput>
-  /** Checks one program under the configured `typeCheck` mode, without running it. */
+  /** Checks one program under the configured `typeCheck` mode, without running it (knowing the names the bound session kept). */
   check(code: string): Promise<ProgramCheck>
   /** The session `run_code` is bound to (the `session` option), else `undefined`. */
   readonly session: CodeModeSession | undefined
@@ -163,17 +163,16 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     return checker
   }
 
-  async function check(code: string): Promise<ProgramCheck> {
-    if (typeCheck === 'off') return UNCHECKED_PROGRAM
-    return (await warmChecker()).check(code, typeCheck)
+  /** The check of a program (of `session`, knowing the names it kept), and what it keeps, typed. */
+  async function checkInSession(code: string, session: RunCodeSession | undefined): Promise<{ check: ProgramCheck; kept: ReadonlyMap<string, string> }> {
+    if (typeCheck === 'off') return { check: UNCHECKED_PROGRAM, kept: new Map() }
+    const checker = await warmChecker()
+    if (session === undefined) return { check: checker.check(code, typeCheck), kept: new Map() }
+    return checker.checkInSession(code, typeCheck, session.names)
   }
 
-  /** The check of a program of `session`, and what it keeps, typed; unchecked (keeping nothing known) when the checker cannot answer. */
-  async function checkInSession(code: string, session: RunCodeSession | undefined): Promise<{ check: ProgramCheck; kept: ReadonlyMap<string, string> }> {
-    if (session === undefined) return { check: await check(code), kept: new Map() }
-    if (typeCheck === 'off') return { check: UNCHECKED_PROGRAM, kept: new Map() }
-    return (await warmChecker()).checkInSession(code, typeCheck, session.names)
-  }
+  // With a bound session, a check knows what its runs kept, as the check before a run does.
+  const check = async (code: string): Promise<ProgramCheck> => (await checkInSession(code, ownSession)).check
 
   /** The session a run goes to: its own option's, else the Code Mode's. */
   function sessionOf(runOptions: RunCodeOptions): RunCodeSession | undefined {

@@ -65,6 +65,7 @@ describe('run_code bound to a session', () => {
     const codeMode = createCodeMode({ tools: [orders], runtime: started.runtime, session: true, typeCheck: 'strict' })
     try {
       assert.equal((await codeMode.run('const rows = await tools.list_orders()\nlet label = "total"\nconst twice = (n: number) => n * 2')).isError, false)
+      assert.deepEqual(await codeMode.check('rows.length + twice(1)'), { refused: false, errors: [], hints: [] })
       const used = await codeMode.run('`${label}: ${twice(rows[0]!.total)}`')
       assert.equal(used.text, 'total: 60')
       const wrong = await codeMode.run('rows[0]!.totl')
