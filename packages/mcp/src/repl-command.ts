@@ -15,9 +15,8 @@ import { withBudgetOptionNames } from './budget-option-names.js'
 import { EXIT_SETUP_FAILED, EXIT_SUCCESS, type CliCommand } from './cli-arguments.js'
 import { catalogCodeMode, runProgram, TOOLS_NAMESPACE, type ProgramRunOutput } from './program-run.js'
 import { openReplHistory, replHistoryPath, REPL_HISTORY_SIZE } from './repl-history.js'
-import { startChosenBackend } from './runtime-backend.js'
-import { openSession, reportStartFailures } from './session.js'
-import { styleFor, usesColour, writeErrorLine, type TerminalStyle } from './terminal-output.js'
+import { openSession, startServingBackend } from './session.js'
+import { styleFor, usesColour, type TerminalStyle } from './terminal-output.js'
 import { buildToolCatalog } from './tool-catalog.js'
 import type { UpstreamServer } from './upstream-clients.js'
 
@@ -209,13 +208,8 @@ export async function replCommand(command: Extract<CliCommand, { command: 'repl'
     },
   })
   try {
-    const failed = reportStartFailures(session.upstreams)
-    if (failed > 0 && failed === session.upstreams.length) {
-      writeErrorLine(process.stderr, 'no configured server could be started; fix the errors above.')
-      return EXIT_SETUP_FAILED
-    }
-    const budgets = { maxWallMs: command.timeoutMs, ...(command.computeMs === undefined ? {} : { computeMs: command.computeMs }) }
-    const started = await startChosenBackend(command.backend, command.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
+    const started = await startServingBackend(session, command)
+    if (started === undefined) return EXIT_SETUP_FAILED
     try {
       await runRepl({ runtime: withBudgetOptionNames(started.runtime), upstreams: session.upstreams, typeCheck: command.typeCheck }, (listener) => toolListeners.push(listener))
       return EXIT_SUCCESS

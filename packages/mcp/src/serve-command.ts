@@ -11,9 +11,7 @@ import { withBudgetOptionNames } from './budget-option-names.js'
 import { EXIT_SETUP_FAILED, EXIT_SUCCESS, type CliCommand } from './cli-arguments.js'
 import { createCodeModeServer, type CodeModeServer } from './code-mode-server.js'
 import { presentTools } from './run-code-description.js'
-import { startChosenBackend } from './runtime-backend.js'
-import { openSession, reportStartFailures } from './session.js'
-import { writeErrorLine } from './terminal-output.js'
+import { openSession, startServingBackend } from './session.js'
 
 function log(message: string): void {
   process.stderr.write(`code-runtime: ${message}\n`)
@@ -42,13 +40,8 @@ export async function serveCommand(command: Extract<CliCommand, { command: 'serv
   })
   let started
   try {
-    const failed = reportStartFailures(session.upstreams)
-    if (failed > 0 && failed === session.upstreams.length) {
-      writeErrorLine(process.stderr, 'no configured server could be started; fix the errors above.')
-      return EXIT_SETUP_FAILED
-    }
-    const budgets = { maxWallMs: command.timeoutMs, ...(command.computeMs === undefined ? {} : { computeMs: command.computeMs }) }
-    started = await startChosenBackend(command.backend, command.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
+    started = await startServingBackend(session, command)
+    if (started === undefined) return EXIT_SETUP_FAILED
     // Timeouts name --timeout-ms and --compute-ms, the knobs whoever runs serve can turn.
     codeModeServer = createCodeModeServer({
       upstreams: session.upstreams,
@@ -60,7 +53,7 @@ export async function serveCommand(command: Extract<CliCommand, { command: 'serv
     })
     const catalog = codeModeServer.catalog
     const mode = presentTools(catalog, command.maxSdkChars).mode
-    log(`serving ${catalog.tools.length} tools of ${session.upstreams.length - failed} server(s) through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}; type check ${command.typeCheck}; ${command.state ? 'variables persist between calls' : 'no state between calls'}).`)
+    log(`serving ${catalog.tools.length} tools of ${session.upstreams.filter((server) => server.failure === undefined).length} server(s) through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}; type check ${command.typeCheck}; ${command.state ? 'variables persist between calls' : 'no state between calls'}).`)
     const stopping = shutdownRequested()
     await codeModeServer.connect(new StdioServerTransport())
     log(`shutting down (${await stopping}).`)

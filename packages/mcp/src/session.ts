@@ -6,6 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { CodeRuntime, StartedCodeRuntime } from '@code-runtime/core'
+import { startChosenBackend, type BackendName } from './runtime-backend.js'
 import { SESSION_DIRECTORY_VARIABLE } from './config-variables.js'
 import { EXAMPLE_SERVER } from './example-server.js'
 import { loadServersConfig } from './server-config.js'
@@ -58,4 +60,27 @@ export function reportStartFailures(upstreams: readonly UpstreamServer[]): numbe
   const failures = upstreams.flatMap((server) => server.failure === undefined ? [] : [server.failure])
   for (const failure of failures) writeErrorLine(process.stderr, failure.message)
   return failures.length
+}
+
+/** The backend and budgets a serving command was given. */
+export interface ServingBackendOptions {
+  readonly backend: BackendName
+  readonly backendChosen: boolean
+  readonly timeoutMs: number
+  readonly computeMs?: number
+}
+
+/**
+ * How `serve` and `repl` start: they go on with the servers that started, after one line for
+ * each that did not. With none started they stop (said on stderr): resolves `undefined` then;
+ * otherwise the chosen backend, started with the command's budgets.
+ */
+export async function startServingBackend(session: Session, options: ServingBackendOptions): Promise<StartedCodeRuntime<CodeRuntime> | undefined> {
+  const failed = reportStartFailures(session.upstreams)
+  if (failed > 0 && failed === session.upstreams.length) {
+    writeErrorLine(process.stderr, 'no configured server could be started; fix the errors above.')
+    return undefined
+  }
+  const budgets = { maxWallMs: options.timeoutMs, ...(options.computeMs === undefined ? {} : { computeMs: options.computeMs }) }
+  return startChosenBackend(options.backend, options.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
 }
