@@ -9,7 +9,7 @@ import { DEFAULT_MAX_SDK_CHARS } from './run-code-description.js'
 
 /** What `--type-check` takes, on two help lines aligned with the other options' texts. */
 const TYPE_CHECK_LINE = 'calls (default): refuse a program only for what would certainly fail;\n' +
-  `${' '.repeat(25)}strict: for any type error; off: no check (serve and run only)`
+  `${' '.repeat(25)}strict: for any type error; off: no check (serve, run, repl)`
 
 /** Wall-clock limit of one run unless `--timeout-ms` says otherwise. */
 export const DEFAULT_RUN_TIMEOUT_MS = 300_000
@@ -68,10 +68,10 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
   repl: {
     call: 'repl',
     synopsis: 'code-runtime repl [--config servers.json] [options]',
-    summary: 'an interactive prompt over the configured servers; variables persist between inputs',
+    summary: 'a prompt over the configured servers whose variables persist',
     details: 'Each input is a program, run in one session: its top-level declarations stay for the next, and\n' +
-      'the value of a last expression is printed. An unfinished input (an open bracket, string or\n' +
-      'template) continues on a "... " line. Logs print as they come; failures print with their kind.\n' +
+      'the value of a last expression is printed. An unfinished input (an open bracket, template or\n' +
+      'comment) continues on a "... " line. Logs print as they come; failures print with their kind.\n' +
       'Commands: .help, .reset (forget every variable), .exit (or Ctrl-D). Ctrl-C stops a running\n' +
       'program (the variables stay), clears an unfinished input, and exits when pressed twice at an\n' +
       'empty prompt. History is kept in $CODE_RUNTIME_REPL_HISTORY, else in the state directory\n' +
