@@ -83,7 +83,14 @@ export class RunCodeSession implements CodeModeSession {
   async run(request: CodeRunRequest): Promise<{ result: CodeRunResult; generation: number; ended?: 'lost' | 'expired' }> {
     const { generation, session } = this.current()
     const opened = await session
-    const result = await opened.run(request)
+    let result: CodeRunResult
+    try {
+      result = await opened.run(request)
+    } catch (error) {
+      // Closed under us (the runtime was disposed): the next run must not find it again.
+      if (opened.endReason !== undefined) this.forget(generation)
+      throw error
+    }
     const reason = opened.endReason
     if (reason === 'lost' || reason === 'expired') {
       this.forget(generation)

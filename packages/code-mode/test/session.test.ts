@@ -198,6 +198,15 @@ describe('run_code bound to a session', () => {
     }
   })
 
+  it('after the runtime is disposed under it, a run rejects as closed and the next says no session can open', async () => {
+    const own = await startRuntime()
+    const codeMode = createCodeMode({ tools: [orders], runtime: own.runtime, session: true })
+    await codeMode.run('const early = 1')
+    await own.dispose()
+    await assert.rejects(codeMode.run('early'), (error: unknown) => CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_SESSION_CLOSED')
+    await assert.rejects(codeMode.run('early'), withCode('CODE_MODE_SESSION_UNAVAILABLE'))
+  })
+
   it('refuses runs after dispose, and a session on a runtime that cannot open one', async () => {
     const codeMode = createCodeMode({ tools: [orders], runtime: started.runtime, session: true })
     await codeMode.run('1')
