@@ -1,9 +1,11 @@
 /**
- * Checks a tool call's arguments against the tool's input schema (Ajv) before the tool runs, and
- * words a violation so the model can fix its call: which field, what rule.
+ * Checks a tool call's arguments before the tool runs — with the tool's own validator when its
+ * schema came from a validator library, else against its JSON Schema (Ajv) — and words a
+ * violation so the model can fix its call: which field, what rule.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import type { JsonSchema } from './tool-definition.js'
+import type { ParsedToolDescription } from './tool-definition.js'
+import type { JsonSchema, ToolArgumentValidator } from './tool-schema.js'
 
 /** A compiled check of one tool's arguments; `undefined` when the schema could not be compiled. */
 export type ArgumentCheck = (args: unknown) => string | undefined
@@ -57,5 +59,24 @@ export function compileArgumentCheck(schema: JsonSchema): ArgumentCheck | undefi
     if (validate(args)) return undefined
     const first = validate.errors?.[0]
     return first === undefined ? 'args do not match the input schema' : describeError(first)
+  }
+}
+
+/**
+ * How one tool's arguments are checked: its own validator (whose output, defaults and
+ * transforms applied, is what the tool gets), else its compiled JSON Schema; `undefined` when
+ * neither can check (a JSON Schema Ajv cannot compile).
+ */
+export function argumentValidatorOf(tool: ParsedToolDescription): ToolArgumentValidator | undefined {
+  const own = tool.validateInput
+  if (own !== undefined) {
+    // A validator that throws is the tool's failure to accept the call, told like any refusal.
+    return async (args) => own(args).catch((error: unknown) => ({ problem: `args were refused by the tool's validator (${error instanceof Error ? error.message : String(error)})` }))
+  }
+  const check = compileArgumentCheck(tool.inputSchema)
+  if (check === undefined) return undefined
+  return async (args) => {
+    const problem = check(args)
+    return problem === undefined ? { value: args } : { problem }
   }
 }

@@ -3,16 +3,16 @@
  * the program's calls back to the tools out. Works with any `CodeRuntime`.
  */
 import { readIntegerField, refuseConfigField, type CodeBindingNamespace, type CodeJsonValue, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
-import { compileArgumentCheck, type ArgumentCheck } from './argument-validation.js'
+import { argumentValidatorOf } from './argument-validation.js'
 import { refusedRunOutput, typeHintsBlock } from './checked-run-output.js'
 import { hasSessions, RunCodeSession, sessionEndedNote, type CodeModeSession } from './code-mode-session.js'
 import { CodeModeError, codeModeErrorPlace } from './errors.js'
 import { renderRunResult } from './render-result.js'
 import { describeRunCode, RUN_CODE_INPUT_SCHEMA, RUN_CODE_SESSION_INPUT_SCHEMA, type RunCodeOptions, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
-import { emitSdk, type EmittedSdk } from './sdk-emitter.js'
+import { emitParsedSdk, type EmittedSdk } from './sdk-emitter.js'
 import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY } from './sdk-options.js'
 import { ToolCallScheduler } from './tool-call-scheduler.js'
-import type { CodeModeTool, JsonSchema } from './tool-definition.js'
+import { parseToolDescriptions, type CodeModeTool, type JsonSchema, type ParsedToolDescription } from './tool-definition.js'
 import { DEFAULT_TYPE_CHECK_MODE, TYPE_CHECK_MODES, UNCHECKED_PROGRAM, type ProgramCheck, type TypeCheckMode } from './type-check/program-check.js'
 import { createProgramChecker, type ProgramChecker } from './type-check/program-checker.js'
 
@@ -131,18 +131,23 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   const maxResultChars = readIntegerField(OPTIONS_PLACE, limits, 'maxResultChars', { default: DEFAULT_MAX_RESULT_CHARS, min: 200, max: MAX_RESULT_CHARS_LIMIT })
   const typeCheck = options.typeCheck ?? DEFAULT_TYPE_CHECK_MODE
   if (!TYPE_CHECK_MODES.includes(typeCheck)) refuseConfigField(OPTIONS_PLACE, 'typeCheck', "must be 'off', 'calls' or 'strict'", options.typeCheck)
-  const sdk = emitSdk(options.tools, { namespace, errorClassName })
+  const descriptions = parseToolDescriptions(options.tools)
+  const sdk = emitParsedSdk(descriptions, { namespace, errorClassName })
   for (const tool of options.tools) {
     if (typeof tool.execute !== 'function') {
       throw new CodeModeError('CODE_MODE_INVALID_TOOL', `Invalid tool: ${tool.name}.execute must be a function.`, { field: `${tool.name}.execute` })
     }
   }
-  const tools = options.tools.map((tool) => ({
-    tool,
-    member: sdk.memberNames.get(tool.name) as string,
-    check: compileArgumentCheck(tool.inputSchema) as ArgumentCheck | undefined,
-    isConcurrencySafe: isConcurrencySafe(tool),
-  }))
+  const tools = options.tools.map((tool, index) => {
+    const description = descriptions[index] as ParsedToolDescription
+    return {
+      tool,
+      member: sdk.memberNames.get(tool.name) as string,
+      inputSchema: description.inputSchema,
+      check: argumentValidatorOf(description),
+      isConcurrencySafe: isConcurrencySafe(tool),
+    }
+  })
   const runtime = options.runtime
   const sessionOptions = readSessionOption(options.session)
   if (sessionOptions !== undefined && !hasSessions(runtime)) {
@@ -155,7 +160,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   let checker: Promise<ProgramChecker> | undefined
   function warmChecker(): Promise<ProgramChecker> {
     // The runtime validates only the arguments of tools whose schema compiled: only those can certainly fail.
-    const schemas = new Map<string, JsonSchema>(tools.filter((entry) => entry.check !== undefined).map((entry) => [entry.member, entry.tool.inputSchema]))
+    const schemas = new Map<string, JsonSchema>(tools.filter((entry) => entry.check !== undefined).map((entry) => [entry.member, entry.inputSchema]))
     checker ??= createProgramChecker({ declarations: sdk.declarations, namespace, schemas }).catch((error: unknown) => {
       checker = undefined
       throw error
@@ -201,9 +206,10 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     const wrap = runOptions.wrapToolCall
     const functions: Record<string, (args: unknown) => Promise<CodeJsonValue>> = {}
     for (const { tool, member, check, isConcurrencySafe: safe } of tools) {
-      functions[member] = async (args) => {
-        const problem = check?.(args)
-        if (problem !== undefined) throw new Error(`${namespace}.${member}: ${problem}.`)
+      functions[member] = async (received) => {
+        const checked = check === undefined ? { value: received } : await check(received)
+        if ('problem' in checked) throw new Error(`${namespace}.${member}: ${checked.problem}.`)
+        const args = checked.value
         const execute = (signal: AbortSignal): Promise<unknown> => tool.execute(args, { signal })
         const value = await scheduler.submit(safe, wrap === undefined
           ? execute

@@ -46,6 +46,8 @@ export {
   type CodeModeToolDescription,
   type JsonSchema,
 } from './tool-definition.js'
+// Schemas as tool authors write them: JSON Schema, or Zod 4.2+ and any Standard JSON Schema
+export type { StandardToolSchema, ToolSchema } from './tool-schema.js'
 
 // SDK emitter: tool definitions → model-facing TypeScript
 export { emitSdk, type EmittedSdk } from './sdk-emitter.js'

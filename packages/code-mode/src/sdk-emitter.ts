@@ -8,7 +8,7 @@ import { shareRepeatedShapes, type TypeSite } from './repeated-shapes.js'
 import { readSchema, type ReadSchema } from './schema-reader.js'
 import { writeSdkInstructions } from './sdk-instructions.js'
 import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY, type SdkEmitterOptions } from './sdk-options.js'
-import { parseToolDescriptions, type CodeModeToolDescription } from './tool-definition.js'
+import { parseToolDescriptions, type CodeModeToolDescription, type ParsedToolDescription } from './tool-definition.js'
 import { assignMemberNames } from './tool-names.js'
 import { declareTypes, type NamedType } from './type-declarations.js'
 import type { TypeDoc, TypeNode } from './type-node.js'
@@ -29,7 +29,7 @@ export interface EmittedSdk {
 
 /** One tool with its member and its schemas read. */
 interface ReadTool {
-  readonly tool: CodeModeToolDescription
+  readonly tool: ParsedToolDescription
   readonly member: string
   readonly input: ReadSchema
   readonly output: ReadSchema | undefined
@@ -51,7 +51,7 @@ function compareCodeUnits(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0
 }
 
-function readTools(tools: readonly CodeModeToolDescription[], memberNames: ReadonlyMap<string, string>): ReadTool[] {
+function readTools(tools: readonly ParsedToolDescription[], memberNames: ReadonlyMap<string, string>): ReadTool[] {
   return tools
     .map((tool) => ({ tool, member: memberNames.get(tool.name) as string }))
     .sort((left, right) => compareCodeUnits(left.member, right.member))
@@ -114,9 +114,13 @@ function methodDoc(tool: CodeModeToolDescription, member: string): TypeDoc {
  * sdk.memberNames.get('get-sum') // 'get_sum'
  */
 export function emitSdk(tools: readonly CodeModeToolDescription[], options?: SdkEmitterOptions): EmittedSdk {
+  return emitParsedSdk(parseToolDescriptions(tools), options)
+}
+
+/** {@link emitSdk} of descriptions already read (their schemas JSON Schema), for `createCodeMode`. */
+export function emitParsedSdk(descriptions: readonly ParsedToolDescription[], options?: SdkEmitterOptions): EmittedSdk {
   const resolvedOptions = resolveSdkEmitterOptions(options)
   const { namespace, errorClassName } = resolvedOptions
-  const descriptions = parseToolDescriptions(tools)
   const memberNames = assignMemberNames(descriptions.map((tool) => tool.name))
   const read = readTools(descriptions, memberNames)
 

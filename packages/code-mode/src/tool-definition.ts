@@ -4,13 +4,9 @@
  */
 import { refuseConfigField } from '@code-runtime/core'
 import { INVALID_TOOL_PLACE } from './errors.js'
+import { readToolSchema, type JsonSchema, type ToolArgumentValidator, type ToolSchema } from './tool-schema.js'
 
-/**
- * A JSON Schema document or subschema as a plain JSON object. Values are `unknown` rather than a
- * JSON type so that schemas typed by other libraries (the MCP SDK's `inputSchema`, say) fit
- * without casts; every reader of a schema checks each keyword it uses.
- */
-export type JsonSchema = { readonly [keyword: string]: unknown }
+export type { JsonSchema } from './tool-schema.js'
 
 /** MCP tool annotations: hints about behaviour, never guarantees. */
 export interface CodeModeToolAnnotations {
@@ -30,13 +26,27 @@ export interface CodeModeToolDescription {
   /** The tool's own name; the SDK member may differ when this is not an identifier. */
   readonly name: string
   readonly description?: string
-  /** JSON Schema of the single argument the tool takes. */
-  readonly inputSchema: JsonSchema
-  /** JSON Schema of what the tool resolves with; without it the SDK says `unknown`. */
-  readonly outputSchema?: JsonSchema
+  /**
+   * The single argument the tool takes: JSON Schema, or a validator library's schema with a JSON
+   * Schema export (Zod 4.2+, any Standard JSON Schema), whose own validator then checks calls.
+   */
+  readonly inputSchema: ToolSchema
+  /** What the tool resolves with, in either form; without it the SDK says `unknown`. */
+  readonly outputSchema?: ToolSchema
   readonly annotations?: CodeModeToolAnnotations
   /** True when calls may overlap with other concurrency-safe calls. */
   readonly concurrencySafe?: boolean
+}
+
+/**
+ * A tool description after reading: both schemas as JSON Schema, and the input schema's own
+ * validator when it came from a validator library.
+ */
+export interface ParsedToolDescription extends CodeModeToolDescription {
+  readonly inputSchema: JsonSchema
+  readonly outputSchema?: JsonSchema
+  /** Checks (and may transform) a call's arguments in place of the JSON Schema check. */
+  readonly validateInput?: ToolArgumentValidator
 }
 
 /** What the tool is given besides its arguments. */
@@ -77,23 +87,22 @@ function readAnnotations(field: string, value: unknown): CodeModeToolAnnotations
   return Object.freeze(annotations)
 }
 
-function readToolDescription(field: string, value: unknown): CodeModeToolDescription {
+function readToolDescription(field: string, value: unknown): ParsedToolDescription {
   if (!isPlainObject(value)) refuseTool(field, value, 'must be an object { name, description?, inputSchema, ... }')
   const { name, description, inputSchema, outputSchema, annotations, concurrencySafe } = value
   if (typeof name !== 'string' || name === '') refuseTool(`${field}.name`, name, 'must be a non-empty string')
   if (description !== undefined && typeof description !== 'string') {
     refuseTool(`${field}.description`, description, 'must be a string')
   }
-  if (!isPlainObject(inputSchema)) refuseTool(`${field}.inputSchema`, inputSchema, 'must be a JSON Schema object')
-  if (outputSchema !== undefined && !isPlainObject(outputSchema)) {
-    refuseTool(`${field}.outputSchema`, outputSchema, 'must be a JSON Schema object')
-  }
+  const input = readToolSchema(`${field}.inputSchema`, name, inputSchema, 'input')
+  const output = outputSchema === undefined ? undefined : readToolSchema(`${field}.outputSchema`, name, outputSchema, 'output')
   if (concurrencySafe !== undefined && typeof concurrencySafe !== 'boolean') {
     refuseTool(`${field}.concurrencySafe`, concurrencySafe, 'must be a boolean')
   }
-  const tool: { -readonly [K in keyof CodeModeToolDescription]: CodeModeToolDescription[K] } = { name, inputSchema }
+  const tool: { -readonly [K in keyof ParsedToolDescription]: ParsedToolDescription[K] } = { name, inputSchema: input.jsonSchema }
+  if (input.validate !== undefined) tool.validateInput = input.validate
   if (description !== undefined) tool.description = description
-  if (outputSchema !== undefined) tool.outputSchema = outputSchema
+  if (output !== undefined) tool.outputSchema = output.jsonSchema
   if (annotations !== undefined) tool.annotations = readAnnotations(`${field}.annotations`, annotations)
   if (concurrencySafe !== undefined) tool.concurrencySafe = concurrencySafe
   return Object.freeze(tool)
@@ -101,10 +110,12 @@ function readToolDescription(field: string, value: unknown): CodeModeToolDescrip
 
 /**
  * Checks tool definitions (full tools or descriptions) and returns frozen copies of their
- * descriptive parts. Schemas are kept by reference: their readers never trust their shape.
- * @throws {CodeModeError} `CODE_MODE_INVALID_TOOL`, naming the field at fault (`tools[2].name`).
+ * descriptive parts, schemas read as JSON Schema. A JSON Schema is kept by reference: its
+ * readers never trust its shape.
+ * @throws {CodeModeError} `CODE_MODE_INVALID_TOOL`, naming the field at fault (`tools[2].name`)
+ *   and, for a schema, the tool and what to do.
  */
-export function parseToolDescriptions(tools: unknown): readonly CodeModeToolDescription[] {
+export function parseToolDescriptions(tools: unknown): readonly ParsedToolDescription[] {
   if (!Array.isArray(tools)) refuseTool('tools', tools, 'must be an array of tool definitions')
   return Object.freeze(tools.map((tool: unknown, index) => readToolDescription(`tools[${index}]`, tool)))
 }

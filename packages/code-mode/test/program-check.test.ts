@@ -3,7 +3,7 @@
 // ways, refused and allowed. The runtime is never reached here: `check` does not run anything.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { CodeModeError, createCodeMode, formatProgramDiagnostics, type CodeMode, type ProgramCheck, type ProgramDiagnosticCategory, type TypeCheckMode } from '@code-runtime/code-mode'
+import { CodeModeError, createCodeMode, formatProgramDiagnostics, type CodeMode, type JsonSchema, type ProgramCheck, type ProgramDiagnosticCategory, type TypeCheckMode } from '@code-runtime/code-mode'
 import { compileArgumentCheck } from '../src/argument-validation.js'
 import { readFullCorpus } from './corpus.js'
 
@@ -98,7 +98,7 @@ describe('type check, mode calls, on the corpus SDK', () => {
       if (runtimeArgs === undefined) continue
       const tool = corpus.find((candidate) => candidate.name === runtimeArgs.tool)
       assert.ok(tool !== undefined, runtimeArgs.tool)
-      assert.notEqual(compileArgumentCheck(tool.inputSchema)?.(runtimeArgs.args), undefined, name)
+      assert.notEqual(compileArgumentCheck(tool.inputSchema as JsonSchema)?.(runtimeArgs.args), undefined, name)
     }
   })
 
