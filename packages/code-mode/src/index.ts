@@ -48,6 +48,8 @@ export {
 } from './tool-definition.js'
 // Schemas as tool authors write them: JSON Schema, or Zod 4.2+ and any Standard JSON Schema
 export type { StandardToolSchema, ToolSchema } from './tool-schema.js'
+// A framework's own schema (JSON Schema plus its check) as a tool schema: for framework adapters
+export { foreignToolSchema, type ForeignSchemaCheck, type ForeignSchemaIssue, type ForeignToolSchemaSource } from './foreign-tool-schema.js'
 
 // SDK emitter: tool definitions → model-facing TypeScript
 export { emitSdk, type EmittedSdk } from './sdk-emitter.js'

@@ -20,6 +20,7 @@ describe('public surface of @code-runtime/code-mode', () => {
       'createCodeMode',
       'createCodeModeSession',
       'emitSdk',
+      'foreignToolSchema',
       'formatJsonValue',
       'formatProgramDiagnostics',
       'preferredMemberName',

@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { z } from 'zod'
-import { CodeModeError, createCodeMode, emitSdk, type CodeModeTool, type ToolSchema } from '@code-runtime/code-mode'
+import { CodeModeError, createCodeMode, emitSdk, foreignToolSchema, type CodeModeTool, type ToolSchema } from '@code-runtime/code-mode'
 import { startRuntime } from './code-mode-runtime.js'
 
 /** The same tool twice: each shape a model meets, once in Zod and once in JSON Schema by hand. */
@@ -161,5 +161,49 @@ describe('a Zod tool inside a run', () => {
     const codeMode = createCodeMode({ tools: throwing, runtime: started.runtime })
     const output = await codeMode.run('try { return await tools.odd({ n: 1 }) } catch (error) { return error.message }')
     assert.equal(output.structured.result, "tools.odd: args were refused by the tool's validator (validator broke).")
+  })
+})
+
+describe('a framework schema through foreignToolSchema', () => {
+  let started: Awaited<ReturnType<typeof startRuntime>>
+  before(async () => {
+    started = await startRuntime()
+  })
+  after(async () => {
+    await started.dispose()
+  })
+
+  const jsonSchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }
+
+  it('writes the SDK from its JSON Schema, as for the same schema given plainly', () => {
+    const wrapped = emitSdk([{ name: 'weather', inputSchema: foreignToolSchema({ vendor: 'some-framework', jsonSchema }) }])
+    assert.equal(wrapped.text, emitSdk([{ name: 'weather', inputSchema: jsonSchema }]).text)
+  })
+
+  it("checks arguments with the framework's check, its value what the tool gets and its issues what the program sees", async () => {
+    const received: unknown[] = []
+    const tools: CodeModeTool[] = [{
+      name: 'weather',
+      inputSchema: foreignToolSchema({
+        vendor: 'some-framework',
+        jsonSchema,
+        validate: (value) => {
+          const city = (value as { city?: unknown }).city
+          return typeof city === 'string' && city !== '' ? { value: { city: city.toUpperCase() } } : { issues: [{ message: 'must name a city', path: ['city'] }] }
+        },
+      }),
+      execute: async (args) => (received.push(args), 'sunny'),
+    }]
+    const codeMode = createCodeMode({ tools, runtime: started.runtime, typeCheck: 'off' })
+    const output = await codeMode.run("const a = await tools.weather({ city: 'oslo' })\ntry { await tools.weather({ city: '' }) } catch (error) { return [a, error.message] }")
+    assert.deepEqual(output.structured.result, ['sunny', 'tools.weather: args.city: must name a city.'])
+    assert.deepEqual(received, [{ city: 'OSLO' }])
+  })
+
+  it('falls back to the JSON Schema check without a framework check', async () => {
+    const tools: CodeModeTool[] = [{ name: 'weather', inputSchema: foreignToolSchema({ vendor: 'some-framework', jsonSchema }), execute: async () => 'sunny' }]
+    const codeMode = createCodeMode({ tools, runtime: started.runtime, typeCheck: 'off' })
+    const output = await codeMode.run('try { await tools.weather({}) } catch (error) { return error.message }')
+    assert.equal(output.structured.result, 'tools.weather: args.city is required.')
   })
 })
