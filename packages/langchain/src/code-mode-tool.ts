@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { createCodeMode, type CodeMode, type CodeModeOptions, type RunCodeInput, type RunCodeOutput } from '@code-runtime/code-mode'
 import type { CallbackManagerForToolRun } from '@langchain/core/callbacks/manager'
 import { patchConfig, type RunnableConfig } from '@langchain/core/runnables'
-import { DynamicStructuredTool, type StructuredToolInterface, type ToolRunnableConfig } from '@langchain/core/tools'
+import { DynamicStructuredTool, type ClientTool, type ToolRunnableConfig } from '@langchain/core/tools'
 import type { JSONSchema } from '@langchain/core/utils/json_schema'
 import { toCodeModeTools } from './code-mode-tools.js'
 
@@ -26,8 +26,11 @@ export type CodeModeLangChainTool = DynamicStructuredTool<JSONSchema, RunCodeInp
 
 /** Options of {@link codeModeTool}. */
 export interface CodeModeToolOptions extends Omit<CodeModeOptions, 'tools'> {
-  /** The LangChain tools programs may call: `tool()`, `DynamicStructuredTool`, `StructuredTool` subclasses. */
-  readonly tools: readonly StructuredToolInterface[]
+  /**
+   * The LangChain tools programs may call (LangChain's `ClientTool`: tools it runs itself):
+   * `tool()`, `DynamicStructuredTool`, `DynamicTool`, `StructuredTool` subclasses, `runnable.asTool()`.
+   */
+  readonly tools: readonly ClientTool[]
   /** The tool's name; default `run_code`. */
   readonly name?: string
   /** Receives each log line of a program as it is printed. */

@@ -6,7 +6,7 @@
  */
 import type { AsyncLocalStorage } from 'node:async_hooks'
 import { CodeModeError, type CodeModeTool } from '@code-runtime/code-mode'
-import { isStructuredTool, isStructuredToolParams, type StructuredToolInterface, type ToolRunnableConfig } from '@langchain/core/tools'
+import { isRunnableToolLike, isStructuredTool, isStructuredToolParams, type ClientTool, type ToolRunnableConfig } from '@langchain/core/tools'
 import { readInputSchema } from './input-schema.js'
 import { programValueOf } from './tool-output.js'
 
@@ -14,25 +14,27 @@ function refuse(field: string, problem: string): never {
   throw new CodeModeError('CODE_MODE_INVALID_TOOL', `Invalid tool: ${field} ${problem}`, { field })
 }
 
-/** `"get_weather"` when the value carries a name, for refusals that must say which tool. */
+/** `("get_weather")` when the value carries a name, for refusals that must say which tool. */
 function nameOf(value: unknown): string {
   if (typeof value !== 'object' || value === null) return ''
   const record = value as { name?: unknown; function?: { name?: unknown } }
   const name = typeof record.name === 'string' ? record.name : typeof record.function?.name === 'string' ? record.function.name : undefined
-  return name === undefined ? '' : ` (${JSON.stringify(name)})`
+  return name === undefined ? '' : `(${JSON.stringify(name)})`
 }
 
 /** Refuses what is not a LangChain tool Code Mode can run, saying what it is and what to do instead. */
-function checkRunnable(field: string, value: unknown): asserts value is StructuredToolInterface {
+function checkRunnable(field: string, value: unknown): asserts value is ClientTool {
   const named = nameOf(value)
-  if (isStructuredTool(value as StructuredToolInterface) && typeof (value as { invoke?: unknown }).invoke === 'function') return
+  const refuseTool = (problem: string): never => refuse(field, named === '' ? problem : `${named} ${problem}`)
+  const isTool = isRunnableToolLike(value) || (typeof value === 'object' && value !== null && isStructuredTool(value as ClientTool & object))
+  if (isTool && typeof (value as { invoke?: unknown }).invoke === 'function') return
   if (isStructuredToolParams(value)) {
-    refuse(field, `${named} is a tool definition without a function: the model can call it but only your app can run it. Give it to the model beside run_code, or make it a tool with tool(func, { name, description, schema }).`)
+    refuseTool(`is a tool definition without a function: the model can call it but only your app can run it. Give it to the model beside run_code, or make it a tool with tool(func, { name, description, schema }).`)
   }
   if (typeof value === 'object' && value !== null && 'type' in value) {
-    refuse(field, `${named} is a provider tool or a tool definition (it has \`type\`, no function): the provider or your app runs it, not a program. Give it to the model beside run_code.`)
+    refuseTool(`is a provider tool or a tool definition (it has \`type\`, no function): the provider or your app runs it, not a program. Give it to the model beside run_code.`)
   }
-  refuse(field, `${named} is not a LangChain tool: pass tools made with tool(func, { name, description, schema }), DynamicStructuredTool or a StructuredTool subclass.`)
+  refuseTool(`is not a LangChain tool: pass tools made with tool(func, { name, description, schema }), DynamicStructuredTool, a StructuredTool subclass or runnable.asTool().`)
 }
 
 /**
@@ -51,7 +53,7 @@ function innerConfig(config: ToolRunnableConfig | undefined, signal: AbortSignal
  * call belongs to (set around each call by the run's `wrapToolCall`).
  * @throws {CodeModeError} `CODE_MODE_INVALID_TOOL` naming the tool (`tools[2]`, `tools[2].schema`).
  */
-export function toCodeModeTools(tools: readonly StructuredToolInterface[], runConfig: AsyncLocalStorage<ToolRunnableConfig>): CodeModeTool[] {
+export function toCodeModeTools(tools: readonly ClientTool[], runConfig: AsyncLocalStorage<ToolRunnableConfig>): CodeModeTool[] {
   if (!Array.isArray(tools)) refuse('tools', 'must be an array of LangChain tools.')
   return tools.map((value: unknown, index): CodeModeTool => {
     checkRunnable(`tools[${index}]`, value)
