@@ -49,6 +49,9 @@ export interface CodeModeToolOptions extends Omit<CodeModeOptions, 'tools'> {
  */
 export function codeModeTool(options: CodeModeToolOptions): CodeModeLangChainTool {
   const { tools, name = 'run_code', onLog, ...codeModeOptions } = options
+  // Code Mode calls a tool with its arguments and signal only; the config of the run_code
+  // invocation reaches it through this store, entered around each call of that invocation's run,
+  // so concurrent invocations (parallel agent branches) keep their own callbacks and context.
   const runConfig = new AsyncLocalStorage<ToolRunnableConfig>()
   const codeMode = createCodeMode({ ...codeModeOptions, tools: toCodeModeTools(tools, runConfig) })
 

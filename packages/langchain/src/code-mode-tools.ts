@@ -64,7 +64,7 @@ export function toCodeModeTools(tools: readonly ClientTool[], runConfig: AsyncLo
       name: tool.name,
       inputSchema,
       async execute(args, { signal }) {
-        // Read before the first await: the store is the run_code invocation this call belongs to.
+        // The config of the run_code invocation this call belongs to: its run's wrapToolCall entered it.
         const config = innerConfig(runConfig.getStore(), signal)
         // As a tool call without an id: LangChain then takes `args` as they are (never mistaking
         // an argument object for a tool call) and resolves the tool's content, not a ToolMessage.

@@ -55,7 +55,15 @@ function jsonSchemaCheck(schema: JsonSchema): (value: unknown) => ForeignSchemaC
   // The validator and draft LangChain's own StructuredTool.call uses for JSON Schema tools.
   const validator = new Validator(schema as ConstructorParameters<typeof Validator>[0])
   return (value) => {
-    const { valid, errors } = validator.validate(value)
+    let outcome: ReturnType<typeof validator.validate>
+    try {
+      outcome = validator.validate(value)
+    } catch (error) {
+      // A schema fault (an unresolved $ref) that LangChain's own invoke would hit as well: the call fails, said briefly.
+      const reason = (error instanceof Error ? error.message : String(error)).split(/\.\s|\n/)[0] ?? ''
+      return { issues: [{ message: `the tool's input schema cannot be checked (${reason.trim()})` }] }
+    }
+    const { valid, errors } = outcome
     if (valid) return { value }
     const telling = errors.find((error) => !WRAPPER_KEYWORDS.has(error.keyword)) ?? errors[0]
     if (telling === undefined) return { issues: [{ message: 'does not match the input schema' }] }

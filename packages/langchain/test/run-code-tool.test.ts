@@ -112,6 +112,14 @@ describe('run_code invoked directly', () => {
     assert.match(missing ?? '', /^tools\.search: args: Instance does not have required property "query"\./)
   })
 
+  it('rejects the call, briefly, when a JSON Schema tool\'s schema cannot be checked (an unresolved $ref)', async () => {
+    const broken: JSONSchema = { type: 'object', properties: { at: { $ref: '#/$defs/Missing' } } }
+    const lookup = new DynamicStructuredTool({ name: 'lookup', description: 'Lookup.', schema: broken, func: async () => 'ran' })
+    const runCode = codeModeTool({ tools: [lookup], runtime: started.runtime, typeCheck: 'off' })
+    const { artifact } = await runAsToolCall(runCode, 'try { return await tools.lookup({ at: 1 }) } catch (error) { return error.message }')
+    assert.equal(artifact.result, 'tools.lookup: args: the tool\'s input schema cannot be checked (Unresolved $ref "#/$defs/Missing").')
+  })
+
   it('gives the program the content: of a ToolMessage, of a content-and-artifact tool, and objects as objects', async () => {
     const withArtifact = tool(async () => ['3 rows', { rows: [1, 2, 3] }], {
       name: 'query', description: 'Query.', schema: z.object({}), responseFormat: 'content_and_artifact',
