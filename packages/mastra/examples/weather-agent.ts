@@ -3,8 +3,7 @@ import { createTool } from '@mastra/core/tools'
 import { z } from 'zod'
 import { startCodeRuntime } from '@code-runtime/core'
 import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
-import { codeModeTool } from '@code-runtime/mastra'
-import type { RunCodeOutput } from '@code-runtime/code-mode'
+import { codeModeTool, type RunCodeOutput } from '@code-runtime/mastra'
 import { scriptedModel } from './scripted-model.js' // your provider's model goes here
 
 const getWeather = createTool({

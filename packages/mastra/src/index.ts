@@ -3,3 +3,5 @@
 
 // Mastra tools in, one run_code Mastra tool out
 export { codeModeTool, RUN_CODE_TOOL_ID, type CodeModeToolOptions, type RunCodeMastraTool } from './code-mode-tool.js'
+// What run_code resolves with, as Mastra records it in the tool result (`payload.result`)
+export type { RunCodeInput, RunCodeOutput } from '@code-runtime/code-mode'
