@@ -42,10 +42,13 @@ function firstIssue(error: unknown): string | undefined {
 
 /** A rejection of `invoke` as the program's error: the tool's message, its validator's first problem. */
 function rejectionOf(error: unknown): Error {
-  // The SDK's InvalidToolInputError (not exported on its own) keeps the parser's error.
+  // The SDK's InvalidToolInputError (not exported on its own) keeps the parser's error only
+  // where sensitive tool data may be logged (setSensitiveDataLoggingEnabled, OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0).
   if (error instanceof ModelBehaviorError && 'originalError' in error) {
     const problem = firstIssue(error.originalError)
-    if (problem !== undefined) return new Error(`the tool's validator refused the arguments: ${problem}`)
+    return new Error(problem === undefined
+      ? 'the tool\'s validator refused the arguments; check them against the tool\'s declaration'
+      : `the tool's validator refused the arguments: ${problem}`)
   }
   if (error instanceof Error) return error
   return new Error(String(error))

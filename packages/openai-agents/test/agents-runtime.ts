@@ -1,5 +1,8 @@
 /** Test support: a real worker-thread runtime, tracing off (nothing reaches the network), and the run_code text of a model request. */
-import { setTracingDisabled, type AgentInputItem } from '@openai/agents'
+import { Agent, run, setTracingDisabled, type AgentInputItem, type Tool } from '@openai/agents'
+import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing'
+import type { RunCodeOutput } from '@code-runtime/code-mode'
+import { readRunCodeOutput } from '@code-runtime/openai-agents'
 import { startCodeRuntime, type StartedCodeRuntime } from '@code-runtime/core'
 import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
 
@@ -27,4 +30,19 @@ export function createDeferred<T = void>(): { promise: Promise<T>; resolve: (val
     resolve = settle
   })
   return { promise, resolve }
+}
+
+/**
+ * Runs one program through a real agent run (the SDK's ScriptedModel calls run_code with it,
+ * then answers `done`) and returns the structured outcome recorded on the run item.
+ */
+export async function runProgram(runCode: Tool, code: string): Promise<RunCodeOutput> {
+  const model = new ScriptedModel([
+    [functionCall('run_code', { code, description: 'a test program' }, { callId: 'call_test' })],
+    [assistantMessage('done')],
+  ])
+  const result = await run(new Agent({ name: 'Tester', instructions: 'Use run_code.', model, tools: [runCode] }), 'go')
+  const [output] = result.newItems.map(readRunCodeOutput).filter((item) => item !== undefined)
+  if (output === undefined) throw new Error('the run recorded no run_code output')
+  return output
 }
