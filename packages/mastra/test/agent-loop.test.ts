@@ -100,6 +100,16 @@ describe('run_code in a Mastra agent loop', () => {
     assert.match(String(told?.value), /^code run failed \(exception\): Error: no data/)
   })
 
+  it('hands each line a program prints to onLog as it prints it', async () => {
+    const lines: string[] = []
+    const ping = createTool({ id: 'ping', description: 'Pings.', execute: async () => 'pong' })
+    const run_code = codeModeTool({ tools: { ping }, runtime: started.runtime, onLog: (text) => lines.push(text) })
+    const { agent } = scriptedAgent({ run_code }, ["console.log('before')\nconsole.log(await tools.ping())"])
+    const [output] = runCodeOutputs(await agent.generate('go'))
+    assert.deepEqual(lines, ['before', 'pong'])
+    assert.deepEqual(output?.structured.logs, ['before', 'pong'])
+  })
+
   it('keeps variables between run_code calls with a session, and offers reset', async () => {
     let fetches = 0
     const listOrders = createTool({
