@@ -62,7 +62,7 @@ function modelOutputOf(output: RunCodeOutput): { type: 'text' | 'error-text'; va
 export function codeModeTool(options: CodeModeToolOptions): RunCodeMastraTool {
   const { id, onLog } = readOptions(options)
   const { tools: _tools, id: _id, onLog: _onLog, ...codeModeOptions } = options
-  const { tools } = readMastraTools(options.tools)
+  const tools = readMastraTools(options.tools)
   const codeMode = createCodeMode({ ...codeModeOptions, tools })
   // Mastra wraps a JSON Schema in its own checker; the schema is code-mode's, so the input the
   // model is told about and the one run_code reads are one.

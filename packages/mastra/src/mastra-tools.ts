@@ -12,13 +12,6 @@ import { isProviderDefinedTool, isValidationError, isVercelTool, MASTRA_TOOL_MAR
 import { mastraInputSchema, mastraOutputSchema } from './mastra-tool-schema.js'
 import { toolCallContext } from './tool-context.js'
 
-/** The tools read: those programs may call, and those left for the agent to offer beside run_code. */
-export interface ReadMastraTools {
-  readonly tools: readonly CodeModeTool[]
-  /** Names of tools that need a person (approval, suspend/resume): not in the SDK. */
-  readonly excluded: readonly string[]
-}
-
 const INVALID_TOOL: ConfigPlace = {
   refuse: ({ field, rule, value, text }) => new CodeModeError('CODE_MODE_INVALID_TOOL', `Invalid tool: ${text}.`,
     { ...field === undefined ? {} : { field }, value, rule }),
@@ -87,26 +80,24 @@ function toCodeModeTool(name: string, field: string, tool: Tool, execute: NonNul
 }
 
 /**
- * Reads the tools of an Agent's `tools` record: the key is the tool's name in the SDK, as it is
- * the name the model sees when Mastra offers the tool directly.
+ * Reads the tools of an Agent's `tools` record into those programs may call, leaving out those
+ * that need a person. The key is the tool's name in the SDK, as it is the name the model sees when
+ * Mastra offers the tool directly.
  * @throws {CodeModeError} `CODE_MODE_INVALID_TOOL` naming the tool (`tools.search`) and what to do,
  *   for a value that is not a record, a provider or AI SDK tool, a tool without `execute`, or a
  *   schema without a JSON Schema form.
  */
-export function readMastraTools(tools: ToolsInput): ReadMastraTools {
+export function readMastraTools(tools: ToolsInput): CodeModeTool[] {
   if (!isPlainRecord(tools)) {
     refuseConfigField(INVALID_TOOL, 'tools', 'must be a record of Mastra tools, as Agent takes them ({ search: searchTool })', tools)
   }
   const read: CodeModeTool[] = []
-  const excluded: string[] = []
   for (const [name, value] of Object.entries(tools)) {
     const field = joinConfigPath('tools', name)
     const tool = readMastraTool(field, value)
-    if (needsPerson(tool)) {
-      excluded.push(name)
-      continue
-    }
+    // Left for the Agent to offer beside run_code, where Mastra's approval and resume flow applies.
+    if (needsPerson(tool)) continue
     read.push(toCodeModeTool(name, field, tool, tool.execute as NonNullable<Tool['execute']>))
   }
-  return { tools: read, excluded }
+  return read
 }
