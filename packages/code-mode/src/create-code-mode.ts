@@ -230,7 +230,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     const { check: programCheck, kept } = await checkInSession(code, session).catch(() => ({ check: UNCHECKED_PROGRAM, kept: new Map<string, string>() }))
     if (programCheck.refused) return refusedRunOutput(programCheck.errors, maxResultChars)
     const scheduler = new ToolCallScheduler(maxParallel, runOptions.signal)
-    const approvals = new RunApprovals(approve, runOptions.description)
+    const approvals = new RunApprovals(runOptions.approve ?? approve, runOptions.description)
     const wrap = runOptions.wrapToolCall
     const functions: Record<string, CodeBindingFunction> = {}
     for (const { tool, member, check, isConcurrencySafe: safe, needsApproval } of tools) {

@@ -4,7 +4,7 @@
  */
 import type { CodeJsonValue, CodeRunFailure, CodeRunFailureKind, CodeRunUsage } from '@code-runtime/core'
 import type { CodeModeSession } from './code-mode-session.js'
-import type { ToolCallRecord } from './tool-approval.js'
+import type { ApproveToolCall, ToolCallRecord } from './tool-approval.js'
 import type { JsonSchema } from './tool-definition.js'
 import type { ProgramDiagnostic } from './type-check/program-check.js'
 
@@ -88,6 +88,11 @@ export interface RunCodeOptions {
   readonly reset?: boolean
   /** What the program is for, in one line: shown to the person asked to approve a call (`run_code` passes its `description`). */
   readonly description?: string
+  /**
+   * Who approves this run's calls, in place of the Code Mode's `approve`: for a front end whose
+   * approver depends on the caller (the MCP server asks the client that sent the run).
+   */
+  readonly approve?: ApproveToolCall
 }
 
 /** A tool call as {@link RunCodeOptions.wrapToolCall} sees it. */

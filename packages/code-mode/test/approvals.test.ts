@@ -235,3 +235,18 @@ describe('approvals under the wall ceiling', () => {
     assert.deepEqual(ran, [])
   })
 })
+
+describe('approvals: a run with its own approver', () => {
+  it("asks the run's approver instead of the Code Mode's", async () => {
+    const started = await startRuntime()
+    try {
+      const { ran, tools } = ledgerTools()
+      const codeMode = createCodeMode({ tools, runtime: started.runtime, approve: () => ({ action: 'decline' }) })
+      const output = await codeMode.run("return await tools.send({ to: 'x' })", { approve: () => ({ action: 'allow' }) })
+      assert.equal(output.structured.result, 'sent')
+      assert.deepEqual(ran, ['send x'])
+    } finally {
+      await started.dispose()
+    }
+  })
+})
