@@ -2,7 +2,7 @@
  * Code Mode in one call: tools in; the model-facing SDK, the `run_code` tool and the dispatch of
  * the program's calls back to the tools out. Works with any `CodeRuntime`.
  */
-import { readIntegerField, refuseConfigField, type CodeBindingNamespace, type CodeJsonValue, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import { readIntegerField, refuseConfigField, type CodeBindingFunction, type CodeBindingNamespace, type CodeJsonValue, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
 import { argumentValidatorOf } from './argument-validation.js'
 import { refusedRunOutput, typeHintsBlock } from './checked-run-output.js'
 import { hasSessions, RunCodeSession, sessionEndedNote, type CodeModeSession } from './code-mode-session.js'
@@ -11,6 +11,7 @@ import { renderRunResult } from './render-result.js'
 import { describeRunCode, RUN_CODE_INPUT_SCHEMA, RUN_CODE_SESSION_INPUT_SCHEMA, type RunCodeOptions, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
 import { emitParsedSdk, type EmittedSdk } from './sdk-emitter.js'
 import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY } from './sdk-options.js'
+import { RunApprovals, toolNeedsApproval, type ApproveToolCall, type ToolCallRecord } from './tool-approval.js'
 import { ToolCallScheduler } from './tool-call-scheduler.js'
 import { parseToolDescriptions, type CodeModeTool, type JsonSchema, type ParsedToolDescription } from './tool-definition.js'
 import { DEFAULT_TYPE_CHECK_MODE, TYPE_CHECK_MODES, UNCHECKED_PROGRAM, type ProgramCheck, type TypeCheckMode } from './type-check/program-check.js'
@@ -50,6 +51,12 @@ export interface CodeModeOptions {
    * starts from nothing.
    */
   readonly session?: boolean | CodeSessionOptions
+  /**
+   * Asks a person about each call of a tool that needs approval (its `needsApproval`, else a
+   * `destructiveHint: true` tool not marked read-only): the call waits for the answer, other calls
+   * go on. Without it, such calls are declined: the program sees a failed call, the tool never runs.
+   */
+  readonly approve?: ApproveToolCall
 }
 
 /** What {@link createCodeMode} returns. */
@@ -82,13 +89,13 @@ function isConcurrencySafe(tool: CodeModeTool): boolean {
   return tool.concurrencySafe ?? tool.annotations?.readOnlyHint === true
 }
 
-function readRunCodeInput(input: unknown): { code: string; reset: boolean } | { problem: string } {
+function readRunCodeInput(input: unknown): { code: string; description: string; reset: boolean } | { problem: string } {
   if (typeof input !== 'object' || input === null) return { problem: 'run_code takes an object { code, description }.' }
   const { code, description, reset } = input as { code?: unknown; description?: unknown; reset?: unknown }
   if (typeof code !== 'string' || code.trim() === '') return { problem: 'run_code needs `code`: the program, as a non-empty string.' }
   if (typeof description !== 'string') return { problem: 'run_code needs `description`: one line saying what the program does.' }
   if (reset !== undefined && typeof reset !== 'boolean') return { problem: 'run_code takes `reset` as true or false.' }
-  return { code, reset: reset === true }
+  return { code, description, reset: reset === true }
 }
 
 /** The session options `createCodeMode` takes: `true`, or an object of `CodeSessionOptions`. */
@@ -101,11 +108,26 @@ function readSessionOption(session: CodeModeOptions['session']): CodeSessionOpti
   return session
 }
 
+/** A run's result with the approval decisions on its calls. */
+type ApprovedRunResult = Omit<CodeRunResult, 'calls'> & { readonly calls: readonly ToolCallRecord[] }
+
 /** The structured outcome for a caller: `{ logs, result?, error?, calls, usage }`. */
-function structureRunResult(result: CodeRunResult): RunCodeOutput['structured'] {
+function structureRunResult(result: ApprovedRunResult): RunCodeOutput['structured'] {
   const { logs, calls, usage } = result
   if (result.error !== undefined) return { logs, error: result.error, calls, usage }
   return 'value' in result && result.value !== undefined ? { logs, result: result.value, calls, usage } : { logs, calls, usage }
+}
+
+/**
+ * The run's result with each approval decision on its call, and a failure that came while calls
+ * waited for a person saying so (a wall ceiling that expired while waiting, most often).
+ */
+function withApprovalNotes(result: CodeRunResult, approvals: RunApprovals, waitingAtEnd: readonly string[]): ApprovedRunResult {
+  const calls = approvals.annotate(result.calls)
+  if (result.error === undefined || waitingAtEnd.length === 0) return { ...result, calls }
+  const members = [...new Set(waitingAtEnd.map((key) => key.slice(0, key.lastIndexOf('#'))))].join(', ')
+  const note = ` This happened while ${members} waited for a person's approval.`
+  return { ...result, calls, error: { ...result.error, message: result.error.message + note } }
 }
 
 /**
@@ -131,6 +153,10 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   const maxResultChars = readIntegerField(OPTIONS_PLACE, limits, 'maxResultChars', { default: DEFAULT_MAX_RESULT_CHARS, min: 200, max: MAX_RESULT_CHARS_LIMIT })
   const typeCheck = options.typeCheck ?? DEFAULT_TYPE_CHECK_MODE
   if (!TYPE_CHECK_MODES.includes(typeCheck)) refuseConfigField(OPTIONS_PLACE, 'typeCheck', "must be 'off', 'calls' or 'strict'", options.typeCheck)
+  if (options.approve !== undefined && typeof options.approve !== 'function') {
+    refuseConfigField(OPTIONS_PLACE, 'approve', 'must be a function (request, { signal }) => decision', options.approve)
+  }
+  const approve = options.approve
   const descriptions = parseToolDescriptions(options.tools)
   const sdk = emitParsedSdk(descriptions, { namespace, errorClassName })
   for (const tool of options.tools) {
@@ -146,6 +172,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       inputSchema: description.inputSchema,
       check: argumentValidatorOf(description),
       isConcurrencySafe: isConcurrencySafe(tool),
+      needsApproval: toolNeedsApproval(description),
     }
   })
   const runtime = options.runtime
@@ -203,13 +230,19 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     const { check: programCheck, kept } = await checkInSession(code, session).catch(() => ({ check: UNCHECKED_PROGRAM, kept: new Map<string, string>() }))
     if (programCheck.refused) return refusedRunOutput(programCheck.errors, maxResultChars)
     const scheduler = new ToolCallScheduler(maxParallel, runOptions.signal)
+    const approvals = new RunApprovals(runOptions.approve ?? approve, runOptions.description)
     const wrap = runOptions.wrapToolCall
-    const functions: Record<string, (args: unknown) => Promise<CodeJsonValue>> = {}
-    for (const { tool, member, check, isConcurrencySafe: safe } of tools) {
-      functions[member] = async (received) => {
+    const functions: Record<string, CodeBindingFunction> = {}
+    for (const { tool, member, check, isConcurrencySafe: safe, needsApproval } of tools) {
+      functions[member] = async (received, call) => {
         const checked = check === undefined ? { value: received } : await check(received)
         if ('problem' in checked) throw new Error(`${namespace}.${member}: ${checked.problem}.`)
         const args = checked.value
+        // Waits before the dispatch queue: an unanswered call holds up no other call.
+        if (needsApproval) {
+          const request = tool.annotations === undefined ? { tool: tool.name, member, args } : { tool: tool.name, member, args, annotations: tool.annotations }
+          await approvals.require(request, call?.index, `${namespace}.${member}`, scheduler.signal)
+        }
         const execute = (signal: AbortSignal): Promise<unknown> => tool.execute(args, { signal })
         const value = await scheduler.submit(safe, wrap === undefined
           ? execute
@@ -229,6 +262,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     if (runOptions.recordCallValues !== undefined) request.recordCallValues = runOptions.recordCallValues
     let result: CodeRunResult
     let ended: 'lost' | 'expired' | undefined
+    let waitingAtEnd: readonly string[] = []
     try {
       if (session === undefined) {
         result = await runtime.run(request)
@@ -238,16 +272,18 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         ended = outcome.ended
         if (ended === undefined) session.keep(outcome.generation, kept)
       }
+      waitingAtEnd = approvals.waiting
     } finally {
       // However the run ended, no tool call outlives it: in-flight ones are aborted and awaited.
       await scheduler.drain(new Error('The run ended before this tool call finished.'))
     }
-    const structured = ended === undefined ? structureRunResult(result) : { ...structureRunResult(result), sessionEnded: ended }
-    if (result.error === undefined) return { text: renderRunResult(result, maxResultChars), structured, isError: false }
+    const approved = withApprovalNotes(result, approvals, waitingAtEnd)
+    const structured = ended === undefined ? structureRunResult(approved) : { ...structureRunResult(approved), sessionEnded: ended }
+    if (result.error === undefined) return { text: renderRunResult(approved, maxResultChars), structured, isError: false }
     const note = ended === undefined ? '' : `\n${sessionEndedNote(ended)}`
     const hints = typeHintsBlock(programCheck.hints, maxResultChars - note.length)
     return {
-      text: renderRunResult(result, maxResultChars - hints.length - note.length) + hints + note,
+      text: renderRunResult(approved, maxResultChars - hints.length - note.length) + hints + note,
       structured: programCheck.hints.length === 0 ? structured : { ...structured, diagnostics: programCheck.hints },
       isError: true,
     }
@@ -260,7 +296,8 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     async execute(input, executeOptions = {}) {
       const read = readRunCodeInput(input)
       if ('problem' in read) return { text: read.problem, structured: { logs: [], calls: [] }, isError: true }
-      return run(read.code, read.reset ? { ...executeOptions, reset: true } : executeOptions)
+      const withDescription = { ...executeOptions, description: read.description }
+      return run(read.code, read.reset ? { ...withDescription, reset: true } : withDescription)
     },
   }
   return {

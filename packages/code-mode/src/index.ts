@@ -26,6 +26,15 @@ export {
   type RunCodeTool,
   type ToolCallStart,
 } from './run-code-tool.js'
+// Approvals: calls that wait for a person (createCodeMode's `approve` hook), and the decisions in the call record
+export {
+  toolNeedsApproval,
+  type ApproveToolCall,
+  type ToolApprovalDecision,
+  type ToolApprovalRequest,
+  type ToolCallApproval,
+  type ToolCallRecord,
+} from './tool-approval.js'
 // The type check before a run: modes, diagnostics, and their text for a model
 export {
   DEFAULT_TYPE_CHECK_MODE,

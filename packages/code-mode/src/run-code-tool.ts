@@ -2,8 +2,9 @@
  * The one tool the model gets: `run_code`, a plain object (`name`, `description`,
  * `inputSchema`, `execute`) that drops into agent frameworks with a one-line adapter.
  */
-import type { CodeBindingCallRecord, CodeJsonValue, CodeRunFailure, CodeRunFailureKind, CodeRunUsage } from '@code-runtime/core'
+import type { CodeJsonValue, CodeRunFailure, CodeRunFailureKind, CodeRunUsage } from '@code-runtime/core'
 import type { CodeModeSession } from './code-mode-session.js'
+import type { ApproveToolCall, ToolCallRecord } from './tool-approval.js'
 import type { JsonSchema } from './tool-definition.js'
 import type { ProgramDiagnostic } from './type-check/program-check.js'
 
@@ -36,9 +37,10 @@ export interface RunCodeOutput {
     /**
      * Every tool call the program made, in start order, as the runtime recorded it: `member` is
      * the tool's member in the SDK (`sdk.memberNames` maps tool names to members), `outcome`
-     * `in-flight` marks a call the run ended before it settled, whose side effects may still happen.
+     * `in-flight` marks a call the run ended before it settled, whose side effects may still happen;
+     * `declined` a call that needed approval and did not get it (`approval` says who decided).
      */
-    readonly calls: readonly CodeBindingCallRecord[]
+    readonly calls: readonly ToolCallRecord[]
     /** What the run used; absent only when the input or the program was refused and nothing ran. */
     readonly usage?: CodeRunUsage
     /**
@@ -84,6 +86,13 @@ export interface RunCodeOptions {
   readonly session?: CodeModeSession
   /** Start clean: reset the run's session (its own or the Code Mode's) before running. Ignored without a session. */
   readonly reset?: boolean
+  /** What the program is for, in one line: shown to the person asked to approve a call (`run_code` passes its `description`). */
+  readonly description?: string
+  /**
+   * Who approves this run's calls, in place of the Code Mode's `approve`: for a front end whose
+   * approver depends on the caller (the MCP server asks the client that sent the run).
+   */
+  readonly approve?: ApproveToolCall
 }
 
 /** A tool call as {@link RunCodeOptions.wrapToolCall} sees it. */

@@ -42,7 +42,7 @@ describe('emitSdk', () => {
   it('keeps the full description and names the tool when its member differs', () => {
     const { declarations } = emitSdk(TOOLS)
     assert.ok(declarations.includes('  /**\n   * Read a file.\n   * Returns its text.\n   * @tool read-file @readOnly\n   */\n  read_file('), declarations)
-    assert.ok(declarations.includes('/** Write a file. @destructive */\n  write_file('), declarations)
+    assert.ok(declarations.includes('/** Write a file. @destructive @needsApproval */\n  write_file('), declarations)
   })
 
   it('types the result from outputSchema, else as unknown', () => {

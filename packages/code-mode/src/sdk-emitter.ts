@@ -9,6 +9,7 @@ import { readSchema, type ReadSchema } from './schema-reader.js'
 import { writeSdkInstructions } from './sdk-instructions.js'
 import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY, type SdkEmitterOptions } from './sdk-options.js'
 import { parseToolDescriptions, type CodeModeToolDescription, type ParsedToolDescription } from './tool-definition.js'
+import { toolNeedsApproval } from './tool-approval.js'
 import { assignMemberNames } from './tool-names.js'
 import { declareTypes, type NamedType } from './type-declarations.js'
 import type { TypeDoc, TypeNode } from './type-node.js'
@@ -101,6 +102,7 @@ function methodDoc(tool: CodeModeToolDescription, member: string): TypeDoc {
   if (tool.name !== member) tags.push(`@tool ${/^[^\s"']+$/.test(tool.name) ? tool.name : JSON.stringify(tool.name)}`)
   if (tool.annotations?.readOnlyHint === true) tags.push('@readOnly')
   else if (tool.annotations?.destructiveHint === true) tags.push('@destructive')
+  if (toolNeedsApproval(tool)) tags.push('@needsApproval')
   return tool.description === undefined ? { tags } : { description: tool.description, tags }
 }
 
@@ -153,7 +155,7 @@ export function emitParsedSdk(descriptions: readonly ParsedToolDescription[], op
     .map(printTypeDeclaration)
   const sections = [errorClass, ...typeDeclarations.length === 0 ? [] : [typeDeclarations.join('\n')], `declare const ${namespace}: ${printMembersBlock(methods, '')}`]
   const declarations = `${sections.join('\n\n')}\n`
-  const instructions = writeSdkInstructions(resolvedOptions)
+  const instructions = writeSdkInstructions(resolvedOptions, descriptions.some(toolNeedsApproval))
   const fence = codeFence(declarations)
   return { declarations, instructions, text: `${instructions}\n\n${fence}ts\n${declarations}${fence}\n`, memberNames }
 }

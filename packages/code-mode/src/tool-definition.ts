@@ -36,6 +36,11 @@ export interface CodeModeToolDescription {
   readonly annotations?: CodeModeToolAnnotations
   /** True when calls may overlap with other concurrency-safe calls. */
   readonly concurrencySafe?: boolean
+  /**
+   * True: each call waits for a person's approval (Code Mode's `approve` hook); false: never.
+   * Unset: calls wait when the annotations say `destructiveHint: true` and not `readOnlyHint: true`.
+   */
+  readonly needsApproval?: boolean
 }
 
 /**
@@ -89,7 +94,7 @@ function readAnnotations(field: string, value: unknown): CodeModeToolAnnotations
 
 function readToolDescription(field: string, value: unknown): ParsedToolDescription {
   if (!isPlainObject(value)) refuseTool(field, value, 'must be an object { name, description?, inputSchema, ... }')
-  const { name, description, inputSchema, outputSchema, annotations, concurrencySafe } = value
+  const { name, description, inputSchema, outputSchema, annotations, concurrencySafe, needsApproval } = value
   if (typeof name !== 'string' || name === '') refuseTool(`${field}.name`, name, 'must be a non-empty string')
   if (description !== undefined && typeof description !== 'string') {
     refuseTool(`${field}.description`, description, 'must be a string')
@@ -99,12 +104,16 @@ function readToolDescription(field: string, value: unknown): ParsedToolDescripti
   if (concurrencySafe !== undefined && typeof concurrencySafe !== 'boolean') {
     refuseTool(`${field}.concurrencySafe`, concurrencySafe, 'must be a boolean')
   }
+  if (needsApproval !== undefined && typeof needsApproval !== 'boolean') {
+    refuseTool(`${field}.needsApproval`, needsApproval, 'must be a boolean')
+  }
   const tool: { -readonly [K in keyof ParsedToolDescription]: ParsedToolDescription[K] } = { name, inputSchema: input.jsonSchema }
   if (input.validate !== undefined) tool.validateInput = input.validate
   if (description !== undefined) tool.description = description
   if (output !== undefined) tool.outputSchema = output.jsonSchema
   if (annotations !== undefined) tool.annotations = readAnnotations(`${field}.annotations`, annotations)
   if (concurrencySafe !== undefined) tool.concurrencySafe = concurrencySafe
+  if (needsApproval !== undefined) tool.needsApproval = needsApproval
   return Object.freeze(tool)
 }
 

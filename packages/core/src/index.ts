@@ -7,6 +7,7 @@ export { startCodeRuntime, type CodeRuntimeBackend, type StartedCodeRuntime } fr
 export {
   CODE_RUN_FAILURE_KINDS,
   MAX_REUSE_KEY_LENGTH,
+  type CodeBindingCall,
   type CodeBindingCallOutcome,
   type CodeBindingCallRecord,
   type CodeBindingErrorClass,

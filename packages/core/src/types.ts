@@ -12,11 +12,20 @@ export type CodeJsonValue =
   | CodeJsonValue[]
   | { [key: string]: CodeJsonValue }
 
+/** What the runtime tells a binding function about the call, beside the program's argument. */
+export interface CodeBindingCall {
+  /** The call's position in the run's call record (`CodeRunResult.calls`): 0 for its first call. */
+  readonly index: number
+}
+
 /**
- * A host function the program can call. It receives exactly one argument, already checked to be
- * lossless JSON, and resolves with a value that must be lossless JSON too.
+ * A host function the program can call. It receives exactly one argument from the program,
+ * already checked to be lossless JSON, and resolves with a value that must be lossless JSON too.
+ * The runtime passes a second, `call`, saying where the call stands in the run's call record, so
+ * that a caller can attach what it decided about a call (an approval, say) to the right record;
+ * a function may ignore it, and a runtime that predates it passes nothing.
  */
-export type CodeBindingFunction = (args: unknown) => Promise<CodeJsonValue>
+export type CodeBindingFunction = (args: unknown, call?: CodeBindingCall) => Promise<CodeJsonValue>
 
 /**
  * Describes the class a namespace's rejected calls are instances of inside the program.

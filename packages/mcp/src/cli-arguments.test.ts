@@ -17,9 +17,9 @@ function usageMessage(argv: string[]): string {
 
 describe('parseCliArguments', () => {
   it('decodes each command with its defaults', () => {
-    assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), { command: 'serve', configPath: 's.json', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, maxSdkChars: 20_000, typeCheck: 'calls', state: true })
+    assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), { command: 'serve', configPath: 's.json', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, maxSdkChars: 20_000, typeCheck: 'calls', state: true, approvalFallback: 'decline' })
     assert.deepEqual(parseCliArguments(['repl', '-c', 's.json', '--backend', 'worker-thread', '--type-check', 'strict']), { command: 'repl', configPath: 's.json', backend: 'worker-thread', backendChosen: true, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, typeCheck: 'strict' })
-    assert.deepEqual(parseCliArguments(['run', 'p.ts', '-c', 's.json', '--backend', 'process', '--timeout-ms', '5000']), { command: 'run', programPath: 'p.ts', configPath: 's.json', backend: 'process', backendChosen: true, timeoutMs: 5000, typeCheck: 'calls' })
+    assert.deepEqual(parseCliArguments(['run', 'p.ts', '-c', 's.json', '--backend', 'process', '--timeout-ms', '5000']), { command: 'run', programPath: 'p.ts', configPath: 's.json', backend: 'process', backendChosen: true, timeoutMs: 5000, typeCheck: 'calls', allowAll: false })
     assert.deepEqual(parseCliArguments(['check', 'p.ts', '-c', 's.json']), { command: 'check', programPath: 'p.ts', configPath: 's.json', typeCheck: 'calls' })
     assert.deepEqual(parseCliArguments(['types']), { command: 'types' })
     assert.deepEqual(parseCliArguments(['list', '--max-sdk-chars', '100']), { command: 'list', maxSdkChars: 100 })
@@ -52,7 +52,7 @@ describe('parseCliArguments', () => {
   })
 
   it('takes --compute-ms on run and serve, and only there', () => {
-    assert.deepEqual(parseCliArguments(['run', 'p.ts', '--compute-ms', '250']), { command: 'run', programPath: 'p.ts', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, computeMs: 250, typeCheck: 'calls' })
+    assert.deepEqual(parseCliArguments(['run', 'p.ts', '--compute-ms', '250']), { command: 'run', programPath: 'p.ts', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, computeMs: 250, typeCheck: 'calls', allowAll: false })
     assert.equal((parseCliArguments(['serve', '--compute-ms', '9']) as { computeMs?: number }).computeMs, 9)
     assert.match(usageMessage(['list', '--compute-ms', '9']), /--compute-ms is not an option of list; see code-runtime list --help\.$/)
     assert.match(usageMessage(['run', 'p.ts', '--compute-ms', '0']), /--compute-ms must be a finite number greater than 0 and at most 2147483647 \(milliseconds\), got "0"; see code-runtime run --help\.$/)

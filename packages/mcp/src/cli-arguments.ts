@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_TYPE_CHECK_MODE, type TypeCheckMode } from '@code-runtime/code-mode'
 import { MAX_TIMER_MS, readIntegerField, readNumberField, readOneOfField, type ConfigPlace } from '@code-runtime/core'
 import { COMMAND_HELP, COMMAND_NAMES, DEFAULT_RUN_TIMEOUT_MS, GLOBAL_OPTIONS, type CommandName, type OptionName } from './cli-help.js'
+import { APPROVAL_FALLBACKS, DEFAULT_APPROVAL_FALLBACK, type ApprovalFallback } from './client-approval.js'
 import { McpProxyError } from './errors.js'
 import { DEFAULT_MAX_SDK_CHARS } from './run-code-description.js'
 import { BACKEND_NAMES, DEFAULT_BACKEND, type BackendName } from './runtime-backend.js'
@@ -33,9 +34,9 @@ export type CliCommand =
   /** `topic` absent: the overview. `isRequested` false: no arguments at all, a usage error. */
   | { readonly command: 'help'; readonly topic?: CommandName; readonly isRequested: boolean }
   | { readonly command: 'version' }
-  | ({ readonly command: 'serve'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly maxSdkChars: number; readonly typeCheck: TypeCheckMode; readonly state: boolean } & RunBudgetOptions)
+  | ({ readonly command: 'serve'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly maxSdkChars: number; readonly typeCheck: TypeCheckMode; readonly state: boolean; readonly approvalFallback: ApprovalFallback } & RunBudgetOptions)
   | ({ readonly command: 'repl'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly typeCheck: TypeCheckMode } & RunBudgetOptions)
-  | ({ readonly command: 'run'; readonly programPath: string; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly typeCheck: TypeCheckMode } & RunBudgetOptions)
+  | ({ readonly command: 'run'; readonly programPath: string; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly typeCheck: TypeCheckMode; readonly allowAll: boolean } & RunBudgetOptions)
   | { readonly command: 'check'; readonly programPath: string; readonly configPath?: string; readonly typeCheck: CheckingMode }
   | { readonly command: 'types'; readonly configPath?: string }
   | { readonly command: 'list'; readonly configPath?: string; readonly maxSdkChars: number }
@@ -48,6 +49,8 @@ const OPTIONS = {
   'max-sdk-chars': { type: 'string' },
   'type-check': { type: 'string' },
   'no-state': { type: 'boolean' },
+  'approval-fallback': { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies Record<OptionName, { type: 'string' | 'boolean'; short?: string }>
@@ -169,13 +172,14 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
   switch (command) {
     case 'serve':
       return { command, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command), maxSdkChars: readMaxSdkChars(values, command),
-        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE), state: values['no-state'] !== true }
+        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE), state: values['no-state'] !== true,
+        approvalFallback: readOneOfField(optionPlace(command, stringOption(values, 'approval-fallback')), { '--approval-fallback': stringOption(values, 'approval-fallback') }, '--approval-fallback', APPROVAL_FALLBACKS, DEFAULT_APPROVAL_FALLBACK) }
     case 'repl':
       return { command, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command),
         typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE) }
     case 'run':
       return { command, programPath: programPath as string, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command),
-        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE) }
+        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE), allowAll: values.yes === true }
     case 'check':
       return { command, programPath: programPath as string, ...config, typeCheck: readTypeCheck(typeCheckText, command, CHECKING_MODES, 'calls') }
     case 'types':

@@ -34,6 +34,11 @@ const OPTION_LINES = {
   'type-check': `--type-check <mode>    ${TYPE_CHECK_LINE}`,
   'no-state': '--no-state             every run_code starts from nothing (by default variables persist\n' +
     `${' '.repeat(25)}between the calls of one client, and run_code takes reset: true)`,
+  'approval-fallback': '--approval-fallback <decline|allow>\n' +
+    `${' '.repeat(25)}what a call that needs approval gets when the client cannot ask a\n` +
+    `${' '.repeat(25)}person (no elicitation); default decline`,
+  yes: '-y, --yes              allow every call that needs approval without asking (otherwise a\n' +
+    `${' '.repeat(25)}terminal asks y/n/a for each, and without a terminal they are declined)`,
   help: '-h, --help             this text',
   version: '-v, --version          the version',
 } as const
@@ -56,14 +61,14 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
     synopsis: 'code-runtime serve [--config servers.json] [options]',
     summary: 'MCP server over stdio: one run_code tool over every configured server',
     details: 'stdout carries only the MCP protocol; logs go to stderr. Stops on SIGINT, SIGTERM or the end\nof stdin, closing every upstream server. Exits with 2 only when no configured server started.',
-    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'max-sdk-chars', 'type-check', 'no-state'],
+    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'max-sdk-chars', 'type-check', 'no-state', 'approval-fallback'],
   },
   run: {
     call: 'run <program.ts>',
     synopsis: 'code-runtime run <program.ts> [--config servers.json] [options]',
     summary: 'run a program file; prints its logs, then its value or its failure',
-    details: 'The program is the body of an async function in TypeScript; it calls tools.<server>_<tool>(args).\nIt is type-checked first: a program the check refuses gets its errors on stderr, exit code 1, and\nno tool is called. Logs go to stdout as they come, then the value; a failure goes to stderr.\nCtrl-C stops the run, closes the servers, prints "interrupted" and exits with 130.',
-    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'type-check'],
+    details: 'The program is the body of an async function in TypeScript; it calls tools.<server>_<tool>(args).\nIt is type-checked first: a program the check refuses gets its errors on stderr, exit code 1, and\nno tool is called. Logs go to stdout as they come, then the value; a failure goes to stderr.\nA call that needs approval (a destructive tool, or one the config lists in "approve") asks on the\nterminal: y allows it, n declines it, a allows it and the rest of the run; --yes allows all.\nCtrl-C stops the run, closes the servers, prints "interrupted" and exits with 130.',
+    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'type-check', 'yes'],
   },
   repl: {
     call: 'repl',

@@ -14,6 +14,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import { CodeModeError, DEFAULT_MAX_RESULT_CHARS, RUN_CODE_INPUT_SCHEMA, RUN_CODE_SESSION_INPUT_SCHEMA, type CodeMode, type CodeModeRuntime, type TypeCheckMode } from '@code-runtime/code-mode'
 import type { CodeSessionOptions } from '@code-runtime/core'
+import { clientApprover, DEFAULT_APPROVAL_FALLBACK, type ApprovalFallback } from './client-approval.js'
 import { ClientSessions } from './client-sessions.js'
 import { LogSubscribingServer } from './log-subscriptions.js'
 import { PACKAGE_INFO } from './package-info.js'
@@ -54,6 +55,13 @@ export interface CodeModeServerOptions {
   readonly sessionOptions?: CodeSessionOptions
   /** Told, in one line, what a person running the server should know (the backend has no sessions). */
   readonly onNotice?: (line: string) => void
+  /**
+   * What a call that needs approval gets when the client cannot ask its person (no elicitation):
+   * `decline` (default) or `allow`. A client that can ask is always asked.
+   */
+  readonly approvalFallback?: ApprovalFallback
+  /** Told each approval decision in one line (the server's audit log). */
+  readonly onApproval?: (line: string) => void
 }
 
 /** A running Code Mode MCP server. */
@@ -74,14 +82,14 @@ function textResult(text: string, isError: boolean): CallToolResult {
   return { content: [{ type: 'text', text }], isError }
 }
 
-function readRunCodeArguments(args: Record<string, unknown> | undefined): { code: string; reset: boolean } | { problem: string } {
+function readRunCodeArguments(args: Record<string, unknown> | undefined): { code: string; description: string; reset: boolean } | { problem: string } {
   const code = args?.code
   const description = args?.description
   const reset = args?.reset
   if (typeof code !== 'string' || code.trim() === '') return { problem: 'run_code needs `code`: the program, as a non-empty string.' }
   if (typeof description !== 'string') return { problem: 'run_code needs `description`: one line saying what the program does.' }
   if (reset !== undefined && typeof reset !== 'boolean') return { problem: 'run_code takes `reset` as true or false.' }
-  return { code, reset: reset === true }
+  return { code, description, reset: reset === true }
 }
 
 /**
@@ -175,6 +183,13 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
           signal: AbortSignal.any([extra.signal, closing.signal]),
           onLog: (line) => notifier.log(line),
           onCalls: (counts) => notifier.calls(counts),
+          description: input.description,
+          approve: clientApprover({
+            server,
+            relatedRequestId: extra.requestId,
+            fallback: options.approvalFallback ?? DEFAULT_APPROVAL_FALLBACK,
+            ...options.onApproval === undefined ? {} : { log: options.onApproval },
+          }),
           ...session === undefined ? {} : { session, reset: input.reset },
         })
       }

@@ -7,7 +7,7 @@
  * in-flight upstream calls are aborted (MCP `notifications/cancelled`) and drained.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { createCodeMode, DEFAULT_SDK_EMITTER_OPTIONS, type CodeMode, type CodeModeRuntime, type CodeModeSession, type RunCodeOutput, type TypeCheckMode } from '@code-runtime/code-mode'
+import { createCodeMode, DEFAULT_SDK_EMITTER_OPTIONS, type ApproveToolCall, type CodeMode, type CodeModeRuntime, type CodeModeSession, type RunCodeOutput, type TypeCheckMode } from '@code-runtime/code-mode'
 import type { ToolCatalog } from './tool-catalog.js'
 import { decodeCallResult, type MediaBlock } from './upstream-results.js'
 
@@ -45,6 +45,10 @@ export interface ProgramRunOptions {
   readonly session?: CodeModeSession
   /** Forget the session's variables before running. */
   readonly reset?: boolean
+  /** Who approves the run's calls that need approval; without it they are declined. */
+  readonly approve?: ApproveToolCall
+  /** What the program is for (run_code's `description`), shown to whoever approves its calls. */
+  readonly description?: string
 }
 
 /** What a run gives back: Code Mode's output, plus the media the tools produced. */
@@ -82,6 +86,8 @@ export async function runProgram(codeMode: CodeMode, code: string, options: Prog
     ...options.signal === undefined ? {} : { signal: options.signal },
     ...options.onLog === undefined ? {} : { onLog: options.onLog },
     ...options.session === undefined ? {} : { session: options.session, reset: options.reset === true },
+    ...options.approve === undefined ? {} : { approve: options.approve },
+    ...options.description === undefined ? {} : { description: options.description },
     async wrapToolCall(_call, execute) {
       options.onCalls?.({ started: ++started, finished })
       try {

@@ -15,6 +15,7 @@ import { startChosenBackend } from './runtime-backend.js'
 import { listenForStop, reportStopped } from './stop-signals.js'
 import { openSession, reportStartFailures } from './session.js'
 import { startProgress, styleFor, writeErrorLine } from './terminal-output.js'
+import { terminalApprover } from './terminal-approval.js'
 import { buildToolCatalog } from './tool-catalog.js'
 
 /** No cut for people at a terminal (the largest Code Mode takes); the model-facing default is 40 000 characters. */
@@ -73,6 +74,7 @@ export async function runCommand(command: Extract<CliCommand, { command: 'run' }
       const codeMode = catalogCodeMode(withBudgetOptionNames(started.runtime), buildToolCatalog(session.upstreams), { maxResultChars: CLI_MAX_RESULT_CHARS, typeCheck: command.typeCheck })
       const output = await runProgram(codeMode, code, {
         signal: stop.signal,
+        approve: terminalApprover({ allowAll: command.allowAll, input: process.stdin, output: process.stderr, beforeQuestion: () => progress.stop() }),
         onCalls: (counts) => {
           calls = counts.started
         },

@@ -50,6 +50,8 @@ export async function serveCommand(command: Extract<CliCommand, { command: 'serv
       typeCheck: command.typeCheck,
       state: command.state,
       onNotice: log,
+      approvalFallback: command.approvalFallback,
+      onApproval: log,
     })
     const catalog = codeModeServer.catalog
     const mode = presentTools(catalog, command.maxSdkChars).mode

@@ -33,8 +33,15 @@ describe('parseServersConfig', () => {
     const config = parseServersConfig({ mcpServers: { api: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, include: ['search_*'] } } }, options)
     assert.deepEqual(config.servers[0], {
       name: 'api', transport: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer secret' },
-      include: ['search_*'], exclude: [], timeoutMs: 60_000, connectTimeoutMs: 30_000,
+      include: ['search_*'], exclude: [], approve: [], autoApprove: [], timeoutMs: 60_000, connectTimeoutMs: 30_000,
     })
+  })
+
+  it('reads the approve and autoApprove patterns of a server, refusing an empty one', () => {
+    const config = parseServersConfig({ mcpServers: { files: { command: 'x', approve: ['write_*'], autoApprove: ['read_*', 'list_*'] } } }, options)
+    assert.deepEqual([config.servers[0]?.approve, config.servers[0]?.autoApprove], [['write_*'], ['read_*', 'list_*']])
+    assert.throws(() => parseServersConfig({ mcpServers: { files: { command: 'x', autoApprove: [''] } } }, options), /mcpServers\.files\.autoApprove\[0\] must be a tool name or a pattern with \*/)
+    assert.throws(() => parseServersConfig({ mcpServers: { files: { command: 'x', approve: 'write_file' } } }, options), /mcpServers\.files\.approve/)
   })
 
   it('accepts the type field other clients write', () => {

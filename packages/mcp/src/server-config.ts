@@ -24,6 +24,10 @@ interface ServerConfigBase {
   readonly include?: readonly string[]
   /** Tools matching one of these patterns are not offered; applied after `include`. */
   readonly exclude: readonly string[]
+  /** Calls of tools matching one of these patterns wait for a person's approval, whatever their annotations say. */
+  readonly approve?: readonly string[]
+  /** Calls of tools matching one of these patterns never wait for approval, unless `approve` matches them too. */
+  readonly autoApprove?: readonly string[]
   /** Longest wait for one tool call, in milliseconds. */
   readonly timeoutMs: number
   /** Longest wait for the server to start and finish the MCP handshake, in milliseconds. */
@@ -72,8 +76,8 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000
 
 const TOP_LEVEL_FIELDS = ['mcpServers'] as const
-const STDIO_FIELDS = ['type', 'command', 'args', 'env', 'cwd', 'include', 'exclude', 'timeoutMs', 'connectTimeoutMs'] as const
-const HTTP_FIELDS = ['type', 'url', 'headers', 'include', 'exclude', 'timeoutMs', 'connectTimeoutMs'] as const
+const STDIO_FIELDS = ['type', 'command', 'args', 'env', 'cwd', 'include', 'exclude', 'approve', 'autoApprove', 'timeoutMs', 'connectTimeoutMs'] as const
+const HTTP_FIELDS = ['type', 'url', 'headers', 'include', 'exclude', 'approve', 'autoApprove', 'timeoutMs', 'connectTimeoutMs'] as const
 
 /** The place of the file's root: refusals are one-line {@link McpProxyError}s naming the file and, within a server, the server. */
 function rootPlace(source: string, server?: string): ConfigPlace {
@@ -132,6 +136,8 @@ function readServer(name: string, servers: ConfigRecord, options: ServersConfigO
     name,
     ...include === undefined ? {} : { include },
     exclude: readPatterns(place, record, 'exclude') ?? Object.freeze([]),
+    approve: readPatterns(place, record, 'approve') ?? Object.freeze([]),
+    autoApprove: readPatterns(place, record, 'autoApprove') ?? Object.freeze([]),
     timeoutMs: readTimeout(place, record, 'timeoutMs', DEFAULT_TOOL_TIMEOUT_MS),
     connectTimeoutMs: readTimeout(place, record, 'connectTimeoutMs', DEFAULT_CONNECT_TIMEOUT_MS),
   }

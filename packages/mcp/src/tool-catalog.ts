@@ -65,6 +65,18 @@ function offeredTools(server: UpstreamServer): { offered: UpstreamTool[]; hidden
   return { offered, hiddenCount: unique.length - offered.length, unmatchedIncludes }
 }
 
+/**
+ * What the server's config says about approving a tool's calls: `approve` (ask) wins over
+ * `autoApprove` (never ask), so a broad `autoApprove` cannot silently lift an explicit ask;
+ * neither leaves it to the tool's annotations.
+ */
+function approvalOverride(server: UpstreamServer, toolName: string): boolean | undefined {
+  const matches = (patterns: readonly string[] | undefined): boolean => patterns?.some((pattern) => patternMatcher(pattern).test(toolName)) === true
+  if (matches(server.config.approve)) return true
+  if (matches(server.config.autoApprove)) return false
+  return undefined
+}
+
 function compareCodeUnits(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0
 }
@@ -79,8 +91,10 @@ export function buildToolCatalog(servers: readonly UpstreamServer[]): ToolCatalo
   const members = assignToolMembers(entries.map(({ server, tool }) => ({ server: server.name, tool: tool.name })))
   const tools: CatalogTool[] = entries.map(({ server, tool }, index) => {
     const member = members[index] as string
+    const needsApproval = approvalOverride(server, tool.name)
     return Object.freeze({
       ...tool,
+      ...needsApproval === undefined ? {} : { needsApproval },
       name: member,
       member,
       server,

@@ -27,6 +27,9 @@ export interface InProcessServerConfig {
   readonly start: (transport: Transport) => Promise<{ close(): Promise<void> }>
   readonly include?: readonly string[]
   readonly exclude: readonly string[]
+  /** As for a configured server: tools whose calls always, or never, wait for approval. */
+  readonly approve?: readonly string[]
+  readonly autoApprove?: readonly string[]
   readonly timeoutMs: number
   readonly connectTimeoutMs: number
 }

@@ -137,7 +137,8 @@ describe('code-runtime check, and the check before run', () => {
     files = join(temp.path, 'files')
     await mkdir(files)
     config = join(temp.path, 'servers.json')
-    await writeFile(config, JSON.stringify({ mcpServers: { files: { command: installedBin('mcp-server-filesystem'), args: ['files'] } } }))
+    // The programs write files, and `run` has no terminal here to approve them: the config allows writes.
+    await writeFile(config, JSON.stringify({ mcpServers: { files: { command: installedBin('mcp-server-filesystem'), args: ['files'], autoApprove: ['write_file'] } } }))
   })
   after(() => temp.remove())
 

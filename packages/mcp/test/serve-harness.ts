@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 
 /** The built bin, as `npx code-runtime` runs it. */
 export const CLI_PATH = fileURLToPath(new URL('../src/cli.js', import.meta.url))
@@ -96,8 +96,11 @@ export function textOf(result: CallToolResult): string {
   return first.text
 }
 
+/** How the test's client answers the server's elicitation requests; without it, the client does not declare elicitation. */
+export type ElicitationAnswer = (request: ElicitRequest, extra: { readonly signal: AbortSignal }) => Promise<ElicitResult>
+
 /** Writes `config` to `directory/servers.json` and starts `code-runtime serve` on it. */
-export async function startServe(directory: string, config: unknown, extraArgs: readonly string[] = []): Promise<ServeSession> {
+export async function startServe(directory: string, config: unknown, extraArgs: readonly string[] = [], onElicit?: ElicitationAnswer): Promise<ServeSession> {
   const configPath = join(directory, 'servers.json')
   await writeFile(configPath, JSON.stringify(config, null, 2))
   const transport = new StdioClientTransport({
@@ -110,7 +113,8 @@ export async function startServe(directory: string, config: unknown, extraArgs: 
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString()
   })
-  const client = new Client({ name: 'code-runtime-tests', version: '1.0.0' })
+  const client = new Client({ name: 'code-runtime-tests', version: '1.0.0' }, onElicit === undefined ? {} : { capabilities: { elicitation: { form: {} } } })
+  if (onElicit !== undefined) client.setRequestHandler(ElicitRequestSchema, (request, extra) => onElicit(request, { signal: extra.signal }))
   await client.connect(transport)
   const pid = transport.pid as number
   const session: ServeSession = {

@@ -27,7 +27,8 @@ async function serveFilesAndMemory(prefix: string, extraArgs: readonly string[] 
   await mkdir(files)
   const serve = await startServe(temp.path, {
     mcpServers: {
-      files: { command: installedBin('mcp-server-filesystem'), args: ['files'] },
+      // The programs write files: the config says writes need no approval (this client cannot give one).
+      files: { command: installedBin('mcp-server-filesystem'), args: ['files'], autoApprove: ['write_file'] },
       memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } },
     },
   }, extraArgs)

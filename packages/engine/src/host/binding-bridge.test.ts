@@ -37,6 +37,23 @@ function heldCalls(): { hold: CodeBindingFunction; pending: Deferred<unknown>[] 
 }
 
 describe('BindingBridge', () => {
+  it("tells each host function its call's index in the call record, counting calls refused before they reached a function", async () => {
+    const seen: unknown[] = []
+    const { bridge } = bridgeOver({
+      note: async (args, callInfo) => {
+        seen.push([args, callInfo, Object.isFrozen(callInfo)])
+        return null
+      },
+    }, { maxPendingCallBytes: 20 })
+    bridge.handle(call(1, 'note', '{"n":1}'))
+    // Past the pending-bytes budget: refused, yet it takes index 1 in the record.
+    bridge.handle(call(2, 'note', `{"pad":"${'x'.repeat(40)}"}`))
+    bridge.handle(call(3, 'note', '{"n":3}'))
+    await drain()
+    assert.deepEqual(seen, [[{ n: 1 }, { index: 0 }, true], [{ n: 3 }, { index: 2 }, true]])
+    assert.deepEqual(bridge.records().map((record) => record.outcome), ['ok', 'error', 'ok'])
+  })
+
   it('starts calls in the order they arrive and answers each when its host function settles', async () => {
     const started: unknown[] = []
     const { hold, pending } = heldCalls()

@@ -9,7 +9,9 @@ import {
   safeLosslessJsonText,
   safeSnapshotLosslessJson,
   stringifyJsonValue,
+  type CodeBindingCall,
   type CodeBindingCallRecord,
+  type CodeBindingFunction,
   type CodeJsonValue,
   type LosslessJsonSnapshot,
   type LosslessJsonText,
@@ -148,13 +150,13 @@ export class BindingBridge {
     }
     const args = safeSnapshotLosslessJson(parsed, { rootLabel: 'args' })
     if (!args.ok) return 'call arguments that are not lossless JSON'
-    this.entries.push(entry)
+    const index = this.entries.push(entry) - 1
     entry.charged = true
     this.pendingCallBytes += argsBytes
     this.keepValue(entry, 'args', args.value, request.argsJson)
     // invoke() handles its own failures; this catch is the last line that keeps an unforeseen
     // one from becoming an unhandled rejection, which would end the host process.
-    this.invoke(request.id, entry, binding, args.value).catch(() => {
+    this.invoke(request.id, entry, binding, args.value, index).catch(() => {
       try {
         if (this.open && entry.outcome === 'in-flight') this.fail(request.id, entry, 'The tool result could not be delivered.')
       } catch {
@@ -192,10 +194,12 @@ export class BindingBridge {
     this.open = false
   }
 
-  private async invoke(id: number, entry: CallEntry, binding: (args: unknown) => Promise<unknown>, args: unknown): Promise<void> {
+  private async invoke(id: number, entry: CallEntry, binding: CodeBindingFunction, args: unknown, index: number): Promise<void> {
     let resolution: unknown
     try {
-      resolution = await Reflect.apply(binding, undefined, [args])
+      // A fresh, frozen call object per call: one host function cannot change what the next one sees.
+      const call: CodeBindingCall = Object.freeze({ index })
+      resolution = await Reflect.apply(binding, undefined, [args, call])
     } catch (thrown) {
       if (!this.open) return
       this.fail(id, entry, messageOf(thrown))
