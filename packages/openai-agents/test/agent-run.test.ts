@@ -119,4 +119,16 @@ return { title: notes[0].title, words }`
     assert.deepEqual(toolOutputTexts(model.calls[1]?.request.input ?? []), ['hello ada'])
     assert.equal(result.finalOutput, 'done')
   })
+
+  it('calls another agent given as a tool (agent.asTool())', async () => {
+    const translator = new Agent({ name: 'Translator', instructions: 'Translate to German.', model: new ScriptedModel([[assistantMessage('hallo')]]) })
+    const runCode = await codeModeTool({ tools: [translator.asTool({ toolName: 'translate', toolDescription: 'Translates to German.' })], runtime: started.runtime })
+    assert.match(runCode.description, /translate\(args: \{ input: string \}\): Promise<unknown>/)
+    const model = new ScriptedModel([
+      [functionCall('run_code', { code: "return (await tools.translate({ input: 'hello' })) + '!'", description: 'translate' }, { callId: 'call_3' })],
+      [assistantMessage('done')],
+    ])
+    await run(new Agent({ name: 'Host', instructions: 'Use run_code.', model, tools: [runCode] }), 'translate hello')
+    assert.deepEqual(toolOutputTexts(model.calls[1]?.request.input ?? []), ['hallo!'])
+  })
 })

@@ -36,9 +36,9 @@ export function createDeferred<T = void>(): { promise: Promise<T>; resolve: (val
  * Runs one program through a real agent run (the SDK's ScriptedModel calls run_code with it,
  * then answers `done`) and returns the structured outcome recorded on the run item.
  */
-export async function runProgram(runCode: Tool, code: string): Promise<RunCodeOutput> {
+export async function runProgram(runCode: Tool, code: string, extra: Record<string, unknown> = {}): Promise<RunCodeOutput> {
   const model = new ScriptedModel([
-    [functionCall('run_code', { code, description: 'a test program' }, { callId: 'call_test' })],
+    [functionCall(runCode.name, { code, description: 'a test program', ...extra }, { callId: 'call_test' })],
     [assistantMessage('done')],
   ])
   const result = await run(new Agent({ name: 'Tester', instructions: 'Use run_code.', model, tools: [runCode] }), 'go')
