@@ -57,6 +57,7 @@ const VALUE_EXPORTS = [
 ]
 
 const TYPE_EXPORTS = [
+  'CodeBindingCall',
   'CodeBindingCallOutcome',
   'CodeBindingCallRecord',
   'CodeBindingErrorClass',

@@ -39,12 +39,17 @@ function describeCalls(runtime: () => CodeRuntime): void {
       assert.equal(echo.calls.length, 1)
     })
 
-    void it('calls the host function with exactly one argument', async () => {
+    void it("calls the host function with the program's one argument, and at most the call's place in the record", async () => {
       const { namespace, echo } = echoTools()
-      await runProgram(runtime(), { program: "await tools.echo({ query: 'x' })", bindings: [namespace] })
-      assert.equal(echo.calls.length, 1)
-      assert.equal(echo.calls[0]?.length, 1, 'one argument')
+      await runProgram(runtime(), { program: "await tools.echo({ query: 'x' })\nawait tools.echo({ query: 'y' }, 'extra')", bindings: [namespace] })
+      assert.equal(echo.calls.length, 2)
       assertJsonEqual(echo.calls[0]?.[0], { query: 'x' })
+      assertJsonEqual(echo.calls[1]?.[0], { query: 'y' })
+      // A second argument, when the runtime passes one, is the call's index in the call record, never a program value.
+      for (const [index, call] of echo.calls.entries()) {
+        assert.ok(call.length <= 2, 'at most two arguments')
+        if (call.length === 2) assert.deepEqual(call[1], { index })
+      }
     })
 
     void it('returns a promise from every binding call', async () => {
