@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateText, stepCountIs, tool, type ModelMessage } from 'ai'
 import { z } from 'zod'
-import { codeModeTool, disposeCodeModeTool, type CodeModeToolOutput, type CodeModeToolResult } from '@code-runtime/ai-sdk'
+import { CodeModeError, codeModeTool, disposeCodeModeTool, type CodeModeToolOutput, type CodeModeToolResult } from '@code-runtime/ai-sdk'
 import { createDeferred, lastToolOutput, NO_TELEMETRY, scriptedModel, startRuntime } from './scripted-models.js'
 
 function finalOutput(output: CodeModeToolOutput | undefined): CodeModeToolResult {
@@ -146,6 +146,17 @@ describe('codeModeTool in generateText', () => {
     assert.equal(ran, 0)
   })
 
+  it('runs a tool annotated destructive at once: the hint marks it, the SDK tool\'s own flag decides approval', async () => {
+    const deleted: string[] = []
+    const tools = { deleteNote: tool({ description: 'Deletes a note.', inputSchema: z.object({ id: z.string() }), execute: async ({ id }) => deleted.push(id) }) }
+    const runCode = codeModeTool({ tools, runtime: started.runtime, toolAnnotations: { deleteNote: { destructiveHint: true } } })
+    assert.match(String(runCode.description), /\/\*\* Deletes a note\. @destructive \*\//)
+    const model = scriptedModel(["return await tools.deleteNote({ id: 'n1' })"])
+    const result = await generateText({ model, prompt: 'Delete n1.', tools: { run_code: runCode }, stopWhen: stepCountIs(3), telemetry: NO_TELEMETRY })
+    assert.equal(finalOutput(result.steps[0]?.staticToolResults[0]?.output).result, 1)
+    assert.deepEqual(deleted, ['n1'])
+  })
+
   it('gives the model a failed run as error-text', async () => {
     const model = scriptedModel(["throw new Error('no data for Atlantis')"])
     const tools = { ping: tool({ inputSchema: z.object({}), execute: async () => 'pong' }) }
@@ -199,6 +210,8 @@ describe('codeModeTool in generateText', () => {
     await disposeCodeModeTool(runCode)
     const after = await generateText({ model: scriptedModel(['kept']), prompt: 'Again.', tools: { run_code: runCode }, stopWhen: stepCountIs(2), telemetry: NO_TELEMETRY })
     const [failure] = after.steps[0]?.content.filter((part) => part.type === 'tool-error') ?? []
-    assert.match(String(failure?.type === 'tool-error' ? failure.error : ''), /disposed/)
+    const error = failure?.type === 'tool-error' ? failure.error : undefined
+    assert.ok(CodeModeError.is(error), String(error))
+    assert.equal(error.code, 'CODE_MODE_SESSION_CLOSED')
   })
 })
