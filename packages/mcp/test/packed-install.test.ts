@@ -1,4 +1,4 @@
-// Every package as a user would get it: `npm pack` of each workspace, the five tarballs installed
+// Every package as a user would get it: `npm pack` of each workspace (the framework adapters are checked as packed), the six base tarballs installed
 // with one `npm install` in a temporary project outside the checkout (so nothing resolves from
 // the workspace's node_modules), then the installed `code-runtime` bin and the root README's
 // library example run there. The other dependencies (the MCP SDK, the example servers, cordis,
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { makeTempDirectory } from './serve-harness.js'
 
 const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url))
-const PACKAGE_NAMES = ['@code-runtime/code-mode', '@code-runtime/core', '@code-runtime/engine', '@code-runtime/langchain', '@code-runtime/mastra', '@code-runtime/mcp', '@code-runtime/openai-agents', '@code-runtime/process', '@code-runtime/worker-thread']
+const PACKAGE_NAMES = ['@code-runtime/ai-sdk', '@code-runtime/code-mode', '@code-runtime/core', '@code-runtime/engine', '@code-runtime/langchain', '@code-runtime/mastra', '@code-runtime/mcp', '@code-runtime/openai-agents', '@code-runtime/process', '@code-runtime/worker-thread']
 /** The packages installed here; the framework adapters are packed and checked, and their own example tests run them. */
 const INSTALLED_NAMES = ['@code-runtime/code-mode', '@code-runtime/core', '@code-runtime/engine', '@code-runtime/mcp', '@code-runtime/process', '@code-runtime/worker-thread']
 
@@ -123,7 +123,11 @@ describe('the packed packages, installed outside the checkout', () => {
       const paths = new Set(entry.files.map((file) => file.path))
       assert.ok(paths.has('README.md') && paths.has('package.json'), entry.name)
       assert.deepEqual([...paths].filter((path) => path.includes('.test.')), [], `${entry.name} ships no tests`)
-      const manifest = JSON.parse(await readFile(join(project, 'node_modules', entry.name, 'package.json'), 'utf8')) as { exports: Record<string, Record<string, string> | string>; bin?: Record<string, string> }
+      // An adapter is not installed here (its framework is a peer); npm packs its manifest as written.
+      const manifestPath = INSTALLED_NAMES.includes(entry.name)
+        ? join(project, 'node_modules', entry.name, 'package.json')
+        : join(REPOSITORY, 'packages', entry.name.replace('@code-runtime/', ''), 'package.json')
+      const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { exports: Record<string, Record<string, string> | string>; bin?: Record<string, string> }
       const targets = [...Object.values(manifest.exports).flatMap((target) => typeof target === 'string' ? [target] : Object.values(target)), ...Object.values(manifest.bin ?? {})]
       for (const target of targets) assert.ok(paths.has(target.replace(/^\.\//, '')), `${entry.name} ships ${target}`)
       const bundle = GUEST_BUNDLES[entry.name]
