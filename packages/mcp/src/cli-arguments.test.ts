@@ -18,7 +18,7 @@ function usageMessage(argv: string[]): string {
 describe('parseCliArguments', () => {
   it('decodes each command with its defaults', () => {
     assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), { command: 'serve', configPath: 's.json', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, maxSdkChars: 20_000, typeCheck: 'calls', state: true, approvalFallback: 'decline' })
-    assert.deepEqual(parseCliArguments(['repl', '-c', 's.json', '--backend', 'worker-thread', '--type-check', 'strict']), { command: 'repl', configPath: 's.json', backend: 'worker-thread', backendChosen: true, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, typeCheck: 'strict' })
+    assert.deepEqual(parseCliArguments(['repl', '-c', 's.json', '--backend', 'worker-thread', '--type-check', 'strict']), { command: 'repl', configPath: 's.json', backend: 'worker-thread', backendChosen: true, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, typeCheck: 'strict', allowAll: false })
     assert.deepEqual(parseCliArguments(['run', 'p.ts', '-c', 's.json', '--backend', 'process', '--timeout-ms', '5000']), { command: 'run', programPath: 'p.ts', configPath: 's.json', backend: 'process', backendChosen: true, timeoutMs: 5000, typeCheck: 'calls', allowAll: false })
     assert.deepEqual(parseCliArguments(['check', 'p.ts', '-c', 's.json']), { command: 'check', programPath: 'p.ts', configPath: 's.json', typeCheck: 'calls' })
     assert.deepEqual(parseCliArguments(['types']), { command: 'types' })

@@ -35,7 +35,7 @@ export type CliCommand =
   | { readonly command: 'help'; readonly topic?: CommandName; readonly isRequested: boolean }
   | { readonly command: 'version' }
   | ({ readonly command: 'serve'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly maxSdkChars: number; readonly typeCheck: TypeCheckMode; readonly state: boolean; readonly approvalFallback: ApprovalFallback } & RunBudgetOptions)
-  | ({ readonly command: 'repl'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly typeCheck: TypeCheckMode } & RunBudgetOptions)
+  | ({ readonly command: 'repl'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly typeCheck: TypeCheckMode; readonly allowAll: boolean } & RunBudgetOptions)
   | ({ readonly command: 'run'; readonly programPath: string; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly typeCheck: TypeCheckMode; readonly allowAll: boolean } & RunBudgetOptions)
   | { readonly command: 'check'; readonly programPath: string; readonly configPath?: string; readonly typeCheck: CheckingMode }
   | { readonly command: 'types'; readonly configPath?: string }
@@ -176,7 +176,7 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
         approvalFallback: readOneOfField(optionPlace(command, stringOption(values, 'approval-fallback')), { '--approval-fallback': stringOption(values, 'approval-fallback') }, '--approval-fallback', APPROVAL_FALLBACKS, DEFAULT_APPROVAL_FALLBACK) }
     case 'repl':
       return { command, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command),
-        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE) }
+        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE), allowAll: values.yes === true }
     case 'run':
       return { command, programPath: programPath as string, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command),
         typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE), allowAll: values.yes === true }

@@ -80,8 +80,9 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
       'Commands: .help, .reset (forget every variable), .exit (or Ctrl-D). Ctrl-C stops a running\n' +
       'program (the variables stay), clears an unfinished input, and exits when pressed twice at an\n' +
       'empty prompt. History is kept in $CODE_RUNTIME_REPL_HISTORY, else in the state directory\n' +
-      '($XDG_STATE_HOME or ~/.local/state)/code-runtime/repl_history.',
-    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'type-check'],
+      '($XDG_STATE_HOME or ~/.local/state)/code-runtime/repl_history.\n' +
+      'A call that needs approval asks as run does (y, n, a); --yes allows all.',
+    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'type-check', 'yes'],
   },
   check: {
     call: 'check <program.ts>',

@@ -13,6 +13,7 @@ import { CodeModeError, createCodeModeSession, formatProgramDiagnostics, MAX_RES
 import { programNeedsMoreInput } from '@code-runtime/engine'
 import { withBudgetOptionNames } from './budget-option-names.js'
 import { EXIT_SETUP_FAILED, EXIT_SUCCESS, type CliCommand } from './cli-arguments.js'
+import { terminalApprover } from './terminal-approval.js'
 import { catalogCodeMode, runProgram, TOOLS_NAMESPACE, type ProgramRunOutput } from './program-run.js'
 import { openReplHistory, replHistoryPath, REPL_HISTORY_SIZE } from './repl-history.js'
 import { openSession, startServingBackend } from './session.js'
@@ -65,6 +66,8 @@ interface ReplTarget {
   readonly runtime: CodeModeRuntime
   readonly upstreams: readonly UpstreamServer[]
   readonly typeCheck: Extract<CliCommand, { command: 'repl' }>['typeCheck']
+  /** `--yes`: allow every call that needs approval without asking. */
+  readonly allowAll: boolean
 }
 
 /** Reads and runs inputs until `.exit`, Ctrl-D or a second Ctrl-C; resolves once the last input settled. */
@@ -94,6 +97,23 @@ function runRepl(target: ReplTarget, onToolsChanged: (listener: () => void) => v
     codeMode = undefined
   })
   let session: CodeModeSession | undefined = createCodeModeSession(target.runtime as Required<CodeModeRuntime>)
+  // A question takes the next line typed as its answer (readline gives it to the question, not to 'line').
+  const isTerminal = input.isTTY === true && output.isTTY === true
+  const approve = terminalApprover({
+    allowAll: target.allowAll,
+    isTerminal,
+    ask: (question, signal) => new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        output.write('\n')
+        reject(signal.reason)
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      readline.question(question, { signal }, (answer) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(answer)
+      })
+    }),
+  })
   let buffer: string[] = []
   let running: AbortController | undefined
   let interruptedOnce = false
@@ -110,7 +130,7 @@ function runRepl(target: ReplTarget, onToolsChanged: (listener: () => void) => v
   async function run(code: string): Promise<ProgramRunOutput> {
     const controller = new AbortController()
     running = controller
-    const options = { signal: controller.signal, onLog: write }
+    const options = { signal: controller.signal, onLog: write, approve }
     try {
       return await runProgram(currentCodeMode(), code, session === undefined ? options : { ...options, session })
     } catch (error) {
@@ -211,7 +231,7 @@ export async function replCommand(command: Extract<CliCommand, { command: 'repl'
     const started = await startServingBackend(session, command)
     if (started === undefined) return EXIT_SETUP_FAILED
     try {
-      await runRepl({ runtime: withBudgetOptionNames(started.runtime), upstreams: session.upstreams, typeCheck: command.typeCheck }, (listener) => toolListeners.push(listener))
+      await runRepl({ runtime: withBudgetOptionNames(started.runtime), upstreams: session.upstreams, typeCheck: command.typeCheck, allowAll: command.allowAll }, (listener) => toolListeners.push(listener))
       return EXIT_SUCCESS
     } finally {
       await started.dispose()

@@ -15,7 +15,7 @@ import { startChosenBackend } from './runtime-backend.js'
 import { listenForStop, reportStopped } from './stop-signals.js'
 import { openSession, reportStartFailures } from './session.js'
 import { startProgress, styleFor, writeErrorLine } from './terminal-output.js'
-import { terminalApprover } from './terminal-approval.js'
+import { askOnFreshReadline, terminalApprover } from './terminal-approval.js'
 import { buildToolCatalog } from './tool-catalog.js'
 
 /** No cut for people at a terminal (the largest Code Mode takes); the model-facing default is 40 000 characters. */
@@ -74,7 +74,12 @@ export async function runCommand(command: Extract<CliCommand, { command: 'run' }
       const codeMode = catalogCodeMode(withBudgetOptionNames(started.runtime), buildToolCatalog(session.upstreams), { maxResultChars: CLI_MAX_RESULT_CHARS, typeCheck: command.typeCheck })
       const output = await runProgram(codeMode, code, {
         signal: stop.signal,
-        approve: terminalApprover({ allowAll: command.allowAll, input: process.stdin, output: process.stderr, beforeQuestion: () => progress.stop() }),
+        // A progress line that redraws itself would write over the question: it stops at the first one.
+        approve: terminalApprover({
+          allowAll: command.allowAll,
+          isTerminal: process.stdin.isTTY === true && process.stderr.isTTY === true,
+          ask: askOnFreshReadline(process.stdin, process.stderr, () => progress.stop()),
+        }),
         onCalls: (counts) => {
           calls = counts.started
         },

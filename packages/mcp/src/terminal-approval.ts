@@ -1,20 +1,22 @@
 /**
- * Who approves calls in `code-runtime run`: the person at the terminal, asked one question at a
- * time (`y` allows the call, `n` declines it, `a` allows it and the rest of the run), or
- * `--yes` for all. Without a terminal nobody can be asked, so such calls are declined.
+ * Who approves calls at a terminal (`code-runtime run` and `repl`): the person there, asked one
+ * question at a time (`y` allows the call, `n` declines it, `a` allows it and the rest of the
+ * run), or `--yes` for all. Without a terminal nobody can be asked, so such calls are declined.
  */
 import { createInterface } from 'node:readline'
-import type { ApproveToolCall, ToolApprovalDecision } from '@code-runtime/code-mode'
+import type { ApproveToolCall, ToolApprovalDecision, ToolApprovalRequest } from '@code-runtime/code-mode'
 import { renderArguments } from './client-approval.js'
+
+/** Shows `question` and resolves the line typed in answer; rejects with the signal's reason when it fires first. */
+export type AskAtTerminal = (question: string, signal: AbortSignal) => Promise<string>
 
 /** Options of {@link terminalApprover}. */
 export interface TerminalApproverOptions {
   /** `--yes`: allow every call without asking. */
   readonly allowAll: boolean
-  readonly input: NodeJS.ReadStream
-  readonly output: NodeJS.WriteStream
-  /** Called before a question is shown: a progress line that redraws itself would write over it. */
-  readonly beforeQuestion?: () => void
+  /** False when input or output is not a terminal: nobody is asked, such calls are declined. */
+  readonly isTerminal: boolean
+  readonly ask: AskAtTerminal
 }
 
 /** Reads an answer: `y`/`yes`, `a`/`all`, anything else (an empty line too) declines. */
@@ -25,42 +27,51 @@ export function readTerminalAnswer(answer: string): ToolApprovalDecision {
   return { action: 'decline', reason: 'declined at the terminal' }
 }
 
-/** The approver of a `run`: --yes, the terminal, or a refusal when there is none. */
+/** The question for one call. */
+export function terminalQuestion(request: ToolApprovalRequest): string {
+  const purpose = request.programDescription === undefined ? '' : ` (${request.programDescription})`
+  return `The program${purpose} wants to call ${request.tool} with:\n${renderArguments(request.args)}\nAllow it? [y]es, [n]o, [a]ll of this run: `
+}
+
+/** The approver of a terminal command: --yes, the person at the terminal, or a refusal when there is none. */
 export function terminalApprover(options: TerminalApproverOptions): ApproveToolCall {
-  const { allowAll, input, output } = options
+  const { allowAll, isTerminal, ask } = options
   // Parallel calls may all need approval: their questions wait for each other.
   let previous: Promise<unknown> = Promise.resolve()
   return (request, { signal }) => {
     if (allowAll) return { action: 'allow' }
-    if (input.isTTY !== true || output.isTTY !== true) {
-      return { action: 'decline', reason: 'nobody can be asked here (no terminal); run with --yes to allow such calls' }
-    }
-    const asked = previous.then(() => new Promise<ToolApprovalDecision>((resolve, reject) => {
-      if (signal.aborted) {
-        reject(signal.reason)
-        return
-      }
-      options.beforeQuestion?.()
-      const terminal = createInterface({ input, output, terminal: true })
-      // Ctrl-C at the question stops the run, as it does anywhere else in `run`.
-      terminal.on('SIGINT', () => {
-        terminal.close()
-        process.kill(process.pid, 'SIGINT')
-      })
-      const onAbort = (): void => {
-        terminal.close()
-        output.write('\n')
-        reject(signal.reason)
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
-      const purpose = request.programDescription === undefined ? '' : ` (${request.programDescription})`
-      terminal.question(`The program${purpose} wants to call ${request.tool} with:\n${renderArguments(request.args)}\nAllow it? [y]es, [n]o, [a]ll of this run: `, (answer) => {
-        signal.removeEventListener('abort', onAbort)
-        terminal.close()
-        resolve(readTerminalAnswer(answer))
-      })
-    }))
+    if (!isTerminal) return { action: 'decline', reason: 'nobody can be asked here (no terminal); run with --yes to allow such calls' }
+    const asked = previous.then(async () => {
+      if (signal.aborted) throw signal.reason
+      return readTerminalAnswer(await ask(terminalQuestion(request), signal))
+    })
     previous = asked.catch(() => undefined)
     return asked
   }
+}
+
+/**
+ * Asks on a readline of its own over `input` and `output` (for `run`, which has none open).
+ * Ctrl-C at the question stops the run, as it does anywhere else in `run`.
+ */
+export function askOnFreshReadline(input: NodeJS.ReadStream, output: NodeJS.WriteStream, beforeQuestion?: () => void): AskAtTerminal {
+  return (question, signal) => new Promise((resolve, reject) => {
+    beforeQuestion?.()
+    const terminal = createInterface({ input, output, terminal: true })
+    terminal.on('SIGINT', () => {
+      terminal.close()
+      process.kill(process.pid, 'SIGINT')
+    })
+    const onAbort = (): void => {
+      terminal.close()
+      output.write('\n')
+      reject(signal.reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    terminal.question(question, (answer) => {
+      signal.removeEventListener('abort', onAbort)
+      terminal.close()
+      resolve(answer)
+    })
+  })
 }

@@ -4,9 +4,9 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { CLI_PATH, makeTempDirectory, waitFor } from './serve-harness.js'
+import { CLI_PATH, installedBin, makeTempDirectory, waitFor } from './serve-harness.js'
 
 /** A REPL on a pty: what it printed so far (escape sequences removed), and keys to send. */
 interface PtyRepl {
@@ -20,8 +20,8 @@ interface PtyRepl {
   exited: Promise<number | null>
 }
 
-function startRepl(environment: NodeJS.ProcessEnv): PtyRepl {
-  const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_PATH)} repl --backend worker-thread`
+function startRepl(environment: NodeJS.ProcessEnv, extraArgs: readonly string[] = []): PtyRepl {
+  const command = [process.execPath, CLI_PATH, 'repl', '--backend', 'worker-thread', ...extraArgs].map((part) => JSON.stringify(part)).join(' ')
   const child: ChildProcessWithoutNullStreams = spawn('script', ['-qfec', command, '/dev/null'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm', NO_COLOR: '1', ...environment },
   })
@@ -111,6 +111,45 @@ describe('code-runtime repl (through a pseudo-terminal)', () => {
       repl.keys('\u0003')
       await repl.expect(/press Ctrl-C again or Ctrl-D, or type \.exit\)\n> $/, mark, 'the hint to press Ctrl-C again')
       repl.keys('\u0003')
+      assert.equal(await repl.exited, 0)
+    } finally {
+      repl.keys('\u0004')
+    }
+  })
+
+  it('asks at the prompt about a call that needs approval: n declines it, y allows it, Ctrl-C at the question aborts the run', async () => {
+    const configPath = join(temp.path, 'servers.json')
+    await writeFile(configPath, JSON.stringify({ mcpServers: { memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } } } }))
+    const repl = startRepl({ CODE_RUNTIME_REPL_HISTORY: join(temp.path, 'approval-history') }, ['--config', configPath])
+    const question = /Allow it\? \[y\]es, \[n\]o, \[a\]ll of this run: $/
+    try {
+      await repl.expect(/\n> $/, 0, 'the prompt')
+      let mark = repl.output().length
+      repl.line("await tools.memory_create_entities({ entities: [{ name: 'x', entityType: 't', observations: [] }] })")
+      await repl.expect(/\n> $/, mark, 'the entity to be created without a question')
+      mark = repl.output().length
+      repl.line("await tools.memory_delete_entities({ entityNames: ['x'] })")
+      await repl.expect(question, mark, 'the question')
+      assert.match(repl.output().slice(mark), /wants to call memory_delete_entities with:\n\{\n\s+"entityNames": \[\n\s+"x"/)
+      mark = repl.output().length
+      repl.line('n')
+      await repl.expect(/the person declined this call, so it was not made\. Their reason: declined at the terminal[\s\S]*\n> $/, mark, 'the refusal')
+      mark = repl.output().length
+      repl.line("await tools.memory_delete_entities({ entityNames: ['x'] })")
+      await repl.expect(question, mark, 'the question again')
+      mark = repl.output().length
+      repl.keys('\u0003')
+      await repl.expect(/abort: Interrupted by Ctrl-C\.\n> $/, mark, 'the run to be aborted at its question')
+      mark = repl.output().length
+      repl.line("await tools.memory_delete_entities({ entityNames: ['x'] })")
+      await repl.expect(question, mark, 'a third question')
+      mark = repl.output().length
+      repl.line('y')
+      await repl.expect(/\n> $/, mark, 'the allowed call to finish')
+      mark = repl.output().length
+      repl.line('(await tools.memory_read_graph()).entities.length')
+      await repl.expect(/\n0\n> $/, mark, 'the entity to be gone')
+      repl.line('.exit')
       assert.equal(await repl.exited, 0)
     } finally {
       repl.keys('\u0004')
