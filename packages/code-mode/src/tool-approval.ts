@@ -22,12 +22,14 @@ export interface ToolApprovalRequest {
 
 /**
  * A person's answer: run this call; run it and every later call of this run that needs approval
- * (`allow-run`); or decline it, with the reason the program is told.
+ * (`allow-run`); or decline it, with the reason the program is told. `unasked: true` marks a
+ * refusal the approver made by rule because nobody could be asked (no terminal, a client without
+ * elicitation): the program is told that, not that a person declined.
  */
 export type ToolApprovalDecision =
   | { readonly action: 'allow' }
   | { readonly action: 'allow-run' }
-  | { readonly action: 'decline'; readonly reason?: string }
+  | { readonly action: 'decline'; readonly reason?: string; readonly unasked?: boolean }
 
 /**
  * Asks a person about one call. `signal` fires when the run ends or is aborted before the answer:
@@ -68,13 +70,14 @@ export function toolNeedsApproval(tool: { readonly needsApproval?: boolean; read
 
 const MAX_REASON_CHARS = 500
 
-function readDecision(value: unknown): { action: 'allow' | 'allow-run' } | { action: 'decline'; reason?: string } | undefined {
+function readDecision(value: unknown): { action: 'allow' | 'allow-run' } | { action: 'decline'; reason?: string; unasked: boolean } | undefined {
   if (typeof value !== 'object' || value === null) return undefined
-  const { action, reason } = value as { action?: unknown; reason?: unknown }
+  const { action, reason, unasked } = value as { action?: unknown; reason?: unknown; unasked?: unknown }
   if (action === 'allow' || action === 'allow-run') return { action }
   if (action !== 'decline') return undefined
   // The reason reaches the model: kept short, and only a string.
-  return typeof reason === 'string' && reason.trim() !== '' ? { action, reason: reason.trim().slice(0, MAX_REASON_CHARS) } : { action }
+  const isUnasked = unasked === true
+  return typeof reason === 'string' && reason.trim() !== '' ? { action, reason: reason.trim().slice(0, MAX_REASON_CHARS), unasked: isUnasked } : { action, unasked: isUnasked }
 }
 
 /** Rejects when `signal` fires, with its reason; never settles otherwise. */
@@ -153,6 +156,10 @@ export class RunApprovals {
     }
     if (decision.action === 'decline') {
       decide(decision.reason === undefined ? { decision: 'declined', decidedBy: 'approver' } : { decision: 'declined', decidedBy: 'approver', reason: decision.reason })
+      if (decision.unasked) {
+        const because = decision.reason === undefined ? '' : `: ${decision.reason}`
+        throw new DeclinedCallError(`${label} needs a person's approval and was declined without asking anyone${because}. The call was not made.`)
+      }
       const because = decision.reason === undefined ? '' : ` Their reason: ${decision.reason}`
       throw new DeclinedCallError(`${label}: the person declined this call, so it was not made.${because}`)
     }

@@ -250,3 +250,18 @@ describe('approvals: a run with its own approver', () => {
     }
   })
 })
+
+describe('approvals: a refusal made without asking anyone', () => {
+  it('tells the program nobody was asked, not that a person declined', async () => {
+    const started = await startRuntime()
+    try {
+      const { ran, tools } = ledgerTools()
+      const codeMode = createCodeMode({ tools, runtime: started.runtime, approve: () => ({ action: 'decline', unasked: true, reason: 'no one is at the terminal' }) })
+      const output = await codeMode.run("try { await tools.send({ to: 'x' }) } catch (error) { return error.message }")
+      assert.equal(output.structured.result, "tools.send needs a person's approval and was declined without asking anyone: no one is at the terminal. The call was not made.")
+      assert.deepEqual(ran, [])
+    } finally {
+      await started.dispose()
+    }
+  })
+})

@@ -67,7 +67,7 @@ export function clientApprover(options: ClientApproverOptions): ApproveToolCall 
     if (server.getClientCapabilities()?.elicitation?.form === undefined) {
       const decision: ToolApprovalDecision = fallback === 'allow'
         ? { action: 'allow' }
-        : { action: 'decline', reason: 'the MCP client cannot ask a person (it does not support elicitation), and the server declines such calls' }
+        : { action: 'decline', unasked: true, reason: 'the MCP client cannot ask a person (it does not support elicitation), and this server declines such calls' }
       log?.(describeDecision(request.tool, decision, `the fallback for clients without elicitation (${fallback})`))
       return decision
     }

@@ -40,7 +40,7 @@ export function terminalApprover(options: TerminalApproverOptions): ApproveToolC
   let previous: Promise<unknown> = Promise.resolve()
   return (request, { signal }) => {
     if (allowAll) return { action: 'allow' }
-    if (!isTerminal) return { action: 'decline', reason: 'nobody can be asked here (no terminal); run with --yes to allow such calls' }
+    if (!isTerminal) return { action: 'decline', unasked: true, reason: 'there is no terminal to ask at (run with --yes to allow such calls)' }
     const asked = previous.then(async () => {
       if (signal.aborted) throw signal.reason
       return readTerminalAnswer(await ask(terminalQuestion(request), signal))

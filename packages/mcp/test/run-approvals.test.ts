@@ -82,6 +82,6 @@ describe('code-runtime run: approvals at the terminal', () => {
   it('declines such calls without a terminal, saying how to allow them', async () => {
     await freshMemory('pipe')
     const { stdout } = await promisify(execFile)(process.execPath, [CLI_PATH, 'run', programPath, '--config', configPath, '--backend', 'worker-thread'], { env: { PATH: process.env.PATH ?? '' } })
-    assert.match(stdout, /no terminal\); run with --yes to allow such calls \| .*no terminal/)
+    assert.match(stdout, /declined without asking anyone: there is no terminal to ask at \(run with --yes to allow such calls\)\. The call was not made\. \| .*no terminal/)
   })
 })

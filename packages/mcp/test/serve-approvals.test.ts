@@ -97,7 +97,7 @@ describe('serve: approvals for a client without elicitation', () => {
       const declining = await startServe(temp.path, config, ['--backend', 'worker-thread', '--no-state'])
       try {
         const result = await declining.runJson(`${SEED}try { ${DELETE.trim()} } catch (error) { return [error.message, (await tools.memory_read_graph()).entities.length] }`)
-        assert.deepEqual(result, ['tools.memory_delete_entities: the person declined this call, so it was not made. Their reason: the MCP client cannot ask a person (it does not support elicitation), and the server declines such calls', 1])
+        assert.deepEqual(result, ["tools.memory_delete_entities needs a person's approval and was declined without asking anyone: the MCP client cannot ask a person (it does not support elicitation), and this server declines such calls. The call was not made.", 1])
         assert.match(declining.stderr(), /approval: memory_delete_entities declined by the fallback for clients without elicitation \(decline\)/)
       } finally {
         await declining.close()
@@ -129,7 +129,7 @@ describe('serve: approvals for a client without elicitation', () => {
       assert.match(description, /@needsApproval \*\/\n {2}memory_create_entities\(/)
       assert.doesNotMatch(description, /@needsApproval \*\/\n {2}memory_delete_entities\(/)
       const result = await serve.runJson(`try { ${SEED.trim()} } catch (error) { return error.message }`)
-      assert.match(String(result), /memory_create_entities: the person declined this call/)
+      assert.match(String(result), /memory_create_entities needs a person's approval and was declined without asking anyone/)
       assert.deepEqual(await serve.runJson(DELETE + NAMES), [])
     } finally {
       await serve.close()
