@@ -41,15 +41,6 @@ export type CodeModeAiTool<TOOLS extends ToolSet = ToolSet> = Tool<RunCodeInput,
 
 const OPTION_NAMES = new Set(['tools', 'runtime', 'namespace', 'errorClassName', 'maxParallel', 'maxResultChars', 'typeCheck', 'session', 'toolAnnotations', 'onLog'])
 
-// What an inner tool's Code Mode execute resolves: the call's signal, for the run's wrapper to run
-// the SDK tool with. The wrapper holds what only the run_code call knows (its id, the messages, the context).
-class CallSlot {
-  readonly signal: AbortSignal
-  constructor(signal: AbortSignal) {
-    this.signal = signal
-  }
-}
-
 const codeModes = new WeakMap<object, CodeMode>()
 
 function refuseUnknownOptions(options: object): void {
@@ -63,7 +54,11 @@ function refuseUnknownOptions(options: object): void {
 function codeModeToolOf(entry: SdkToolEntry): CodeModeTool {
   // The SDK tool's own flag decided already (tools that need approval are not here): a
   // `destructiveHint` given in toolAnnotations marks the tool, it does not make calls wait.
-  return { ...entry.description, needsApproval: false, execute: async (_args, { signal }) => new CallSlot(signal) }
+  // Every call runs through run_code's wrapToolCall, which knows what only the run_code call
+  // knows (its id, the messages, the context); this execute is never reached.
+  return { ...entry.description, needsApproval: false, execute: async () => {
+    throw new Error(`${entry.name} runs only inside a run_code call.`)
+  } }
 }
 
 /**
@@ -101,11 +96,10 @@ export function codeModeTool<TOOLS extends ToolSet>(options: CodeModeToolOptions
           log(text)
           onLog(text, { toolCallId })
         },
-        wrapToolCall: async (call, execute) => {
-          const slot = await execute()
+        wrapToolCall: async (call) => {
           const entry = byName.get(call.tool)
-          if (!(slot instanceof CallSlot) || entry === undefined) throw new Error(`${call.tool} could not be called.`)
-          return calls.call(entry, call.args, slot.signal)
+          if (entry === undefined) throw new Error(`${call.tool} could not be called.`)
+          return calls.call(entry, call.args, call.signal)
         },
       }), abortSignal)
     },

@@ -246,7 +246,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         const execute = (signal: AbortSignal): Promise<unknown> => tool.execute(args, { signal })
         const value = await scheduler.submit(safe, wrap === undefined
           ? execute
-          : (signal) => wrap({ tool: tool.name, args }, () => execute(signal)))
+          : (signal) => wrap({ tool: tool.name, args, signal }, () => execute(signal)))
         // A tool that resolves nothing has still succeeded; the program sees null.
         return (value === undefined ? null : value) as CodeJsonValue
       }

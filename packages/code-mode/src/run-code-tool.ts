@@ -101,6 +101,8 @@ export interface ToolCallStart {
   readonly tool: string
   /** The arguments, already checked against the tool's input schema. */
   readonly args: unknown
+  /** The call's own signal (what `execute` would give the tool): fires when the call is cancelled or the run ends. */
+  readonly signal: AbortSignal
 }
 
 /** The `run_code` tool object. */

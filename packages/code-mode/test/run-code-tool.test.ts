@@ -71,7 +71,9 @@ describe('run_code tool', () => {
       'try { await tools.add({ a: -1, b: 0 }) } catch (error) { return [doubled, error instanceof ToolCallError, error.message] }',
     ].join('\n'), {
       async wrapToolCall(call, execute) {
-        seen.push(call)
+        // The call's own signal, live while the call runs.
+        assert.ok(call.signal instanceof AbortSignal && !call.signal.aborted)
+        seen.push({ tool: call.tool, args: call.args })
         const sum = await execute() as number
         if (sum < 0) throw new Error(`negative sum ${sum}`)
         return sum * 2
