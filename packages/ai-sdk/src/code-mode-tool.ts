@@ -5,7 +5,7 @@
  * the tool's own validator first.
  */
 import { jsonSchema, tool, type generateText, type JSONSchema7, type Tool, type ToolSet } from 'ai'
-import { CodeModeError, createCodeMode, type CodeMode, type CodeModeOptions, type CodeModeTool, type CodeModeToolAnnotations, type RunCodeInput } from '@code-runtime/code-mode'
+import { CodeModeError, createCodeMode, type ApproveToolCall, type CodeMode, type CodeModeOptions, type CodeModeTool, type CodeModeToolAnnotations, type RunCodeInput } from '@code-runtime/code-mode'
 import { streamRun } from './live-logs.js'
 import { needsApproval, readToolSet, type SdkToolEntry } from './read-tool-set.js'
 import { modelOutputOf, type CodeModeToolOutput } from './run-code-output.js'
@@ -34,12 +34,19 @@ export interface CodeModeToolOptions<TOOLS extends ToolSet = ToolSet>
   readonly toolAnnotations?: { readonly [NAME in keyof TOOLS & string]?: CodeModeToolAnnotations }
   /** Live logs beside the preliminary results: each log entry as the program prints it, with the run_code call it belongs to. */
   readonly onLog?: (text: string, call: { readonly toolCallId: string }) => void
+  /**
+   * Asks a person about a call of a tool that has `needsApproval`, while the program waits (see
+   * Code Mode's approvals). With it, such tools are in the SDK (marked `@needsApproval`), and a
+   * `needsApproval` function is asked first, per call, whether this call needs it. Without it they
+   * are left out (see {@link toolsNeedingApproval}).
+   */
+  readonly approve?: ApproveToolCall
 }
 
 /** The run_code tool {@link codeModeTool} returns. */
 export type CodeModeAiTool<TOOLS extends ToolSet = ToolSet> = Tool<RunCodeInput, CodeModeToolOutput, RunCodeToolsContext<TOOLS>>
 
-const OPTION_NAMES = new Set(['tools', 'runtime', 'namespace', 'errorClassName', 'maxParallel', 'maxResultChars', 'typeCheck', 'session', 'toolAnnotations', 'onLog'])
+const OPTION_NAMES = new Set(['tools', 'runtime', 'namespace', 'errorClassName', 'maxParallel', 'maxResultChars', 'typeCheck', 'session', 'toolAnnotations', 'onLog', 'approve'])
 
 const codeModes = new WeakMap<object, CodeMode>()
 
@@ -52,11 +59,11 @@ function refuseUnknownOptions(options: object): void {
 }
 
 function codeModeToolOf(entry: SdkToolEntry): CodeModeTool {
-  // The SDK tool's own flag decided already (tools that need approval are not here): a
+  // The SDK tool's own flag decides (a tool with one is here only when an approver is given): a
   // `destructiveHint` given in toolAnnotations marks the tool, it does not make calls wait.
   // Every call runs through run_code's wrapToolCall, which knows what only the run_code call
   // knows (its id, the messages, the context); this execute is never reached.
-  return { ...entry.description, needsApproval: false, execute: async () => {
+  return { ...entry.description, needsApproval: entry.needsApproval !== undefined, execute: async () => {
     throw new Error(`${entry.name} runs only inside a run_code call.`)
   } }
 }
@@ -80,8 +87,11 @@ function codeModeToolOf(entry: SdkToolEntry): CodeModeTool {
  */
 export function codeModeTool<TOOLS extends ToolSet>(options: CodeModeToolOptions<TOOLS>): CodeModeAiTool<TOOLS> {
   refuseUnknownOptions(options)
-  const { tools, toolAnnotations, onLog, ...codeModeOptions } = options
-  const entries = readToolSet(tools, toolAnnotations as Readonly<Record<string, CodeModeToolAnnotations | undefined>> | undefined)
+  const { tools, toolAnnotations, onLog, approve, ...codeModeOptions } = options
+  if (approve !== undefined && typeof approve !== 'function') {
+    throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', 'Invalid codeModeTool options: approve must be a function (request, { signal }) => decision.', { field: 'approve' })
+  }
+  const entries = readToolSet(tools, toolAnnotations as Readonly<Record<string, CodeModeToolAnnotations | undefined>> | undefined, approve !== undefined)
   const byName = new Map(entries.map((entry) => [entry.name, entry]))
   const codeMode = createCodeMode({ ...codeModeOptions, tools: entries.map(codeModeToolOf) })
 
@@ -92,6 +102,7 @@ export function codeModeTool<TOOLS extends ToolSet>(options: CodeModeToolOptions
       const calls = new RunCalls({ toolCallId, messages, context, sandbox })
       return streamRun((log, signal) => codeMode.tool.execute(input, {
         signal,
+        ...approve === undefined ? {} : { approve: askUnlessNotNeeded(approve, byName, calls) },
         onLog: onLog === undefined ? log : (text) => {
           log(text)
           onLog(text, { toolCallId })
@@ -107,6 +118,18 @@ export function codeModeTool<TOOLS extends ToolSet>(options: CodeModeToolOptions
   })
   codeModes.set(runCode, codeMode)
   return runCode
+}
+
+/**
+ * The run's approver: a tool whose `needsApproval` is a function is asked first whether this call
+ * needs approval (with the options the SDK would give it); only then is the person asked.
+ */
+function askUnlessNotNeeded(approve: ApproveToolCall, byName: ReadonlyMap<string, SdkToolEntry>, calls: RunCalls): ApproveToolCall {
+  return async (request, context) => {
+    const decides = byName.get(request.tool)?.needsApproval
+    if (typeof decides === 'function' && !(await decides(request.args, calls.approvalOptions(request.tool)))) return { action: 'allow' }
+    return approve(request, context)
+  }
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * An AI SDK `ToolSet` read into what Code Mode runs: each tool's name, description and schemas
  * (through the SDK's own `asSchema`), refusing by name the tools a program cannot call (provider
- * tools, tools without `execute`) and leaving out the tools that need a person's approval.
+ * tools, tools without `execute`) and leaving out the tools that need a person's approval, unless
+ * an approver is given.
  */
 import type { Schema, ToolExecutionOptions, ToolSet } from 'ai'
 import { CodeModeError, type CodeModeToolAnnotations, type CodeModeToolDescription } from '@code-runtime/code-mode'
@@ -18,7 +19,12 @@ export interface SdkToolEntry {
   readonly execute: SdkToolExecute
   /** The tool's `contextSchema`, read by the SDK, when it has one. */
   readonly contextSchema?: Schema<unknown>
+  /** Its `needsApproval` (kept only when an approver is given): `true`, or the SDK's function deciding per call. */
+  readonly needsApproval?: true | SdkNeedsApproval
 }
+
+/** An AI SDK tool's `needsApproval` function, typed loosely like {@link SdkToolExecute}. */
+export type SdkNeedsApproval = (input: unknown, options: { toolCallId: string; messages: ToolExecutionOptions<unknown>['messages']; context: unknown }) => boolean | PromiseLike<boolean>
 
 /** True when the tool asks for a person's approval (`needsApproval: true`, or a function deciding per call). */
 export function needsApproval(tool: ToolSet[string]): boolean {
@@ -53,24 +59,26 @@ function readTool(name: string, tool: ToolSet[string], annotations: CodeModeTool
   if (annotations !== undefined) description.annotations = annotations
   const entry: { -readonly [K in keyof SdkToolEntry]: SdkToolEntry[K] } = { name, description, execute: tool.execute as SdkToolExecute }
   if (tool.contextSchema !== undefined) entry.contextSchema = readSdkSchema(name, 'contextSchema', tool.contextSchema)
+  if (tool.needsApproval === true) entry.needsApproval = true
+  else if (typeof tool.needsApproval === 'function') entry.needsApproval = tool.needsApproval as SdkNeedsApproval
   return entry
 }
 
 /**
  * Reads every tool of `tools` that Code Mode can run, in the set's order; tools that need approval
- * are left out (see {@link needsApproval}).
+ * are left out (see {@link needsApproval}) unless `withApproval`: then they are read, their flag kept.
  * @param annotations hints per tool name (`readOnlyHint` lets calls overlap); every key must name a
  *   tool of the set that is not left out.
  * @throws {CodeModeError} `CODE_MODE_INVALID_TOOL` naming the tool and what to do;
  *   `CODE_MODE_INVALID_OPTIONS` for annotations of a tool the set does not run.
  */
-export function readToolSet(tools: ToolSet, annotations: Readonly<Record<string, CodeModeToolAnnotations | undefined>> = {}): readonly SdkToolEntry[] {
+export function readToolSet(tools: ToolSet, annotations: Readonly<Record<string, CodeModeToolAnnotations | undefined>> = {}, withApproval = false): readonly SdkToolEntry[] {
   if (typeof tools !== 'object' || tools === null || Array.isArray(tools)) {
     throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', 'Invalid codeModeTool options: tools must be an AI SDK ToolSet, an object of tools keyed by name.', { field: 'tools' })
   }
   const entries: SdkToolEntry[] = []
   for (const [name, tool] of Object.entries(tools)) {
-    if (typeof tool === 'object' && tool !== null && needsApproval(tool)) continue
+    if (!withApproval && typeof tool === 'object' && tool !== null && needsApproval(tool)) continue
     entries.push(readTool(name, tool, annotations[name]))
   }
   const runnable = new Set(entries.map((entry) => entry.name))

@@ -36,12 +36,23 @@ export class RunCalls {
    * value, the one the SDK would record as the tool's result.
    * @throws what the tool throws, so the program catches it as the call's error.
    */
+  /** What a tool's `needsApproval` function is given for a call of this run (before the call has its own id). */
+  approvalOptions(name: string): { toolCallId: string; messages: ModelMessage[]; context: unknown } {
+    return { toolCallId: `${this.#source.toolCallId}:${name}:approval`, messages: this.#source.messages, context: this.#contextOf(name) }
+  }
+
+  /** The tool's own entry of run_code's context (its context as `toolsContext` would hold it). */
+  #contextOf(name: string): unknown {
+    const { context } = this.#source
+    return typeof context === 'object' && context !== null && Object.hasOwn(context, name)
+      ? (context as Readonly<Record<string, unknown>>)[name]
+      : undefined
+  }
+
   async call(entry: SdkToolEntry, input: unknown, signal: AbortSignal): Promise<unknown> {
     this.#count += 1
-    const { toolCallId, messages, context, sandbox } = this.#source
-    const ownContext = typeof context === 'object' && context !== null && Object.hasOwn(context, entry.name)
-      ? (context as Readonly<Record<string, unknown>>)[entry.name]
-      : undefined
+    const { toolCallId, messages, sandbox } = this.#source
+    const ownContext = this.#contextOf(entry.name)
     const options: ToolExecutionOptions<unknown> = {
       toolCallId: `${toolCallId}:${entry.name}:${this.#count}`,
       messages,
