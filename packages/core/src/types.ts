@@ -118,6 +118,8 @@ export interface CodeRunUsage {
   readonly outputBytes: number
   /** Heap the substrate reached, in bytes, when it can tell (absent otherwise). */
   readonly peakHeapBytes?: number
+  /** Which runner ran the program, for a backend whose substrates live on other machines (absent otherwise). */
+  readonly runner?: string
 }
 
 /**
@@ -174,7 +176,7 @@ export interface CodeRunResult {
 export type CodeRunOutcome = Pick<CodeRunResult, 'value' | 'logs' | 'error'>
 
 /** Well-known values of {@link CodeRuntime.isolation}. Labels for operators, not security claims. */
-export type CodeRuntimeIsolation = 'worker-thread' | 'process' | 'container'
+export type CodeRuntimeIsolation = 'worker-thread' | 'process' | 'container' | 'remote'
 
 /** Well-known values of {@link CodeRuntime.language}. */
 export type CodeRuntimeLanguage = 'typescript'

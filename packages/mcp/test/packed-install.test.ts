@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { makeTempDirectory } from './serve-harness.js'
 
 const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url))
-const PACKAGE_NAMES = ['@code-runtime/ai-sdk', '@code-runtime/code-mode', '@code-runtime/core', '@code-runtime/engine', '@code-runtime/langchain', '@code-runtime/mastra', '@code-runtime/mcp', '@code-runtime/openai-agents', '@code-runtime/process', '@code-runtime/worker-thread']
+const PACKAGE_NAMES = ['@code-runtime/ai-sdk', '@code-runtime/code-mode', '@code-runtime/core', '@code-runtime/engine', '@code-runtime/langchain', '@code-runtime/mastra', '@code-runtime/mcp', '@code-runtime/nats', '@code-runtime/openai-agents', '@code-runtime/process', '@code-runtime/worker-thread']
 /** The packages installed here; the framework adapters are packed and checked, and their own example tests run them. */
 const INSTALLED_NAMES = ['@code-runtime/code-mode', '@code-runtime/core', '@code-runtime/engine', '@code-runtime/mcp', '@code-runtime/process', '@code-runtime/worker-thread']
 

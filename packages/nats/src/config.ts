@@ -1,0 +1,106 @@
+/**
+ * The config of `NatsCodeRuntime` (the caller's side) and of a runner's connection, validated
+ * once when the plugin loads: where NATS is, how to authenticate, the subject prefix, the run
+ * budgets every runner applies to this caller's runs, and how long to wait for a free runner and
+ * for a silent one.
+ */
+import {
+  DEFAULT_SHARED_BACKEND_CONFIG,
+  MAX_TIMER_MS,
+  readConfigObject,
+  readIntegerField,
+  readNumberField,
+  readStringField,
+  readStringListField,
+  refuseConfigField,
+  type ConfigRecord,
+} from '@code-runtime/core'
+import { DEFAULT_SUBJECT_PREFIX, SUBJECT_TOKEN_PATTERN } from './subjects.js'
+
+/** How to reach NATS: its servers and credentials (user and password, or a token). */
+export interface NatsConnectionConfig {
+  /** `nats://host:port` URLs; one is enough, the client learns the cluster from it. */
+  readonly servers: readonly string[]
+  readonly user?: string
+  readonly pass?: string
+  readonly token?: string
+  /** First token of every subject, so several deployments can share one NATS; default `code-runtime`. */
+  readonly subjectPrefix: string
+}
+
+/** The caller's config: the connection, the budgets of its runs, and the waits. */
+export interface NatsRuntimeConfig extends NatsConnectionConfig {
+  /** Budget of busy time of each run, on the runner, in milliseconds (default 60 000). */
+  readonly computeMs: number
+  /** Wall-clock ceiling of each run, from run() to its result, in milliseconds (default 600 000). */
+  readonly maxWallMs: number
+  /** Cap on a run's output (logs plus value or message), in bytes (default 64 MiB). */
+  readonly maxOutputBytes: number
+  /** Longest wait for a runner with a free slot before the run fails `timeout` (default 30 000 ms). */
+  readonly maxQueueMs: number
+  /** How often each side says it is alive while a run goes on (default 500 ms). */
+  readonly heartbeatMs: number
+  /** Silence after which the other side counts as gone: the run fails (default 2 000 ms). */
+  readonly lostAfterMs: number
+  /** Most sessions this caller keeps open at once, each holding a slot of one runner (default 16; 0 turns sessions off). */
+  readonly maxSessions: number
+}
+
+/** The config as users write it: `servers` required, every other field optional. */
+export type NatsRuntimeConfigInput = Partial<Omit<NatsRuntimeConfig, 'servers'>> & { readonly servers: string | readonly string[] }
+
+export const DEFAULT_MAX_QUEUE_MS = 30_000
+export const DEFAULT_HEARTBEAT_MS = 500
+export const DEFAULT_LOST_AFTER_MS = 2_000
+
+const CONNECTION_FIELDS = ['servers', 'user', 'pass', 'token', 'subjectPrefix'] as const
+const RUNTIME_FIELDS = [...CONNECTION_FIELDS, 'computeMs', 'maxWallMs', 'maxOutputBytes', 'maxQueueMs', 'heartbeatMs', 'lostAfterMs', 'maxSessions'] as const
+
+/** Reads the connection fields of a config already checked by `readConfigObject`. */
+export function readConnectionFields(label: string, config: ConfigRecord): NatsConnectionConfig {
+  const servers = typeof config.servers === 'string' ? [config.servers] : readStringListField(label, config, 'servers', undefined)
+  if (servers === undefined || servers.length === 0) refuseConfigField(label, 'servers', 'must be a nats:// URL or a non-empty list of them', config.servers)
+  for (const [index, server] of servers.entries()) {
+    if (!/^(nats|tls|ws|wss):\/\/[^\s]+$/.test(server) && !/^[^\s/:]+:\d+$/.test(server)) {
+      refuseConfigField(label, `servers[${index}]`, 'must be a URL such as nats://127.0.0.1:4222', server)
+    }
+  }
+  const connection: { -readonly [K in keyof NatsConnectionConfig]: NatsConnectionConfig[K] } = {
+    servers: Object.freeze([...servers]),
+    subjectPrefix: readStringField(label, config, 'subjectPrefix', DEFAULT_SUBJECT_PREFIX),
+  }
+  if (!SUBJECT_TOKEN_PATTERN.test(connection.subjectPrefix)) {
+    refuseConfigField(label, 'subjectPrefix', 'must be one subject token: letters, digits, - and _', connection.subjectPrefix)
+  }
+  for (const field of ['user', 'pass', 'token'] as const) {
+    if (config[field] !== undefined) connection[field] = readStringField(label, config, field)
+  }
+  if ((connection.user === undefined) !== (connection.pass === undefined)) {
+    refuseConfigField(label, connection.user === undefined ? 'user' : 'pass', 'must be given with the other of user and pass', config[connection.user === undefined ? 'user' : 'pass'])
+  }
+  return connection
+}
+
+/**
+ * Validates and defaults the caller's config.
+ * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG` naming the field, the rule and the value.
+ */
+export function resolveNatsRuntimeConfig(input: unknown): NatsRuntimeConfig {
+  const label = 'nats'
+  const config = readConfigObject(label, input, RUNTIME_FIELDS)
+  const defaults = DEFAULT_SHARED_BACKEND_CONFIG
+  const budget = (field: string, fallback: number): number => readNumberField(label, config, field, { default: fallback, min: 0, minIsExclusive: true, max: MAX_TIMER_MS })
+  const heartbeatMs = readIntegerField(label, config, 'heartbeatMs', { default: DEFAULT_HEARTBEAT_MS, min: 10, max: 60_000 })
+  const lostAfterMs = readIntegerField(label, config, 'lostAfterMs', { default: DEFAULT_LOST_AFTER_MS, min: 20, max: MAX_TIMER_MS })
+  if (lostAfterMs < 2 * heartbeatMs) refuseConfigField(label, 'lostAfterMs', `must be at least twice heartbeatMs (${heartbeatMs})`, lostAfterMs)
+  return Object.freeze({
+    ...readConnectionFields(label, config),
+    computeMs: budget('computeMs', defaults.computeMs),
+    maxWallMs: budget('maxWallMs', defaults.maxWallMs),
+    maxOutputBytes: readIntegerField(label, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),
+    maxQueueMs: budget('maxQueueMs', DEFAULT_MAX_QUEUE_MS),
+    heartbeatMs,
+    lostAfterMs,
+    maxSessions: readIntegerField(label, config, 'maxSessions', { default: defaults.maxSessions, min: 0, max: 4096 }),
+  })
+}

@@ -1,0 +1,18 @@
+// Runs on a fleet of runners over NATS: the caller's backend, the runner, their config and the subjects they use.
+
+// The caller's backend (ctx.codeRuntime)
+export { NatsCodeRuntime } from './nats-runtime.js'
+export {
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_LOST_AFTER_MS,
+  DEFAULT_MAX_QUEUE_MS,
+  resolveNatsRuntimeConfig,
+  type NatsConnectionConfig,
+  type NatsRuntimeConfig,
+  type NatsRuntimeConfigInput,
+} from './config.js'
+// The runner
+export { startRunner, type Runner, type RunnerLoad, type RunnerOptions, type StartLocalBackend } from './runner.js'
+export type { RunBudgets } from './protocol.js'
+// The subject layout, for deployments that set permissions
+export { DEFAULT_SUBJECT_PREFIX } from './subjects.js'

@@ -1,0 +1,98 @@
+/**
+ * The NATS backend: a `CodeRuntime` whose substrate is a runner on another machine. The caller
+ * keeps the bindings: every binding call travels back to it over NATS request/reply, so the
+ * tools stay where they are while the programs run elsewhere. Same contract, same failure kinds.
+ */
+import { Service, type Context } from '@deepseek-ai/cordis'
+import type { NatsConnection } from '@nats-io/transport-node'
+import { CodeRuntime, CodeRuntimeError, validateRunRequest, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import { resolveNatsRuntimeConfig, type NatsRuntimeConfig, type NatsRuntimeConfigInput } from './config.js'
+import { connectNats } from './connection.js'
+import { runRemotely, type RemoteRunContext } from './remote-run.js'
+import { openRemoteSession, type RemoteSession } from './remote-session.js'
+
+/**
+ * Runs programs on remote runners (`startRunner`, or `code-runtime runner`) over NATS. Load it
+ * with `ctx.plugin(NatsCodeRuntime, config)` or `startCodeRuntime(NatsCodeRuntime, config)`;
+ * plugin load fails with `CODE_RUNTIME_UNAVAILABLE` when NATS cannot be reached.
+ *
+ * Its isolation is the runners' backend's (say so to operators); `isolation` reads `remote`.
+ */
+export class NatsCodeRuntime extends CodeRuntime {
+  readonly language = 'typescript'
+  readonly isolation = 'remote'
+  /** The validated, fully defaulted config. */
+  readonly config: NatsRuntimeConfig
+  private readonly connection: Promise<NatsConnection>
+  private readonly disposal = new AbortController()
+  private readonly inFlight = new Set<Promise<CodeRunResult>>()
+  private readonly sessions = new Set<RemoteSession>()
+  private opening = 0
+
+  /** @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG` naming the field and the value. */
+  constructor(ctx: Context, config: NatsRuntimeConfigInput) {
+    super(ctx)
+    this.config = resolveNatsRuntimeConfig(config)
+    this.connection = connectNats(this.config, 'code-runtime caller')
+    // The failure is reported by plugin load ([Service.init]); this only marks it handled.
+    this.connection.catch(() => {})
+    ctx.effect(() => () => this.dispose(), 'codeRuntime.dispose')
+  }
+
+  /** Plugin load waits for the connection. */
+  async [Service.init](): Promise<void> {
+    await this.connection
+  }
+
+  private refuseIfDisposed(): void {
+    if (this.disposal.signal.aborted) throw new CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'This code runtime was disposed; start a new one to run programs.')
+  }
+
+  private async context(): Promise<RemoteRunContext> {
+    return { connection: await this.connection, config: this.config, disposed: this.disposal.signal }
+  }
+
+  async run(request: CodeRunRequest): Promise<CodeRunResult> {
+    this.refuseIfDisposed()
+    const validated = validateRunRequest(request)
+    const running = runRemotely(validated, await this.context())
+    this.inFlight.add(running)
+    try {
+      return await running
+    } finally {
+      this.inFlight.delete(running)
+    }
+  }
+
+  /**
+   * A session pinned to one runner (CONTRACT section #sessions), holding one of its slots; the
+   * runner's backend keeps the state. At most `maxSessions` open at once.
+   */
+  override async openSession(options?: CodeSessionOptions): Promise<CodeSession> {
+    this.refuseIfDisposed()
+    const { maxSessions } = this.config
+    if (this.sessions.size + this.opening >= maxSessions) {
+      throw new CodeRuntimeError('CODE_RUNTIME_SESSION_LIMIT', maxSessions === 0
+        ? 'Sessions are turned off on this runtime (maxSessions: 0); use run() for one-shot programs.'
+        : `${maxSessions} sessions are open (maxSessions); dispose one, or wait for one to expire, before opening another.`)
+    }
+    this.opening++
+    let session: RemoteSession
+    try {
+      session = await openRemoteSession(await this.context(), options)
+    } finally {
+      this.opening--
+    }
+    this.sessions.add(session)
+    session.onForget = () => this.sessions.delete(session)
+    return session
+  }
+
+  /** Settles in-flight runs as `abort` (their runners are told), ends every session, waits for them, then disconnects. */
+  private async dispose(): Promise<void> {
+    this.disposal.abort()
+    await Promise.allSettled([...this.inFlight, ...[...this.sessions].map((session) => session.dispose())])
+    const connection = await this.connection.catch(() => undefined)
+    await connection?.drain().catch(() => undefined)
+  }
+}

@@ -1,0 +1,321 @@
+/**
+ * The messages between a caller (`NatsCodeRuntime`) and a runner, as JSON over NATS: one
+ * `decode…` per message kind, each checking the shape and rebuilding plain data, so nothing that
+ * crossed the network is trusted past this module. A message that does not decode is dropped by
+ * its receiver, or, where a run waits on it, fails that run.
+ */
+import {
+  CODE_RUN_FAILURE_KINDS,
+  safeSnapshotLosslessJson,
+  stringifyJsonValue,
+  type CodeBindingCallOutcome,
+  type CodeBindingCallRecord,
+  type CodeJsonValue,
+  type CodeRunFailureKind,
+  type CodeRunResult,
+  type CodeRuntimeErrorCode,
+  type CodeRunUsage,
+} from '@code-runtime/core'
+import { SUBJECT_TOKEN_PATTERN } from './subjects.js'
+
+/** The version every message carries; a runner and a caller of different versions refuse each other. */
+export const PROTOCOL_VERSION = 1
+
+/** The budgets one run gets on the runner (the caller's config: a runner serves callers of any budgets). */
+export interface RunBudgets {
+  readonly computeMs: number
+  readonly maxWallMs: number
+  readonly maxOutputBytes: number
+}
+
+/** A namespace as the runner rebuilds it: its members' names, never the functions. */
+export interface NamespaceDescriptor {
+  readonly global: string
+  readonly members: readonly string[]
+  readonly errorClass?: { readonly name: string; readonly memberNameProperty: string }
+}
+
+export interface ClaimRequest { readonly v: number; readonly run: string }
+export type ClaimReply = { readonly ok: true; readonly runner: string } | { readonly ok: false; readonly reason: string }
+
+export interface StartRequest {
+  readonly v: number
+  readonly run: string
+  /** The caller's reply subject for this run; the runner sends the run's traffic only under it. */
+  readonly reply: string
+  readonly program: string
+  readonly namespaces: readonly NamespaceDescriptor[]
+  readonly budgets: RunBudgets
+  readonly recordCallValues?: { readonly maxBytes: number }
+  readonly reuseKey?: string
+  /** For a run in a session: the session's claim id on the runner. */
+  readonly session?: string
+}
+export type StartReply = { readonly ok: true } | { readonly ok: false; readonly message: string }
+
+export interface CallRequest {
+  readonly namespace: number
+  readonly member: string
+  /** The call's place in the run's call record, as the runner's engine numbered it. */
+  readonly index?: number
+  readonly argsJson: string
+}
+export type CallReply = { readonly ok: true; readonly valueJson: string } | { readonly ok: false; readonly message: string }
+
+/** A session's open request: the claim it turns into a session, the budgets, the options as given. */
+export interface SessionOpenRequest {
+  readonly v: number
+  readonly session: string
+  readonly reply: string
+  readonly budgets: RunBudgets
+  readonly options: Readonly<Record<string, unknown>>
+}
+export type SessionOpenReply = { readonly ok: true; readonly id: string } | { readonly ok: false; readonly refusal: Refusal }
+
+/** A `CodeRuntimeError` of the runner's backend, carried so the caller throws the same code. */
+export interface Refusal { readonly code: CodeRuntimeErrorCode; readonly message: string; readonly field?: string }
+
+/** Why a session stopped taking runs on the runner. */
+export interface SessionEndedMessage { readonly reason: 'expired' | 'lost' }
+
+export interface LogMessage { readonly text: string }
+export interface AbortMessage { readonly reason: string }
+export interface EndMessage { readonly result: CodeRunResult }
+
+/**
+ * A result as it crosses: the value and the recorded call values as JSON text written by core's
+ * iterative writer, since `JSON.stringify` of the whole message overflows the stack on values
+ * nested tens of thousands of levels deep.
+ */
+export function encodeEndMessage(result: CodeRunResult): Uint8Array {
+  const { value, calls, ...rest } = result
+  const wireCalls = calls.map(({ args, result: callResult, ...call }) => ({
+    ...call,
+    ...args === undefined ? {} : { argsJson: stringifyJsonValue(args) },
+    ...callResult === undefined ? {} : { resultJson: stringifyJsonValue(callResult) },
+  }))
+  return encodeMessage({ result: { ...rest, calls: wireCalls, ...value === undefined ? {} : { valueJson: stringifyJsonValue(value) } } })
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/** A message as NATS carries it. */
+export function encodeMessage(message: object): Uint8Array {
+  return encoder.encode(JSON.stringify(message))
+}
+
+function parse(data: Uint8Array): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(decoder.decode(data))
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string'
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+const isDuration = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0
+const isToken = (value: unknown): value is string => isString(value) && SUBJECT_TOKEN_PATTERN.test(value)
+
+export function decodeClaimRequest(data: Uint8Array): ClaimRequest | undefined {
+  const raw = parse(data)
+  if (raw?.v !== PROTOCOL_VERSION || !isToken(raw.run)) return undefined
+  return { v: PROTOCOL_VERSION, run: raw.run }
+}
+
+export function decodeClaimReply(data: Uint8Array): ClaimReply | undefined {
+  const raw = parse(data)
+  if (raw?.ok === true && isToken(raw.runner)) return { ok: true, runner: raw.runner }
+  if (raw?.ok === false && isString(raw.reason)) return { ok: false, reason: raw.reason }
+  return undefined
+}
+
+function decodeNamespace(value: unknown): NamespaceDescriptor | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { global, members, errorClass } = value as Record<string, unknown>
+  if (!isString(global) || !Array.isArray(members) || !members.every(isString)) return undefined
+  if (errorClass === undefined) return { global, members: [...members] }
+  if (typeof errorClass !== 'object' || errorClass === null) return undefined
+  const { name, memberNameProperty } = errorClass as Record<string, unknown>
+  if (!isString(name) || !isString(memberNameProperty)) return undefined
+  return { global, members: [...members], errorClass: { name, memberNameProperty } }
+}
+
+function decodeBudgets(value: unknown): RunBudgets | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { computeMs, maxWallMs, maxOutputBytes } = value as Record<string, unknown>
+  if (!isDuration(computeMs) || !isDuration(maxWallMs) || !isCount(maxOutputBytes)) return undefined
+  return { computeMs, maxWallMs, maxOutputBytes }
+}
+
+export function decodeStartRequest(data: Uint8Array): StartRequest | undefined {
+  const raw = parse(data)
+  if (raw?.v !== PROTOCOL_VERSION || !isToken(raw.run) || !isString(raw.reply) || !isString(raw.program)) return undefined
+  // The reply subject is the caller's own inbox: plain tokens, no wildcards.
+  if (!/^[A-Za-z0-9_.-]{1,256}$/.test(raw.reply) || raw.reply.split('.').some((token) => token === '')) return undefined
+  if (!Array.isArray(raw.namespaces)) return undefined
+  const namespaces = raw.namespaces.map(decodeNamespace)
+  if (namespaces.some((namespace) => namespace === undefined)) return undefined
+  const budgets = decodeBudgets(raw.budgets)
+  if (budgets === undefined) return undefined
+  const start: { -readonly [K in keyof StartRequest]: StartRequest[K] } = {
+    v: PROTOCOL_VERSION, run: raw.run, reply: raw.reply, program: raw.program, namespaces: namespaces as NamespaceDescriptor[], budgets,
+  }
+  if (raw.recordCallValues !== undefined) {
+    const maxBytes = (raw.recordCallValues as { maxBytes?: unknown } | null)?.maxBytes
+    if (!isCount(maxBytes)) return undefined
+    start.recordCallValues = { maxBytes }
+  }
+  if (raw.reuseKey !== undefined) {
+    if (!isString(raw.reuseKey)) return undefined
+    start.reuseKey = raw.reuseKey
+  }
+  if (raw.session !== undefined) {
+    if (!isToken(raw.session)) return undefined
+    start.session = raw.session
+  }
+  return start
+}
+
+export function decodeStartReply(data: Uint8Array): StartReply | undefined {
+  const raw = parse(data)
+  if (raw?.ok === true) return { ok: true }
+  if (raw?.ok === false && isString(raw.message)) return { ok: false, message: raw.message }
+  return undefined
+}
+
+export function decodeCallRequest(data: Uint8Array): CallRequest | undefined {
+  const raw = parse(data)
+  if (raw === undefined || !isCount(raw.namespace) || !isString(raw.member) || !isString(raw.argsJson)) return undefined
+  if (raw.index !== undefined && !isCount(raw.index)) return undefined
+  return raw.index === undefined
+    ? { namespace: raw.namespace, member: raw.member, argsJson: raw.argsJson }
+    : { namespace: raw.namespace, member: raw.member, index: raw.index, argsJson: raw.argsJson }
+}
+
+export function decodeCallReply(data: Uint8Array): CallReply | undefined {
+  const raw = parse(data)
+  if (raw?.ok === true && isString(raw.valueJson)) return { ok: true, valueJson: raw.valueJson }
+  if (raw?.ok === false && isString(raw.message)) return { ok: false, message: raw.message }
+  return undefined
+}
+
+export function decodeLogMessage(data: Uint8Array): LogMessage | undefined {
+  const raw = parse(data)
+  return raw !== undefined && isString(raw.text) ? { text: raw.text } : undefined
+}
+
+export function decodeAbortMessage(data: Uint8Array): AbortMessage | undefined {
+  const raw = parse(data)
+  return raw !== undefined && isString(raw.reason) ? { reason: raw.reason } : undefined
+}
+
+/** A JSON value that arrived as text, parsed and checked to be lossless JSON again (JSON text can spell `-0`). */
+function losslessValue(text: unknown): CodeJsonValue | undefined {
+  if (typeof text !== 'string') return undefined
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const snapshot = safeSnapshotLosslessJson(parsed, { rootLabel: 'value' })
+  return snapshot.ok ? snapshot.value : undefined
+}
+
+const OUTCOMES: readonly CodeBindingCallOutcome[] = ['ok', 'error', 'in-flight']
+
+function decodeCallRecord(value: unknown): CodeBindingCallRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const raw = value as Record<string, unknown>
+  if (!isString(raw.namespace) || !isString(raw.member) || !isDuration(raw.startMs) || !isDuration(raw.durationMs)) return undefined
+  if (!OUTCOMES.includes(raw.outcome as CodeBindingCallOutcome)) return undefined
+  const record: { -readonly [K in keyof CodeBindingCallRecord]: CodeBindingCallRecord[K] } = {
+    namespace: raw.namespace, member: raw.member, startMs: raw.startMs, durationMs: raw.durationMs, outcome: raw.outcome as CodeBindingCallOutcome,
+  }
+  for (const field of ['args', 'result'] as const) {
+    const text = raw[`${field}Json`]
+    if (text === undefined) continue
+    const checked = losslessValue(text)
+    if (checked === undefined) return undefined
+    record[field] = checked
+  }
+  if (raw.error !== undefined) {
+    if (!isString(raw.error)) return undefined
+    record.error = raw.error
+  }
+  if (raw.valuesOmitted === true) record.valuesOmitted = true
+  return record
+}
+
+function decodeUsage(value: unknown): CodeRunUsage | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const raw = value as Record<string, unknown>
+  if (!isDuration(raw.wallMs) || !isDuration(raw.busyMs) || !isCount(raw.bindingCalls) || !isCount(raw.outputBytes)) return undefined
+  const usage: { -readonly [K in keyof CodeRunUsage]: CodeRunUsage[K] } = { wallMs: raw.wallMs, busyMs: raw.busyMs, bindingCalls: raw.bindingCalls, outputBytes: raw.outputBytes }
+  if (raw.peakHeapBytes !== undefined) {
+    if (!isCount(raw.peakHeapBytes)) return undefined
+    usage.peakHeapBytes = raw.peakHeapBytes
+  }
+  return usage
+}
+
+/** The result a runner reports, rebuilt; `undefined` when any part of it is malformed. */
+export function decodeEndMessage(data: Uint8Array): EndMessage | undefined {
+  const raw = parse(data)?.result
+  if (typeof raw !== 'object' || raw === null) return undefined
+  const { logs, valueJson, error, usage, calls } = raw as Record<string, unknown>
+  if (!Array.isArray(logs) || !logs.every(isString)) return undefined
+  const decodedUsage = decodeUsage(usage)
+  if (decodedUsage === undefined || !Array.isArray(calls)) return undefined
+  const decodedCalls = calls.map(decodeCallRecord)
+  if (decodedCalls.some((call) => call === undefined)) return undefined
+  const result: { -readonly [K in keyof CodeRunResult]: CodeRunResult[K] } = { logs: [...logs], usage: decodedUsage, calls: decodedCalls as CodeBindingCallRecord[] }
+  if (error !== undefined) {
+    const { kind, message } = (error ?? {}) as { kind?: unknown; message?: unknown }
+    if (!CODE_RUN_FAILURE_KINDS.includes(kind as CodeRunFailureKind) || !isString(message)) return undefined
+    result.error = { kind: kind as CodeRunFailureKind, message }
+  } else if (valueJson !== undefined) {
+    const checked = losslessValue(valueJson)
+    if (checked === undefined) return undefined
+    result.value = checked
+  }
+  return { result }
+}
+
+function decodeRefusalValue(value: unknown): Refusal | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { code, message, field } = value as Record<string, unknown>
+  if (!isString(code) || !/^CODE_RUNTIME_[A-Z_]+$/.test(code) || !isString(message)) return undefined
+  if (field !== undefined && !isString(field)) return undefined
+  return field === undefined ? { code: code as CodeRuntimeErrorCode, message } : { code: code as CodeRuntimeErrorCode, message, field }
+}
+
+/** A run the runner refused as misuse (a closed session): the error to throw. */
+export function decodeRefusal(data: Uint8Array): Refusal | undefined {
+  return decodeRefusalValue(parse(data))
+}
+
+export function decodeSessionOpenRequest(data: Uint8Array): SessionOpenRequest | undefined {
+  const raw = parse(data)
+  if (raw?.v !== PROTOCOL_VERSION || !isToken(raw.session) || !isString(raw.reply) || !/^[A-Za-z0-9_.-]{1,256}$/.test(raw.reply)) return undefined
+  const budgets = decodeBudgets(raw.budgets)
+  if (budgets === undefined) return undefined
+  const options = raw.options
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) return undefined
+  return { v: PROTOCOL_VERSION, session: raw.session, reply: raw.reply, budgets, options: options as Record<string, unknown> }
+}
+
+export function decodeSessionOpenReply(data: Uint8Array): SessionOpenReply | undefined {
+  const raw = parse(data)
+  if (raw?.ok === true && isString(raw.id)) return { ok: true, id: raw.id }
+  const refusal = raw?.ok === false ? decodeRefusalValue(raw.refusal) : undefined
+  return refusal === undefined ? undefined : { ok: false, refusal }
+}
+
+export function decodeSessionEnded(data: Uint8Array): SessionEndedMessage | undefined {
+  const raw = parse(data)
+  return raw?.reason === 'expired' || raw?.reason === 'lost' ? { reason: raw.reason } : undefined
+}

@@ -1,0 +1,292 @@
+/**
+ * One run on a remote runner, from the caller's side, as one state machine: claim a runner with a
+ * free slot (waiting up to `maxQueueMs`), send it the program, answer its binding calls with the
+ * caller's own functions, pass its live logs on, and settle with its result. A runner that falls
+ * silent for `lostAfterMs` settles the run `worker-exit` naming it; the run is never retried
+ * (a binding call may already have had its effect), and is never sent to two runners.
+ */
+import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node'
+import {
+  formatLosslessJsonRefusal,
+  safeLosslessJsonText,
+  safeSnapshotLosslessJson,
+  CodeRuntimeError,
+  OutputLedger,
+  type CodeRunFailure,
+  type CodeRunResult,
+  type ValidatedRunRequest,
+} from '@code-runtime/core'
+import type { NatsRuntimeConfig } from './config.js'
+import { messageOf } from './connection.js'
+import {
+  decodeRefusal,
+  decodeCallRequest,
+  decodeClaimReply,
+  decodeEndMessage,
+  decodeLogMessage,
+  decodeStartReply,
+  encodeMessage,
+  PROTOCOL_VERSION,
+  type NamespaceDescriptor,
+  type StartRequest,
+} from './protocol.js'
+import { claimSubject, runControlSubject, startSubject } from './subjects.js'
+
+/** Waits between claims while every runner is busy: short at first, then a steady pace. */
+const CLAIM_BACKOFF_MS = [20, 50, 100, 200, 250] as const
+
+/** What a remote run needs besides the request. */
+export interface RemoteRunContext {
+  readonly connection: NatsConnection
+  readonly config: NatsRuntimeConfig
+  /** Fires when the runtime is disposed: the run settles as `abort`. */
+  readonly disposed: AbortSignal
+}
+
+function newRunId(): string {
+  // An inbox ends in a fresh unique token: reuse it as the run's id.
+  return createInbox().split('.').at(-1) as string
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer)
+      resolve()
+    }, { once: true })
+  })
+}
+
+/**
+ * A failure settled here, not by the runner (an abort before the start, no free runner, a lost
+ * runner): charged against the output cap like any other, with the logs received so far.
+ */
+function failed(maxOutputBytes: number, error: CodeRunFailure, logs: readonly string[], wallMs: number, runner?: string): CodeRunResult {
+  const ledger = new OutputLedger(maxOutputBytes)
+  for (const entry of logs) ledger.appendLog(entry)
+  const outcome = ledger.isOverflowed ? ledger.settleOverflow() : ledger.settleFailure(error.kind, error.message)
+  return {
+    ...outcome,
+    usage: { wallMs, busyMs: 0, bindingCalls: 0, outputBytes: ledger.outputBytes, ...runner === undefined ? {} : { runner } },
+    calls: [],
+  }
+}
+
+function describeNamespaces(request: ValidatedRunRequest): NamespaceDescriptor[] {
+  return request.namespaces.map((namespace) => ({
+    global: namespace.global,
+    members: [...namespace.functions.keys()],
+    ...namespace.errorClass === undefined ? {} : { errorClass: { name: namespace.errorClass.name, memberNameProperty: namespace.errorClass.memberNameProperty } },
+  }))
+}
+
+/**
+ * Claims a slot on one runner for `claim` (a run or a session): the runner's id, or why none was
+ * had (`timeout` past maxQueueMs, `abort` when `stop` fired).
+ */
+export async function claimRunner(context: RemoteRunContext, claim: string, stop: AbortSignal, startedAt: number): Promise<{ readonly runner: string } | { readonly failure: CodeRunFailure }> {
+  const { connection, config } = context
+  const elapsed = (): number => performance.now() - startedAt
+  for (let attempt = 0; ; attempt++) {
+    if (stop.aborted) return { failure: { kind: 'abort', message: 'aborted' } }
+    const left = config.maxQueueMs - elapsed()
+    if (left <= 0) {
+      return { failure: { kind: 'timeout', message: `No runner had a free slot within ${config.maxQueueMs} ms (maxQueueMs); nothing ran. Try again, or add runners.` } }
+    }
+    try {
+      const answer = decodeClaimReply((await connection.request(claimSubject(config.subjectPrefix), encodeMessage({ v: PROTOCOL_VERSION, run: claim }), { timeout: Math.min(left, config.lostAfterMs) })).data)
+      if (answer?.ok === true) return { runner: answer.runner }
+    } catch {
+      // No runner listens (all busy, or none yet), or none answered in time: wait and ask again.
+    }
+    await sleep(Math.min(CLAIM_BACKOFF_MS[Math.min(attempt, CLAIM_BACKOFF_MS.length - 1)] as number, Math.max(1, config.maxQueueMs - elapsed())), stop)
+  }
+}
+
+/** Where a session's runs go: its runner, and the session's claim id there. */
+export interface SessionTarget {
+  readonly runner: string
+  readonly session: string
+}
+
+/**
+ * Runs `request` on a runner (claimed for it, or the session's); resolves for every outcome, like
+ * `CodeRuntime.run`. A session run the runner refuses (the session was closed) rejects with the
+ * runner's `CodeRuntimeError`.
+ */
+export async function runRemotely(request: ValidatedRunRequest, context: RemoteRunContext, target?: SessionTarget): Promise<CodeRunResult> {
+  const { connection, config } = context
+  const startedAt = performance.now()
+  const elapsed = (): number => performance.now() - startedAt
+  const stop = AbortSignal.any([context.disposed, ...request.signal === undefined ? [] : [request.signal]])
+  const abortMessage = (): string => String(request.signal?.aborted === true ? request.signal.reason : 'The runtime was disposed during the run.')
+  if (stop.aborted) return failed(config.maxOutputBytes, { kind: 'abort', message: abortMessage() }, [], elapsed())
+
+  const run = newRunId()
+  const reply = createInbox()
+  const logs: string[] = []
+  let settled = false
+  let settle!: (result: CodeRunResult) => void
+  const outcome = new Promise<CodeRunResult>((resolve) => {
+    settle = (result) => {
+      if (settled) return
+      settled = true
+      resolve(result)
+    }
+  })
+  let runner: string | undefined = target?.runner
+  let lastRunnerBeat = performance.now()
+  let rejection: CodeRuntimeError | undefined
+
+  // The caller's observer may throw or reject: that must not reach NATS's callback, nor the run.
+  const deliverLog = (text: string): void => {
+    try {
+      const returned: unknown = request.onLog?.(text)
+      if (returned instanceof Promise) returned.catch(() => undefined)
+    } catch {
+      // Ignored, as every backend ignores a failing observer.
+    }
+  }
+
+  const answerCall = async (message: Msg): Promise<void> => {
+    const respond = (body: object): void => {
+      if (message.reply === undefined) return
+      try {
+        message.respond(encodeMessage(body))
+      } catch (error) {
+        // Most often a value past the server's max_payload: the call fails, the run goes on.
+        try {
+          message.respond(encodeMessage({ ok: false, message: `The tool's answer could not be sent to the runner (${messageOf(error)}).` }))
+        } catch {
+          // The connection is gone: heartbeats settle the run.
+        }
+      }
+    }
+    if (settled) return respond({ ok: false, message: 'The run has ended.' })
+    const call = decodeCallRequest(message.data)
+    const namespace = call === undefined ? undefined : request.namespaces[call.namespace]
+    const binding = call === undefined ? undefined : namespace?.functions.get(call.member)
+    if (call === undefined || namespace === undefined || binding === undefined) return respond({ ok: false, message: 'The runner asked for a call the run does not have.' })
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(call.argsJson)
+    } catch {
+      return respond({ ok: false, message: 'The runner sent arguments that are not JSON.' })
+    }
+    const args = safeSnapshotLosslessJson(parsed, { rootLabel: 'args' })
+    if (!args.ok) return respond({ ok: false, message: `${namespace.global}.${call.member}: the arguments are not lossless JSON: ${formatLosslessJsonRefusal(args.refusal)}` })
+    let resolution: unknown
+    try {
+      resolution = await Reflect.apply(binding, undefined, call.index === undefined ? [args.value] : [args.value, Object.freeze({ index: call.index })])
+    } catch (thrown) {
+      return respond({ ok: false, message: messageOf(thrown) })
+    }
+    if (settled) return respond({ ok: false, message: 'The run has ended.' })
+    const text = safeLosslessJsonText(resolution, { rootLabel: 'value' })
+    if (!text.ok) return respond({ ok: false, message: `${namespace.global}.${call.member} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(text.refusal)}` })
+    respond({ ok: true, valueJson: text.text })
+  }
+
+  // Subscribed before the claim: nothing the runner sends can come before we listen.
+  const traffic: Subscription = connection.subscribe(`${reply}.>`, {
+    callback: (error, message) => {
+      if (error !== null || settled) return
+      const kind = message.subject.slice(reply.length + 1)
+      if (kind === 'beat') {
+        lastRunnerBeat = performance.now()
+      } else if (kind === 'log') {
+        const log = decodeLogMessage(message.data)
+        if (log === undefined) return
+        logs.push(log.text)
+        deliverLog(log.text)
+      } else if (kind === 'call') {
+        lastRunnerBeat = performance.now()
+        void answerCall(message)
+      } else if (kind === 'refused') {
+        const refused = decodeRefusal(message.data)
+        rejection = new CodeRuntimeError(refused?.code ?? 'CODE_RUNTIME_SESSION_CLOSED', refused?.message ?? 'The session was closed.')
+        settle(failed(config.maxOutputBytes, { kind: 'abort', message: 'refused' }, [], elapsed(), runner))
+      } else if (kind === 'end') {
+        const end = decodeEndMessage(message.data)
+        if (end === undefined) {
+          settle(failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${runner ?? '?'} sent a result that does not decode; the run is lost.` }, logs, elapsed(), runner))
+          return
+        }
+        settle({ ...end.result, usage: { ...end.result.usage, wallMs: elapsed(), ...runner === undefined ? {} : { runner } } })
+      }
+    },
+  })
+
+  const timers: ReturnType<typeof setInterval>[] = []
+  const onStop = (): void => {
+    if (runner === undefined) return
+    try {
+      connection.publish(runControlSubject(config.subjectPrefix, runner, run, 'abort'), encodeMessage({ reason: abortMessage() }))
+    } catch {
+      // The connection is gone; the runner aborts on its own once our heartbeats stop.
+    }
+    // The runner answers an abort at once with what the program printed; should it not, we do.
+    timers.push(setTimeout(() => settle(failed(config.maxOutputBytes, { kind: 'abort', message: abortMessage() }, logs, elapsed(), runner)), config.lostAfterMs))
+  }
+  stop.addEventListener('abort', onStop, { once: true })
+
+  try {
+    // Claim: one runner with a free slot, or wait for one up to maxQueueMs (a session has its own).
+    if (runner === undefined) {
+      const claimed = await claimRunner(context, run, stop, startedAt)
+      if ('failure' in claimed) {
+        return failed(config.maxOutputBytes, claimed.failure.kind === 'abort' ? { kind: 'abort', message: abortMessage() } : claimed.failure, [], elapsed())
+      }
+      runner = claimed.runner
+    }
+
+    const start: StartRequest = {
+      v: PROTOCOL_VERSION,
+      run,
+      reply,
+      program: request.program,
+      namespaces: describeNamespaces(request),
+      budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs, maxOutputBytes: config.maxOutputBytes },
+      ...request.recordCallValuesBytes === undefined ? {} : { recordCallValues: { maxBytes: request.recordCallValuesBytes } },
+      ...request.reuseKey === undefined ? {} : { reuseKey: request.reuseKey },
+      ...target === undefined ? {} : { session: target.session },
+    }
+    let started
+    try {
+      started = decodeStartReply((await connection.request(startSubject(config.subjectPrefix, runner), encodeMessage(start), { timeout: config.lostAfterMs })).data)
+    } catch (error) {
+      // The runner may or may not have started it: it is told to stop, and the run is not retried.
+      onStop()
+      return failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${runner} did not confirm the start of the run (${messageOf(error)}); it was told to stop, and nothing is retried.` }, [], elapsed(), runner)
+    }
+    if (started?.ok !== true) {
+      return failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${runner} refused the run: ${started?.message ?? 'a malformed answer'}.` }, [], elapsed(), runner)
+    }
+    if (stop.aborted) onStop()
+
+    lastRunnerBeat = performance.now()
+    const claimedRunner: string = runner
+    timers.push(setInterval(() => {
+      try {
+        connection.publish(runControlSubject(config.subjectPrefix, claimedRunner, run, 'beat'))
+      } catch {
+        // Reconnecting: the runner's silence check is the one that counts.
+      }
+      const silentMs = performance.now() - lastRunnerBeat
+      if (silentMs > config.lostAfterMs) {
+        settle(failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${claimedRunner} stopped answering (silent for ${Math.round(silentMs)} ms, lostAfterMs ${config.lostAfterMs}); the run is lost and not retried, since its binding calls may already have had effects.` }, logs, elapsed(), claimedRunner))
+      }
+    }, config.heartbeatMs))
+    // A backstop past the runner's own wall ceiling: a run never outlives it by much, whatever happens.
+    timers.push(setTimeout(() => settle(failed(config.maxOutputBytes, { kind: 'timeout', message: `Stopped after ${config.maxWallMs} ms of wall time (maxWallMs).` }, logs, elapsed(), claimedRunner)), config.maxWallMs + config.lostAfterMs))
+    const result = await outcome
+    if (rejection !== undefined) throw rejection
+    return result
+  } finally {
+    settled = true
+    stop.removeEventListener('abort', onStop)
+    for (const timer of timers) clearTimeout(timer)
+    traffic.unsubscribe()
+  }
+}

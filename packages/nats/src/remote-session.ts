@@ -1,0 +1,152 @@
+/**
+ * A session on a remote runner (CONTRACT section #sessions), from the caller's side: one runner's
+ * slot held for the session's life, every run sent there, and the runner's word on why it ended
+ * (expired, lost) kept as `endReason`. A runner that falls silent loses the session: later runs
+ * resolve `worker-exit` naming it, as a local session whose substrate died.
+ */
+import { createInbox, type Subscription } from '@nats-io/transport-node'
+import {
+  CodeRuntimeError,
+  validateRunRequest,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeSession,
+  type CodeSessionEndReason,
+  type CodeSessionOptions,
+} from '@code-runtime/core'
+import { decodeSessionEnded, decodeSessionOpenReply, encodeMessage, PROTOCOL_VERSION } from './protocol.js'
+import { claimRunner, runRemotely, type RemoteRunContext } from './remote-run.js'
+import { runReplySubject, sessionSubject } from './subjects.js'
+
+function newClaimId(): string {
+  return createInbox().split('.').at(-1) as string
+}
+
+/** Opens a session on a runner with a free slot; rejects as `CodeRuntime.openSession` does. */
+export async function openRemoteSession(context: RemoteRunContext, options: CodeSessionOptions | undefined): Promise<RemoteSession> {
+  const { connection, config } = context
+  const claim = newClaimId()
+  const claimed = await claimRunner(context, claim, context.disposed, performance.now())
+  if ('failure' in claimed) {
+    throw new CodeRuntimeError(claimed.failure.kind === 'abort' ? 'CODE_RUNTIME_DISPOSED' : 'CODE_RUNTIME_SESSION_START_FAILED',
+      claimed.failure.kind === 'abort' ? 'This code runtime was disposed; start a new one to run programs.' : claimed.failure.message)
+  }
+  const reply = createInbox()
+  const session = new RemoteSession(context, claimed.runner, claim, reply)
+  let answer
+  try {
+    answer = decodeSessionOpenReply((await connection.request(sessionSubject(config.subjectPrefix, claimed.runner, 'open'), encodeMessage({
+      v: PROTOCOL_VERSION,
+      session: claim,
+      reply,
+      budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs, maxOutputBytes: config.maxOutputBytes },
+      options: options ?? {},
+    }), { timeout: config.lostAfterMs + 10_000 })).data)
+  } catch (error) {
+    session.forget()
+    throw new CodeRuntimeError('CODE_RUNTIME_SESSION_START_FAILED', `The runner ${claimed.runner} did not open the session.`, { cause: error })
+  }
+  if (answer?.ok !== true) {
+    session.forget()
+    const refusal = answer?.refusal
+    throw new CodeRuntimeError(refusal?.code ?? 'CODE_RUNTIME_SESSION_START_FAILED', refusal?.message ?? `The runner ${claimed.runner} sent a malformed answer.`,
+      refusal?.field === undefined ? {} : { field: refusal.field })
+  }
+  session.opened(answer.id)
+  return session
+}
+
+export class RemoteSession implements CodeSession {
+  id = ''
+  private ended: CodeSessionEndReason | undefined
+  private readonly context: RemoteRunContext
+  private readonly runner: string
+  private readonly claim: string
+  private readonly traffic: Subscription
+  private readonly heartbeat: ReturnType<typeof setInterval>
+  private lastRunnerBeat = performance.now()
+  private readonly inFlight = new Set<Promise<CodeRunResult>>()
+  private readonly closing = new AbortController()
+  /** Told when the session is forgotten (disposed, or never opened): the runtime stops counting it. */
+  onForget: (() => void) | undefined
+
+  constructor(context: RemoteRunContext, runner: string, claim: string, reply: string) {
+    this.context = context
+    this.runner = runner
+    this.claim = claim
+    this.traffic = context.connection.subscribe(`${reply}.*`, {
+      callback: (error, message) => {
+        if (error !== null) return
+        this.lastRunnerBeat = performance.now()
+        if (message.subject === runReplySubject(reply, 'ended')) {
+          const ended = decodeSessionEnded(message.data)
+          if (ended !== undefined && this.ended === undefined) this.ended = ended.reason
+        }
+      },
+    })
+    const { config, connection } = context
+    this.heartbeat = setInterval(() => {
+      try {
+        connection.publish(sessionSubject(config.subjectPrefix, runner, 'beat', claim))
+      } catch {
+        // Reconnecting: the runner's silence check is the one that counts.
+      }
+      if (this.ended === undefined && performance.now() - this.lastRunnerBeat > config.lostAfterMs) this.ended = 'lost'
+    }, config.heartbeatMs)
+  }
+
+  get endReason(): CodeSessionEndReason | undefined {
+    return this.ended
+  }
+
+  /** Called once the runner opened it: its id names it in every failure. */
+  opened(id: string): void {
+    this.id = id
+    this.lastRunnerBeat = performance.now()
+  }
+
+  async run(request: CodeRunRequest): Promise<CodeRunResult> {
+    if (this.ended === 'disposed') throw new CodeRuntimeError('CODE_RUNTIME_SESSION_CLOSED', `The session ${this.id} was disposed; open a new one.`)
+    const validated = validateRunRequest(request)
+    if (this.ended === 'lost' && performance.now() - this.lastRunnerBeat > this.context.config.lostAfterMs) {
+      // Its runner is gone: nobody is left to say so, so we do, as a local session whose substrate died.
+      return {
+        logs: [],
+        error: { kind: 'worker-exit', message: `The session ${this.id} is lost: its runner ${this.runner} stopped answering, and its variables are gone. Open a new session.` },
+        usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0, runner: this.runner },
+        calls: [],
+      }
+    }
+    const signal = AbortSignal.any([this.closing.signal, ...validated.signal === undefined ? [] : [validated.signal]])
+    const running = runRemotely({ ...validated, signal }, { ...this.context, disposed: AbortSignal.any([this.context.disposed, this.closing.signal]) }, { runner: this.runner, session: this.claim })
+    this.inFlight.add(running)
+    try {
+      return await running
+    } finally {
+      this.inFlight.delete(running)
+    }
+  }
+
+  async dispose(): Promise<void> {
+    if (this.ended === 'disposed') return
+    this.ended = 'disposed'
+    const { connection, config } = this.context
+    try {
+      // The runner settles the session's runs (in flight as abort, queued refused) before it answers.
+      await connection.request(sessionSubject(config.subjectPrefix, this.runner, 'close', this.claim), undefined, { timeout: config.lostAfterMs + 10_000 })
+    } catch {
+      // A runner that is gone holds nothing; one that is slow ends the session when our heartbeats stop.
+      this.closing.abort()
+    }
+    await Promise.allSettled([...this.inFlight])
+    this.forget()
+  }
+
+  /** Stops listening and beating. */
+  forget(): void {
+    clearInterval(this.heartbeat)
+    this.traffic.unsubscribe()
+    this.onForget?.()
+    this.onForget = undefined
+  }
+}
