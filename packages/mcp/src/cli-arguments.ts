@@ -29,17 +29,26 @@ const CHECKING_MODES = ['calls', 'strict'] as const satisfies readonly TypeCheck
 export type CheckingMode = (typeof CHECKING_MODES)[number]
 const RUN_MODES = ['off', ...CHECKING_MODES] as const satisfies readonly TypeCheckMode[]
 
+/** Where a command's programs run: a local backend, or runners over NATS (`--nats`). */
+export interface BackendChoice {
+  readonly backend: BackendName
+  readonly backendChosen: boolean
+  /** Present with `--nats`: programs go to runners there, which choose their own backend. */
+  readonly natsServers?: readonly string[]
+}
+
 /** What the command line asks for. */
 export type CliCommand =
   /** `topic` absent: the overview. `isRequested` false: no arguments at all, a usage error. */
   | { readonly command: 'help'; readonly topic?: CommandName; readonly isRequested: boolean }
   | { readonly command: 'version' }
-  | ({ readonly command: 'serve'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly maxSdkChars: number; readonly typeCheck: TypeCheckMode; readonly state: boolean; readonly approvalFallback: ApprovalFallback } & RunBudgetOptions)
-  | ({ readonly command: 'repl'; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly typeCheck: TypeCheckMode; readonly allowAll: boolean } & RunBudgetOptions)
-  | ({ readonly command: 'run'; readonly programPath: string; readonly configPath?: string; readonly backend: BackendName; readonly backendChosen: boolean; readonly typeCheck: TypeCheckMode; readonly allowAll: boolean } & RunBudgetOptions)
+  | ({ readonly command: 'serve'; readonly configPath?: string; readonly maxSdkChars: number; readonly typeCheck: TypeCheckMode; readonly state: boolean; readonly approvalFallback: ApprovalFallback } & RunBudgetOptions & BackendChoice)
+  | ({ readonly command: 'repl'; readonly configPath?: string; readonly typeCheck: TypeCheckMode; readonly allowAll: boolean } & RunBudgetOptions & BackendChoice)
+  | ({ readonly command: 'run'; readonly programPath: string; readonly configPath?: string; readonly typeCheck: TypeCheckMode; readonly allowAll: boolean } & RunBudgetOptions & BackendChoice)
   | { readonly command: 'check'; readonly programPath: string; readonly configPath?: string; readonly typeCheck: CheckingMode }
   | { readonly command: 'types'; readonly configPath?: string }
   | { readonly command: 'list'; readonly configPath?: string; readonly maxSdkChars: number }
+  | { readonly command: 'runner'; readonly natsServers: readonly string[]; readonly backend: BackendName; readonly concurrency: number; readonly graceMs: number }
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -51,6 +60,9 @@ const OPTIONS = {
   'no-state': { type: 'boolean' },
   'approval-fallback': { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
+  nats: { type: 'string' },
+  concurrency: { type: 'string' },
+  'grace-ms': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies Record<OptionName, { type: 'string' | 'boolean'; short?: string }>
@@ -169,16 +181,23 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
   if (takesProgram && programPath === undefined) throw usageError(`${command} needs a program file, e.g. code-runtime ${command} program.ts`, command)
   const backendText = stringOption(values, 'backend')
   const typeCheckText = stringOption(values, 'type-check')
+  const natsText = stringOption(values, 'nats')
+  const natsServers = natsText?.split(',').map((server) => server.trim()).filter((server) => server !== '')
+  if (natsServers !== undefined && natsServers.length === 0) throw usageError('--nats needs a URL, e.g. --nats nats://127.0.0.1:4222', command)
+  if (natsServers !== undefined && backendText !== undefined && command !== 'runner') {
+    throw usageError('--backend and --nats together: with --nats the runners choose the backend (code-runtime runner --backend ...)', command)
+  }
+  const choice = (): BackendChoice => ({ backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...natsServers === undefined ? {} : { natsServers } })
   switch (command) {
     case 'serve':
-      return { command, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command), maxSdkChars: readMaxSdkChars(values, command),
+      return { command, ...config, ...choice(), ...readBudgets(values, command), maxSdkChars: readMaxSdkChars(values, command),
         typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE), state: values['no-state'] !== true,
         approvalFallback: readOneOfField(optionPlace(command, stringOption(values, 'approval-fallback')), { '--approval-fallback': stringOption(values, 'approval-fallback') }, '--approval-fallback', APPROVAL_FALLBACKS, DEFAULT_APPROVAL_FALLBACK) }
     case 'repl':
-      return { command, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command),
+      return { command, ...config, ...choice(), ...readBudgets(values, command),
         typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE), allowAll: values.yes === true }
     case 'run':
-      return { command, programPath: programPath as string, ...config, backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...readBudgets(values, command),
+      return { command, programPath: programPath as string, ...config, ...choice(), ...readBudgets(values, command),
         typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE), allowAll: values.yes === true }
     case 'check':
       return { command, programPath: programPath as string, ...config, typeCheck: readTypeCheck(typeCheckText, command, CHECKING_MODES, 'calls') }
@@ -186,6 +205,18 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
       return { command, ...config }
     case 'list':
       return { command, ...config, maxSdkChars: readMaxSdkChars(values, command) }
+    case 'runner': {
+      if (natsServers === undefined) throw usageError('runner needs --nats <url>, e.g. --nats nats://127.0.0.1:4222', command)
+      const concurrency = stringOption(values, 'concurrency')
+      const grace = stringOption(values, 'grace-ms')
+      return {
+        command,
+        natsServers,
+        backend: readBackend(backendText, command),
+        concurrency: concurrency === undefined ? 4 : readPositiveInteger('concurrency', concurrency, command),
+        graceMs: grace === undefined ? 10_000 : readPositiveInteger('grace-ms', grace, command),
+      }
+    }
   }
 }
 

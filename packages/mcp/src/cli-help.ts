@@ -18,7 +18,7 @@ export const DEFAULT_RUN_TIMEOUT_MS = 300_000
 export const DEFAULT_RUN_COMPUTE_MS = DEFAULT_SHARED_BACKEND_CONFIG.computeMs
 
 /** The commands, in the order the overview lists them. */
-export const COMMAND_NAMES = ['serve', 'run', 'repl', 'check', 'types', 'list', 'help'] as const
+export const COMMAND_NAMES = ['serve', 'run', 'repl', 'check', 'types', 'list', 'runner', 'help'] as const
 export type CommandName = (typeof COMMAND_NAMES)[number]
 
 /** Options every command takes. */
@@ -39,6 +39,11 @@ const OPTION_LINES = {
     `${' '.repeat(25)}person (no elicitation); default decline`,
   yes: '-y, --yes              allow every call that needs approval without asking (otherwise a\n' +
     `${' '.repeat(25)}terminal asks y/n/a for each, and without a terminal they are declined)`,
+  nats: '--nats <url>           NATS server(s), comma-separated: runs go to runners there (runner:\n' +
+    `${' '.repeat(25)}takes runs from them); credentials from NATS_USER and NATS_PASS, or NATS_TOKEN`,
+  concurrency: '--concurrency <n>      runs at once (default 4)',
+  'grace-ms': '--grace-ms <ms>        on SIGTERM, how long running programs may finish before they are\n' +
+    `${' '.repeat(25)}aborted (default 10000)`,
   help: '-h, --help             this text',
   version: '-v, --version          the version',
 } as const
@@ -61,14 +66,14 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
     synopsis: 'code-runtime serve [--config servers.json] [options]',
     summary: 'MCP server over stdio: one run_code tool over every configured server',
     details: 'stdout carries only the MCP protocol; logs go to stderr. Stops on SIGINT, SIGTERM or the end\nof stdin, closing every upstream server. Exits with 2 only when no configured server started.',
-    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'max-sdk-chars', 'type-check', 'no-state', 'approval-fallback'],
+    options: ['config', 'backend', 'nats', 'timeout-ms', 'compute-ms', 'max-sdk-chars', 'type-check', 'no-state', 'approval-fallback'],
   },
   run: {
     call: 'run <program.ts>',
     synopsis: 'code-runtime run <program.ts> [--config servers.json] [options]',
     summary: 'run a program file; prints its logs, then its value or its failure',
     details: 'The program is the body of an async function in TypeScript; it calls tools.<server>_<tool>(args).\nIt is type-checked first: a program the check refuses gets its errors on stderr, exit code 1, and\nno tool is called. Logs go to stdout as they come, then the value; a failure goes to stderr.\nA call that needs approval (a destructive tool, or one the config lists in "approve") asks on the\nterminal: y allows it, n declines it, a allows it and the rest of the run; --yes allows all.\nCtrl-C stops the run, closes the servers, prints "interrupted" and exits with 130.',
-    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'type-check', 'yes'],
+    options: ['config', 'backend', 'nats', 'timeout-ms', 'compute-ms', 'type-check', 'yes'],
   },
   repl: {
     call: 'repl',
@@ -82,7 +87,7 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
       'empty prompt. History is kept in $CODE_RUNTIME_REPL_HISTORY, else in the state directory\n' +
       '($XDG_STATE_HOME or ~/.local/state)/code-runtime/repl_history.\n' +
       'A call that needs approval asks as run does (y, n, a); --yes allows all.',
-    options: ['config', 'backend', 'timeout-ms', 'compute-ms', 'type-check', 'yes'],
+    options: ['config', 'backend', 'nats', 'timeout-ms', 'compute-ms', 'type-check', 'yes'],
   },
   check: {
     call: 'check <program.ts>',
@@ -104,6 +109,16 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
     summary: 'print the servers, their tools and the size of the SDK',
     details: 'Prints each server, the member name and upstream name of each tool, and the SDK size.',
     options: ['config', 'max-sdk-chars'],
+  },
+  runner: {
+    call: 'runner --nats <url>',
+    synopsis: 'code-runtime runner --nats <url> [--backend container|process|worker-thread] [--concurrency <n>]',
+    summary: 'take runs from NATS for callers elsewhere (@code-runtime/nats), on a local backend',
+    details: 'Takes runs only while it has a free slot, runs each on the local backend with the caller\'s\n' +
+      'budgets, and sends each binding call back to its caller. SIGTERM or SIGINT drains it: it takes\n' +
+      'no new runs, lets running ones finish for --grace-ms, aborts the rest and exits with 0. Every\n' +
+      'runner answers requests on <prefix>.load with its load. Logs go to stderr.',
+    options: ['nats', 'backend', 'concurrency', 'grace-ms'],
   },
   help: {
     call: 'help [command]',

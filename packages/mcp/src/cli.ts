@@ -14,6 +14,7 @@ import { listCommand, typesCommand } from './inspect-commands.js'
 import { PACKAGE_INFO } from './package-info.js'
 import { replCommand } from './repl-command.js'
 import { runCommand } from './run-command.js'
+import { runnerCommand } from './runner-command.js'
 import { serveCommand } from './serve-command.js'
 import { writeErrorLine } from './terminal-output.js'
 
@@ -44,6 +45,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return typesCommand(command)
     case 'list':
       return listCommand(command)
+    case 'runner':
+      return runnerCommand(command)
   }
 }
 

@@ -11,7 +11,7 @@ import { withBudgetOptionNames } from './budget-option-names.js'
 import { countOf, writeDiagnostics } from './diagnostic-output.js'
 import { readProgram } from './program-file.js'
 import { catalogCodeMode, runProgram, type ProgramRunOutput } from './program-run.js'
-import { startChosenBackend } from './runtime-backend.js'
+import { startChosenBackend, startRemoteBackend } from './runtime-backend.js'
 import { listenForStop, reportStopped } from './stop-signals.js'
 import { openSession, reportStartFailures } from './session.js'
 import { startProgress, styleFor, writeErrorLine } from './terminal-output.js'
@@ -65,7 +65,9 @@ export async function runCommand(command: Extract<CliCommand, { command: 'run' }
   try {
     if (reportStartFailures(session.upstreams) > 0) return EXIT_SETUP_FAILED
     const budgets = { maxWallMs: command.timeoutMs, ...(command.computeMs === undefined ? {} : { computeMs: command.computeMs }) }
-    const started = await startChosenBackend(command.backend, command.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
+    const started = command.natsServers === undefined
+      ? await startChosenBackend(command.backend, command.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
+      : await startRemoteBackend(command.natsServers, budgets)
     let calls = 0
     const progress = startProgress(process.stderr, () => calls)
     try {

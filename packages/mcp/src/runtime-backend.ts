@@ -4,6 +4,7 @@
  * fatal error in a program may take the server down with it, and the default elsewhere (the
  * process backend measures CPU time through Linux's /proc).
  */
+import { NatsCodeRuntime } from '@code-runtime/nats'
 import { CodeRuntimeError, startCodeRuntime, type CodeRuntime, type CodeRuntimeBackend, type StartedCodeRuntime } from '@code-runtime/core'
 import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
 import { McpProxyError } from './errors.js'
@@ -25,6 +26,8 @@ export interface BackendBudgets {
   readonly maxWallMs: number
   /** CPU-time ceiling of one run, in milliseconds; the backend's default (60 000) when absent. */
   readonly computeMs?: number
+  /** Cap on a run's output, in bytes; the backend's default (64 MiB) when absent. */
+  readonly maxOutputBytes?: number
 }
 
 /** An optional peer dependency: installed by whoever wants the process or container backend. */
@@ -96,11 +99,40 @@ export async function startChosenBackend(name: BackendName, isChosen: boolean, b
   }
 }
 
+/** NATS credentials from the environment (never the command line, where `ps` shows them). */
+export function natsCredentialsFromEnvironment(): { user?: string; pass?: string; token?: string } {
+  return {
+    ...process.env.NATS_USER === undefined ? {} : { user: process.env.NATS_USER, pass: process.env.NATS_PASS ?? '' },
+    ...process.env.NATS_TOKEN === undefined ? {} : { token: process.env.NATS_TOKEN },
+  }
+}
+
+/**
+ * Starts the NATS backend: runs go to runners on `servers`, with `budgets`.
+ * @throws {McpProxyError} `MCP_PROXY_BACKEND_UNAVAILABLE` when NATS cannot be reached.
+ */
+export async function startRemoteBackend(servers: readonly string[], budgets: BackendBudgets): Promise<StartedCodeRuntime<CodeRuntime>> {
+  try {
+    return await startCodeRuntime(NatsCodeRuntime, {
+      servers,
+      maxWallMs: budgets.maxWallMs,
+      ...budgets.computeMs === undefined ? {} : { computeMs: budgets.computeMs },
+      ...natsCredentialsFromEnvironment(),
+    })
+  } catch (error) {
+    if (CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_UNAVAILABLE') {
+      throw new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE', `--nats: ${error.message}`, { value: servers.join(','), cause: error })
+    }
+    throw error
+  }
+}
+
 async function startNamedBackend(name: BackendName, budgets: BackendBudgets): Promise<StartedCodeRuntime<CodeRuntime>> {
   const Backend = name === 'worker-thread' ? WorkerThreadCodeRuntime as CodeRuntimeBackend<unknown, CodeRuntime> : await loadProcessBackend(name)
   try {
     const computeMs = budgets.computeMs === undefined ? {} : { computeMs: budgets.computeMs }
-    return await startCodeRuntime(Backend, { maxWallMs: budgets.maxWallMs, ...computeMs })
+    const maxOutputBytes = budgets.maxOutputBytes === undefined ? {} : { maxOutputBytes: budgets.maxOutputBytes }
+    return await startCodeRuntime(Backend, { maxWallMs: budgets.maxWallMs, ...computeMs, ...maxOutputBytes })
   } catch (error) {
     if (CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_UNAVAILABLE') {
       throw new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE', `--backend ${name}: ${error.message}`, { value: name, cause: error })

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CodeRuntime, StartedCodeRuntime } from '@code-runtime/core'
-import { startChosenBackend, type BackendName } from './runtime-backend.js'
+import { startChosenBackend, startRemoteBackend, type BackendName } from './runtime-backend.js'
 import { SESSION_DIRECTORY_VARIABLE } from './config-variables.js'
 import { EXAMPLE_SERVER } from './example-server.js'
 import { loadServersConfig } from './server-config.js'
@@ -66,6 +66,8 @@ export function reportStartFailures(upstreams: readonly UpstreamServer[]): numbe
 export interface ServingBackendOptions {
   readonly backend: BackendName
   readonly backendChosen: boolean
+  /** With `--nats`: runs go to runners there. */
+  readonly natsServers?: readonly string[]
   readonly timeoutMs: number
   readonly computeMs?: number
 }
@@ -82,5 +84,6 @@ export async function startServingBackend(session: Session, options: ServingBack
     return undefined
   }
   const budgets = { maxWallMs: options.timeoutMs, ...(options.computeMs === undefined ? {} : { computeMs: options.computeMs }) }
+  if (options.natsServers !== undefined) return startRemoteBackend(options.natsServers, budgets)
   return startChosenBackend(options.backend, options.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
 }

@@ -40,7 +40,7 @@ export interface NatsRuntimeConfig extends NatsConnectionConfig {
   readonly maxQueueMs: number
   /** How often each side says it is alive while a run goes on (default 500 ms). */
   readonly heartbeatMs: number
-  /** Silence after which the other side counts as gone: the run fails (default 2 000 ms). */
+  /** Silence after which the other side counts as gone: the run fails (default 1 500 ms). */
   readonly lostAfterMs: number
   /** Most sessions this caller keeps open at once, each holding a slot of one runner (default 16; 0 turns sessions off). */
   readonly maxSessions: number
@@ -51,7 +51,8 @@ export type NatsRuntimeConfigInput = Partial<Omit<NatsRuntimeConfig, 'servers'>>
 
 export const DEFAULT_MAX_QUEUE_MS = 30_000
 export const DEFAULT_HEARTBEAT_MS = 500
-export const DEFAULT_LOST_AFTER_MS = 2_000
+// With heartbeats every 500 ms, silence is noticed 1 500 to 2 000 ms after the other side went away.
+export const DEFAULT_LOST_AFTER_MS = 1_500
 
 const CONNECTION_FIELDS = ['servers', 'user', 'pass', 'token', 'subjectPrefix'] as const
 const RUNTIME_FIELDS = [...CONNECTION_FIELDS, 'computeMs', 'maxWallMs', 'maxOutputBytes', 'maxQueueMs', 'heartbeatMs', 'lostAfterMs', 'maxSessions'] as const

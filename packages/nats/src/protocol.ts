@@ -54,6 +54,8 @@ export interface StartRequest {
 export type StartReply = { readonly ok: true } | { readonly ok: false; readonly message: string }
 
 export interface CallRequest {
+  /** Numbers the run's calls on the runner: a call asked again carries the same id. */
+  readonly id: number
   readonly namespace: number
   readonly member: string
   /** The call's place in the run's call record, as the runner's engine numbered it. */
@@ -188,11 +190,11 @@ export function decodeStartReply(data: Uint8Array): StartReply | undefined {
 
 export function decodeCallRequest(data: Uint8Array): CallRequest | undefined {
   const raw = parse(data)
-  if (raw === undefined || !isCount(raw.namespace) || !isString(raw.member) || !isString(raw.argsJson)) return undefined
+  if (raw === undefined || !isCount(raw.id) || !isCount(raw.namespace) || !isString(raw.member) || !isString(raw.argsJson)) return undefined
   if (raw.index !== undefined && !isCount(raw.index)) return undefined
   return raw.index === undefined
-    ? { namespace: raw.namespace, member: raw.member, argsJson: raw.argsJson }
-    : { namespace: raw.namespace, member: raw.member, index: raw.index, argsJson: raw.argsJson }
+    ? { id: raw.id, namespace: raw.namespace, member: raw.member, argsJson: raw.argsJson }
+    : { id: raw.id, namespace: raw.namespace, member: raw.member, index: raw.index, argsJson: raw.argsJson }
 }
 
 export function decodeCallReply(data: Uint8Array): CallReply | undefined {

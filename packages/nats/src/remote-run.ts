@@ -27,6 +27,8 @@ import {
   decodeStartReply,
   encodeMessage,
   PROTOCOL_VERSION,
+  type CallReply,
+  type CallRequest,
   type NamespaceDescriptor,
   type StartRequest,
 } from './protocol.js'
@@ -165,27 +167,40 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
     }
     if (settled) return respond({ ok: false, message: 'The run has ended.' })
     const call = decodeCallRequest(message.data)
-    const namespace = call === undefined ? undefined : request.namespaces[call.namespace]
-    const binding = call === undefined ? undefined : namespace?.functions.get(call.member)
-    if (call === undefined || namespace === undefined || binding === undefined) return respond({ ok: false, message: 'The runner asked for a call the run does not have.' })
+    if (call === undefined) return respond({ ok: false, message: 'The runner sent a call that does not decode.' })
+    // The runner asks again when an answer may have been lost (NATS restarting): the same call is
+    // answered again, never made twice.
+    let answer = answers.get(call.id)
+    if (answer === undefined) {
+      answer = makeCall(call)
+      answers.set(call.id, answer)
+    }
+    const reply = await answer
+    respond(settled ? { ok: false, message: 'The run has ended.' } : reply)
+  }
+
+  const answers = new Map<number, Promise<CallReply>>()
+  const makeCall = async (call: CallRequest): Promise<CallReply> => {
+    const namespace = request.namespaces[call.namespace]
+    const binding = namespace?.functions.get(call.member)
+    if (namespace === undefined || binding === undefined) return { ok: false, message: 'The runner asked for a call the run does not have.' }
     let parsed: unknown
     try {
       parsed = JSON.parse(call.argsJson)
     } catch {
-      return respond({ ok: false, message: 'The runner sent arguments that are not JSON.' })
+      return { ok: false, message: 'The runner sent arguments that are not JSON.' }
     }
     const args = safeSnapshotLosslessJson(parsed, { rootLabel: 'args' })
-    if (!args.ok) return respond({ ok: false, message: `${namespace.global}.${call.member}: the arguments are not lossless JSON: ${formatLosslessJsonRefusal(args.refusal)}` })
+    if (!args.ok) return { ok: false, message: `${namespace.global}.${call.member}: the arguments are not lossless JSON: ${formatLosslessJsonRefusal(args.refusal)}` }
     let resolution: unknown
     try {
       resolution = await Reflect.apply(binding, undefined, call.index === undefined ? [args.value] : [args.value, Object.freeze({ index: call.index })])
     } catch (thrown) {
-      return respond({ ok: false, message: messageOf(thrown) })
+      return { ok: false, message: messageOf(thrown) }
     }
-    if (settled) return respond({ ok: false, message: 'The run has ended.' })
     const text = safeLosslessJsonText(resolution, { rootLabel: 'value' })
-    if (!text.ok) return respond({ ok: false, message: `${namespace.global}.${call.member} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(text.refusal)}` })
-    respond({ ok: true, valueJson: text.text })
+    if (!text.ok) return { ok: false, message: `${namespace.global}.${call.member} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(text.refusal)}` }
+    return { ok: true, valueJson: text.text }
   }
 
   // Subscribed before the claim: nothing the runner sends can come before we listen.

@@ -289,6 +289,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
         }
       }
     }
+    const calls = { next: 0 }
     const heartbeat = setInterval(() => {
       publish('beat')
       if (performance.now() - lastCallerBeat > lostAfterMs) controller.abort('The caller is gone (no heartbeat); the run was stopped.')
@@ -296,7 +297,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     try {
       const request: { -readonly [K in keyof CodeRunRequest]: CodeRunRequest[K] } = {
         program: start.program,
-        bindings: start.namespaces.map((namespace, index) => remoteNamespace(namespace, index, start)),
+        bindings: start.namespaces.map((namespace, index) => remoteNamespace(namespace, index, start, calls, controller.signal)),
         signal: controller.signal,
         onLog: (text) => publish('log', { text }),
       }
@@ -327,17 +328,27 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     }
   }
 
-  /** The caller's namespace on this side: each member asks the caller over NATS. */
-  function remoteNamespace(namespace: StartRequest['namespaces'][number], index: number, start: StartRequest): CodeBindingNamespace {
+  /**
+   * The caller's namespace on this side: each member asks the caller over NATS, and asks again
+   * every `lostAfterMs` while no answer came (an answer lost while NATS restarted is sent again;
+   * the caller never makes one call twice). It stops asking when the run is stopped.
+   */
+  function remoteNamespace(namespace: StartRequest['namespaces'][number], index: number, start: StartRequest, calls: { next: number }, signal: AbortSignal): CodeBindingNamespace {
     const functions: Record<string, CodeBindingFunction> = Object.create(null) as Record<string, CodeBindingFunction>
     for (const member of namespace.members) {
       functions[member] = async (args: unknown, call?: CodeBindingCall): Promise<CodeJsonValue> => {
-        const body = { namespace: index, member, argsJson: stringifyJsonValue(args as CodeJsonValue), ...call === undefined ? {} : { index: call.index } }
+        const body = encodeMessage({ id: calls.next++, namespace: index, member, argsJson: stringifyJsonValue(args as CodeJsonValue), ...call === undefined ? {} : { index: call.index } })
         let answer
-        try {
-          answer = decodeCallReply((await connection.request(runReplySubject(start.reply, 'call'), encodeMessage(body), { timeout: start.budgets.maxWallMs + lostAfterMs })).data)
-        } catch (error) {
-          throw new Error(`${namespace.global}.${member}: the call could not reach the caller (${messageOf(error)}).`)
+        for (;;) {
+          if (signal.aborted) throw new Error(`${namespace.global}.${member}: the run was stopped.`)
+          try {
+            answer = decodeCallReply((await connection.request(runReplySubject(start.reply, 'call'), body, { timeout: lostAfterMs })).data)
+            break
+          } catch (error) {
+            // Not yet answered (a slow tool), or the answer was lost: ask again, unless nobody listens.
+            if (/no responders/i.test(messageOf(error)) && !connection.isClosed()) await new Promise((resolve) => setTimeout(resolve, heartbeatMs))
+            if (connection.isClosed()) throw new Error(`${namespace.global}.${member}: the call could not reach the caller (${messageOf(error)}).`)
+          }
         }
         if (answer === undefined) throw new Error(`${namespace.global}.${member}: the caller's answer does not decode.`)
         if (!answer.ok) throw new Error(answer.message)
