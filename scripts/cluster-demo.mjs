@@ -3,23 +3,9 @@
 // the process backend), and `code-runtime run ... --nats` sending the program to them while the
 // MCP servers stay here. Everything it starts is stopped at the end, whatever happens.
 import { spawn } from 'node:child_process'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { startNatsServer } from '@code-runtime/nats/local-server'
 
 const CLI = 'packages/mcp/dist/src/cli.js'
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /** Starts a process and resolves once its stderr shows `ready`; its stderr goes on to ours, prefixed. */
 function start(label, command, args, ready) {
@@ -32,7 +18,7 @@ function start(label, command, args, ready) {
       for (const line of text.split('\n').filter(Boolean)) process.stderr.write(`[${label}] ${line}\n`)
       if (ready.test(seen)) resolve(child)
     })
-    child.once('error', (error) => reject(new Error(`${label}: ${error.message}${error.code === 'ENOENT' ? ' (install nats-server: apt-get install nats-server)' : ''}`)))
+    child.once('error', (error) => reject(new Error(`${label}: ${error.message}`)))
     child.once('exit', (code) => reject(new Error(`${label} exited (${code}) before it was ready`)))
   })
 }
@@ -45,14 +31,13 @@ function stop(child) {
   })
 }
 
-const directory = await mkdtemp(join(tmpdir(), 'code-runtime-cluster-'))
 const started = []
+let server
 let exitCode = 1
 try {
-  const port = await freePort()
-  const url = `nats://127.0.0.1:${port}`
-  await writeFile(join(directory, 'nats.conf'), `listen: "127.0.0.1:${port}"\nmax_payload: 8MB\n`)
-  started.push(await start('nats-server', 'nats-server', ['-c', join(directory, 'nats.conf')], /Server is ready/))
+  server = await startNatsServer()
+  const url = server.url
+  process.stderr.write(`[nats-server] ready at ${url}\n`)
   for (const name of ['runner-1', 'runner-2']) {
     started.push(await start(name, process.execPath, [CLI, 'runner', '--nats', url, '--concurrency', '2'], /takes up to/))
   }
@@ -62,8 +47,7 @@ try {
   process.stderr.write(`cluster-demo: ${error.message}\n`)
 } finally {
   // Runners first (they drain), then the server they talk through.
-  for (const child of started.slice(1)) await stop(child)
-  if (started[0] !== undefined) await stop(started[0])
-  await rm(directory, { recursive: true, force: true })
+  for (const child of started) await stop(child)
+  await server?.dispose()
 }
 process.exit(exitCode)

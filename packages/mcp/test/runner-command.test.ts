@@ -1,0 +1,90 @@
+/**
+ * `code-runtime runner` as an operator starts it, on a real nats-server: it takes runs of a NATS
+ * caller, drains on SIGTERM (the running program finishes, no new run is taken, exit 0), and
+ * `npm run cluster-demo` runs the main job through two of them.
+ */
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { startCodeRuntime } from '@code-runtime/core'
+import { NatsCodeRuntime } from '@code-runtime/nats'
+import { startNatsServer, type NatsServer } from '@code-runtime/nats/local-server'
+import { CLI_PATH } from './serve-harness.js'
+
+const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url))
+
+/** Starts `code-runtime runner`; resolves with the process and its id once it takes runs. */
+function startRunnerProcess(url: string): Promise<{ child: ChildProcess; id: string; stderr: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_PATH, 'runner', '--nats', url, '--backend', 'worker-thread', '--concurrency', '1', '--grace-ms', '20000'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+      const id = /runner: (\S+) takes up to 1 runs/.exec(stderr)?.[1]
+      if (id !== undefined) resolve({ child, id, stderr: () => stderr })
+    })
+    child.once('exit', (code) => reject(new Error(`runner exited (${String(code)}): ${stderr}`)))
+  })
+}
+
+describe('code-runtime runner', () => {
+  let server: NatsServer
+  before(async () => {
+    server = await startNatsServer()
+  })
+  after(() => server.dispose())
+
+  it('runs a caller\'s program, then drains on SIGTERM: the running one finishes, no new one starts, exit 0', async () => {
+    const runner = await startRunnerProcess(server.url)
+    const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, maxQueueMs: 1_000 })
+    try {
+      let release!: () => void
+      const released = new Promise<void>((resolve) => {
+        release = resolve
+      })
+      let entered!: () => void
+      const enteredPromise = new Promise<void>((resolve) => {
+        entered = resolve
+      })
+      const running = runtime.run({
+        program: 'return await tools.hold({})',
+        bindings: [{ global: 'tools', functions: { hold: async () => (entered(), await released, 'finished') } }],
+      })
+      await enteredPromise
+      const exit = new Promise<number | null>((resolve) => runner.child.once('exit', (code) => resolve(code)))
+      runner.child.kill('SIGTERM')
+      while (!runner.stderr().includes('draining')) await new Promise((resolve) => setTimeout(resolve, 20))
+      let ranLate = false
+      const late = await runtime.run({ program: 'await tools.mark({})', bindings: [{ global: 'tools', functions: { mark: async () => (ranLate = true, null) } }] })
+      assert.equal(late.error?.kind, 'timeout')
+      assert.equal(ranLate, false)
+      release()
+      const result = await running
+      assert.equal(result.value, 'finished')
+      assert.equal(result.usage.runner, runner.id)
+      assert.equal(await exit, 0)
+      assert.match(runner.stderr(), /draining \(SIGTERM\)[\s\S]*stopped\./)
+    } finally {
+      await dispose()
+      runner.child.kill('SIGKILL')
+    }
+  })
+
+  it('refuses to start without --nats, and says when NATS cannot be reached', async () => {
+    const run = promisify(execFile)
+    await assert.rejects(run(process.execPath, [CLI_PATH, 'runner']), (error: { code?: number; stderr?: string }) => error.code === 2 && /runner needs --nats <url>/.test(error.stderr ?? ''))
+    await assert.rejects(run(process.execPath, [CLI_PATH, 'runner', '--nats', 'nats://127.0.0.1:1', '--backend', 'worker-thread']),
+      (error: { code?: number; stderr?: string }) => error.code === 2 && /Cannot reach NATS at nats:\/\/127\.0\.0\.1:1/.test(error.stderr ?? ''))
+  })
+})
+
+describe('npm run cluster-demo', () => {
+  it('runs the main job through two runners and stops everything it started', async () => {
+    const { stdout, stderr } = await promisify(execFile)('npm', ['run', '--silent', 'cluster-demo'], { cwd: REPOSITORY, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' } })
+    assert.match(stdout, /Digest of 3 notes: 7 entities and 5 relations in the memory graph\./)
+    assert.equal((stderr.match(/takes up to 2 runs at once/g) ?? []).length, 2)
+    assert.equal((stderr.match(/stopped\./g) ?? []).length, 2)
+  })
+})
