@@ -6,7 +6,7 @@
  * run, in a scratch directory for a quick or partial one.
  * Asserts nothing.
  */
-import { mkdtemp } from 'node:fs/promises'
+import { mkdtemp, writeFile } from 'node:fs/promises'
 import { arch, cpus, loadavg, platform, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -44,6 +44,7 @@ import { inSession } from './session-runs.js'
 import { formatMs } from './statistics.js'
 import { formatMeasurement, renderMarkdown, writeResults, type BenchResults, type ResultCell, type Subject } from './report.js'
 import { measureTypeCheckInChild } from './type-check.js'
+import { measureNatsSection, renderNatsSection } from './nats.js'
 import {
   buildBigValue,
   WORKLOADS,
@@ -335,9 +336,11 @@ async function runBench(options: BenchOptions): Promise<void> {
     cells,
     ...typeCheck === undefined ? {} : { typeCheck },
   }
-  process.stdout.write(renderMarkdown(results))
+  const nats = options.sections.includes('nats') ? renderNatsSection(await measureNatsSection(options.isQuick, progress)) : ''
+  process.stdout.write(renderMarkdown(results) + (nats === '' ? '' : `\n${nats}`))
   const directory = await resultsDirectoryFor(options)
   await writeResults(results, directory)
+  if (nats !== '') await writeFile(join(directory, 'NATS.md'), nats)
   progress(`Wrote ${join(directory, 'RESULTS.md')} and results.json`)
 }
 
