@@ -38,6 +38,8 @@ export interface NatsServer {
 export interface NatsServerOptions {
   readonly user?: string
   readonly pass?: string
+  /** More of nats-server's config, as written in its config file (an `authorization` block with users and permissions, say). */
+  readonly extraConfig?: string
 }
 
 /**
@@ -49,6 +51,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const port = await freePort()
   const lines = [`listen: "127.0.0.1:${port}"`, 'max_payload: 8MB', `pid_file: "${join(directory, 'nats.pid')}"`]
   if (options.user !== undefined) lines.push(`authorization { user: "${options.user}", password: "${options.pass ?? ''}" }`)
+  if (options.extraConfig !== undefined) lines.push(options.extraConfig)
   const configPath = join(directory, 'nats.conf')
   await writeFile(configPath, `${lines.join('\n')}\n`)
   let child: ChildProcess | undefined

@@ -119,7 +119,9 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
   // In the claim queue group only while a slot is free: NATS then never offers this runner a run it cannot take.
   const listenForClaims = (): void => {
     if (claims !== undefined || draining || active.size >= concurrency) return
-    claims = connection.subscribe(claimSubject(prefix), { queue: runnerQueue(prefix), callback: (_error, message) => onClaim(message) })
+    claims = connection.subscribe(claimSubject(prefix), { queue: runnerQueue(prefix), callback: (error, message) => {
+      if (error === null) onClaim(message)
+    } })
   }
   const stopListening = (): void => {
     claims?.unsubscribe()
@@ -148,7 +150,9 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
   }
 
   const starts = connection.subscribe(startSubject(prefix, id), {
-    callback: (_error, message) => {
+    callback: (error, message) => {
+      // A permission refused (or a subscription closed) arrives as an error with no message.
+      if (error !== null) return
       const start = decodeStartRequest(message.data)
       if (start?.session !== undefined) {
         const held = sessions.get(start.session)
@@ -184,7 +188,9 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     release(claim)
   }
   const sessionOpens = connection.subscribe(sessionSubject(prefix, id, 'open'), {
-    callback: (_error, message) => {
+    callback: (error, message) => {
+      // A permission refused (or a subscription closed) arrives as an error with no message.
+      if (error !== null) return
       void openSession(message)
     },
   })
@@ -242,7 +248,9 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     }
   }
   const sessionControl = connection.subscribe(`${prefix}.runner.${id}.session.*.*`, {
-    callback: (_error, message) => {
+    callback: (error, message) => {
+      // A permission refused (or a subscription closed) arrives as an error with no message.
+      if (error !== null) return
       const [claim, kind] = message.subject.split('.').slice(-2)
       const held = claim === undefined ? undefined : sessions.get(claim)
       if (kind === 'beat') {
@@ -264,7 +272,9 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
   async function execute(start: StartRequest, controller: AbortController, held?: HeldSession): Promise<void> {
     let lastCallerBeat = performance.now()
     const control = connection.subscribe(`${prefix}.runner.${id}.run.${start.run}.*`, {
-      callback: (_error, message) => {
+      callback: (error, message) => {
+        // A permission refused (or a subscription closed) arrives as an error with no message.
+        if (error !== null) return
         if (message.subject === runControlSubject(prefix, id, start.run, 'beat')) lastCallerBeat = performance.now()
         else if (message.subject === runControlSubject(prefix, id, start.run, 'abort')) controller.abort(decodeAbortMessage(message.data)?.reason ?? 'Aborted by the caller.')
       },
@@ -360,7 +370,9 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
 
   const load = (): RunnerLoad => ({ runner: id, active: active.size, concurrency, draining })
   // Every runner answers `<prefix>.load` (ask with requestMany) with its load: what an autoscaler reads.
-  const loads = connection.subscribe(loadSubject(prefix), { callback: (_error, message) => {
+  const loads = connection.subscribe(loadSubject(prefix), { callback: (error, message) => {
+    // A permission refused (or a subscription closed) arrives as an error with no message.
+    if (error !== null) return
     message.respond(encodeMessage(load()))
   } })
 
