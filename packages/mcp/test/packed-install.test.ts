@@ -1,4 +1,4 @@
-// Every package as a user would get it: `npm pack` of each workspace (the framework adapters are checked as packed), the six base tarballs installed
+// Every package as a user would get it: `npm pack` of each workspace (the framework adapters are checked as packed), the base tarballs installed
 // with one `npm install` in a temporary project outside the checkout (so nothing resolves from
 // the workspace's node_modules), then the installed `code-runtime` bin and the root README's
 // library example run there. The other dependencies (the MCP SDK, the example servers, cordis,
@@ -15,7 +15,7 @@ import { makeTempDirectory } from './serve-harness.js'
 const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url))
 const PACKAGE_NAMES = ['@code-runtime/ai-sdk', '@code-runtime/code-mode', '@code-runtime/core', '@code-runtime/engine', '@code-runtime/langchain', '@code-runtime/mastra', '@code-runtime/mcp', '@code-runtime/nats', '@code-runtime/openai-agents', '@code-runtime/process', '@code-runtime/worker-thread']
 /** The packages installed here; the framework adapters are packed and checked, and their own example tests run them. */
-const INSTALLED_NAMES = ['@code-runtime/code-mode', '@code-runtime/core', '@code-runtime/engine', '@code-runtime/mcp', '@code-runtime/process', '@code-runtime/worker-thread']
+const INSTALLED_NAMES = ['@code-runtime/code-mode', '@code-runtime/core', '@code-runtime/engine', '@code-runtime/mcp', '@code-runtime/nats', '@code-runtime/process', '@code-runtime/worker-thread']
 
 /** The one-file guest halves the build bundles (scripts/bundle-guest.mjs); a substrate loads nothing else of ours. */
 const GUEST_BUNDLES: Readonly<Record<string, string>> = {

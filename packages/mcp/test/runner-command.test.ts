@@ -11,7 +11,8 @@ import { promisify } from 'node:util'
 import { startCodeRuntime } from '@code-runtime/core'
 import { NatsCodeRuntime } from '@code-runtime/nats'
 import { startNatsServer, type NatsServer } from '@code-runtime/nats/local-server'
-import { CLI_PATH } from './serve-harness.js'
+import { join } from 'node:path'
+import { CLI_PATH, installedBin, makeTempDirectory, startServe } from './serve-harness.js'
 
 const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url))
 
@@ -69,6 +70,23 @@ describe('code-runtime runner', () => {
     } finally {
       await dispose()
       runner.child.kill('SIGKILL')
+    }
+  })
+
+  it('serves run_code with --nats: the program runs on a runner, its variables kept in a session there', async () => {
+    const runner = await startRunnerProcess(server.url)
+    const temp = await makeTempDirectory('code-runtime-serve-nats-')
+    try {
+      const serve = await startServe(temp.path, { mcpServers: { memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } } } }, ['--nats', server.url])
+      try {
+        assert.deepEqual(await serve.runJson('const graph = await tools.memory_read_graph()\nreturn graph.entities'), [])
+        assert.deepEqual(await serve.runJson('return Object.keys(graph)'), ['entities', 'relations'])
+      } finally {
+        await serve.close()
+      }
+    } finally {
+      runner.child.kill('SIGTERM')
+      await temp.remove()
     }
   })
 
