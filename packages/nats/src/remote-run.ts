@@ -16,7 +16,7 @@ import {
   type CodeRunResult,
   type ValidatedRunRequest,
 } from '@code-runtime/core'
-import type { NatsRuntimeConfig } from './config.js'
+import { silenceCheckMs, type NatsRuntimeConfig } from './config.js'
 import { messageOf } from './connection.js'
 import {
   decodeRefusal,
@@ -288,11 +288,14 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
       } catch {
         // Reconnecting: the runner's silence check is the one that counts.
       }
+    }, config.heartbeatMs))
+    // Silence is looked at more often than beats are sent: a lost runner is noticed soon after lostAfterMs, not up to a beat later.
+    timers.push(setInterval(() => {
       const silentMs = performance.now() - lastRunnerBeat
       if (silentMs > config.lostAfterMs) {
         settle(failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${claimedRunner} stopped answering (silent for ${Math.round(silentMs)} ms, lostAfterMs ${config.lostAfterMs}); the run is lost and not retried, since its binding calls may already have had effects.` }, logs, elapsed(), claimedRunner))
       }
-    }, config.heartbeatMs))
+    }, silenceCheckMs(config.heartbeatMs)))
     // A backstop past the runner's own wall ceiling: a run never outlives it by much, whatever happens.
     timers.push(setTimeout(() => settle(failed(config.maxOutputBytes, { kind: 'timeout', message: `Stopped after ${config.maxWallMs} ms of wall time (maxWallMs).` }, logs, elapsed(), claimedRunner)), config.maxWallMs + config.lostAfterMs))
     const result = await outcome

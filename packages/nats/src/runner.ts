@@ -11,7 +11,7 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import { createInbox } from '@nats-io/transport-node'
 import type { CodeBindingCall, CodeBindingFunction, CodeBindingNamespace, CodeJsonValue, CodeRunRequest, CodeRunResult, CodeRuntime, CodeSession, StartedCodeRuntime } from '@code-runtime/core'
 import { CodeRuntimeError, readConfigObject, readIntegerField, refuseConfigField, stringifyJsonValue, type ConfigRecord } from '@code-runtime/core'
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_LOST_AFTER_MS, readConnectionFields, type NatsConnectionConfig } from './config.js'
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_LOST_AFTER_MS, readConnectionFields, silenceCheckMs, type NatsConnectionConfig } from './config.js'
 import { connectNats, messageOf } from './connection.js'
 import { decodeAbortMessage, decodeCallReply, decodeClaimRequest, decodeSessionOpenRequest, decodeStartRequest, encodeEndMessage, encodeMessage, type RunBudgets, type StartRequest } from './protocol.js'
 import { claimSubject, loadSubject, runControlSubject, runnerQueue, runReplySubject, sessionSubject, startSubject, SUBJECT_TOKEN_PATTERN } from './subjects.js'
@@ -300,10 +300,10 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       }
     }
     const calls = { next: 0 }
-    const heartbeat = setInterval(() => {
-      publish('beat')
+    const heartbeat = setInterval(() => publish('beat'), heartbeatMs)
+    const silence = setInterval(() => {
       if (performance.now() - lastCallerBeat > lostAfterMs) controller.abort('The caller is gone (no heartbeat); the run was stopped.')
-    }, heartbeatMs)
+    }, silenceCheckMs(heartbeatMs))
     try {
       const request: { -readonly [K in keyof CodeRunRequest]: CodeRunRequest[K] } = {
         program: start.program,
@@ -334,6 +334,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       publishEnd({ logs: [], error: { kind: 'worker-exit', message: `The runner ${id} could not run the program: ${messageOf(error)}` }, usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] })
     } finally {
       clearInterval(heartbeat)
+      clearInterval(silence)
       control.unsubscribe()
     }
   }
