@@ -115,6 +115,30 @@ export class CodeRuntimeError extends CodeRuntimeFamilyError<CodeRuntimeErrorCod
   }
 }
 
+/**
+ * The message of whatever a host function threw, as a failed binding call reports it: its
+ * `message` when that is a string, else `String(thrown)`; never throwing itself (a hostile
+ * getter or `toString` gets a fixed text).
+ */
+export function thrownMessage(thrown: unknown): string {
+  try {
+    if (typeof thrown === 'object' && thrown !== null) {
+      const message = (thrown as { message?: unknown }).message
+      if (typeof message === 'string') return message
+    }
+    return String(thrown)
+  } catch {
+    return 'The tool failed with a value that cannot be shown.'
+  }
+}
+
+/** The refusal of a session past `maxSessions` open at once, in every backend's words. */
+export function sessionLimitError(maxSessions: number): CodeRuntimeError {
+  return new CodeRuntimeError('CODE_RUNTIME_SESSION_LIMIT', maxSessions === 0
+    ? 'Sessions are turned off on this runtime (maxSessions: 0); use run() for one-shot programs.'
+    : `${maxSessions} sessions are open (maxSessions); dispose one, or wait for one to expire, before opening another.`)
+}
+
 /** Renders a received value for an error message: short, unambiguous, never throwing. */
 export function describeValue(value: unknown): string {
   try {

@@ -29,6 +29,8 @@ export {
   CodeRuntimeError,
   CodeRuntimeFamilyError,
   describeValue,
+  sessionLimitError,
+  thrownMessage,
   type CodeRuntimeErrorCode,
   type CodeRuntimeErrorDetails,
   type CodeRuntimeFamilyErrorDetails,

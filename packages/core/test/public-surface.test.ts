@@ -49,9 +49,11 @@ const VALUE_EXPORTS = [
   'refuseUnknownConfigFields',
   'safeLosslessJsonText',
   'safeSnapshotLosslessJson',
+  'sessionLimitError',
   'snapshotLosslessJson',
   'startCodeRuntime',
   'stringifyJsonValue',
+  'thrownMessage',
   'validateBindings',
   'validateRunRequest',
 ]

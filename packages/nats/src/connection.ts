@@ -31,16 +31,3 @@ export async function connectNats(config: NatsConnectionConfig, name: string): P
       `Cannot reach NATS at ${config.servers.join(', ')}: ${reason}. Start nats-server there, or fix servers and the credentials.`, { cause: error })
   }
 }
-
-/** The message of whatever a host function threw, never throwing itself. */
-export function messageOf(thrown: unknown): string {
-  try {
-    if (typeof thrown === 'object' && thrown !== null) {
-      const message = (thrown as { message?: unknown }).message
-      if (typeof message === 'string') return message
-    }
-    return String(thrown)
-  } catch {
-    return 'The tool failed with a value that cannot be shown.'
-  }
-}

@@ -5,7 +5,7 @@
  */
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { NatsConnection } from '@nats-io/transport-node'
-import { CodeRuntime, CodeRuntimeError, validateRunRequest, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import { CodeRuntime, CodeRuntimeError, sessionLimitError, validateRunRequest, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
 import { resolveNatsRuntimeConfig, type NatsRuntimeConfig, type NatsRuntimeConfigInput } from './config.js'
 import { connectNats } from './connection.js'
 import { runRemotely, type RemoteRunContext } from './remote-run.js'
@@ -72,9 +72,7 @@ export class NatsCodeRuntime extends CodeRuntime {
     this.refuseIfDisposed()
     const { maxSessions } = this.config
     if (this.sessions.size + this.opening >= maxSessions) {
-      throw new CodeRuntimeError('CODE_RUNTIME_SESSION_LIMIT', maxSessions === 0
-        ? 'Sessions are turned off on this runtime (maxSessions: 0); use run() for one-shot programs.'
-        : `${maxSessions} sessions are open (maxSessions); dispose one, or wait for one to expire, before opening another.`)
+      throw sessionLimitError(maxSessions)
     }
     this.opening++
     let session: RemoteSession

@@ -12,12 +12,12 @@ import {
   safeSnapshotLosslessJson,
   CodeRuntimeError,
   OutputLedger,
+  thrownMessage,
   type CodeRunFailure,
   type CodeRunResult,
   type ValidatedRunRequest,
 } from '@code-runtime/core'
 import { silenceCheckMs, type NatsRuntimeConfig } from './config.js'
-import { messageOf } from './connection.js'
 import {
   decodeRefusal,
   decodeCallRequest,
@@ -159,7 +159,7 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
       } catch (error) {
         // Most often a value past the server's max_payload: the call fails, the run goes on.
         try {
-          message.respond(encodeMessage({ ok: false, message: `The tool's answer could not be sent to the runner (${messageOf(error)}).` }))
+          message.respond(encodeMessage({ ok: false, message: `The tool's answer could not be sent to the runner (${thrownMessage(error)}).` }))
         } catch {
           // The connection is gone: heartbeats settle the run.
         }
@@ -196,7 +196,7 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
     try {
       resolution = await Reflect.apply(binding, undefined, call.index === undefined ? [args.value] : [args.value, Object.freeze({ index: call.index })])
     } catch (thrown) {
-      return { ok: false, message: messageOf(thrown) }
+      return { ok: false, message: thrownMessage(thrown) }
     }
     const text = safeLosslessJsonText(resolution, { rootLabel: 'value' })
     if (!text.ok) return { ok: false, message: `${namespace.global}.${call.member} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(text.refusal)}` }
@@ -273,7 +273,7 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
     } catch (error) {
       // The runner may or may not have started it: it is told to stop, and the run is not retried.
       onStop()
-      return failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${runner} did not confirm the start of the run (${messageOf(error)}); it was told to stop, and nothing is retried.` }, [], elapsed(), runner)
+      return failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${runner} did not confirm the start of the run (${thrownMessage(error)}); it was told to stop, and nothing is retried.` }, [], elapsed(), runner)
     }
     if (started?.ok !== true) {
       return failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${runner} refused the run: ${started?.message ?? 'a malformed answer'}.` }, [], elapsed(), runner)

@@ -10,9 +10,9 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import { createInbox } from '@nats-io/transport-node'
 import type { CodeBindingCall, CodeBindingFunction, CodeBindingNamespace, CodeJsonValue, CodeRunRequest, CodeRunResult, CodeRuntime, CodeSession, StartedCodeRuntime } from '@code-runtime/core'
-import { CodeRuntimeError, readConfigObject, readIntegerField, refuseConfigField, stringifyJsonValue, type ConfigRecord } from '@code-runtime/core'
+import { CodeRuntimeError, readConfigObject, readIntegerField, refuseConfigField, stringifyJsonValue, thrownMessage, type ConfigRecord } from '@code-runtime/core'
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_LOST_AFTER_MS, readConnectionFields, silenceCheckMs, type NatsConnectionConfig } from './config.js'
-import { connectNats, messageOf } from './connection.js'
+import { connectNats } from './connection.js'
 import { decodeAbortMessage, decodeCallReply, decodeClaimRequest, decodeSessionOpenRequest, decodeStartRequest, encodeEndMessage, encodeMessage, type RunBudgets, type StartRequest } from './protocol.js'
 import { claimSubject, loadSubject, runControlSubject, runnerQueue, runReplySubject, sessionSubject, startSubject, SUBJECT_TOKEN_PATTERN } from './subjects.js'
 
@@ -210,7 +210,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       release(open.session)
       const refusal = CodeRuntimeError.is(error)
         ? { code: error.code, message: error.message, ...error.field === undefined ? {} : { field: error.field } }
-        : { code: 'CODE_RUNTIME_SESSION_START_FAILED', message: `The runner ${id} could not open the session: ${messageOf(error)}` }
+        : { code: 'CODE_RUNTIME_SESSION_START_FAILED', message: `The runner ${id} could not open the session: ${thrownMessage(error)}` }
       message.respond(encodeMessage({ ok: false, refusal }))
       return
     }
@@ -291,7 +291,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
         connection.publish(runReplySubject(start.reply, 'end'), encodeEndMessage(result))
       } catch (error) {
         // Past the server's max_payload, most often: the caller learns why instead of a lost runner.
-        const message = `The run's result could not be sent back through NATS (${messageOf(error)}); return or log less.`
+        const message = `The run's result could not be sent back through NATS (${thrownMessage(error)}); return or log less.`
         try {
           connection.publish(runReplySubject(start.reply, 'end'), encodeEndMessage({ logs: [], error: { kind: 'output-limit', message }, usage: result.usage, calls: [] }))
         } catch {
@@ -331,7 +331,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
         publishEnd(result.error === undefined ? result : { ...result, error: { ...result.error, message: result.error.message.replace(held.localIdPattern, held.globalId) } })
       }
     } catch (error) {
-      publishEnd({ logs: [], error: { kind: 'worker-exit', message: `The runner ${id} could not run the program: ${messageOf(error)}` }, usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] })
+      publishEnd({ logs: [], error: { kind: 'worker-exit', message: `The runner ${id} could not run the program: ${thrownMessage(error)}` }, usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] })
     } finally {
       clearInterval(heartbeat)
       clearInterval(silence)
@@ -357,8 +357,8 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
             break
           } catch (error) {
             // Not yet answered (a slow tool), or the answer was lost: ask again, unless nobody listens.
-            if (/no responders/i.test(messageOf(error)) && !connection.isClosed()) await new Promise((resolve) => setTimeout(resolve, heartbeatMs))
-            if (connection.isClosed()) throw new Error(`${namespace.global}.${member}: the call could not reach the caller (${messageOf(error)}).`)
+            if (/no responders/i.test(thrownMessage(error)) && !connection.isClosed()) await new Promise((resolve) => setTimeout(resolve, heartbeatMs))
+            if (connection.isClosed()) throw new Error(`${namespace.global}.${member}: the call could not reach the caller (${thrownMessage(error)}).`)
           }
         }
         if (answer === undefined) throw new Error(`${namespace.global}.${member}: the caller's answer does not decode.`)

@@ -9,6 +9,7 @@ import {
   safeLosslessJsonText,
   safeSnapshotLosslessJson,
   stringifyJsonValue,
+  thrownMessage,
   type CodeBindingCall,
   type CodeBindingCallRecord,
   type CodeBindingFunction,
@@ -57,19 +58,6 @@ interface CallEntry {
   result?: CodeJsonValue
   error?: string
   valuesOmitted?: true
-}
-
-/** Reads the message of whatever a host function threw, never throwing itself. */
-function messageOf(thrown: unknown): string {
-  try {
-    if (typeof thrown === 'object' && thrown !== null) {
-      const message = (thrown as { message?: unknown }).message
-      if (typeof message === 'string') return message
-    }
-    return String(thrown)
-  } catch {
-    return 'The tool failed with a value that cannot be shown.'
-  }
 }
 
 export class BindingBridge {
@@ -202,7 +190,7 @@ export class BindingBridge {
       resolution = await Reflect.apply(binding, undefined, [args, call])
     } catch (thrown) {
       if (!this.open) return
-      this.fail(id, entry, messageOf(thrown))
+      this.fail(id, entry, thrownMessage(thrown))
       return
     }
     if (!this.open) return

@@ -7,6 +7,7 @@
  */
 import {
   CodeRuntimeError,
+  sessionLimitError,
   DEFAULT_SHARED_BACKEND_CONFIG,
   validateRunRequest,
   type CodeRunFailureKind,
@@ -152,9 +153,7 @@ export class RunEngine {
     })
     const maxSessions = this.options.maxSessions ?? defaults.maxSessions
     if (this.liveSessions.size + this.opening >= maxSessions) {
-      throw new CodeRuntimeError('CODE_RUNTIME_SESSION_LIMIT', maxSessions === 0
-        ? 'Sessions are turned off on this runtime (maxSessions: 0); use run() for one-shot programs.'
-        : `${maxSessions} sessions are open (maxSessions); dispose one, or wait for one to expire, before opening another.`)
+      throw sessionLimitError(maxSessions)
     }
     this.opening++
     let substrate: Substrate
