@@ -125,8 +125,7 @@ function structureRunResult(result: ApprovedRunResult): RunCodeOutput['structure
 function withApprovalNotes(result: CodeRunResult, approvals: RunApprovals, waitingAtEnd: readonly string[]): ApprovedRunResult {
   const calls = approvals.annotate(result.calls)
   if (result.error === undefined || waitingAtEnd.length === 0) return { ...result, calls }
-  const members = [...new Set(waitingAtEnd.map((key) => key.slice(0, key.lastIndexOf('#'))))].join(', ')
-  const note = ` This happened while ${members} waited for a person's approval.`
+  const note = ` This happened while ${waitingAtEnd.join(', ')} waited for a person's approval.`
   return { ...result, calls, error: { ...result.error, message: result.error.message + note } }
 }
 

@@ -96,7 +96,8 @@ export class RunApprovals {
   readonly #approve: ApproveToolCall | undefined
   readonly #programDescription: string | undefined
   readonly #decisions = new Map<number, ToolCallApproval>()
-  readonly #waiting = new Set<string>()
+  // One entry per waiting call (its own key object), holding the member it calls.
+  readonly #waiting = new Map<object, string>()
   #allowedForRun = false
 
   constructor(approve: ApproveToolCall | undefined, programDescription: string | undefined) {
@@ -104,9 +105,9 @@ export class RunApprovals {
     this.#programDescription = programDescription
   }
 
-  /** The members whose calls wait for an answer now, in the order they began waiting. */
+  /** The members whose calls wait for an answer now (each once), in the order they began waiting. */
   get waiting(): readonly string[] {
-    return [...this.#waiting]
+    return [...new Set(this.#waiting.values())]
   }
 
   /**
@@ -129,8 +130,8 @@ export class RunApprovals {
       throw new DeclinedCallError(`${label} needs a person's approval, and no one can give it here; the call was not made.`)
     }
     const request: ToolApprovalRequest = this.#programDescription === undefined ? call : { ...call, programDescription: this.#programDescription }
-    const waitingKey = `${label}#${index ?? startedAt}`
-    this.#waiting.add(waitingKey)
+    const waitingKey = {}
+    this.#waiting.set(waitingKey, label)
     let answer: unknown
     try {
       const approve = this.#approve
