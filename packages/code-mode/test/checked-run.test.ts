@@ -118,6 +118,15 @@ describe('createCodeMode with the type check', () => {
     assert.ok(output.structured.usage !== undefined, 'the runtime ran it')
   })
 
+  it('runs the HTML-like comments the runtime reads as comments, in every mode, as with the check off', async () => {
+    for (const program of ['<!-- note\nreturn 41 + 1', 'const x = 42\n--> note\nreturn x', 'var \u{1E5D0} = 42; return \u{1E5D0}']) {
+      for (const mode of ['off', 'calls', 'strict'] as const) {
+        const output = await codeMode([], mode).run(program)
+        assert.equal(output.text, '42', `${mode}: ${program}`)
+      }
+    }
+  })
+
   it('refuses a syntax error in every mode but off', async () => {
     for (const mode of ['calls', 'strict'] as const) {
       const output = await codeMode([], mode).run('return (')

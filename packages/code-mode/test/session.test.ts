@@ -64,7 +64,7 @@ describe('run_code bound to a session', () => {
   it('types the kept names for the check: strict mode passes on them and refuses a wrong member with the real type', async () => {
     const codeMode = createCodeMode({ tools: [orders], runtime: started.runtime, session: true, typeCheck: 'strict' })
     try {
-      assert.equal((await codeMode.run('const rows = await tools.list_orders()\nlet label = "total"\nconst twice = (n: number) => n * 2')).isError, false)
+      assert.equal((await codeMode.run('const rows = await tools.list_orders()\nconst label = "total"\nconst twice = (n: number) => n * 2')).isError, false)
       assert.deepEqual(await codeMode.check('rows.length + twice(1)'), { refused: false, errors: [], hints: [] })
       const used = await codeMode.run('`${label}: ${twice(rows[0]!.total)}`')
       assert.equal(used.text, 'total: 60')
@@ -73,6 +73,24 @@ describe('run_code bound to a session', () => {
       assert.match(wrong.text, /Property 'totl' does not exist on type '\{ id: number; total: number; \}'/)
       const wrongArgument = await codeMode.run('twice(label)')
       assert.match(wrongArgument.text, /Argument of type 'string' is not assignable to parameter of type 'number'/)
+    } finally {
+      await codeMode.dispose()
+    }
+  })
+
+  it('runs a call with a kept var a later run gave another type, as it runs unchecked', async () => {
+    const echo: CodeModeTool = {
+      name: 'echo',
+      inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+      execute: async (args) => (args as { a: string }).a,
+    }
+    const codeMode = createCodeMode({ tools: [echo], runtime: started.runtime, session: true })
+    try {
+      await codeMode.run('var n = 5')
+      await codeMode.run('n = String(n)')
+      const called = await codeMode.run('return await tools.echo({ a: n })')
+      assert.equal(called.isError, false, called.text)
+      assert.equal(called.text, '5')
     } finally {
       await codeMode.dispose()
     }

@@ -26,15 +26,50 @@ describe('the names a session keeps, as the checker types them', () => {
     const { check, kept } = checker.checkInSession(program, 'calls', new KeptNames())
     assert.equal(check.refused, false)
     assert.deepEqual(Object.fromEntries(kept), {
-      a: 'number', c: 'number', d: 'number', rest: '{ e: string; }', s: 'string', n: 'number', v: 'any',
-      f: '(x: number) => string', g: '() => AsyncGenerator<number, void, unknown>', C: 'any', inBlock: 'boolean', i: 'number', sum: 'number',
+      a: 'number', c: 'number', d: 'number', rest: '{ e: string; }', s: 'any', n: 'any', v: 'any',
+      f: 'any', g: 'any', C: 'any', inBlock: 'any', i: 'any', sum: 'number',
     })
+  })
+
+  it('types only a const from its declaration: a name a run can assign again is any', async () => {
+    const checker = await createProgramChecker(options)
+    const { kept } = checker.checkInSession('const fixed = 1\nlet moving = 1\nfunction f(x: number): string { return String(x) }', 'calls', new KeptNames())
+    assert.deepEqual(Object.fromEntries(kept), { fixed: 'number', moving: 'any', f: 'any' })
+  })
+
+  it('demotes to any a kept name a later program assigns, in any form, and every kept name when it runs text as code', async () => {
+    const checker = await createProgramChecker(options)
+    const session = new KeptNames()
+    session.merge(new Map([['a', 'number'], ['b', 'number'], ['c', 'number'], ['d', 'number'], ['e', 'number'], ['f', 'number'], ['untouched', 'number']]))
+    const assigning = 'a = 2; b += 1; c++; [d] = [1]; ({ e } = { e: 1 }); function later() { for (f of [1]) {} }; const read = untouched + 1'
+    const { kept } = checker.checkInSession(assigning, 'calls', session)
+    assert.deepEqual(Object.fromEntries(kept), { later: 'any', read: 'number', a: 'any', b: 'any', c: 'any', d: 'any', e: 'any', f: 'any' })
+    const dynamic = checker.checkInSession('eval("untouched = \'text\'")', 'calls', session)
+    assert.equal(dynamic.kept.get('untouched'), 'any')
+  })
+
+  it('refuses no call with a kept name a later run assigned another type', async () => {
+    const checker = await createProgramChecker({
+      declarations: emitSdk([{ name: 'x', inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } }]).declarations,
+      namespace: 'tools',
+      schemas: new Map([['x', { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }]]),
+    })
+    for (const declaration of ['var n = 5', 'const n = 5']) {
+      const session = new KeptNames()
+      for (const program of [declaration, 'n = String(n)']) {
+        const { check, kept } = checker.checkInSession(program, 'calls', session)
+        assert.equal(check.refused, false, program)
+        session.merge(kept)
+      }
+      const { check } = checker.checkInSession('return await tools.x({ a: n })', 'calls', session)
+      assert.deepEqual(check.errors, [], declaration)
+    }
   })
 
   it('declares kept names for the next check, demoting to any what does not resolve and dropping what clashes with a global', async () => {
     const checker = await createProgramChecker(options)
     const session = new KeptNames()
-    const first = checker.checkInSession('interface Row { id: number }\nconst rows: Row[] = []\nconst huge = ' + JSON.stringify(Object.fromEntries(Array.from({ length: 400 }, (_, index) => [`field${index}`, index]))) + '\nlet ok = [1]', 'strict', session)
+    const first = checker.checkInSession('interface Row { id: number }\nconst rows: Row[] = []\nconst huge = ' + JSON.stringify(Object.fromEntries(Array.from({ length: 400 }, (_, index) => [`field${index}`, index]))) + '\nconst ok = [1]', 'strict', session)
     assert.equal(first.kept.get('rows'), 'Row[]')
     assert.equal(first.kept.get('huge'), 'any', `over ${MAX_KEPT_TYPE_CHARS} characters`)
     session.merge(first.kept)

@@ -43,6 +43,11 @@ export class KeptNames {
     return this.types.size
   }
 
+  /** The kept names. */
+  names(): Set<string> {
+    return new Set(this.types.keys())
+  }
+
   /** The names and types, in the order they were kept. */
   entries(): readonly (readonly [name: string, type: string])[] {
     return [...this.types]
@@ -127,8 +132,25 @@ function printKeptType(typescript: TypeScript, checker: ts.TypeChecker, identifi
 }
 
 /**
+ * True when `identifier` is declared `const` (or `using`): the only kept names whose value no
+ * run can change without assigning them by name, which {@link writtenNames} sees.
+ */
+function isConstant(typescript: TypeScript, identifier: ts.Identifier): boolean {
+  let node: ts.Node = identifier
+  while (!typescript.isVariableDeclarationList(node)) {
+    if (typescript.isFunctionLike(node) || typescript.isClassLike(node) || typescript.isSourceFile(node)) return false
+    node = node.parent
+  }
+  return (node.flags & typescript.NodeFlags.Constant) !== 0
+}
+
+/**
  * Name → printed type of every name the program keeps, from the checker of the program it just
  * checked. Names the session never keeps, and the namespace of the tools, are left out.
+ *
+ * Only a `const` keeps its type. A `let`, `var`, function or class name can be given another
+ * value by this run after its declaration, by a closure a later run calls, or by code the
+ * program builds at run time: its declared type could refuse a program that runs, so it is `any`.
  */
 export function keptTypes(typescript: TypeScript, checker: ts.TypeChecker, body: readonly ts.Statement[], namespace: string): Map<string, string> {
   const kept = new Map<string, string>()
@@ -137,7 +159,7 @@ export function keptTypes(typescript: TypeScript, checker: ts.TypeChecker, body:
     if (NEVER_KEPT.has(name) || name === namespace) continue
     let type: string
     try {
-      type = printKeptType(typescript, checker, identifier)
+      type = isConstant(typescript, identifier) ? printKeptType(typescript, checker, identifier) : UNKNOWN_KEPT_TYPE
     } catch {
       type = UNKNOWN_KEPT_TYPE
     }
@@ -145,4 +167,55 @@ export function keptTypes(typescript: TypeScript, checker: ts.TypeChecker, body:
     kept.set(name, type)
   }
   return kept
+}
+
+/** Names that run code built from text, which may assign any kept name. */
+const DYNAMIC_CODE_NAMES: ReadonlySet<string> = new Set(['eval', 'Function'])
+
+/**
+ * The names among `candidates` that `body` may assign anywhere (nested functions too: a later
+ * run may call them): as the target of `=`, a compound assignment, `++`/`--`, a destructuring
+ * assignment or a `for...in`/`for...of` head. Matched by name, shadowing ignored: a name counted
+ * once too often only loses its type. A program that names `eval` or `Function` may assign any
+ * of them, in text no check reads.
+ */
+export function writtenNames(typescript: TypeScript, body: ts.Node, candidates: ReadonlySet<string>): Set<string> {
+  const { SyntaxKind } = typescript
+  const written = new Set<string>()
+  let isDynamic = false
+  const target = (node: ts.Node): void => {
+    if (typescript.isParenthesizedExpression(node) || typescript.isNonNullExpression(node) || typescript.isAsExpression(node) || typescript.isSatisfiesExpression(node) || typescript.isTypeAssertionExpression(node)) {
+      target(node.expression)
+    } else if (typescript.isIdentifier(node)) {
+      written.add(node.text)
+    } else if (typescript.isArrayLiteralExpression(node)) {
+      node.elements.forEach(target)
+    } else if (typescript.isObjectLiteralExpression(node)) {
+      for (const property of node.properties) {
+        if (typescript.isShorthandPropertyAssignment(property)) written.add(property.name.text)
+        else if (typescript.isPropertyAssignment(property)) target(property.initializer)
+        else if (typescript.isSpreadAssignment(property)) target(property.expression)
+      }
+    } else if (typescript.isSpreadElement(node)) {
+      target(node.expression)
+    } else if (typescript.isBinaryExpression(node) && node.operatorToken.kind === SyntaxKind.EqualsToken) {
+      // A default inside a pattern: `[a = 1] = list`.
+      target(node.left)
+    }
+  }
+  const visit = (node: ts.Node): void => {
+    if (typescript.isIdentifier(node)) {
+      if (DYNAMIC_CODE_NAMES.has(node.text)) isDynamic = true
+    } else if (typescript.isBinaryExpression(node) && node.operatorToken.kind >= SyntaxKind.FirstAssignment && node.operatorToken.kind <= SyntaxKind.LastAssignment) {
+      target(node.left)
+    } else if ((typescript.isPrefixUnaryExpression(node) || typescript.isPostfixUnaryExpression(node)) && (node.operator === SyntaxKind.PlusPlusToken || node.operator === SyntaxKind.MinusMinusToken)) {
+      target(node.operand)
+    } else if ((typescript.isForInStatement(node) || typescript.isForOfStatement(node)) && !typescript.isVariableDeclarationList(node.initializer)) {
+      target(node.initializer)
+    }
+    typescript.forEachChild(node, visit)
+  }
+  visit(body)
+  if (isDynamic) return new Set(candidates)
+  return new Set([...written].filter((name) => candidates.has(name)))
 }

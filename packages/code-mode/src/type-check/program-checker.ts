@@ -7,9 +7,10 @@ import type { JsonSchema } from '../tool-definition.js'
 import { findCallFailures, type CallFailure } from './call-failures.js'
 import { sdkForChecking } from './checked-sdk.js'
 import { createCheckerService, isIgnoredDiagnostic, PROGRAM_FILE, SDK_FILE, SESSION_FILE } from './checker-service.js'
-import { keptDeclarationsText, keptTypes, UNKNOWN_KEPT_TYPE, type KeptNames } from './kept-names.js'
-import type { ProgramCheck, ProgramDiagnostic, ProgramDiagnosticCategory, TypeCheckMode } from './program-check.js'
-import { createProgramLocator, wrapProgram, type ProgramLocator } from './program-positions.js'
+import { blankHtmlLikeComments } from './html-like-comments.js'
+import { keptDeclarationsText, keptTypes, UNKNOWN_KEPT_TYPE, writtenNames, type KeptNames } from './kept-names.js'
+import { UNCHECKED_PROGRAM, type ProgramCheck, type ProgramDiagnostic, type ProgramDiagnosticCategory, type TypeCheckMode } from './program-check.js'
+import { createProgramLocator, PROGRAM_WRAPPER_HEAD, wrapProgram, type ProgramLocator } from './program-positions.js'
 import { loadTypeScript, type TypeScript } from './typescript-loader.js'
 import { createUnknownMemberTest } from './unknown-members.js'
 
@@ -63,6 +64,12 @@ function isLenientSyntax(code: number): boolean {
   return (code >= 1487 && code <= 1489) || (code >= 1499 && code <= 1538)
 }
 
+/** TypeScript's "Invalid character.", which it also says of identifier letters newer than its Unicode tables. */
+const INVALID_CHARACTER_CODE = 1127
+
+/** A letter the runtime's (newer) Unicode allows in a name. */
+const IDENTIFIER_CHARACTER = /^[\p{ID_Continue}$\u200c\u200d]$/u
+
 /**
  * The longest a check may keep the host's thread: warm checks take tens of milliseconds, and
  * even a first check on a loaded machine stays well under it.
@@ -115,6 +122,12 @@ function innermostNode(typescript: TypeScript, source: ts.SourceFile, position: 
     if (inner === undefined) return node
     node = inner
   }
+}
+
+/** True when the character at `wrappedOffset` (a code point, maybe two UTF-16 units) may stand in a name. */
+function isIdentifierCharacterAt(code: string, wrappedOffset: number): boolean {
+  const codePoint = code.codePointAt(wrappedOffset - PROGRAM_WRAPPER_HEAD.length)
+  return codePoint !== undefined && codePoint > 0x7f && IDENTIFIER_CHARACTER.test(String.fromCodePoint(codePoint))
 }
 
 function suggestionOf(diagnostic: ts.Diagnostic, message: string): string | undefined {
@@ -202,27 +215,39 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     return text
   }
 
-  /** Name → type of what the program just checked keeps: its wrapper function's top-level declarations. */
-  function keptByProgram(): Map<string, string> {
+  /**
+   * Name → type of what the program just checked keeps (its wrapper function's top-level
+   * declarations), and `any` for each name the session kept that the program may assign: its
+   * value, and so its type, is no longer what the declaring run said.
+   */
+  function keptByProgram(session: KeptNames, isUntyped: boolean): Map<string, string> {
     const program = service.getProgram()
-    const wrapper = program?.getSourceFile(PROGRAM_FILE)?.statements[0]
-    if (program === undefined || wrapper === undefined || !typescript.isFunctionDeclaration(wrapper) || wrapper.body === undefined) return new Map()
-    return keptTypes(typescript, program.getTypeChecker(), wrapper.body.statements, namespace)
+    const source = program?.getSourceFile(PROGRAM_FILE)
+    const wrapper = source?.statements[0]
+    if (program === undefined || source === undefined || wrapper === undefined || !typescript.isFunctionDeclaration(wrapper) || wrapper.body === undefined) return new Map()
+    const kept = keptTypes(typescript, program.getTypeChecker(), wrapper.body.statements, namespace)
+    for (const name of writtenNames(typescript, wrapper.body, new Set([...session.names(), ...kept.keys()]))) kept.set(name, UNKNOWN_KEPT_TYPE)
+    if (isUntyped) for (const name of kept.keys()) kept.set(name, UNKNOWN_KEPT_TYPE)
+    return kept
   }
 
   // `check` then `run` of one program (a front end's check command, a retried run) checks once.
   let last: { code: string; mode: string; session: string; check: ProgramCheck; kept?: ReadonlyMap<string, string> } | undefined
 
   function checkProgram(code: string, mode: Exclude<TypeCheckMode, 'off'>, session: KeptNames | undefined): { check: ProgramCheck; kept?: ReadonlyMap<string, string> } {
-    setProgram(wrapProgram(code), performance.now() + timeLimitMs)
+    const wrapped = wrapProgram(code)
+    const blanked = blankHtmlLikeComments(typescript, wrapped)
+    setProgram(blanked ?? wrapped, performance.now() + timeLimitMs)
     try {
       if (session === undefined) {
         setSessionDeclarations('')
-        return { check: sortDiagnostics(code, mode) }
+        return { check: blanked === undefined ? UNCHECKED_PROGRAM : sortDiagnostics(code, mode) }
       }
       sessionDeclarations(session)
-      const check = sortDiagnostics(code, mode)
-      return { check, kept: check.refused ? new Map() : keptByProgram() }
+      // Too many HTML-like comments to read the program as the runtime does: nothing is refused,
+      // and what it keeps is known by name only.
+      const check = blanked === undefined ? UNCHECKED_PROGRAM : sortDiagnostics(code, mode)
+      return { check, kept: check.refused ? new Map() : keptByProgram(session, check === UNCHECKED_PROGRAM) }
     } catch (error) {
       if (error instanceof typescript.OperationCanceledException) throw new Error(`The type check took longer than ${timeLimitMs} ms and was stopped; the program was not checked.`)
       throw error
@@ -233,6 +258,8 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     const locator = createProgramLocator(code)
     const syntactic = service.getSyntacticDiagnostics(PROGRAM_FILE)
     const certainSyntax = syntactic.filter((diagnostic) => !isLenientSyntax(diagnostic.code))
+    // TypeScript misread a name the runtime reads: its parse of the rest cannot be trusted to refuse anything.
+    if (certainSyntax.some((diagnostic) => diagnostic.code === INVALID_CHARACTER_CODE && isIdentifierCharacterAt(code, diagnostic.start ?? 0))) return UNCHECKED_PROGRAM
     if (certainSyntax.length > 0) {
       // The runtime cannot parse it either; type errors of a half-parsed program would only mislead.
       return { refused: true, errors: certainSyntax.slice(0, MAX_DIAGNOSTICS).map((diagnostic) => toProgramDiagnostic(diagnostic, 'syntax', locator)), hints: [] }
