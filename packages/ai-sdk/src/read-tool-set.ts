@@ -79,7 +79,8 @@ export function readToolSet(tools: ToolSet, annotations: Readonly<Record<string,
   const entries: SdkToolEntry[] = []
   for (const [name, tool] of Object.entries(tools)) {
     if (!withApproval && typeof tool === 'object' && tool !== null && needsApproval(tool)) continue
-    entries.push(readTool(name, tool, annotations[name]))
+    // Own keys only: a tool named `constructor` or `toString` has no annotation the prototype could lend it.
+    entries.push(readTool(name, tool, Object.hasOwn(annotations, name) ? annotations[name] : undefined))
   }
   const runnable = new Set(entries.map((entry) => entry.name))
   for (const name of Object.keys(annotations)) {

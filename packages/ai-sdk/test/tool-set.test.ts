@@ -87,6 +87,17 @@ describe('the SDK text of a ToolSet', () => {
     assert.match(text, /\/\*\* Finds notes\. @readOnly \*\/\n {2}find\(args: \{ query: string \}\): Promise<unknown>/)
   })
 
+  it('reads tools named after Object.prototype members, annotated or not, with properties of those names', () => {
+    const names = ['constructor', 'toString', '__proto__', 'hasOwnProperty']
+    const inputSchema = jsonSchema<Record<string, number>>({ type: 'object', properties: Object.fromEntries(names.map((name) => [name, { type: 'number' }])) })
+    const tools: ToolSet = Object.fromEntries(names.map((name) => [name, tool({ description: `The ${name} tool.`, inputSchema, execute: async () => name })]))
+    const text = descriptionOf(tools, { toolAnnotations: Object.fromEntries([['toString', { readOnlyHint: true }]]) })
+    for (const name of names) assert.match(text, new RegExp(`The ${name} tool\\.`))
+    assert.match(text, /The toString tool\. @tool toString @readOnly \*\//)
+    assert.match(text, /The constructor tool\. @tool constructor \*\//)
+    assert.match(text, /constructor\?: number\n {2}toString\?: number\n {2}__proto__\?: number\n {2}hasOwnProperty\?: number/)
+  })
+
   it('leaves out tools that need approval, which toolsNeedingApproval gives back to pass beside run_code', () => {
     const tools = {
       read: tool({ description: 'Reads.', inputSchema: z.object({}), execute: async () => 'text', needsApproval: false }),

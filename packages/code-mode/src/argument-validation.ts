@@ -11,8 +11,10 @@ import type { JsonSchema, ToolArgumentValidator } from './tool-schema.js'
 export type ArgumentCheck = (args: unknown) => string | undefined
 
 // Schemas come from MCP servers and other people's tools: unknown keywords and formats must not
-// make a tool unusable, so Ajv runs lenient and format names are documentation only.
-const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false, allowUnionTypes: true })
+// make a tool unusable, so Ajv runs lenient and format names are documentation only. Properties
+// are the object's own: otherwise `{}` would carry an optional `constructor` or `toString` (the
+// prototype's function), and fail its type.
+const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false, allowUnionTypes: true, ownProperties: true })
 
 function fieldOf(error: ErrorObject): string {
   const segments = error.instancePath.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))

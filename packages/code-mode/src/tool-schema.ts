@@ -77,8 +77,8 @@ function refuseSchema(field: string, toolName: string, value: unknown, rule: str
 function withoutSafeIntegerBounds(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutSafeIntegerBounds)
   if (!isRecord(schema)) return schema
-  const copy: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(schema)) copy[key] = withoutSafeIntegerBounds(value)
+  // Built from entries: an assignment `copy['__proto__'] = ...` would set the prototype and lose a property of that name.
+  const copy: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, withoutSafeIntegerBounds(value)]))
   if (copy.type === 'integer') {
     if (copy.minimum === SAFE_INTEGER_BOUNDS.minimum) delete copy.minimum
     if (copy.maximum === SAFE_INTEGER_BOUNDS.maximum) delete copy.maximum

@@ -62,6 +62,12 @@ describe('Zod and JSON Schema tools', () => {
     assert.match(fromZod.declarations, /note\?: string \| null\n {2}\}\): Promise<\{\n {4}celsius: number\n {4}sky: "clear" \| "cloudy" \| "rain"\n/)
   })
 
+  it('keeps a property named __proto__, or after another Object.prototype member, in the SDK text', () => {
+    const input = z.object(Object.fromEntries(['__proto__', 'constructor', 'toString'].map((name) => [name, z.number().optional()])))
+    const { declarations } = emitSdk([{ name: 'pick', inputSchema: input }])
+    assert.match(declarations, /\{ __proto__\?: number; constructor\?: number; toString\?: number \}/)
+  })
+
   it('reads the input a Zod schema accepts, not what it outputs: defaulted fields stay optional', () => {
     const sdk = emitSdk([{ name: 'page', inputSchema: z.object({ size: z.number().default(10) }), execute: async () => null }] as CodeModeTool[])
     assert.match(sdk.declarations, /page\(args\?: \{ \/\*\* @default 10 \*\/ size\?: number \}\)/)
