@@ -61,7 +61,7 @@ export type { StandardToolSchema, ToolSchema } from './tool-schema.js'
 export { foreignToolSchema, type ForeignSchemaCheck, type ForeignSchemaIssue, type ForeignToolSchemaSource } from './foreign-tool-schema.js'
 
 // SDK emitter: tool definitions → model-facing TypeScript
-export { emitSdk, type EmittedSdk } from './sdk-emitter.js'
+export { emitSdk, fenceTypeScript, type EmittedSdk } from './sdk-emitter.js'
 export { DEFAULT_SDK_EMITTER_OPTIONS, type SdkEmitterOptions } from './sdk-options.js'
 export { preferredMemberName } from './tool-names.js'
 export { schemaToTypeScript, type SchemaToTypeScriptOptions, type SchemaTypeScript } from './schema-to-typescript.js'

@@ -37,12 +37,16 @@ interface ReadTool {
 }
 
 /**
- * A Markdown fence longer than any run of backticks in `text`, so a description that contains
- * a fence of its own cannot close ours and spill the rest of the SDK into prose.
+ * `declarations` in a Markdown `ts` code block whose fence is longer than any run of backticks
+ * inside, so a tool description that holds a fence of its own cannot close it and spill the
+ * rest of the SDK into prose (CommonMark closes a fence only with one at least as long).
+ * @example fenceTypeScript('declare const tools: {}\n') // '```ts\ndeclare const tools: {}\n```\n'
  */
-function codeFence(text: string): string {
-  const longestRun = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length))
-  return '`'.repeat(Math.max(3, longestRun + 1))
+export function fenceTypeScript(declarations: string): string {
+  const longestRun = Math.max(0, ...(declarations.match(/`+/g) ?? []).map((run) => run.length))
+  const fence = '`'.repeat(Math.max(3, longestRun + 1))
+  const body = declarations.endsWith('\n') ? declarations : `${declarations}\n`
+  return `${fence}ts\n${body}${fence}\n`
 }
 
 /** Methods sit one level inside the namespace's braces. */
@@ -156,6 +160,5 @@ export function emitParsedSdk(descriptions: readonly ParsedToolDescription[], op
   const sections = [errorClass, ...typeDeclarations.length === 0 ? [] : [typeDeclarations.join('\n')], `declare const ${namespace}: ${printMembersBlock(methods, '')}`]
   const declarations = `${sections.join('\n\n')}\n`
   const instructions = writeSdkInstructions(resolvedOptions, descriptions.some(toolNeedsApproval))
-  const fence = codeFence(declarations)
-  return { declarations, instructions, text: `${instructions}\n\n${fence}ts\n${declarations}${fence}\n`, memberNames }
+  return { declarations, instructions, text: `${instructions}\n\n${fenceTypeScript(declarations)}`, memberNames }
 }

@@ -20,6 +20,7 @@ describe('public surface of @code-runtime/code-mode', () => {
       'createCodeMode',
       'createCodeModeSession',
       'emitSdk',
+      'fenceTypeScript',
       'foreignToolSchema',
       'formatJsonValue',
       'formatProgramDiagnostics',

@@ -12,7 +12,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import { CodeModeError, DEFAULT_MAX_RESULT_CHARS, RUN_CODE_INPUT_SCHEMA, RUN_CODE_SESSION_INPUT_SCHEMA, type CodeMode, type CodeModeRuntime, type TypeCheckMode } from '@code-runtime/code-mode'
+import { CodeModeError, DEFAULT_MAX_RESULT_CHARS, fenceTypeScript, RUN_CODE_INPUT_SCHEMA, RUN_CODE_SESSION_INPUT_SCHEMA, type CodeMode, type CodeModeRuntime, type TypeCheckMode } from '@code-runtime/code-mode'
 import type { CodeSessionOptions } from '@code-runtime/core'
 import { clientApprover, DEFAULT_APPROVAL_FALLBACK, type ApprovalFallback } from './client-approval.js'
 import { ClientSessions } from './client-sessions.js'
@@ -165,7 +165,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
       }
       const { declarations, unknown } = declarationsFor(catalog, members)
       if (unknown.length > 0) return textResult(unknownMembersMessage(catalog, unknown), true)
-      return textResult(`\`\`\`ts\n${declarations}\`\`\``, false)
+      return textResult(fenceTypeScript(declarations), false)
     }
     if (name !== 'run_code') {
       throw new ProtocolError(ErrorCode.InvalidParams, unknownToolMessage(catalog, name, listTools().map((tool) => tool.name)))

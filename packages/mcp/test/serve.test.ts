@@ -219,6 +219,8 @@ describe('code-runtime serve with small budgets', () => {
     assert.match(text, /memory_create_entities\(args: \{ entities: Entity\[\] \}\)/)
     assert.match(text, /flaky_echo\(args: \{ text: string \}\)/)
     assert.doesNotMatch(text, /memory_read_graph/)
+    // The description's own ``` fence sits inside a longer one: the whole answer is one code block.
+    assert.match(text, /^````ts\n[^]*\* ```js\n[^]*\n````\n$/)
     const unknown = await serve.client.callTool({ name: 'get_tool_types', arguments: { tools: ['memory_create_entity'] } })
     assert.equal(unknown.isError, true)
     assert.match(textOf(unknown as Parameters<typeof textOf>[0]), /^Unknown member: memory_create_entity; the closest members: memory_create_entities, /)
