@@ -54,11 +54,6 @@ export const DEFAULT_HEARTBEAT_MS = 500
 // With heartbeats every 500 ms, silence is noticed 1 500 to 2 000 ms after the other side went away.
 export const DEFAULT_LOST_AFTER_MS = 1_500
 
-/** How often one side looks at the other's silence: a fraction of the beat, so loss is seen soon after lostAfterMs. */
-export function silenceCheckMs(heartbeatMs: number): number {
-  return Math.max(10, Math.min(100, Math.floor(heartbeatMs / 4)))
-}
-
 const CONNECTION_FIELDS = ['servers', 'user', 'pass', 'token', 'subjectPrefix'] as const
 const RUNTIME_FIELDS = [...CONNECTION_FIELDS, 'computeMs', 'maxWallMs', 'maxOutputBytes', 'maxQueueMs', 'heartbeatMs', 'lostAfterMs', 'maxSessions'] as const
 

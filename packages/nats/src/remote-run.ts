@@ -17,7 +17,8 @@ import {
   type CodeRunResult,
   type ValidatedRunRequest,
 } from '@code-runtime/core'
-import { silenceCheckMs, type NatsRuntimeConfig } from './config.js'
+import type { NatsRuntimeConfig } from './config.js'
+import { SilenceMonitor } from './silence-monitor.js'
 import {
   decodeRefusal,
   decodeCallRequest,
@@ -138,7 +139,7 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
     }
   })
   let runner: string | undefined = target?.runner
-  let lastRunnerBeat = performance.now()
+  let silence: SilenceMonitor | undefined
   let rejection: CodeRuntimeError | undefined
 
   // The caller's observer may throw or reject: that must not reach NATS's callback, nor the run.
@@ -209,14 +210,14 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
       if (error !== null || settled) return
       const kind = message.subject.slice(reply.length + 1)
       if (kind === 'beat') {
-        lastRunnerBeat = performance.now()
+        silence?.heard()
       } else if (kind === 'log') {
         const log = decodeLogMessage(message.data)
         if (log === undefined) return
         logs.push(log.text)
         deliverLog(log.text)
       } else if (kind === 'call') {
-        lastRunnerBeat = performance.now()
+        silence?.heard()
         void answerCall(message)
       } else if (kind === 'refused') {
         const refused = decodeRefusal(message.data)
@@ -280,7 +281,6 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
     }
     if (stop.aborted) onStop()
 
-    lastRunnerBeat = performance.now()
     const claimedRunner: string = runner
     timers.push(setInterval(() => {
       try {
@@ -289,13 +289,11 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
         // Reconnecting: the runner's silence check is the one that counts.
       }
     }, config.heartbeatMs))
-    // Silence is looked at more often than beats are sent: a lost runner is noticed soon after lostAfterMs, not up to a beat later.
-    timers.push(setInterval(() => {
-      const silentMs = performance.now() - lastRunnerBeat
-      if (silentMs > config.lostAfterMs) {
-        settle(failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${claimedRunner} stopped answering (silent for ${Math.round(silentMs)} ms, lostAfterMs ${config.lostAfterMs}); the run is lost and not retried, since its binding calls may already have had effects.` }, logs, elapsed(), claimedRunner))
-      }
-    }, silenceCheckMs(config.heartbeatMs)))
+    silence = new SilenceMonitor({
+      lostAfterMs: config.lostAfterMs,
+      heartbeatMs: config.heartbeatMs,
+      onLost: (silentMs) => settle(failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${claimedRunner} stopped answering (silent for ${Math.round(silentMs)} ms, lostAfterMs ${config.lostAfterMs}); the run is lost and not retried, since its binding calls may already have had effects.` }, logs, elapsed(), claimedRunner)),
+    })
     // A backstop past the runner's own wall ceiling: a run never outlives it by much, whatever happens.
     timers.push(setTimeout(() => settle(failed(config.maxOutputBytes, { kind: 'timeout', message: `Stopped after ${config.maxWallMs} ms of wall time (maxWallMs).` }, logs, elapsed(), claimedRunner)), config.maxWallMs + config.lostAfterMs))
     const result = await outcome
@@ -305,6 +303,7 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
     settled = true
     stop.removeEventListener('abort', onStop)
     for (const timer of timers) clearTimeout(timer)
+    silence?.stop()
     traffic.unsubscribe()
   }
 }

@@ -17,6 +17,7 @@ import {
 import { decodeSessionEnded, decodeSessionOpenReply, encodeMessage, PROTOCOL_VERSION } from './protocol.js'
 import { claimRunner, runRemotely, type RemoteRunContext } from './remote-run.js'
 import { runReplySubject, sessionSubject } from './subjects.js'
+import { SilenceMonitor } from './silence-monitor.js'
 
 function newClaimId(): string {
   return createInbox().split('.').at(-1) as string
@@ -64,7 +65,7 @@ export class RemoteSession implements CodeSession {
   private readonly claim: string
   private readonly traffic: Subscription
   private readonly heartbeat: ReturnType<typeof setInterval>
-  private lastRunnerBeat = performance.now()
+  private readonly runnerSilence: SilenceMonitor
   private readonly inFlight = new Set<Promise<CodeRunResult>>()
   private readonly closing = new AbortController()
   /** Told when the session is forgotten (disposed, or never opened): the runtime stops counting it. */
@@ -77,7 +78,7 @@ export class RemoteSession implements CodeSession {
     this.traffic = context.connection.subscribe(`${reply}.*`, {
       callback: (error, message) => {
         if (error !== null) return
-        this.lastRunnerBeat = performance.now()
+        this.runnerSilence.heard()
         if (message.subject === runReplySubject(reply, 'ended')) {
           const ended = decodeSessionEnded(message.data)
           if (ended !== undefined && this.ended === undefined) this.ended = ended.reason
@@ -85,13 +86,19 @@ export class RemoteSession implements CodeSession {
       },
     })
     const { config, connection } = context
+    this.runnerSilence = new SilenceMonitor({
+      lostAfterMs: config.lostAfterMs,
+      heartbeatMs: config.heartbeatMs,
+      onLost: () => {
+        this.ended ??= 'lost'
+      },
+    })
     this.heartbeat = setInterval(() => {
       try {
         connection.publish(sessionSubject(config.subjectPrefix, runner, 'beat', claim))
       } catch {
         // Reconnecting: the runner's silence check is the one that counts.
       }
-      if (this.ended === undefined && performance.now() - this.lastRunnerBeat > config.lostAfterMs) this.ended = 'lost'
     }, config.heartbeatMs)
   }
 
@@ -102,13 +109,13 @@ export class RemoteSession implements CodeSession {
   /** Called once the runner opened it: its id names it in every failure. */
   opened(id: string): void {
     this.id = id
-    this.lastRunnerBeat = performance.now()
+    this.runnerSilence.heard()
   }
 
   async run(request: CodeRunRequest): Promise<CodeRunResult> {
     if (this.ended === 'disposed') throw new CodeRuntimeError('CODE_RUNTIME_SESSION_CLOSED', `The session ${this.id} was disposed; open a new one.`)
     const validated = validateRunRequest(request)
-    if (this.ended === 'lost' && performance.now() - this.lastRunnerBeat > this.context.config.lostAfterMs) {
+    if (this.ended === 'lost' && this.runnerSilence.isLost) {
       // Its runner is gone: nobody is left to say so, so we do, as a local session whose substrate died.
       return {
         logs: [],
@@ -145,6 +152,7 @@ export class RemoteSession implements CodeSession {
   /** Stops listening and beating. */
   forget(): void {
     clearInterval(this.heartbeat)
+    this.runnerSilence.stop()
     this.traffic.unsubscribe()
     this.onForget?.()
     this.onForget = undefined

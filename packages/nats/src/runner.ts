@@ -11,7 +11,8 @@ import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import { createInbox } from '@nats-io/transport-node'
 import type { CodeBindingCall, CodeBindingFunction, CodeBindingNamespace, CodeJsonValue, CodeRunRequest, CodeRunResult, CodeRuntime, CodeSession, StartedCodeRuntime } from '@code-runtime/core'
 import { CodeRuntimeError, readConfigObject, readIntegerField, refuseConfigField, stringifyJsonValue, thrownMessage, type ConfigRecord } from '@code-runtime/core'
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_LOST_AFTER_MS, readConnectionFields, silenceCheckMs, type NatsConnectionConfig } from './config.js'
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_LOST_AFTER_MS, readConnectionFields, type NatsConnectionConfig } from './config.js'
+import { SilenceMonitor } from './silence-monitor.js'
 import { connectNats } from './connection.js'
 import { decodeAbortMessage, decodeCallReply, decodeClaimRequest, decodeSessionOpenRequest, decodeStartRequest, encodeEndMessage, encodeMessage, type RunBudgets, type StartRequest } from './protocol.js'
 import { claimSubject, loadSubject, runControlSubject, runnerQueue, runReplySubject, sessionSubject, startSubject, SUBJECT_TOKEN_PATTERN } from './subjects.js'
@@ -59,14 +60,14 @@ interface HeldSession {
   readonly globalId: string
   readonly localIdPattern: RegExp
   readonly reply: string
-  lastCallerBeat: number
+  readonly callerSilence: SilenceMonitor
   lastBeatSent: number
   readonly runs: Set<Promise<void>>
   notified: boolean
   readonly watcher: ReturnType<typeof setInterval>
 }
 
-/** How often a held session is looked at: its end reason, its caller's silence. */
+/** How often a held session is looked at: its end reason, and whether it is time for a beat. */
 const SESSION_WATCH_MS = 25
 
 interface ActiveRun {
@@ -184,6 +185,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     const held = sessions.get(claim)
     if (held === undefined) return
     clearInterval(held.watcher)
+    held.callerSilence.stop()
     sessions.delete(claim)
     release(claim)
   }
@@ -217,9 +219,15 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     // Named across the fleet: the backend's own id is unique only on this runner.
     const globalId = `${id}/${local.id}`
     // Watched often, so that an expiry reaches the caller about when it happens; beats go at heartbeatMs.
-    const held: HeldSession = { local, globalId, localIdPattern: new RegExp(`${local.id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![0-9A-Za-z])`, 'g'), reply: open.reply, lastCallerBeat: performance.now(), lastBeatSent: 0, runs: new Set(), notified: false, watcher: setInterval(() => watch(open.session, held), SESSION_WATCH_MS) }
+    const held: HeldSession = { local, globalId, localIdPattern: new RegExp(`${local.id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![0-9A-Za-z])`, 'g'), reply: open.reply, callerSilence: new SilenceMonitor({ lostAfterMs, heartbeatMs, onLost: () => endHeldSession(open.session) }), lastBeatSent: 0, runs: new Set(), notified: false, watcher: setInterval(() => watch(held), SESSION_WATCH_MS) }
     sessions.set(open.session, held)
     message.respond(encodeMessage({ ok: true, id: globalId }))
+  }
+  /** A held session whose caller fell silent: its slot is freed and its variables are dropped. */
+  function endHeldSession(claim: string): void {
+    const held = sessions.get(claim)
+    endSession(claim)
+    void held?.local.dispose()
   }
   /** Tells the caller, once, that the session ended on its own (expired, lost). */
   function notifyEnd(held: HeldSession): void {
@@ -232,7 +240,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       // Reconnecting: its later runs say it.
     }
   }
-  function watch(claim: string, held: HeldSession): void {
+  function watch(held: HeldSession): void {
     notifyEnd(held)
     if (performance.now() - held.lastBeatSent >= heartbeatMs) {
       held.lastBeatSent = performance.now()
@@ -242,10 +250,6 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
         // Reconnecting: the caller's silence check is the one that counts.
       }
     }
-    if (performance.now() - held.lastCallerBeat > lostAfterMs) {
-      endSession(claim)
-      void held.local.dispose()
-    }
   }
   const sessionControl = connection.subscribe(`${prefix}.runner.${id}.session.*.*`, {
     callback: (error, message) => {
@@ -254,7 +258,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       const [claim, kind] = message.subject.split('.').slice(-2)
       const held = claim === undefined ? undefined : sessions.get(claim)
       if (kind === 'beat') {
-        if (held !== undefined) held.lastCallerBeat = performance.now()
+        held?.callerSilence.heard()
         return
       }
       if (kind !== 'close' || claim === undefined) return
@@ -270,12 +274,12 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
   })
 
   async function execute(start: StartRequest, controller: AbortController, held?: HeldSession): Promise<void> {
-    let lastCallerBeat = performance.now()
+    const silence = new SilenceMonitor({ lostAfterMs, heartbeatMs, onLost: () => controller.abort('The caller is gone (no heartbeat); the run was stopped.') })
     const control = connection.subscribe(`${prefix}.runner.${id}.run.${start.run}.*`, {
       callback: (error, message) => {
         // A permission refused (or a subscription closed) arrives as an error with no message.
         if (error !== null) return
-        if (message.subject === runControlSubject(prefix, id, start.run, 'beat')) lastCallerBeat = performance.now()
+        if (message.subject === runControlSubject(prefix, id, start.run, 'beat')) silence.heard()
         else if (message.subject === runControlSubject(prefix, id, start.run, 'abort')) controller.abort(decodeAbortMessage(message.data)?.reason ?? 'Aborted by the caller.')
       },
     })
@@ -301,9 +305,6 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     }
     const calls = { next: 0 }
     const heartbeat = setInterval(() => publish('beat'), heartbeatMs)
-    const silence = setInterval(() => {
-      if (performance.now() - lastCallerBeat > lostAfterMs) controller.abort('The caller is gone (no heartbeat); the run was stopped.')
-    }, silenceCheckMs(heartbeatMs))
     try {
       const request: { -readonly [K in keyof CodeRunRequest]: CodeRunRequest[K] } = {
         program: start.program,
@@ -316,7 +317,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       if (held === undefined) {
         publishEnd(await (await backendFor(start.budgets)).runtime.run(request))
       } else {
-        held.lastCallerBeat = performance.now()
+        held.callerSilence.heard()
         let result: CodeRunResult
         try {
           result = await held.local.run(request)
@@ -334,7 +335,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       publishEnd({ logs: [], error: { kind: 'worker-exit', message: `The runner ${id} could not run the program: ${thrownMessage(error)}` }, usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] })
     } finally {
       clearInterval(heartbeat)
-      clearInterval(silence)
+      silence.stop()
       control.unsubscribe()
     }
   }
