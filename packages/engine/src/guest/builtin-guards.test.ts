@@ -37,6 +37,12 @@ const SAME_RESULTS = [
   '(() => { let calls = 0; [1, 2, 3].fill(0, { valueOf() { calls++; return 1 } }); return calls })()',
   '"aaa".replaceAll("a", "b")', '"a.b.c".replaceAll(".", "")', '"abcb".match(/b/g)', '"abcb".replace(/b/g, "x")', 'JSON.parse("[1,{\\"a\\":2}]", (k, v) => typeof v === "number" ? v + 1 : v)',
   '[1, 2, 3].reduce((a, b) => a + b)', '[1, 2, 3].findLast((x) => x < 3)', 'Array.prototype.unshift.call({ length: 1, 0: "a" }, "b")',
+  '[..."héllo👋"]', 'Math.max(..."1293")', '[...new Uint8Array([1, 2, 3])]', 'Array.from(new Uint16Array([4, 5]).entries())', '[...new Int8Array(2).keys()]',
+  '(() => { const seen = []; for (const c of new String("ab")) seen.push(c); return seen })()', 'Array.from("ab"[Symbol.iterator]())',
+  '(() => { try { String.prototype[Symbol.iterator].call(null) } catch (error) { return error.constructor.name } })()',
+  '(() => { try { String.prototype[Symbol.iterator].call(Symbol()) } catch (error) { return error.constructor.name } })()',
+  '(() => { try { Uint8Array.prototype.values.call([]) } catch (error) { return error.constructor.name } })()',
+  '[String.prototype[Symbol.iterator].name, String.prototype[Symbol.iterator].length, Uint8Array.prototype.values.name, Uint8Array.prototype[Symbol.iterator] === Uint8Array.prototype.values]',
   '[Array.prototype.flat.length, Array.prototype.flatMap.length, Array.prototype.concat.length, Array.from.length, "".split.length, Array.prototype.indexOf.length, JSON.parse.length]',
 ]
 
@@ -68,6 +74,10 @@ describe('builtin guards', () => {
       ['Object.keys("ab")', 'ok'], ['Object.keys("abc")', 'RangeError'], ['Object.values(new String("abc"))', 'RangeError'], ['Object.entries(new Uint8Array(3))', 'RangeError'],
       ['Reflect.ownKeys(new String("abc"))', 'RangeError'], ['"a".repeat(40).match(/a/g)', 'RangeError'], ['"a".repeat(40).replace(/a/g, "")', 'RangeError'],
       ['"a".repeat(40).replaceAll("a", "")', 'RangeError'], ['"a".repeat(40).replaceAll("b", "")', 'ok'], ['JSON.parse("[" + "0,".repeat(40) + "0]")', 'RangeError'],
+      ['[..."a".repeat(33)]', 'RangeError'], ['[..."a".repeat(32)]', 'ok'], ['Math.max(..."1".repeat(33))', 'RangeError'], ['for (const c of "a".repeat(33)) {}', 'RangeError'],
+      ['Array.from(new String("a".repeat(33)))', 'RangeError'], ['"a".repeat(33)[Symbol.iterator]()', 'RangeError'],
+      ['[...new Uint8Array(33)]', 'RangeError'], ['[...new Uint8Array(32)]', 'ok'], ['Array.from(new Uint8Array(33))', 'RangeError'], ['new Float64Array(33).entries()', 'RangeError'],
+      ['new Uint8Array(33).keys()', 'RangeError'], ['new Uint8Array(33).subarray(1).values()', 'ok'],
       ['[new Array(20).fill(1), new Array(20).fill(1)].flat()', 'RangeError'], ['[new Array(40)].flat()', 'ok'],
     ]
     for (const [expression, expected] of cases) assert.equal(guarded(outcomeOf(expression)), expected, expression)

@@ -417,6 +417,14 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const stringSplit = String.prototype.split
   const splitSymbol = Symbol.split
   const typedArrayLength = getOwnPropertyDescriptor(getPrototypeOf(Uint8Array.prototype) as object, 'length')?.get as (this: unknown) => number
+  /** A typed array's length, or `undefined` for anything else (a typed-array method given one throws its own TypeError). */
+  function typedArrayLengthOf(value: unknown): number | undefined {
+    try {
+      return apply(typedArrayLength, value, []) as number
+    } catch {
+      return undefined
+    }
+  }
   function toUint32(value: unknown): number {
     const number = NumberConstructor(value)
     if (number !== number || number === Infinity || number === -Infinity) return 0
@@ -532,11 +540,8 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   function indexKeyCount(value: unknown): number {
     if (typeof value === 'string') return value.length
     if (typeof value !== 'object' || value === null || isProxy(value)) return 0
-    try {
-      return apply(typedArrayLength, value, []) as number
-    } catch {
-      // Not a typed array.
-    }
+    const typedLength = typedArrayLengthOf(value)
+    if (typedLength !== undefined) return typedLength
     const length = stableLength(value)
     // A String object's own `length` is its string's, not writable: trustworthy.
     if (length !== undefined && !(getOwnPropertyDescriptor(value, 'length')?.writable ?? true)) return length
@@ -561,6 +566,52 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   }
   for (const name of ['keys', 'values', 'entries', 'getOwnPropertyNames', 'getOwnPropertyDescriptors', 'assign', 'freeze', 'seal']) guardKeys(ObjectConstructor, 'Object', name)
   guardKeys(Reflect, 'Reflect', 'ownKeys')
+
+  // --- Iterators a spread collects inside V8 ---------------------------------------------------
+  // `[...text]`, `f(...text)`, `Math.max(...bytes)` and `Array.from(text[Symbol.iterator]())`
+  // gather every value of a string's or typed array's iterator into one array in native code.
+  // Nothing of the program runs between two steps, and the array's last growth asks the heap for
+  // one block larger than what the worker's heap cap leaves: V8 then aborts the whole process (the
+  // worker's near-heap-limit grace is a few MiB), not just the worker. So the iterator of a string
+  // or typed array longer than the limit is refused when it is made; a loop over the indexes is
+  // an ordinary loop the budgets stop.
+  const stringIteratorFix = 'Loop over its indexes instead (for (let i = 0; i < text.length; i++)), or iterate smaller pieces of it.'
+  const StringPrototype = String.prototype as unknown as Record<symbol, Native>
+  const nativeStringIterator = StringPrototype[iteratorSymbol] as Native
+  const stringIteratorMethods = {
+    [iteratorSymbol](this: unknown): unknown {
+      if (this === null || this === undefined || typeof this === 'symbol') return apply(nativeStringIterator, this, [])
+      // ToString once here, so the native method gets a primitive it cannot convert again.
+      const text = StringConstructor(this)
+      if (text.length > maxLength) refuseText('A string iterator', text.length, maxLength, stringIteratorFix)
+      return apply(nativeStringIterator, text, [])
+    },
+  }
+  defineProperty(stringIteratorMethods[iteratorSymbol], 'length', { value: 0, configurable: true })
+  defineProperty(StringPrototype, iteratorSymbol, { value: stringIteratorMethods[iteratorSymbol], writable: true, configurable: true, enumerable: false })
+
+  const TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype) as Record<PropertyKey, Native>
+  function guardTypedArrayIterator(name: 'values' | 'keys' | 'entries'): Native {
+    const native = TypedArrayPrototype[name] as Native
+    const guarded = {
+      [name](this: unknown): unknown {
+        const length = typedArrayLengthOf(this)
+        if (length !== undefined && length > maxLength) refuse(`%TypedArray%.prototype.${name}`, length)
+        return apply(native, this, [])
+      },
+    }[name] as Native
+    defineProperty(guarded, 'length', { value: 0, configurable: true })
+    defineProperty(TypedArrayPrototype, name, { value: guarded, writable: true, configurable: true, enumerable: false })
+    return guarded
+  }
+  const nativeTypedArrayValues = TypedArrayPrototype.values
+  const guardedTypedArrayValues = guardTypedArrayIterator('values')
+  guardTypedArrayIterator('keys')
+  guardTypedArrayIterator('entries')
+  // `values` and `[Symbol.iterator]` are one function object; they stay one.
+  if (TypedArrayPrototype[iteratorSymbol] === nativeTypedArrayValues) {
+    defineProperty(TypedArrayPrototype, iteratorSymbol, { value: guardedTypedArrayValues, writable: true, configurable: true, enumerable: false })
+  }
 
   // Array.from over an array-like walks its length natively; over an iterable it takes one step
   // per value (a string: one per character).
