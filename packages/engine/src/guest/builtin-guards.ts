@@ -41,7 +41,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const maxLength = limits.maxArrayLength
   const ObjectConstructor = Object
   const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf, setPrototypeOf, hasOwn, keys: objectKeys } = Object
-  const { apply, get: reflectGet } = Reflect
+  const { apply, get: reflectGet, has: reflectHas } = Reflect
   const isArray = Array.isArray
   const ProxyConstructor = Proxy
   const RangeErrorConstructor = RangeError
@@ -166,6 +166,12 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     readonly lazy: boolean
     /** Indexes the native method visits or creates, from the length and the converted arguments. */
     count(length: number, args: readonly unknown[]): number
+    /**
+     * The method written out as the spec's loop, for a walk longer than the limit: the program's
+     * own code then, which the compute budget stops, and exact where a refusal would not be (a
+     * search that finds its element early, `some` that stops at the first). Absent: refused.
+     */
+    readonly loop?: (object: object, length: number, args: readonly unknown[]) => unknown
   }
   /**
    * An argument as an integer. By the time a count is computed every numeric argument is a number
@@ -182,18 +188,84 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     const to = argAt(args, position + 1) === undefined ? length : relativeIndex(integerAt(args, position + 1), length)
     return max(to - from, 0)
   }
+  // The spec's loops of the searches and the callback walkers (ECMA-262 23.1.3), over a length
+  // and numeric arguments already read and converted once, as the guard hands them over.
+  /** Where indexOf and includes start: a relative fromIndex, -Infinity as 0. */
+  const searchStart = (length: number, args: readonly unknown[]): number => relativeIndex(integerAt(args, 1), length)
+  function indexOfLoop(object: object, length: number, args: readonly unknown[]): number {
+    const search = argAt(args, 0)
+    for (let index = searchStart(length, args); index < length; index++) {
+      if (reflectHas(object, index) && reflectGet(object, index) === search) return index
+    }
+    return -1
+  }
+  function includesLoop(object: object, length: number, args: readonly unknown[]): boolean {
+    const search = argAt(args, 0)
+    for (let index = searchStart(length, args); index < length; index++) {
+      const element = reflectGet(object, index)
+      if (element === search || (element !== element && search !== search)) return true
+    }
+    return false
+  }
+  /** Where lastIndexOf starts: `length - 1` without a fromIndex, -1 when there is nothing to search. */
+  function lastIndexOfStart(length: number, args: readonly unknown[]): number {
+    if (args.length < 2) return length - 1
+    const from = integerAt(args, 1)
+    return max(min(from < 0 ? length + from : from, length - 1), -1)
+  }
+  function lastIndexOfLoop(object: object, length: number, args: readonly unknown[]): number {
+    const search = argAt(args, 0)
+    for (let index = lastIndexOfStart(length, args); index >= 0; index--) {
+      if (reflectHas(object, index) && reflectGet(object, index) === search) return index
+    }
+    return -1
+  }
+  function requireCallable(value: unknown, name: string): void {
+    // Described by its type only: converting it to a string could run the program's code.
+    if (typeof value !== 'function') throw new TypeErrorConstructor(`Array.prototype.${name}: the callback is not a function (got ${value === null ? 'null' : typeof value})`)
+  }
+  function predicateLoop(object: object, length: number, args: readonly unknown[], name: 'every' | 'some' | 'forEach'): unknown {
+    const callback = argAt(args, 0)
+    requireCallable(callback, name)
+    const thisArg = argAt(args, 1)
+    for (let index = 0; index < length; index++) {
+      if (!reflectHas(object, index)) continue
+      const verdict = apply(callback as Native, thisArg, [reflectGet(object, index), index, object])
+      if (name === 'every' && !verdict) return false
+      if (name === 'some' && verdict) return true
+    }
+    return name === 'every' ? true : name === 'some' ? false : undefined
+  }
+  function reduceLoop(object: object, length: number, args: readonly unknown[], step: 1 | -1): unknown {
+    const name = step === 1 ? 'reduce' : 'reduceRight'
+    const callback = argAt(args, 0)
+    requireCallable(callback, name)
+    let index = step === 1 ? 0 : length - 1
+    const inBounds = (at: number): boolean => (step === 1 ? at < length : at >= 0)
+    let accumulator: unknown
+    if (args.length >= 2) {
+      accumulator = args[1]
+    } else {
+      while (inBounds(index) && !reflectHas(object, index)) index += step
+      if (!inBounds(index)) throw new TypeErrorConstructor(`Array.prototype.${name} of an empty array with no initial value`)
+      accumulator = reflectGet(object, index)
+      index += step
+    }
+    for (; inBounds(index); index += step) {
+      if (reflectHas(object, index)) accumulator = apply(callback as Native, undefined, [accumulator, reflectGet(object, index), index, object])
+    }
+    return accumulator
+  }
+
   const wholeWalk: Walk = { numeric: [], lazy: false, count: (length) => length }
   const walks: Record<string, Walk> = {
-    indexOf: { numeric: [1], lazy: true, count: (length, args) => length - relativeIndex(integerAt(args, 1), length) },
-    includes: { numeric: [1], lazy: true, count: (length, args) => length - relativeIndex(integerAt(args, 1), length) },
+    indexOf: { numeric: [1], lazy: true, count: (length, args) => length - relativeIndex(integerAt(args, 1), length), loop: indexOfLoop },
+    includes: { numeric: [1], lazy: true, count: (length, args) => length - relativeIndex(integerAt(args, 1), length), loop: includesLoop },
     lastIndexOf: {
       numeric: [1],
       lazy: true,
-      count: (length, args) => {
-        if (args.length < 2) return length
-        const from = integerAt(args, 1)
-        return max(min(from < 0 ? length + from : from, length - 1) + 1, 0)
-      },
+      count: (length, args) => lastIndexOfStart(length, args) + 1,
+      loop: lastIndexOfLoop,
     },
     // fill writes every index of its range: on a sparse array or array-like that is also an
     // allocation of as many elements.
@@ -211,8 +283,12 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     unshift: { lazy: false, numeric: [], count: (length, args) => (args.length === 0 ? 0 : length) },
     with: { lazy: false, numeric: [0], count: (length) => length },
   }
-  for (const name of ['join', 'toLocaleString', 'reverse', 'every', 'some', 'forEach', 'map', 'filter', 'reduce', 'reduceRight',
-    'sort', 'toSorted', 'toReversed', 'shift']) walks[name] = wholeWalk
+  for (const name of ['join', 'toLocaleString', 'reverse', 'map', 'filter', 'sort', 'toSorted', 'toReversed', 'shift']) walks[name] = wholeWalk
+  walks.every = { ...wholeWalk, loop: (object, length, args) => predicateLoop(object, length, args, 'every') }
+  walks.some = { ...wholeWalk, loop: (object, length, args) => predicateLoop(object, length, args, 'some') }
+  walks.forEach = { ...wholeWalk, loop: (object, length, args) => predicateLoop(object, length, args, 'forEach') }
+  walks.reduce = { ...wholeWalk, loop: (object, length, args) => reduceLoop(object, length, args, 1) }
+  walks.reduceRight = { ...wholeWalk, loop: (object, length, args) => reduceLoop(object, length, args, -1) }
   // Not guarded: find, findIndex, findLast and findLastIndex call their predicate at every index,
   // holes included, and that call lets the thread be stopped (measured, even with a built-in
   // predicate such as Boolean).
@@ -229,6 +305,11 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
 
   function guardArrayMethod(name: string, walk: Walk): void {
     const native = (ArrayPrototype as unknown as Record<string, Native>)[name] as Native
+    const { loop } = walk
+    function overLimit(object: object, length: number, args: readonly unknown[], count: number): unknown {
+      if (loop === undefined) refuse(`Array.prototype.${name}`, count)
+      return loop(object, length, args)
+    }
     const guarded = {
       [name](this: unknown, ...args: unknown[]): unknown {
         // The common case: a genuine array (its length is an own data property no code can answer)
@@ -236,7 +317,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
         if (isArray(this) && numericReady(args, walk.numeric) && notProxy(this)) {
           const length = (this as unknown[]).length
           const count = walk.count(length, args)
-          if (count > maxLength) refuse(`Array.prototype.${name}`, count)
+          if (count > maxLength) return overLimit(this, length, args, count)
           return apply(native, this, args)
         }
         if (this === null || this === undefined) return apply(native, this, args)
@@ -254,7 +335,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
         const stable = stableLength(object)
         const receiver = stable !== undefined ? (object === this ? this : object) : pinned(object, { length })
         const count = walk.count(stable ?? length, converted)
-        if (count > maxLength) refuse(`Array.prototype.${name}`, count)
+        if (count > maxLength) return overLimit(object, stable ?? length, converted, count)
         const result = apply(native, receiver, converted)
         // A method that returns its receiver must not return the stand-in.
         return result === receiver ? object : result
@@ -355,7 +436,6 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   // flat and flatMap walk nested arrays the receiver's length says nothing about; they are
   // written out here, as the spec does, so the walk is a loop the compute budget can stop.
   const nativeMap = ArrayPrototype.map
-  const reflectHas = Reflect.has
   function createDataProperty(target: object, index: number, value: unknown): void {
     // A prototype-less descriptor: a `get` planted on Object.prototype must not turn it into an accessor.
     defineProperty(target, index, setPrototypeOf({ value, writable: true, enumerable: true, configurable: true }, null) as PropertyDescriptor)
