@@ -3,7 +3,8 @@
  * sandbox allows refuses with a `RangeError` the program can catch, and the host, and the runtime,
  * carry on. Each program here once made V8 abort the whole process on the worker-thread backend
  * (an array grown inside one native call past what the heap cap leaves): these checks run in the
- * test runner's own process, so a regression ends the whole test run, not just one check.
+ * test runner's own process, so a regression ends the whole test run, not just one check. And the
+ * limits change nothing for a call that stops early, however large its receiver says it is.
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
@@ -42,6 +43,21 @@ export function describeBuiltinLimits(target: ConformanceTarget): void {
         assertValue(await runProgram(runtime(), { program: 'return 6 * 7', bindings: [] }), 42)
       })
     }
+
+    // A guard must not change the language: a search or a predicate over a huge array-like that
+    // stops early answers exactly as the specification says.
+    void it('answers a search or predicate that stops early on a huge array-like as the language does', async () => {
+      const result = await runProgram(runtime(), {
+        program: programLines(
+          'const huge = { length: 2 ** 53 - 1, 0: 1, 3: "x", [2 ** 53 - 2]: "last" }',
+          'const from = Array.prototype',
+          'return [from.indexOf.call(huge, "x"), from.lastIndexOf.call(huge, "last"), from.lastIndexOf.call(huge, "x", 10), from.includes.call(huge, 1),',
+          '  from.some.call(huge, (value) => value === 1), from.every.call(huge, (value) => value !== 1)]',
+        ),
+        bindings: [],
+      })
+      assertValue(result, [3, 2 ** 53 - 2, 3, true, true, false])
+    })
 
     void it('lets the program catch the refusal and carry on in the same run', async () => {
       const result = await runProgram(runtime(), {
