@@ -16,6 +16,7 @@
  * })
  * ```
  */
+import { describeBuiltinLimits } from './builtin-limits.js'
 import { describeCallSitePositions } from './call-site-positions.js'
 import { describeDeepValues } from './deep-values.js'
 import { describeFailureKinds } from './failure-kinds.js'
@@ -53,6 +54,7 @@ export function runConformanceSuite(target: ConformanceTarget): void {
   describeLosslessJson(target)
   describeDeepValues(target)
   describePoisonedRealm(target)
+  describeBuiltinLimits(target)
   describeOutputCap(target)
   describeLifecycle(target)
   describeObservability(target)

@@ -41,7 +41,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const maxLength = limits.maxArrayLength
   const ObjectConstructor = Object
   const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf, setPrototypeOf, hasOwn, keys: objectKeys } = Object
-  const { apply, get: reflectGet } = Reflect
+  const { apply, get: reflectGet, has: reflectHas } = Reflect
   const isArray = Array.isArray
   const ProxyConstructor = Proxy
   const RangeErrorConstructor = RangeError
@@ -166,6 +166,12 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     readonly lazy: boolean
     /** Indexes the native method visits or creates, from the length and the converted arguments. */
     count(length: number, args: readonly unknown[]): number
+    /**
+     * The method written out as the spec's loop, for a walk longer than the limit: the program's
+     * own code then, which the compute budget stops, and exact where a refusal would not be (a
+     * search that finds its element early, `some` that stops at the first). Absent: refused.
+     */
+    readonly loop?: (object: object, length: number, args: readonly unknown[]) => unknown
   }
   /**
    * An argument as an integer. By the time a count is computed every numeric argument is a number
@@ -182,18 +188,84 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     const to = argAt(args, position + 1) === undefined ? length : relativeIndex(integerAt(args, position + 1), length)
     return max(to - from, 0)
   }
+  // The spec's loops of the searches and the callback walkers (ECMA-262 23.1.3), over a length
+  // and numeric arguments already read and converted once, as the guard hands them over.
+  /** Where indexOf and includes start: a relative fromIndex, -Infinity as 0. */
+  const searchStart = (length: number, args: readonly unknown[]): number => relativeIndex(integerAt(args, 1), length)
+  function indexOfLoop(object: object, length: number, args: readonly unknown[]): number {
+    const search = argAt(args, 0)
+    for (let index = searchStart(length, args); index < length; index++) {
+      if (reflectHas(object, index) && reflectGet(object, index) === search) return index
+    }
+    return -1
+  }
+  function includesLoop(object: object, length: number, args: readonly unknown[]): boolean {
+    const search = argAt(args, 0)
+    for (let index = searchStart(length, args); index < length; index++) {
+      const element = reflectGet(object, index)
+      if (element === search || (element !== element && search !== search)) return true
+    }
+    return false
+  }
+  /** Where lastIndexOf starts: `length - 1` without a fromIndex, -1 when there is nothing to search. */
+  function lastIndexOfStart(length: number, args: readonly unknown[]): number {
+    if (args.length < 2) return length - 1
+    const from = integerAt(args, 1)
+    return max(min(from < 0 ? length + from : from, length - 1), -1)
+  }
+  function lastIndexOfLoop(object: object, length: number, args: readonly unknown[]): number {
+    const search = argAt(args, 0)
+    for (let index = lastIndexOfStart(length, args); index >= 0; index--) {
+      if (reflectHas(object, index) && reflectGet(object, index) === search) return index
+    }
+    return -1
+  }
+  function requireCallable(value: unknown, name: string): void {
+    // Described by its type only: converting it to a string could run the program's code.
+    if (typeof value !== 'function') throw new TypeErrorConstructor(`Array.prototype.${name}: the callback is not a function (got ${value === null ? 'null' : typeof value})`)
+  }
+  function predicateLoop(object: object, length: number, args: readonly unknown[], name: 'every' | 'some' | 'forEach'): unknown {
+    const callback = argAt(args, 0)
+    requireCallable(callback, name)
+    const thisArg = argAt(args, 1)
+    for (let index = 0; index < length; index++) {
+      if (!reflectHas(object, index)) continue
+      const verdict = apply(callback as Native, thisArg, [reflectGet(object, index), index, object])
+      if (name === 'every' && !verdict) return false
+      if (name === 'some' && verdict) return true
+    }
+    return name === 'every' ? true : name === 'some' ? false : undefined
+  }
+  function reduceLoop(object: object, length: number, args: readonly unknown[], step: 1 | -1): unknown {
+    const name = step === 1 ? 'reduce' : 'reduceRight'
+    const callback = argAt(args, 0)
+    requireCallable(callback, name)
+    let index = step === 1 ? 0 : length - 1
+    const inBounds = (at: number): boolean => (step === 1 ? at < length : at >= 0)
+    let accumulator: unknown
+    if (args.length >= 2) {
+      accumulator = args[1]
+    } else {
+      while (inBounds(index) && !reflectHas(object, index)) index += step
+      if (!inBounds(index)) throw new TypeErrorConstructor(`Array.prototype.${name} of an empty array with no initial value`)
+      accumulator = reflectGet(object, index)
+      index += step
+    }
+    for (; inBounds(index); index += step) {
+      if (reflectHas(object, index)) accumulator = apply(callback as Native, undefined, [accumulator, reflectGet(object, index), index, object])
+    }
+    return accumulator
+  }
+
   const wholeWalk: Walk = { numeric: [], lazy: false, count: (length) => length }
   const walks: Record<string, Walk> = {
-    indexOf: { numeric: [1], lazy: true, count: (length, args) => length - relativeIndex(integerAt(args, 1), length) },
-    includes: { numeric: [1], lazy: true, count: (length, args) => length - relativeIndex(integerAt(args, 1), length) },
+    indexOf: { numeric: [1], lazy: true, count: (length, args) => length - relativeIndex(integerAt(args, 1), length), loop: indexOfLoop },
+    includes: { numeric: [1], lazy: true, count: (length, args) => length - relativeIndex(integerAt(args, 1), length), loop: includesLoop },
     lastIndexOf: {
       numeric: [1],
       lazy: true,
-      count: (length, args) => {
-        if (args.length < 2) return length
-        const from = integerAt(args, 1)
-        return max(min(from < 0 ? length + from : from, length - 1) + 1, 0)
-      },
+      count: (length, args) => lastIndexOfStart(length, args) + 1,
+      loop: lastIndexOfLoop,
     },
     // fill writes every index of its range: on a sparse array or array-like that is also an
     // allocation of as many elements.
@@ -211,8 +283,12 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     unshift: { lazy: false, numeric: [], count: (length, args) => (args.length === 0 ? 0 : length) },
     with: { lazy: false, numeric: [0], count: (length) => length },
   }
-  for (const name of ['join', 'toLocaleString', 'reverse', 'every', 'some', 'forEach', 'map', 'filter', 'reduce', 'reduceRight',
-    'sort', 'toSorted', 'toReversed', 'shift']) walks[name] = wholeWalk
+  for (const name of ['join', 'toLocaleString', 'reverse', 'map', 'filter', 'sort', 'toSorted', 'toReversed', 'shift']) walks[name] = wholeWalk
+  walks.every = { ...wholeWalk, loop: (object, length, args) => predicateLoop(object, length, args, 'every') }
+  walks.some = { ...wholeWalk, loop: (object, length, args) => predicateLoop(object, length, args, 'some') }
+  walks.forEach = { ...wholeWalk, loop: (object, length, args) => predicateLoop(object, length, args, 'forEach') }
+  walks.reduce = { ...wholeWalk, loop: (object, length, args) => reduceLoop(object, length, args, 1) }
+  walks.reduceRight = { ...wholeWalk, loop: (object, length, args) => reduceLoop(object, length, args, -1) }
   // Not guarded: find, findIndex, findLast and findLastIndex call their predicate at every index,
   // holes included, and that call lets the thread be stopped (measured, even with a built-in
   // predicate such as Boolean).
@@ -229,6 +305,11 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
 
   function guardArrayMethod(name: string, walk: Walk): void {
     const native = (ArrayPrototype as unknown as Record<string, Native>)[name] as Native
+    const { loop } = walk
+    function overLimit(object: object, length: number, args: readonly unknown[], count: number): unknown {
+      if (loop === undefined) refuse(`Array.prototype.${name}`, count)
+      return loop(object, length, args)
+    }
     const guarded = {
       [name](this: unknown, ...args: unknown[]): unknown {
         // The common case: a genuine array (its length is an own data property no code can answer)
@@ -236,7 +317,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
         if (isArray(this) && numericReady(args, walk.numeric) && notProxy(this)) {
           const length = (this as unknown[]).length
           const count = walk.count(length, args)
-          if (count > maxLength) refuse(`Array.prototype.${name}`, count)
+          if (count > maxLength) return overLimit(this, length, args, count)
           return apply(native, this, args)
         }
         if (this === null || this === undefined) return apply(native, this, args)
@@ -254,7 +335,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
         const stable = stableLength(object)
         const receiver = stable !== undefined ? (object === this ? this : object) : pinned(object, { length })
         const count = walk.count(stable ?? length, converted)
-        if (count > maxLength) refuse(`Array.prototype.${name}`, count)
+        if (count > maxLength) return overLimit(object, stable ?? length, converted, count)
         const result = apply(native, receiver, converted)
         // A method that returns its receiver must not return the stand-in.
         return result === receiver ? object : result
@@ -355,7 +436,6 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   // flat and flatMap walk nested arrays the receiver's length says nothing about; they are
   // written out here, as the spec does, so the walk is a loop the compute budget can stop.
   const nativeMap = ArrayPrototype.map
-  const reflectHas = Reflect.has
   function createDataProperty(target: object, index: number, value: unknown): void {
     // A prototype-less descriptor: a `get` planted on Object.prototype must not turn it into an accessor.
     defineProperty(target, index, setPrototypeOf({ value, writable: true, enumerable: true, configurable: true }, null) as PropertyDescriptor)
@@ -417,6 +497,14 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const stringSplit = String.prototype.split
   const splitSymbol = Symbol.split
   const typedArrayLength = getOwnPropertyDescriptor(getPrototypeOf(Uint8Array.prototype) as object, 'length')?.get as (this: unknown) => number
+  /** A typed array's length, or `undefined` for anything else (a typed-array method given one throws its own TypeError). */
+  function typedArrayLengthOf(value: unknown): number | undefined {
+    try {
+      return apply(typedArrayLength, value, []) as number
+    } catch {
+      return undefined
+    }
+  }
   function toUint32(value: unknown): number {
     const number = NumberConstructor(value)
     if (number !== number || number === Infinity || number === -Infinity) return 0
@@ -532,11 +620,8 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   function indexKeyCount(value: unknown): number {
     if (typeof value === 'string') return value.length
     if (typeof value !== 'object' || value === null || isProxy(value)) return 0
-    try {
-      return apply(typedArrayLength, value, []) as number
-    } catch {
-      // Not a typed array.
-    }
+    const typedLength = typedArrayLengthOf(value)
+    if (typedLength !== undefined) return typedLength
     const length = stableLength(value)
     // A String object's own `length` is its string's, not writable: trustworthy.
     if (length !== undefined && !(getOwnPropertyDescriptor(value, 'length')?.writable ?? true)) return length
@@ -561,6 +646,52 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   }
   for (const name of ['keys', 'values', 'entries', 'getOwnPropertyNames', 'getOwnPropertyDescriptors', 'assign', 'freeze', 'seal']) guardKeys(ObjectConstructor, 'Object', name)
   guardKeys(Reflect, 'Reflect', 'ownKeys')
+
+  // --- Iterators a spread collects inside V8 ---------------------------------------------------
+  // `[...text]`, `f(...text)`, `Math.max(...bytes)` and `Array.from(text[Symbol.iterator]())`
+  // gather every value of a string's or typed array's iterator into one array in native code.
+  // Nothing of the program runs between two steps, and the array's last growth asks the heap for
+  // one block larger than what the worker's heap cap leaves: V8 then aborts the whole process (the
+  // worker's near-heap-limit grace is a few MiB), not just the worker. So the iterator of a string
+  // or typed array longer than the limit is refused when it is made; a loop over the indexes is
+  // an ordinary loop the budgets stop.
+  const stringIteratorFix = 'Loop over its indexes instead (for (let i = 0; i < text.length; i++)), or iterate smaller pieces of it.'
+  const StringPrototype = String.prototype as unknown as Record<symbol, Native>
+  const nativeStringIterator = StringPrototype[iteratorSymbol] as Native
+  const stringIteratorMethods = {
+    [iteratorSymbol](this: unknown): unknown {
+      if (this === null || this === undefined || typeof this === 'symbol') return apply(nativeStringIterator, this, [])
+      // ToString once here, so the native method gets a primitive it cannot convert again.
+      const text = StringConstructor(this)
+      if (text.length > maxLength) refuseText('A string iterator', text.length, maxLength, stringIteratorFix)
+      return apply(nativeStringIterator, text, [])
+    },
+  }
+  defineProperty(stringIteratorMethods[iteratorSymbol], 'length', { value: 0, configurable: true })
+  defineProperty(StringPrototype, iteratorSymbol, { value: stringIteratorMethods[iteratorSymbol], writable: true, configurable: true, enumerable: false })
+
+  const TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype) as Record<PropertyKey, Native>
+  function guardTypedArrayIterator(name: 'values' | 'keys' | 'entries'): Native {
+    const native = TypedArrayPrototype[name] as Native
+    const guarded = {
+      [name](this: unknown): unknown {
+        const length = typedArrayLengthOf(this)
+        if (length !== undefined && length > maxLength) refuse(`%TypedArray%.prototype.${name}`, length)
+        return apply(native, this, [])
+      },
+    }[name] as Native
+    defineProperty(guarded, 'length', { value: 0, configurable: true })
+    defineProperty(TypedArrayPrototype, name, { value: guarded, writable: true, configurable: true, enumerable: false })
+    return guarded
+  }
+  const nativeTypedArrayValues = TypedArrayPrototype.values
+  const guardedTypedArrayValues = guardTypedArrayIterator('values')
+  guardTypedArrayIterator('keys')
+  guardTypedArrayIterator('entries')
+  // `values` and `[Symbol.iterator]` are one function object; they stay one.
+  if (TypedArrayPrototype[iteratorSymbol] === nativeTypedArrayValues) {
+    defineProperty(TypedArrayPrototype, iteratorSymbol, { value: guardedTypedArrayValues, writable: true, configurable: true, enumerable: false })
+  }
 
   // Array.from over an array-like walks its length natively; over an iterable it takes one step
   // per value (a string: one per character).
