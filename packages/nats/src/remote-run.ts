@@ -13,6 +13,7 @@ import {
   CodeRuntimeError,
   OutputLedger,
   thrownMessage,
+  timerDelayMs,
   type CodeRunFailure,
   type CodeRunResult,
   type ValidatedRunRequest,
@@ -297,7 +298,7 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
       }
     }, silenceCheckMs(config.heartbeatMs)))
     // A backstop past the runner's own wall ceiling: a run never outlives it by much, whatever happens.
-    timers.push(setTimeout(() => settle(failed(config.maxOutputBytes, { kind: 'timeout', message: `Stopped after ${config.maxWallMs} ms of wall time (maxWallMs).` }, logs, elapsed(), claimedRunner)), config.maxWallMs + config.lostAfterMs))
+    timers.push(setTimeout(() => settle(failed(config.maxOutputBytes, { kind: 'timeout', message: `Stopped after ${config.maxWallMs} ms of wall time (maxWallMs).` }, logs, elapsed(), claimedRunner)), timerDelayMs(config.maxWallMs + config.lostAfterMs)))
     const result = await outcome
     if (rejection !== undefined) throw rejection
     return result
