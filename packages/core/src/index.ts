@@ -91,6 +91,7 @@ export {
   type NumberFieldRule,
   type RecordFieldRule,
 } from './config-fields.js'
+export { timerDelayMs } from './timer-delay.js'
 export {
   configPlaceOf,
   joinConfigPath,

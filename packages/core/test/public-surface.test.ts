@@ -54,6 +54,7 @@ const VALUE_EXPORTS = [
   'startCodeRuntime',
   'stringifyJsonValue',
   'thrownMessage',
+  'timerDelayMs',
   'validateBindings',
   'validateRunRequest',
 ]

@@ -13,6 +13,7 @@ import {
   CodeRuntimeError,
   OutputLedger,
   thrownMessage,
+  timerDelayMs,
   type CodeRunFailure,
   type CodeRunResult,
   type ValidatedRunRequest,
@@ -295,7 +296,7 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
       onLost: (silentMs) => settle(failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${claimedRunner} stopped answering (silent for ${Math.round(silentMs)} ms, lostAfterMs ${config.lostAfterMs}); the run is lost and not retried, since its binding calls may already have had effects.` }, logs, elapsed(), claimedRunner)),
     })
     // A backstop past the runner's own wall ceiling: a run never outlives it by much, whatever happens.
-    timers.push(setTimeout(() => settle(failed(config.maxOutputBytes, { kind: 'timeout', message: `Stopped after ${config.maxWallMs} ms of wall time (maxWallMs).` }, logs, elapsed(), claimedRunner)), config.maxWallMs + config.lostAfterMs))
+    timers.push(setTimeout(() => settle(failed(config.maxOutputBytes, { kind: 'timeout', message: `Stopped after ${config.maxWallMs} ms of wall time (maxWallMs).` }, logs, elapsed(), claimedRunner)), timerDelayMs(config.maxWallMs + config.lostAfterMs)))
     const result = await outcome
     if (rejection !== undefined) throw rejection
     return result

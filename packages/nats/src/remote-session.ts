@@ -7,6 +7,7 @@
 import { createInbox, type Subscription } from '@nats-io/transport-node'
 import {
   CodeRuntimeError,
+  timerDelayMs,
   validateRunRequest,
   type CodeRunRequest,
   type CodeRunResult,
@@ -42,7 +43,7 @@ export async function openRemoteSession(context: RemoteRunContext, options: Code
       reply,
       budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs, maxOutputBytes: config.maxOutputBytes },
       options: options ?? {},
-    }), { timeout: config.lostAfterMs + 10_000 })).data)
+    }), { timeout: timerDelayMs(config.lostAfterMs + 10_000) })).data)
   } catch (error) {
     session.forget()
     throw new CodeRuntimeError('CODE_RUNTIME_SESSION_START_FAILED', `The runner ${claimed.runner} did not open the session.`, { cause: error })
@@ -140,7 +141,7 @@ export class RemoteSession implements CodeSession {
     const { connection, config } = this.context
     try {
       // The runner settles the session's runs (in flight as abort, queued refused) before it answers.
-      await connection.request(sessionSubject(config.subjectPrefix, this.runner, 'close', this.claim), undefined, { timeout: config.lostAfterMs + 10_000 })
+      await connection.request(sessionSubject(config.subjectPrefix, this.runner, 'close', this.claim), undefined, { timeout: timerDelayMs(config.lostAfterMs + 10_000) })
     } catch {
       // A runner that is gone holds nothing; one that is slow ends the session when our heartbeats stop.
       this.closing.abort()

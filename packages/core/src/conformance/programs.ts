@@ -152,6 +152,32 @@ function describePositions(runtime: () => CodeRuntime): void {
   })
 }
 
+function describeBounds(runtime: () => CodeRuntime): void {
+  void describe('program bounds [#program-bounds]', () => {
+    const deep = [
+      ['2 000 nested blocks', `${'{'.repeat(2000)}var deep = 9${'}'.repeat(2000)}\nreturn deep`],
+      ['3 000 chained if statements', 'if (1) '.repeat(3000)],
+    ] as const
+    for (const [label, program] of deep) {
+      void it(`refuses a program of ${label}, naming the depth limit, and runs the next program as usual`, async () => {
+        const message = assertFailure(await runProgramText(runtime(), program), 'exception')
+        assert.match(message, /nests more than \d+ levels/, message)
+        assert.match(message, /limit/, message)
+        assertValue(await runProgramText(runtime(), 'const two: number = 2\nreturn two'), 2)
+      })
+    }
+
+    void it('refuses a program that closes its wrapper; nothing of it runs outside its function [#program-body]', async () => {
+      const program = "return 1 })(); globalThis.escaped = 3; console.log('outside'); (async function () {"
+      const result = await runProgramText(runtime(), program)
+      const message = assertFailure(result, 'exception')
+      assert.match(message, /closes the program's body/, message)
+      assert.deepEqual(result.logs, [])
+      assertValue(await runProgramText(runtime(), 'return typeof globalThis.escaped'), 'undefined')
+    })
+  })
+}
+
 /** Registers the checks of CONTRACT section #programs about the program itself. */
 export function describePrograms(target: ConformanceTarget): void {
   void describe(`${target.name}: programs [#programs]`, () => {
@@ -159,5 +185,6 @@ export function describePrograms(target: ConformanceTarget): void {
     describeCompletion(runtime)
     describeTypeScript(runtime)
     describePositions(runtime)
+    describeBounds(runtime)
   })
 }

@@ -125,6 +125,18 @@ function describeKeptState(runtime: () => CodeRuntime): void {
         assertValue(await run(session, 'return 1'), 1)
       })
     })
+
+    void it("changes nothing when it refuses a run: a class named like the run's error class is not kept", async () => {
+      const echo = recordCalls()
+      const bindings = [{ global: 'tools', functions: { echo: echo.fn }, errorClass: { name: 'ToolCallError', memberNameProperty: 'toolName' } }]
+      await withSession(runtime(), {}, async (session) => {
+        const message = assertFailure(await run(session, 'class ToolCallError extends Error {}', bindings), 'exception')
+        assert.match(message, /ToolCallError/, message)
+        assertValue(await run(session, 'return await tools.echo(1)', bindings), 1)
+        assertValue(await run(session, 'const kept = 2\nreturn kept', bindings), 2)
+        assertValue(await run(session, 'return [kept, typeof ToolCallError]'), [2, 'undefined'])
+      })
+    })
   })
 }
 

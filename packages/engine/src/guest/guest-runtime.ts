@@ -192,10 +192,20 @@ export class GuestSession {
     if (this.runs === 0 && message.session !== undefined) this.scope = new SessionScope(this.context)
     this.runs++
     this.run = new RunState(this.runs, message, this.lastCallId + 1)
+    // A refused run changes nothing: the program is compiled and the kept names are checked
+    // before the session declares any of them.
+    let script: vm.Script
+    try {
+      script = new vm.Script(message.source, { filename: PROGRAM_FILENAME, lineOffset: -1 })
+    } catch (error) {
+      this.end({ kind: 'run-end', outcome: 'exception', message: describeCompileError(error) })
+      return
+    }
     let keep: unknown
     if (this.scope !== undefined && message.session !== undefined) {
       const { keptNames, publishedFunctions } = message.session
-      const problem = this.scope.declare([...keptNames, ...publishedFunctions]) ?? this.hiddenNamespace(this.scope, message.namespaces)
+      const names = [...keptNames, ...publishedFunctions]
+      const problem = this.hiddenNamespace(this.scope, names, message.namespaces) ?? this.scope.declare(names)
       if (problem !== undefined) {
         this.end({ kind: 'run-end', outcome: 'exception', message: problem })
         return
@@ -204,7 +214,6 @@ export class GuestSession {
     }
     let main: unknown
     try {
-      const script = new vm.Script(message.source, { filename: PROGRAM_FILENAME, lineOffset: -1 })
       main = script.runInContext(this.context, { displayErrors: false })
     } catch (error) {
       this.end({ kind: 'run-end', outcome: 'exception', message: describeCompileError(error) })
@@ -218,12 +227,16 @@ export class GuestSession {
     }
   }
 
-  /** A namespace (or error class) of this run whose name an earlier run of the session kept. */
-  private hiddenNamespace(scope: SessionScope, namespaces: readonly NamespaceSpec[]): string | undefined {
+  /** A namespace (or error class) of this run whose name the session keeps, or this run would keep. */
+  private hiddenNamespace(scope: SessionScope, keeping: readonly string[], namespaces: readonly NamespaceSpec[]): string | undefined {
     for (const namespace of namespaces) {
       for (const name of [namespace.global, namespace.errorClass?.name]) {
-        if (name !== undefined && scope.keeps(name)) {
+        if (name === undefined) continue
+        if (scope.keeps(name)) {
           return `${name} is a variable of this session, so this run's binding of that name would be hidden. Give the binding another name, or open a new session.`
+        }
+        if (keeping.includes(name)) {
+          return `${name} is a binding of this run; a session cannot keep a top-level declaration of that name, it would hide the binding in later runs: rename the declaration.`
         }
       }
     }

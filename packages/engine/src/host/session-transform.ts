@@ -1,6 +1,6 @@
 /**
  * The transform step of a session run, on the host: the program's types are stripped as for a
- * one-shot run ({@link transformProgram}), then its declarations are rewritten so that what the
+ * one-shot run ({@link stripProgram}), then its declarations are rewritten so that what the
  * run declares at top level outlives it. The guest declares every kept name once per session as a
  * script-level `let` of the session's context; the rewritten program assigns those bindings
  * instead of declaring its own, so later runs (and closures of earlier runs) see them.
@@ -13,8 +13,9 @@
 import { tokTypes, type Program, type Token } from 'acorn'
 import { collectSessionEdits, type SessionEdits } from './session-declarations.js'
 import { SESSION_KEEP_PARAMETER } from './session-keep.js'
-import { parseScript, parseScriptExpressionAt } from './session-parser.js'
-import { describeSyntaxError, positionOf, transformProgram, WRAPPER_HEAD, WRAPPER_TAIL } from './transform.js'
+import { parseScript } from './session-parser.js'
+import { stripProgram, WRAPPER_HEAD, WRAPPER_TAIL } from './transform.js'
+import { describeAcornError, wrappedPosition as where, wrapperEscape, wrapperEscapeMessage } from './wrapper-escape.js'
 
 export { SESSION_KEEP_PARAMETER } from './session-keep.js'
 
@@ -37,48 +38,6 @@ export type SessionTransformResult =
 
 const SESSION_HEAD = `(async function (${SESSION_KEEP_PARAMETER}) {`
 
-interface AcornSyntaxError {
-  readonly message?: unknown
-  readonly loc?: { readonly line?: unknown; readonly column?: unknown }
-}
-
-function describeAcornError(program: string, error: unknown): string {
-  if (error instanceof RangeError) return 'The program nests too deeply to run in a session; flatten it.'
-  const details = (typeof error === 'object' && error !== null ? error : {}) as AcornSyntaxError
-  const raw = typeof details.message === 'string' ? details.message : String(error)
-  // acorn appends "(line:column)" to its messages; the position is told in the program's own terms.
-  const text = raw.replace(/\s*\(\d+:\d+\)$/, '')
-  const line = typeof details.loc?.line === 'number' ? details.loc.line : undefined
-  const column = typeof details.loc?.column === 'number' ? details.loc.column : undefined
-  return describeSyntaxError(program, line, column, text)
-}
-
-/** `Line L, col C: ` for an offset of the wrapped text (whose line 2 is the program's line 1). */
-function where(wrapped: string, offset: number): string {
-  const { line, column } = positionOf(wrapped, offset)
-  return `Line ${line - 1}, col ${column}: `
-}
-
-/**
- * The wrapper's function expression must end where the wrapper does. A program with a `}` of its
- * own that closes it early (`}); escape(); (function () {`) is refused at that brace.
- */
-function wrapperEscape(text: string, ast: Program, head: number): number | undefined {
-  const statement = ast.body.length === 1 ? ast.body[0] : undefined
-  if (
-    statement?.type === 'ExpressionStatement' &&
-    statement.expression.type === 'FunctionExpression' &&
-    statement.expression.async &&
-    statement.expression.start === 1 &&
-    statement.expression.end === text.length - 1 &&
-    statement.end === text.length
-  ) {
-    return undefined
-  }
-  const wrapper = parseScriptExpressionAt(text, 1)
-  return Math.max(head, wrapper.end - 1)
-}
-
 function applyEdits(text: string, { edits }: SessionEdits): string {
   // A stable sort: edits at one offset apply by rank, then in the order they were made.
   const ordered = [...edits].sort((a, b) => a.at - b.at || a.rank - b.rank)
@@ -95,7 +54,7 @@ function applyEdits(text: string, { edits }: SessionEdits): string {
 
 /** Transforms one session run's program, or explains in the program's own positions why not. */
 export function transformSessionProgram(program: string, options: SessionTransformOptions): SessionTransformResult {
-  const stripped = transformProgram(program)
+  const stripped = stripProgram(program)
   if (!stripped.ok) return stripped
   const text = stripped.source
   if (!text.startsWith(WRAPPER_HEAD) || !text.endsWith(WRAPPER_TAIL)) {
@@ -122,7 +81,7 @@ export function transformSessionProgram(program: string, options: SessionTransfo
   }
   const escape = wrapperEscape(text, ast, WRAPPER_HEAD.length)
   if (escape !== undefined) {
-    return { ok: false, message: `${where(text, escape)}SyntaxError: Unexpected token '}': it closes the program's body.` }
+    return { ok: false, message: wrapperEscapeMessage(text, escape) }
   }
   if (keepUse !== undefined) {
     return { ok: false, message: `${where(text, keepUse)}\`${SESSION_KEEP_PARAMETER}\` is reserved by the session runtime: rename it.` }

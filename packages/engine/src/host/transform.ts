@@ -2,9 +2,14 @@
  * The transform step, on the host: strip TypeScript types with amaro (strip-only mode: erasable
  * syntax only, every line and column kept) from the program wrapped as the body of an async
  * function, so top-level `await` and `return` parse. A program that fails here never reaches a
- * substrate.
+ * substrate. A program too long or nested too deeply for the stripper is refused before it is
+ * parsed (program-bounds.ts), and one that breaks the stripper anyway costs its own run only
+ * (type-stripper.ts).
  */
-import { transformSync } from 'amaro'
+import { programBoundsProblem } from './program-bounds.js'
+import { describeSyntaxError, locate, positionOf } from './program-positions.js'
+import { wrappedProgramProblem } from './wrapper-escape.js'
+import { stripTypes } from './type-stripper.js'
 
 /** The wrapper's first line; the program starts on line 2, which the guest compiles as line 1. */
 export const WRAPPER_HEAD = '(async function () {\n'
@@ -36,51 +41,6 @@ interface AmaroError {
   readonly startColumn?: unknown
 }
 
-/** The 1-based line and column of `index` in `source`. */
-export function positionOf(source: string, index: number): { line: number; column: number } {
-  let line = 1
-  let lineStart = 0
-  for (let cursor = 0; cursor < index; cursor++) {
-    if (source.charCodeAt(cursor) === 10) {
-      line++
-      lineStart = cursor + 1
-    }
-  }
-  return { line, column: index - lineStart + 1 }
-}
-
-/** Where the program ends: just after its last character that is not white space. */
-function endOf(program: string): { line: number; column: number } {
-  return positionOf(program, program.trimEnd().length)
-}
-
-/**
- * The position of a transform error in the program's own numbering. A program that ends too
- * early (an unclosed `{`, an unfinished expression) fails in the wrapper's closing line, past
- * the program: such an error points at the end of the program instead, and says so.
- */
-function locate(program: string, wrappedLine: number | undefined, wrappedColumn: number | undefined): { where: string; pastTheEnd: boolean } {
-  // Lines are 1-based in the wrapped text (the program starts on line 2); columns are 0-based.
-  if (wrappedLine === undefined) return { where: '', pastTheEnd: false }
-  const line = Math.max(1, wrappedLine - 1)
-  const column = wrappedColumn === undefined ? undefined : wrappedColumn + 1
-  const end = endOf(program)
-  if (line > end.line || (line === end.line && column !== undefined && column > end.column)) {
-    return { where: `Line ${end.line}, col ${end.column}: `, pastTheEnd: true }
-  }
-  return { where: column === undefined ? `Line ${line}: ` : `Line ${line}, col ${column}: `, pastTheEnd: false }
-}
-
-/**
- * A syntax error found in the wrapped text (1-based line, 0-based column, both in the wrapped
- * numbering), told in the program's own positions.
- */
-export function describeSyntaxError(program: string, wrappedLine: number | undefined, wrappedColumn: number | undefined, text: string): string {
-  const { where, pastTheEnd } = locate(program, wrappedLine, wrappedColumn)
-  if (pastTheEnd) return `${where}SyntaxError: ${text}. The program ends here: is a bracket, string, comment or expression left open?`
-  return `${where}SyntaxError: ${text}`
-}
-
 function describeTransformError(program: string, error: unknown): string {
   const details = (typeof error === 'object' && error !== null ? error : {}) as AmaroError
   const text = typeof details.message === 'string' ? details.message : String(error)
@@ -95,23 +55,57 @@ function describeTransformError(program: string, error: unknown): string {
   return describeSyntaxError(program, wrappedLine, wrappedColumn, text)
 }
 
+/** Told when the stripper itself failed on a program (and was replaced for the next one). */
+const STRIPPER_BROKE_MESSAGE =
+  'The program could not be parsed: it exhausted the type stripper (most often by nesting too deeply). Flatten it: split it into functions, or build deep data in a loop.'
+
+/**
+ * The program wrapped and stripped, or why not: too long or too deep (refused unparsed), or the
+ * stripper's own error. Shared by runs and by {@link programNeedsMoreInput}.
+ */
+type WrappedStrip =
+  | { readonly ok: true; readonly code: string }
+  | { readonly ok: false; readonly message: string }
+  | { readonly ok: false; readonly error: unknown }
+
+function stripWrapped(program: string): WrappedStrip {
+  const bounds = programBoundsProblem(program)
+  if (bounds !== undefined) {
+    if (bounds.at === undefined) return { ok: false, message: bounds.message }
+    const { line, column } = positionOf(program, bounds.at)
+    return { ok: false, message: `Line ${line}, col ${column}: ${bounds.message}` }
+  }
+  const stripped = stripTypes(WRAPPER_HEAD + program + WRAPPER_TAIL)
+  if (stripped.ok) return stripped
+  return stripped.broke ? { ok: false, message: STRIPPER_BROKE_MESSAGE } : { ok: false, error: stripped.error }
+}
+
 /**
  * Strips types from a program wrapped as the body of an async function (the text returned starts
  * with {@link WRAPPER_HEAD} and ends with {@link WRAPPER_TAIL}), or explains in the program's own
- * positions why not: dynamic `import()`, syntax that is not erasable, syntax errors.
+ * positions why not: dynamic `import()`, syntax that is not erasable, syntax errors, a program
+ * past the bounds of program-bounds.ts.
  */
 export function transformProgram(program: string): TransformResult {
+  const stripped = stripProgram(program)
+  if (!stripped.ok) return stripped
+  const escape = wrappedProgramProblem(program, stripped.source, WRAPPER_HEAD.length)
+  return escape === undefined ? stripped : { ok: false, message: escape }
+}
+
+/**
+ * {@link transformProgram} without the check that the program stays inside its wrapper: for a
+ * caller that parses the stripped text itself and checks that there (a session run).
+ */
+export function stripProgram(program: string): TransformResult {
   const dynamicImport = DYNAMIC_IMPORT.exec(program)
   if (dynamicImport !== null) {
     const { line, column } = positionOf(program, dynamicImport.index)
     return { ok: false, message: `Line ${line}, col ${column}: import() cannot run here; no modules can be loaded. Use the tools you were given.` }
   }
-  try {
-    const { code } = transformSync(WRAPPER_HEAD + program + WRAPPER_TAIL, { mode: 'strip-only' })
-    return { ok: true, source: code }
-  } catch (error) {
-    return { ok: false, message: describeTransformError(program, error) }
-  }
+  const stripped = stripWrapped(program)
+  if (stripped.ok) return { ok: true, source: stripped.code }
+  return { ok: false, message: 'message' in stripped ? stripped.message : describeTransformError(program, stripped.error) }
 }
 
 /**
@@ -119,18 +113,16 @@ export function transformProgram(program: string): TransformResult {
  * comment or unfinished expression): the syntax error falls past its end, in the wrapper's closing
  * line, or is a template literal left open (which a newline continues; a quoted string it does
  * not). A REPL reads another line for such an input instead of running it. Empty input, a
- * complete program and most with an error inside are `false`; the parser places a few errors of
- * an unfinished expression at its end (`1 +* 2`), which a REPL's user clears with Ctrl-C.
+ * complete program, one past the bounds, and most with an error inside are `false`; the parser
+ * places a few errors of an unfinished expression at its end (`1 +* 2`), which a REPL's user
+ * clears with Ctrl-C.
  */
 export function programNeedsMoreInput(program: string): boolean {
   if (program.trim() === '') return false
-  try {
-    transformSync(WRAPPER_HEAD + program + WRAPPER_TAIL, { mode: 'strip-only' })
-    return false
-  } catch (error) {
-    const details = (typeof error === 'object' && error !== null ? error : {}) as AmaroError
-    if (details.code === 'UnsupportedSyntax' || typeof details.startLine !== 'number') return false
-    if (typeof details.message === 'string' && details.message.startsWith('Unterminated template')) return true
-    return locate(program, details.startLine, typeof details.startColumn === 'number' ? details.startColumn : undefined).pastTheEnd
-  }
+  const stripped = stripWrapped(program)
+  if (stripped.ok || !('error' in stripped)) return false
+  const details = (typeof stripped.error === 'object' && stripped.error !== null ? stripped.error : {}) as AmaroError
+  if (details.code === 'UnsupportedSyntax' || typeof details.startLine !== 'number') return false
+  if (typeof details.message === 'string' && details.message.startsWith('Unterminated template')) return true
+  return locate(program, details.startLine, typeof details.startColumn === 'number' ? details.startColumn : undefined).pastTheEnd
 }
