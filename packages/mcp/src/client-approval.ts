@@ -8,6 +8,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { ElicitRequestFormParams, RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { ApproveToolCall, ToolApprovalDecision, ToolApprovalRequest } from '@code-runtime/code-mode'
 import { MAX_TIMER_MS } from '@code-runtime/core'
+import { withRequestSignal } from './request-signal.js'
 
 /** What a call that needs approval gets when the client cannot ask a person. */
 export type ApprovalFallback = 'decline' | 'allow'
@@ -66,10 +67,10 @@ export function clientApprover(options: ClientApproverOptions): ApproveToolCall 
       return decision
     }
     // The run's wall ceiling bounds the wait, not the SDK's default request timeout.
-    const result = await server.elicitInput(
+    const result = await withRequestSignal(signal, (own) => server.elicitInput(
       { mode: 'form', message: approvalMessage(request), requestedSchema: APPROVAL_FORM },
-      { signal, timeout: MAX_TIMER_MS, relatedRequestId },
-    )
+      { signal: own, timeout: MAX_TIMER_MS, relatedRequestId },
+    ))
     let decision: ToolApprovalDecision
     if (result.action === 'accept') {
       decision = result.content?.allowRestOfRun === true ? { action: 'allow-run' } : { action: 'allow' }
