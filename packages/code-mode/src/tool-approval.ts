@@ -5,6 +5,7 @@
  * Every decision is kept by the call's index in the run's call record, for the result.
  */
 import type { CodeBindingCallOutcome, CodeBindingCallRecord } from '@code-runtime/core'
+import { summarizeApprovalArguments } from './approval-summary.js'
 import type { CodeModeToolAnnotations } from './tool-definition.js'
 
 /** A call the `approve` hook is asked about. */
@@ -15,6 +16,12 @@ export interface ToolApprovalRequest {
   readonly member: string
   /** The arguments, already checked against the tool's input schema: what the tool would get. */
   readonly args: unknown
+  /**
+   * The arguments as a person should read them (see `summarizeApprovalArguments`): every field
+   * named by its key path, long values shortened in the middle, never a field left out. Show this,
+   * not a rendering cut at some length: the program chooses the key order.
+   */
+  readonly summary: string
   /** What the program says it is for (`run_code`'s `description`), when the run has one. */
   readonly programDescription?: string
   readonly annotations?: CodeModeToolAnnotations
@@ -44,9 +51,10 @@ export interface ToolCallApproval {
   /**
    * Who decided: the `approve` hook (`approver`); an earlier `allow-run` answer of the same run
    * (`allowed-for-run`); nobody, because the Code Mode has no hook (`no-approver`, always declined);
-   * a hook that threw or answered nonsense (`approver-failed`, declined).
+   * a hook that threw or answered nonsense (`approver-failed`, declined); nobody, because the
+   * arguments are too large or too deep to show a person in full (`unshowable-arguments`, declined).
    */
-  readonly decidedBy: 'approver' | 'allowed-for-run' | 'no-approver' | 'approver-failed'
+  readonly decidedBy: 'approver' | 'allowed-for-run' | 'no-approver' | 'approver-failed' | 'unshowable-arguments'
   /** The person's reason for declining, when they gave one. */
   readonly reason?: string
   /** How long the call waited for the decision, in milliseconds. */
@@ -114,7 +122,7 @@ export class RunApprovals {
    * Holds one call until it is allowed; throws the program's error when it is declined, or the
    * run's reason when `signal` fires first. `index` is the call's place in the call record.
    */
-  async require(call: Omit<ToolApprovalRequest, 'programDescription'>, index: number | undefined, label: string, signal: AbortSignal): Promise<void> {
+  async require(call: Omit<ToolApprovalRequest, 'programDescription' | 'summary'>, index: number | undefined, label: string, signal: AbortSignal): Promise<void> {
     const startedAt = performance.now()
     const decide = (approval: Omit<ToolCallApproval, 'waitMs'>): ToolCallApproval => {
       const decided = { ...approval, waitMs: performance.now() - startedAt }
@@ -129,7 +137,14 @@ export class RunApprovals {
       decide({ decision: 'declined', decidedBy: 'no-approver' })
       throw new DeclinedCallError(`${label} needs a person's approval, and no one can give it here; the call was not made.`)
     }
-    const request: ToolApprovalRequest = this.#programDescription === undefined ? call : { ...call, programDescription: this.#programDescription }
+    // Asking about arguments the person cannot see in full would be asking them to approve blind.
+    const summary = summarizeApprovalArguments(call.args)
+    if (!summary.ok) {
+      decide({ decision: 'declined', decidedBy: 'unshowable-arguments', reason: summary.reason })
+      throw new DeclinedCallError(`${label} needs a person's approval and was declined without asking anyone: ${summary.reason}. The call was not made.`)
+    }
+    const shown = { ...call, summary: summary.text }
+    const request: ToolApprovalRequest = this.#programDescription === undefined ? shown : { ...shown, programDescription: this.#programDescription }
     const waitingKey = {}
     this.#waiting.set(waitingKey, label)
     let answer: unknown

@@ -112,7 +112,7 @@ describe('approvals in a run', () => {
     // Both lookups finish while the delete is still waiting for its answer.
     while (ran.length < 2) await sleep(5)
     assert.deepEqual([...ran].sort(), ['lookup x', 'lookup y'])
-    assert.deepEqual(asked, [{ tool: 'delete-file', member: 'delete_file', args: { path: '/tmp/a' }, programDescription: 'clean up after looking', annotations: { readOnlyHint: false, destructiveHint: true } }])
+    assert.deepEqual(asked, [{ tool: 'delete-file', member: 'delete_file', args: { path: '/tmp/a' }, summary: 'path: "/tmp/a"', programDescription: 'clean up after looking', annotations: { readOnlyHint: false, destructiveHint: true } }])
     answer.resolve()
     const output = await running
     assert.equal(output.isError, false, output.text)
@@ -162,6 +162,20 @@ describe('approvals in a run', () => {
     assert.deepEqual(ran, [])
     assert.equal(output.structured.calls[0]?.outcome, 'declined')
     assert.equal(output.structured.calls[0]?.approval?.decidedBy, 'no-approver')
+  })
+
+  // The program chooses the arguments: a call too large to show a person whole is never asked about.
+  it('declines without asking a call whose arguments are too large to show in full: the tool never runs', async () => {
+    const { ran, tools } = ledgerTools()
+    let questions = 0
+    const codeMode = createCodeMode({ tools, runtime: started.runtime, approve: () => (questions++, { action: 'allow' }) })
+    const output = await codeMode.run("const extra = Object.fromEntries(Array.from({ length: 600 }, (_, i) => ['k' + i, i]))\ntry { await tools.send({ to: 'x', ...extra }) } catch (error) { return error.message }")
+    assert.equal(output.isError, false, output.text)
+    assert.match(String(output.structured.result), /^tools\.send needs a person's approval and was declined without asking anyone: the arguments have more than 500 fields/)
+    assert.equal(questions, 0)
+    assert.deepEqual(ran, [])
+    assert.equal(output.structured.calls[0]?.outcome, 'declined')
+    assert.equal(output.structured.calls[0]?.approval?.decidedBy, 'unshowable-arguments')
   })
 
   it('declines a call whose approver throws or answers nonsense, saying so', async () => {

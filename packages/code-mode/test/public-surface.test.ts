@@ -9,6 +9,7 @@ describe('public surface of @code-runtime/code-mode', () => {
     const specifier: string = '@code-runtime/code-mode'
     const entry = (await import(specifier)) as Record<string, unknown>
     assert.deepEqual(Object.keys(entry).sort(), [
+      'APPROVAL_SUMMARY_LIMITS',
       'CodeModeError',
       'DEFAULT_MAX_RESULT_CHARS',
       'DEFAULT_SDK_EMITTER_OPTIONS',
@@ -26,6 +27,7 @@ describe('public surface of @code-runtime/code-mode', () => {
       'formatProgramDiagnostics',
       'preferredMemberName',
       'schemaToTypeScript',
+      'summarizeApprovalArguments',
       'toolNeedsApproval',
     ])
   })

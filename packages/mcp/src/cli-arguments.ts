@@ -48,7 +48,7 @@ export type CliCommand =
   | { readonly command: 'check'; readonly programPath: string; readonly configPath?: string; readonly typeCheck: CheckingMode }
   | { readonly command: 'types'; readonly configPath?: string }
   | { readonly command: 'list'; readonly configPath?: string; readonly maxSdkChars: number }
-  | { readonly command: 'runner'; readonly natsServers: readonly string[]; readonly backend: BackendName; readonly concurrency: number; readonly graceMs: number }
+  | { readonly command: 'runner'; readonly natsServers: readonly string[]; readonly backend: BackendName; readonly backendChosen: boolean; readonly concurrency: number; readonly graceMs: number }
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -213,6 +213,7 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
         command,
         natsServers,
         backend: readBackend(backendText, command),
+        backendChosen: backendText !== undefined,
         concurrency: concurrency === undefined ? 4 : readPositiveInteger('concurrency', concurrency, command),
         graceMs: grace === undefined ? 10_000 : readPositiveInteger('grace-ms', grace, command),
       }

@@ -27,7 +27,7 @@ export const GLOBAL_OPTIONS = ['help', 'version'] as const
 /** Option name → its help line, without the leading indentation. */
 const OPTION_LINES = {
   config: '-c, --config <file>    mcpServers JSON; without it, built-in example tools (tools.demo_*)',
-  backend: '--backend <name>       process (default on Linux), worker-thread or container',
+  backend: '--backend <name>       container (default on Linux, where bubblewrap works), process or worker-thread',
   'timeout-ms': `--timeout-ms <ms>      wall-clock limit of one run (default ${DEFAULT_RUN_TIMEOUT_MS})`,
   'compute-ms': `--compute-ms <ms>      CPU-time limit of one run (default ${DEFAULT_RUN_COMPUTE_MS})`,
   'max-sdk-chars': `--max-sdk-chars <n>    largest SDK shown in run_code's description (default ${DEFAULT_MAX_SDK_CHARS})`,

@@ -8,15 +8,13 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { ElicitRequestFormParams, RequestId } from '@modelcontextprotocol/sdk/types.js'
 import type { ApproveToolCall, ToolApprovalDecision, ToolApprovalRequest } from '@code-runtime/code-mode'
 import { MAX_TIMER_MS } from '@code-runtime/core'
+import { withRequestSignal } from './request-signal.js'
 
 /** What a call that needs approval gets when the client cannot ask a person. */
 export type ApprovalFallback = 'decline' | 'allow'
 
 export const APPROVAL_FALLBACKS: readonly ApprovalFallback[] = Object.freeze(['decline', 'allow'])
 export const DEFAULT_APPROVAL_FALLBACK: ApprovalFallback = 'decline'
-
-/** The longest rendering of a call's arguments shown to the person; the rest is cut with a note. */
-const MAX_ARGUMENT_CHARS = 4_000
 
 /** The form the client shows: one choice, and a reason for a refusal. */
 const APPROVAL_FORM: ElicitRequestFormParams['requestedSchema'] = {
@@ -31,16 +29,13 @@ const APPROVAL_FORM: ElicitRequestFormParams['requestedSchema'] = {
   },
 }
 
-/** The arguments as a person reads them: indented JSON, cut past a few thousand characters. */
-export function renderArguments(args: unknown): string {
-  const text = JSON.stringify(args, null, 2) ?? 'null'
-  return text.length <= MAX_ARGUMENT_CHARS ? text : `${text.slice(0, MAX_ARGUMENT_CHARS)}\n… (${text.length - MAX_ARGUMENT_CHARS} more characters not shown)`
-}
-
-/** The question the client shows for one call. */
+/**
+ * The question the client shows for one call: every argument the call carries, each field named
+ * (Code Mode's summary, which never leaves one out), so what is approved is what runs.
+ */
 export function approvalMessage(request: ToolApprovalRequest): string {
   const purpose = request.programDescription === undefined ? 'A program' : `The program "${request.programDescription}"`
-  return `${purpose} wants to call ${request.tool} with:\n${renderArguments(request.args)}\n\nAllow this call?`
+  return `${purpose} wants to call ${request.tool} with:\n${request.summary}\n\nAllow this call?`
 }
 
 /** One decision, for the server's log: `approval: files_write_file declined by the client (reason: ...)`. */
@@ -72,10 +67,10 @@ export function clientApprover(options: ClientApproverOptions): ApproveToolCall 
       return decision
     }
     // The run's wall ceiling bounds the wait, not the SDK's default request timeout.
-    const result = await server.elicitInput(
+    const result = await withRequestSignal(signal, (own) => server.elicitInput(
       { mode: 'form', message: approvalMessage(request), requestedSchema: APPROVAL_FORM },
-      { signal, timeout: MAX_TIMER_MS, relatedRequestId },
-    )
+      { signal: own, timeout: MAX_TIMER_MS, relatedRequestId },
+    ))
     let decision: ToolApprovalDecision
     if (result.action === 'accept') {
       decision = result.content?.allowRestOfRun === true ? { action: 'allow-run' } : { action: 'allow' }

@@ -72,7 +72,7 @@ export interface CodeModeServer {
   readonly catalog: ToolCatalog
   /** Rebuilds the catalog from the upstreams; tells the client when its tool list changed. */
   refresh(): void
-  /** Serves over `transport` (usually a `StdioServerTransport`). */
+  /** Serves over `transport` (over stdio, a `BoundedStdioServerTransport`). */
   connect(transport: Transport): Promise<void>
   /** Aborts runs in flight, ends every session, then closes the connection. Upstream servers stay the caller's to close. */
   close(): Promise<void>
@@ -98,7 +98,7 @@ function readRunCodeArguments(args: Record<string, unknown> | undefined): { code
  *   Code Mode's ranges, or a `typeCheck` that is not a mode.
  * @example
  * const codeModeServer = createCodeModeServer({ upstreams, runtime })
- * await codeModeServer.connect(new StdioServerTransport())
+ * await codeModeServer.connect(new BoundedStdioServerTransport())
  */
 export function createCodeModeServer(options: CodeModeServerOptions): CodeModeServer {
   const maxSdkChars = options.maxSdkChars ?? DEFAULT_MAX_SDK_CHARS

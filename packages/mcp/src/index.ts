@@ -5,6 +5,14 @@
 
 // The MCP server: Code Mode in front of MCP servers
 export { createCodeModeServer, type CodeModeServer, type CodeModeServerOptions } from './code-mode-server.js'
+// Its stdio transport, bounded: oversized requests answered with an error, reading paused while answers go unread
+export {
+  BoundedStdioServerTransport,
+  DEFAULT_MAX_PENDING_WRITE_BYTES,
+  DEFAULT_MAX_REQUEST_BYTES,
+  type BoundedStdioOptions,
+  type StdioTransportEnd,
+} from './bounded-stdio-transport.js'
 // What `CodeModeServer.catalog` holds
 export type { CatalogTool, ServerSummary, ToolCatalog } from './tool-catalog.js'
 

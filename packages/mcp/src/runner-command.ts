@@ -7,7 +7,7 @@ import { startRunner } from '@code-runtime/nats'
 import type { CliCommand } from './cli-arguments.js'
 import { EXIT_SUCCESS } from './cli-arguments.js'
 import { McpProxyError } from './errors.js'
-import { natsCredentialsFromEnvironment, startBackend } from './runtime-backend.js'
+import { natsCredentialsFromEnvironment, startBackend, startChosenBackend } from './runtime-backend.js'
 
 function log(message: string): void {
   process.stderr.write(`code-runtime runner: ${message}\n`)
@@ -22,15 +22,17 @@ function stopRequested(): Promise<string> {
 
 /** Runs the `runner` command until it is drained; resolves the exit code. */
 export async function runnerCommand(command: Extract<CliCommand, { command: 'runner' }>): Promise<number> {
-  // The backend is started once here, so a runner that cannot run programs says so and exits.
-  const probe = await startBackend(command.backend, { maxWallMs: 60_000 })
+  // The backend is started once here, so a runner that cannot run programs says so and exits,
+  // and one whose default cannot work here settles on its fallback once.
+  const probe = await startChosenBackend(command.backend, command.backendChosen, { maxWallMs: 60_000 }, log)
   await probe.dispose()
+  const backend = probe.backend
   const credentials = natsCredentialsFromEnvironment()
   let runner
   try {
     runner = await startRunner({
       nats: { servers: command.natsServers, ...credentials },
-      startBackend: (budgets) => startBackend(command.backend, budgets),
+      startBackend: (budgets) => startBackend(backend, budgets),
       concurrency: command.concurrency,
     })
   } catch (error) {
@@ -38,7 +40,7 @@ export async function runnerCommand(command: Extract<CliCommand, { command: 'run
     throw error
   }
   const stopping = stopRequested()
-  log(`${runner.id} takes up to ${command.concurrency} runs at once on the ${command.backend} backend from ${command.natsServers.join(', ')}.`)
+  log(`${runner.id} takes up to ${command.concurrency} runs at once on the ${backend} backend from ${command.natsServers.join(', ')}.`)
   const reason = await stopping
   log(`draining (${reason}): no new runs; running ones get ${command.graceMs} ms.`)
   await runner.drain(command.graceMs)

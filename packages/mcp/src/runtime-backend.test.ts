@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { McpProxyError } from './errors.js'
-import { loadProcessBackend, PROCESS_PACKAGE, startBackend, startChosenBackend, type BackendName } from './runtime-backend.js'
+import { DEFAULT_BACKEND, loadProcessBackend, PROCESS_PACKAGE, startBackend, startChosenBackend, type BackendName } from './runtime-backend.js'
 
 // The default backend may not work on every machine (the process backend needs Linux's /proc and
 // prlimit). The starter is replaced here so the machine need not lack anything.
@@ -11,6 +11,46 @@ function startWhereProcessIsUnavailable(name: BackendName, budgets: { readonly m
   }
   return startBackend(name, budgets)
 }
+
+/** A host without a working bubblewrap: the container backend refuses as it does there. */
+function startWhereContainerIsUnavailable(name: BackendName, budgets: { readonly maxWallMs: number }): ReturnType<typeof startBackend> {
+  if (name === 'container') {
+    return Promise.reject(new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE', '--backend container: bubblewrap could not start a sandbox on this machine.', { value: name }))
+  }
+  return startBackend(name, budgets)
+}
+
+describe('the default backend', () => {
+  // Node's permission model is not a security boundary against malicious code; bubblewrap is.
+  it('is the container on Linux', () => {
+    assert.equal(DEFAULT_BACKEND, process.platform === 'linux' ? 'container' : 'worker-thread')
+  })
+
+  it('starts the container where bubblewrap works, with no note', { skip: process.platform !== 'linux' }, async () => {
+    const notes: string[] = []
+    const started = await startChosenBackend(DEFAULT_BACKEND, false, { maxWallMs: 5_000 }, (line) => notes.push(line))
+    try {
+      assert.equal(started.backend, 'container')
+      assert.equal(started.runtime.isolation, 'container')
+      assert.deepEqual(notes, [])
+    } finally {
+      await started.dispose()
+    }
+  })
+
+  it('falls back to child processes where bubblewrap cannot run, saying in one line what that means', { skip: process.platform !== 'linux' }, async () => {
+    const notes: string[] = []
+    const started = await startChosenBackend('container', false, { maxWallMs: 5_000 }, (line) => notes.push(line), startWhereContainerIsUnavailable)
+    try {
+      assert.equal(started.backend, 'process')
+      assert.equal(started.runtime.isolation, 'process')
+      assert.equal(notes.length, 1)
+      assert.match(notes[0] ?? '', /^--backend container: bubblewrap could not start a sandbox on this machine\. Running programs in child processes under Node's permission model instead, which by Node's own account is not a security boundary against malicious code; make bubblewrap work/)
+    } finally {
+      await started.dispose()
+    }
+  })
+})
 
 describe('startChosenBackend', () => {
   it('falls back to worker threads, with a note, when the default backend cannot work here', async () => {

@@ -1,8 +1,11 @@
 /**
- * Which code runtime runs the programs. `process` (the default on Linux) and `container` live in
- * `@code-runtime/process`, an optional peer dependency loaded only when chosen; `worker-thread` is the faster choice where a
- * fatal error in a program may take the server down with it, and the default elsewhere (the
- * process backend measures CPU time through Linux's /proc).
+ * Which code runtime runs the programs. `container` (the default on Linux) and `process` live in
+ * `@code-runtime/process`, an optional peer dependency loaded only when chosen; `worker-thread` is
+ * the faster choice where a fatal error in a program may take the server down with it, and the
+ * default elsewhere (both others need Linux). The product defaults to the one backend that is a
+ * security boundary against a malicious program, bubblewrap's sandbox; where it cannot run (no
+ * bubblewrap, no user namespaces) it says so in one line and falls back to `process`, whose
+ * Node permission model is not such a boundary by Node's own account, then to worker threads.
  */
 import { NatsCodeRuntime } from '@code-runtime/nats'
 import { CodeRuntimeError, startCodeRuntime, type CodeRuntime, type CodeRuntimeBackend, type StartedCodeRuntime } from '@code-runtime/core'
@@ -14,11 +17,25 @@ export const BACKEND_NAMES = ['worker-thread', 'process', 'container'] as const
 export type BackendName = (typeof BACKEND_NAMES)[number]
 
 /**
- * The backend used when none is chosen: a child process per run, so a program that crashes V8
- * (some allocations abort the whole process despite a worker's heap cap) never takes the
- * server down. The worker-thread backend trades that for speed.
+ * The backend used when none is chosen: on Linux a bubblewrap container per run (its own mount,
+ * PID and network namespaces: a program that escapes its context still sees no host path), which
+ * also keeps a V8 crash from taking the server down. The worker-thread backend trades both for
+ * speed.
  */
-export const DEFAULT_BACKEND: BackendName = process.platform === 'linux' ? 'process' : 'worker-thread'
+export const DEFAULT_BACKEND: BackendName = process.platform === 'linux' ? 'container' : 'worker-thread'
+
+/** What each backend falls back to when it is the default and cannot work here, and what that means. */
+const FALLBACKS: Readonly<Record<BackendName, { readonly backend: BackendName; readonly meaning: string } | undefined>> = {
+  'container': {
+    backend: 'process',
+    meaning: 'Running programs in child processes under Node\'s permission model instead, which by Node\'s own account is not a security boundary against malicious code; make bubblewrap work (as above) for the container backend, or pass --backend to choose.',
+  },
+  'process': {
+    backend: 'worker-thread',
+    meaning: 'Running programs in worker threads instead (contained, but a V8 crash would stop code-runtime); pass --backend to choose.',
+  },
+  'worker-thread': undefined,
+}
 
 /** Budgets every backend understands. */
 export interface BackendBudgets {
@@ -83,19 +100,24 @@ export async function startBackend(name: BackendName, budgets: BackendBudgets): 
   return await startNamedBackend(name, budgets)
 }
 
+/** A started backend and its name, which differs from the one asked for after a fallback. */
+export type StartedBackend = StartedCodeRuntime<CodeRuntime> & { readonly backend: BackendName }
+
 /**
- * Starts the backend the user asked for, or, when they asked for none, the default, falling back
- * to worker threads (with a note through `warn`) where the default cannot work on this machine.
+ * Starts the backend the user asked for, or, when they asked for none, the default (starting it
+ * is its probe), falling back where the default cannot work on this machine: container to
+ * process, process to worker threads, each with one line through `warn` saying what that means.
  * @throws {McpProxyError} `MCP_PROXY_BACKEND_UNAVAILABLE` when the chosen backend cannot work.
  */
 export async function startChosenBackend(name: BackendName, isChosen: boolean, budgets: BackendBudgets,
-  warn: (line: string) => void, start: typeof startBackend = startNamedBackend): Promise<StartedCodeRuntime<CodeRuntime>> {
+  warn: (line: string) => void, start: typeof startBackend = startNamedBackend): Promise<StartedBackend> {
   try {
-    return await start(name, budgets)
+    return { ...await start(name, budgets), backend: name }
   } catch (error) {
-    if (isChosen || name === 'worker-thread' || !McpProxyError.is(error) || error.code !== 'MCP_PROXY_BACKEND_UNAVAILABLE') throw error
-    warn(`${error.message} Running programs in worker threads instead (contained, but a V8 crash would stop code-runtime); pass --backend to choose.`)
-    return await start('worker-thread', budgets)
+    const fallback = FALLBACKS[name]
+    if (isChosen || fallback === undefined || !McpProxyError.is(error) || error.code !== 'MCP_PROXY_BACKEND_UNAVAILABLE') throw error
+    warn(`${error.message} ${fallback.meaning}`)
+    return await startChosenBackend(fallback.backend, false, budgets, warn, start)
   }
 }
 

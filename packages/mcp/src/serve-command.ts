@@ -3,10 +3,11 @@
  * `run_code` calls in one session unless `--no-state`. stdout carries only the protocol;
  * everything for people (start failures, upstream servers' own stderr, tool list changes) goes
  * to stderr, which MCP clients keep as the server's log. Shuts down on SIGINT, SIGTERM or the
- * end of stdin: runs in flight are aborted, the runtime is disposed and every upstream server
- * is closed, so no child process outlives us.
+ * end of stdin (exit 0), or when stdin or stdout fails (said on stderr, exit 2): runs in flight
+ * are aborted, the runtime is disposed and every upstream server is closed, so no child process
+ * outlives us.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { BoundedStdioServerTransport, type StdioTransportEnd } from './bounded-stdio-transport.js'
 import { withBudgetOptionNames } from './budget-option-names.js'
 import { EXIT_SETUP_FAILED, EXIT_SUCCESS, type CliCommand } from './cli-arguments.js'
 import { createCodeModeServer, type CodeModeServer } from './code-mode-server.js'
@@ -17,15 +18,15 @@ function log(message: string): void {
   process.stderr.write(`code-runtime: ${message}\n`)
 }
 
-/** Resolves on the first of SIGINT, SIGTERM and the end of stdin. */
-function shutdownRequested(): Promise<string> {
-  return new Promise((resolve) => {
-    const settle = (reason: string) => (): void => resolve(reason)
-    process.once('SIGINT', settle('SIGINT'))
-    process.once('SIGTERM', settle('SIGTERM'))
-    process.stdin.once('end', settle('end of input'))
-    process.stdin.once('close', settle('end of input'))
-  })
+/** Resolves on the first of SIGINT, SIGTERM and the end of the transport (stdin ended, or a stream failed). */
+function shutdownRequested(transport: BoundedStdioServerTransport): Promise<StdioTransportEnd | { reason: 'SIGINT' | 'SIGTERM' }> {
+  return Promise.race([
+    transport.ended,
+    new Promise<{ reason: 'SIGINT' | 'SIGTERM' }>((resolve) => {
+      process.once('SIGINT', () => resolve({ reason: 'SIGINT' }))
+      process.once('SIGTERM', () => resolve({ reason: 'SIGTERM' }))
+    }),
+  ])
 }
 
 /** Runs the `serve` command until shutdown; resolves the exit code. */
@@ -56,9 +57,23 @@ export async function serveCommand(command: Extract<CliCommand, { command: 'serv
     const catalog = codeModeServer.catalog
     const mode = presentTools(catalog, command.maxSdkChars).mode
     log(`serving ${catalog.tools.length} tools of ${session.upstreams.filter((server) => server.failure === undefined).length} server(s) through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}; type check ${command.typeCheck}; ${command.state ? 'variables persist between calls' : 'no state between calls'}).`)
-    const stopping = shutdownRequested()
-    await codeModeServer.connect(new StdioServerTransport())
-    log(`shutting down (${await stopping}).`)
+    let isBackpressureTold = false
+    const transport = new BoundedStdioServerTransport(process.stdin, process.stdout, {
+      onRefused: log,
+      onBackpressure: (pendingBytes) => {
+        if (isBackpressureTold) return
+        isBackpressureTold = true
+        log(`the client is not reading its answers (${pendingBytes} bytes wait); no more requests are read until it does (said once).`)
+      },
+    })
+    const stopping = shutdownRequested(transport)
+    await codeModeServer.connect(transport)
+    const stop = await stopping
+    if (stop.reason === 'failed') {
+      log(`the MCP connection on stdio failed (${stop.error.message}); shutting down.`)
+      return EXIT_SETUP_FAILED
+    }
+    log(`shutting down (${stop.reason}).`)
     return EXIT_SUCCESS
   } finally {
     await codeModeServer?.close().catch(() => undefined)

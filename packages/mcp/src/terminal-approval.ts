@@ -5,7 +5,6 @@
  */
 import { createInterface } from 'node:readline'
 import type { ApproveToolCall, ToolApprovalDecision, ToolApprovalRequest } from '@code-runtime/code-mode'
-import { renderArguments } from './client-approval.js'
 
 /** Shows `question` and resolves the line typed in answer; rejects with the signal's reason when it fires first. */
 export type AskAtTerminal = (question: string, signal: AbortSignal) => Promise<string>
@@ -27,10 +26,10 @@ export function readTerminalAnswer(answer: string): ToolApprovalDecision {
   return { action: 'decline', reason: 'declined at the terminal' }
 }
 
-/** The question for one call. */
+/** The question for one call, with every argument it carries (Code Mode's summary, no field left out). */
 export function terminalQuestion(request: ToolApprovalRequest): string {
   const purpose = request.programDescription === undefined ? '' : ` (${request.programDescription})`
-  return `The program${purpose} wants to call ${request.tool} with:\n${renderArguments(request.args)}\nAllow it? [y]es, [n]o, [a]ll of this run: `
+  return `The program${purpose} wants to call ${request.tool} with:\n${request.summary}\nAllow it? [y]es, [n]o, [a]ll of this run: `
 }
 
 /** The approver of a terminal command: --yes, the person at the terminal, or a refusal when there is none. */

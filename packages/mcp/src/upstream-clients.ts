@@ -17,6 +17,7 @@ import type { CodeModeToolAnnotations, JsonSchema } from '@code-runtime/code-mod
 import { findCommand } from './command-lookup.js'
 import { McpProxyError } from './errors.js'
 import { PACKAGE_INFO } from './package-info.js'
+import { withRequestSignal } from './request-signal.js'
 import type { UpstreamServerConfig } from './server-config.js'
 
 /** An MCP server living in this process (the CLI's built-in example tools), reached in memory. */
@@ -164,7 +165,7 @@ export class UpstreamServer {
       await this.#restart
     }
     const client = this.#client as Client
-    const result = await client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { signal, timeout: this.config.timeoutMs })
+    const result = await withRequestSignal(signal, (own) => client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { signal: own, timeout: this.config.timeoutMs }))
     return result as CallToolResult
   }
 

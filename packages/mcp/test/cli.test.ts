@@ -104,7 +104,7 @@ describe('code-runtime run', () => {
   it('prints a failure on stderr after the logs and exits with 1', async () => {
     const program = join(temp.path, 'fails.ts')
     await writeFile(program, 'console.log("before")\nawait tools.demo_get_weather({ city: "Atlantis" })')
-    const outcome = await cli(['run', program])
+    const outcome = await cli(['run', program, '--backend', 'worker-thread'])
     assert.equal(outcome.code, 1)
     assert.equal(outcome.stdout, 'before\n')
     assert.match(outcome.stderr, /^code run failed \(exception\): ToolCallError: No weather for "Atlantis"; known cities: Lima, Nairobi, Oslo, Rome, Tokyo\./)
@@ -179,7 +179,7 @@ describe('code-runtime check, and the check before run', () => {
 
   it('run refuses the misspelled program before its first call: errors on stderr, exit code 1, no file written', async () => {
     const program = await programFile('run-bad.ts', misspelled)
-    const outcome = await cli(['run', program, '--config', config])
+    const outcome = await cli(['run', program, '--config', config, '--backend', 'worker-thread'])
     assert.equal(outcome.code, 1, outcome.stderr)
     assert.equal(outcome.stdout, '')
     assert.match(outcome.stderr, new RegExp(`^${program}:3:${column} - error TS\\d+: `))
@@ -197,7 +197,7 @@ describe('code-runtime check, and the check before run', () => {
 
   it('run prints the hints of a program that passed the check and then failed, after the failure', async () => {
     const program = await programFile('hinted.ts', "const city: number = 'Atlantis'\nawait tools.demo_get_weather({ city: String(city) })")
-    const outcome = await cli(['run', program])
+    const outcome = await cli(['run', program, '--backend', 'worker-thread'])
     assert.equal(outcome.code, 1, outcome.stderr)
     const lines = outcome.stderr.split('\n')
     assert.match(lines[0] ?? '', /^code run failed \(exception\): ToolCallError: No weather for "Atlantis"/)
@@ -207,7 +207,7 @@ describe('code-runtime check, and the check before run', () => {
 
   it('run --type-check off runs it: both files are written, then the third call fails', async () => {
     const program = await programFile('run-off.ts', misspelled)
-    const outcome = await cli(['run', program, '--config', config, '--type-check', 'off'])
+    const outcome = await cli(['run', program, '--config', config, '--type-check', 'off', '--backend', 'worker-thread'])
     assert.equal(outcome.code, 1, outcome.stderr)
     assert.match(outcome.stderr, /^code run failed \(exception\): ToolCallError: tools\.files_read_text_file: args\./)
     assert.deepEqual([await readFile(join(files, 'first.txt'), 'utf8'), await readFile(join(files, 'second.txt'), 'utf8')], ['one', 'two'])
@@ -439,7 +439,7 @@ describe('code-runtime with a remote server', () => {
       await writeFile(config, JSON.stringify({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Test': 'yes' }, include: ['get-sum'] } } }))
       const program = join(temp.path, 'sum.ts')
       await writeFile(program, 'return await tools.remote_get_sum({ a: 20, b: 22 })')
-      assert.deepEqual(await cli(['run', program, '--config', config]), { code: 0, stdout: 'The sum of 20 and 22 is 42.\n', stderr: '' })
+      assert.deepEqual(await cli(['run', program, '--config', config, '--backend', 'worker-thread']), { code: 0, stdout: 'The sum of 20 and 22 is 42.\n', stderr: '' })
     } finally {
       everything.kill()
       await once(everything, 'exit')

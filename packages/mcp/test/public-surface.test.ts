@@ -12,6 +12,9 @@ async function loadEntry(): Promise<typeof Mcp> {
 describe('public surface of @code-runtime/mcp', () => {
   it('exports exactly the documented names', async () => {
     assert.deepEqual(Object.keys(await loadEntry()).sort(), [
+      'BoundedStdioServerTransport',
+      'DEFAULT_MAX_PENDING_WRITE_BYTES',
+      'DEFAULT_MAX_REQUEST_BYTES',
       'McpProxyError',
       'closeUpstreams',
       'connectUpstreams',

@@ -130,7 +130,7 @@ describe('code-runtime repl (through a pseudo-terminal)', () => {
       mark = repl.output().length
       repl.line("await tools.memory_delete_entities({ entityNames: ['x'] })")
       await repl.expect(question, mark, 'the question')
-      assert.match(repl.output().slice(mark), /wants to call memory_delete_entities with:\n\{\n\s+"entityNames": \[\n\s+"x"/)
+      assert.match(repl.output().slice(mark), /wants to call memory_delete_entities with:\nentityNames\[0\]: "x"\n/)
       mark = repl.output().length
       repl.line('n')
       await repl.expect(/the person declined this call, so it was not made\. Their reason: declined at the terminal[\s\S]*\n> $/, mark, 'the refusal')

@@ -59,8 +59,18 @@ describe('code-runtime run: approvals at the terminal', () => {
     await freshMemory('ny')
     const { output, code } = await runOnTerminal([programPath, '--config', configPath, '--backend', 'worker-thread'], ['n', 'y'])
     assert.equal(code, 0, output)
-    assert.match(output, /wants to call memory_delete_entities with:\n\{\n\s+"entityNames": \[\n\s+"a"/)
+    assert.match(output, /wants to call memory_delete_entities with:\nentityNames\[0\]: "a"\nAllow it\?/)
     assert.match(output, /tools\.memory_delete_entities: the person declined this call, so it was not made\. Their reason: declined at the terminal \| deleted b/)
+  })
+
+  // Attack: a long first value pushes the dangerous one past a cut question.
+  it('shows the argument after a long one in the question', async () => {
+    await freshMemory('hiding')
+    const hidingPath = join(temp.path, 'hiding.ts')
+    await writeFile(hidingPath, "try { await tools.memory_delete_entities({ entityNames: ['x'.repeat(4100), '/DANGER/everything'] }) } catch (error) { return error.message }")
+    const { output, code } = await runOnTerminal([hidingPath, '--config', configPath, '--backend', 'worker-thread'], ['n'])
+    assert.equal(code, 0, output)
+    assert.match(output, /entityNames\[0\]: "x+ …\[3902 characters left out\]… x+"\nentityNames\[1\]: "\/DANGER\/everything"\nAllow it\?/)
   })
 
   it('asks once when the answer is a (the rest of the run)', async () => {

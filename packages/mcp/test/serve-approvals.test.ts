@@ -42,7 +42,7 @@ describe('serve: approvals by elicitation', () => {
     assert.equal(questions.length, 1)
     const message = questions[0]?.params.message ?? ''
     assert.match(message, /The program "test program" wants to call memory_delete_entities with:/)
-    assert.match(message, /"entityNames": \[\n\s+"draft"\n\s+\]/)
+    assert.match(message, /\nentityNames\[0\]: "draft"\n/)
     assert.match(serve.stderr(), /approval: memory_delete_entities allowed by the client/)
   })
 
@@ -51,6 +51,19 @@ describe('serve: approvals by elicitation', () => {
     const result = await serve.runJson(`${SEED}let refusal = ''\ntry { ${DELETE.trim()} } catch (error) { refusal = error.message }\nreturn [refusal, (await tools.memory_read_graph()).entities.map((entity) => entity.name)]`)
     assert.deepEqual(result, ['tools.memory_delete_entities: the person declined this call, so it was not made. Their reason: keep the draft', ['draft']])
     assert.match(serve.stderr(), /approval: memory_delete_entities declined by the client \(reason: keep the draft\)/)
+  })
+
+  // Attack: the program puts a long value first so that a cut question hides the dangerous one after it.
+  it('shows every argument however long the one before it: a person who declines DANGER declines the call', async () => {
+    questions.length = 0
+    answer = async (request) => request.params.message.includes('DANGER')
+      ? { action: 'decline', content: { reason: 'no DANGER' } }
+      : { action: 'accept', content: {} }
+    const hiding = "await tools.memory_delete_entities({ entityNames: ['x'.repeat(4100), '/DANGER/everything'] })"
+    const result = await serve.runJson(`try { ${hiding} } catch (error) { return error.message }`)
+    assert.equal(result, 'tools.memory_delete_entities: the person declined this call, so it was not made. Their reason: no DANGER')
+    const message = questions[0]?.params.message ?? ''
+    assert.match(message, /\nentityNames\[0\]: "x+ …\[3902 characters left out\]… x+"\nentityNames\[1\]: "\/DANGER\/everything"\n/)
   })
 
   it('times out a run whose question gets no answer before the wall ceiling, naming the approval', async () => {

@@ -1,0 +1,96 @@
+/**
+ * `code-runtime serve` over raw stdio and the official SDK client, at the edges of its stdio
+ * transport: a request over the size limit is answered with an error and the connection goes
+ * on; a client that stops reading its answers stops the server reading requests (its memory
+ * stays bounded) until it reads again; a stdout that fails ends the server, saying why.
+ */
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { McpError } from '@modelcontextprotocol/sdk/types.js'
+import { CLI_PATH, FLAKY_SERVER_PATH, makeTempDirectory, startServe, waitFor } from './serve-harness.js'
+
+function residentBytes(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return Number(match?.[1] ?? 0) * 1024
+}
+
+/** `serve` on the built-in example server with raw pipes; `stderr()` is what it said so far. */
+function spawnServe(): { child: ReturnType<typeof spawn>; stderr: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [CLI_PATH, 'serve', '--backend', 'worker-thread', '--no-state'], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } })
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return { child, stderr: () => stderr, exited }
+}
+
+const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`
+
+describe('serve: stdio bounds', () => {
+  // Attack: one message past the read buffer used to close the transport for good, silently.
+  it('answers a request over the size limit with an error and goes on answering', async () => {
+    const temp = await makeTempDirectory('code-runtime-stdio-')
+    const serve = await startServe(temp.path, { mcpServers: { flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH] } } }, ['--backend', 'worker-thread', '--no-state'])
+    try {
+      await assert.rejects(serve.runCode(`return ${JSON.stringify('x'.repeat(11 * 1024 * 1024))}.length`, { timeout: 15_000 }),
+        (error: unknown) => error instanceof McpError && error.code === -32600 && /Request too large: \d+ bytes, over the limit of 10485760 bytes/.test(error.message))
+      await serve.client.ping({ timeout: 15_000 })
+      assert.equal(await serve.runJson("return await tools.flaky_echo({ text: 'still here' })"), 'still here')
+      assert.match(serve.stderr(), /refused a message \(id \d+\): Request too large/)
+    } finally {
+      await serve.close()
+      await temp.remove()
+    }
+  })
+
+  // Attack: a client that sends requests and never reads the answers, to grow the server.
+  it('stops reading requests while its answers go unread, then answers every one as the client reads', async () => {
+    const { child, stderr, exited } = spawnServe()
+    const stdin = child.stdin as NonNullable<typeof child.stdin>
+    const stdout = child.stdout as NonNullable<typeof child.stdout>
+    try {
+      await waitFor(() => /serving \d+ tools/.test(stderr()), 'serve to start')
+      const before = residentBytes(child.pid as number)
+      stdout.pause()
+      const count = 10_000
+      stdin.write(INITIALIZE + Array.from({ length: count }, (_, id) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' })}\n`).join(''))
+      await waitFor(() => /the client is not reading its answers \(\d+ bytes wait\); no more requests are read until it does/.test(stderr()), 'serve to stop reading')
+      // Most requests are still on our side of the pipe, unread, and the server grew by little.
+      assert.ok(stdin.writableLength > 0, 'the server read every request')
+      const grownBytes = residentBytes(child.pid as number) - before
+      assert.ok(grownBytes < 100 * 1024 * 1024, `grew by ${grownBytes} bytes`)
+      const answered = new Set<unknown>()
+      let partial = ''
+      stdout.on('data', (chunk: Buffer) => {
+        const lines = (partial + chunk.toString()).split('\n')
+        partial = lines.pop() ?? ''
+        for (const line of lines) answered.add((JSON.parse(line) as { id: unknown }).id)
+      })
+      stdout.resume()
+      await waitFor(() => answered.size === count + 1, 'every answer', 60_000)
+    } catch (error) {
+      child.kill('SIGKILL')
+      throw error
+    }
+    stdin.end()
+    assert.equal(await exited, 0)
+  })
+
+  it('ends with a message and exit code 2 when its stdout fails', async () => {
+    const { child, stderr, exited } = spawnServe()
+    await waitFor(() => /serving \d+ tools/.test(stderr()), 'serve to start')
+    child.stdout?.destroy()
+    child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })}\n`)
+    try {
+      await waitFor(() => child.exitCode !== null, 'serve to exit')
+    } catch (error) {
+      child.kill('SIGKILL')
+      throw error
+    }
+    assert.equal(await exited, 2, stderr())
+    assert.match(stderr(), /code-runtime: the MCP connection on stdio failed \(.*EPIPE.*\); shutting down\./)
+  })
+})
