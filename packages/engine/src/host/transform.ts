@@ -89,7 +89,7 @@ function stripWrapped(program: string): WrappedStrip {
 export function transformProgram(program: string): TransformResult {
   const stripped = stripProgram(program)
   if (!stripped.ok) return stripped
-  const escape = wrappedProgramProblem(program, stripped.source, WRAPPER_HEAD.length)
+  const escape = wrappedProgramProblem(program, stripped.source, WRAPPER_HEAD.length, WRAPPER_TAIL.length)
   return escape === undefined ? stripped : { ok: false, message: escape }
 }
 
