@@ -55,6 +55,14 @@ function elideMiddle(text: string, maxChars: number): string {
   return `${text.slice(0, head)} …[${plural(tail - head, 'character')} left out]… ${text.slice(tail)}`
 }
 
+/**
+ * Text the program chose (its description) as a question shows it: invisible characters
+ * escaped, so it cannot forge a line of the question, and the middle of a long one left out.
+ */
+export function showProgramText(text: string, maxChars: number = APPROVAL_SUMMARY_LIMITS.maxValueChars): string {
+  return elideMiddle(escapeInvisible(text), maxChars)
+}
+
 function renderKey(key: string): string {
   const shown = IDENTIFIER.test(key) ? key : `[${quote(key)}]`
   return elideMiddle(shown, APPROVAL_SUMMARY_LIMITS.maxKeyChars)

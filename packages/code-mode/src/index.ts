@@ -36,7 +36,7 @@ export {
   type ToolCallRecord,
 } from './tool-approval.js'
 // The arguments of a call as a person approving it reads them: every field named, none dropped
-export { APPROVAL_SUMMARY_LIMITS, summarizeApprovalArguments, type ApprovalSummary } from './approval-summary.js'
+export { APPROVAL_SUMMARY_LIMITS, showProgramText, summarizeApprovalArguments, type ApprovalSummary } from './approval-summary.js'
 // The type check before a run: modes, diagnostics, and their text for a model
 export {
   DEFAULT_TYPE_CHECK_MODE,

@@ -27,6 +27,7 @@ describe('public surface of @code-runtime/code-mode', () => {
       'formatProgramDiagnostics',
       'preferredMemberName',
       'schemaToTypeScript',
+      'showProgramText',
       'summarizeApprovalArguments',
       'toolNeedsApproval',
     ])

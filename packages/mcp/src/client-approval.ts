@@ -6,7 +6,7 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { ElicitRequestFormParams, RequestId } from '@modelcontextprotocol/sdk/types.js'
-import type { ApproveToolCall, ToolApprovalDecision, ToolApprovalRequest } from '@code-runtime/code-mode'
+import { showProgramText, type ApproveToolCall, type ToolApprovalDecision, type ToolApprovalRequest } from '@code-runtime/code-mode'
 import { MAX_TIMER_MS } from '@code-runtime/core'
 import { withRequestSignal } from './request-signal.js'
 
@@ -34,7 +34,7 @@ const APPROVAL_FORM: ElicitRequestFormParams['requestedSchema'] = {
  * (Code Mode's summary, which never leaves one out), so what is approved is what runs.
  */
 export function approvalMessage(request: ToolApprovalRequest): string {
-  const purpose = request.programDescription === undefined ? 'A program' : `The program "${request.programDescription}"`
+  const purpose = request.programDescription === undefined ? 'A program' : `The program "${showProgramText(request.programDescription)}"`
   return `${purpose} wants to call ${request.tool} with:\n${request.summary}\n\nAllow this call?`
 }
 

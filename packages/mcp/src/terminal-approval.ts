@@ -4,7 +4,7 @@
  * run), or `--yes` for all. Without a terminal nobody can be asked, so such calls are declined.
  */
 import { createInterface } from 'node:readline'
-import type { ApproveToolCall, ToolApprovalDecision, ToolApprovalRequest } from '@code-runtime/code-mode'
+import { showProgramText, type ApproveToolCall, type ToolApprovalDecision, type ToolApprovalRequest } from '@code-runtime/code-mode'
 
 /** Shows `question` and resolves the line typed in answer; rejects with the signal's reason when it fires first. */
 export type AskAtTerminal = (question: string, signal: AbortSignal) => Promise<string>
@@ -28,7 +28,7 @@ export function readTerminalAnswer(answer: string): ToolApprovalDecision {
 
 /** The question for one call, with every argument it carries (Code Mode's summary, no field left out). */
 export function terminalQuestion(request: ToolApprovalRequest): string {
-  const purpose = request.programDescription === undefined ? '' : ` (${request.programDescription})`
+  const purpose = request.programDescription === undefined ? '' : ` (${showProgramText(request.programDescription)})`
   return `The program${purpose} wants to call ${request.tool} with:\n${request.summary}\nAllow it? [y]es, [n]o, [a]ll of this run: `
 }
 
