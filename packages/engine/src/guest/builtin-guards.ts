@@ -90,6 +90,11 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     throw new RangeErrorConstructor(`${what} on ${length} characters refused: this sandbox allows at most ${limit} in one built-in call. ${fix}`)
   }
 
+  /** ToString, which refuses a symbol where String() would describe it. */
+  function toText(value: unknown): string {
+    if (typeof value === 'symbol') throw new TypeErrorConstructor('Cannot convert a Symbol value to a string')
+    return StringConstructor(value)
+  }
   /** ToIntegerOrInfinity of a value that is already a number. */
   function integerOf(value: number): number {
     if (value !== value || value === 0) return 0
@@ -701,9 +706,9 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
         const splitter: unknown = reflectGet(ObjectConstructor(separator) as object, splitSymbol, separator)
         if (splitter !== undefined && splitter !== null) return apply(splitter as Native, separator, [object, limit])
       }
-      const text = StringConstructor(object)
+      const text = toText(object)
       const limitNumber = limit === undefined ? 4294967295 : toUint32(limit)
-      const separatorText = separator === undefined ? undefined : StringConstructor(separator)
+      const separatorText = separator === undefined ? undefined : toText(separator)
       if (separatorText !== undefined && limitNumber > maxLength && text.length >= maxLength) {
         const pieces = countPieces(text, separatorText, maxLength + 1)
         if (pieces > maxLength) refuseText('String.prototype.split', text.length, maxLength, 'It makes more pieces than that: pass a limit or split a smaller string.')
@@ -720,7 +725,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const regExpSplit = RegExpPrototype[splitSymbol] as Native
   const regExpMethods = {
     [splitSymbol](this: unknown, string: unknown, limit: unknown): unknown {
-      const text = StringConstructor(string)
+      const text = toText(string)
       const limitNumber = limit === undefined ? 4294967295 : toUint32(limit)
       if (text.length >= maxLength && limitNumber > maxLength) {
         refuseText('Splitting with a regular expression', text.length, maxLength, 'Pass a limit, split on a plain string, or split a smaller string.')
@@ -737,7 +742,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     const native = RegExpPrototype[symbol] as Native
     const methods = {
       [symbol](this: unknown, string: unknown, ...rest: unknown[]): unknown {
-        const text = StringConstructor(string)
+        const text = toText(string)
         if (text.length > maxLength) refuseText(what, text.length, maxLength, 'Work on smaller pieces of the string.')
         return apply(native, this, copyOf(rest, text))
       },
@@ -757,8 +762,8 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
       if (searchValue !== undefined && searchValue !== null && (typeof searchValue === 'object' || typeof searchValue === 'function')) {
         return apply(stringReplaceAll, object, [searchValue, replaceValue])
       }
-      const text = StringConstructor(object)
-      const search = StringConstructor(searchValue)
+      const text = toText(object)
+      const search = toText(searchValue)
       if (text.length > maxLength) {
         const occurrences = countPieces(text, search, maxLength + 2) - 1
         if (occurrences > maxLength) refuseText('String.prototype.replaceAll', text.length, maxLength, 'Replace in smaller pieces of the string.')
@@ -775,7 +780,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const maxJsonText = maxLength * 2
   const jsonMethods = {
     parse(text: unknown, reviver?: unknown): unknown {
-      const source = StringConstructor(text)
+      const source = toText(text)
       if (source.length > maxJsonText) refuseText('JSON.parse', source.length, maxJsonText, 'Parse smaller documents.')
       return reviver === undefined ? jsonParse(source) : jsonParse(source, reviver as (key: string, value: unknown) => unknown)
     },
