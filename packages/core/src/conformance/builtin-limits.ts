@@ -104,6 +104,19 @@ export function describeBuiltinLimits(target: ConformanceTarget): void {
       assertValue(result, [['constructor', 'spreadable'], 'TypeError', 5, [], true])
     })
 
+    void it("keeps the guarded built-ins' own lengths, and refuses a symbol where the language converts to a string", async () => {
+      const result = await runProgram(runtime(), {
+        program: programLines(
+          'const errorOf = (work: () => unknown) => { try { work(); return "none" } catch (error) { return (error as Error).constructor.name } }',
+          'const symbol = Symbol("label")',
+          'return [Map.prototype.set.length, Set.prototype.add.length,',
+          '  errorOf(() => JSON.parse(symbol as never)), errorOf(() => /,/[Symbol.split](symbol as never)), errorOf(() => "a,b".split(symbol as never))]',
+        ),
+        bindings: [],
+      })
+      assertValue(result, [2, 1, 'TypeError', 'TypeError', 'TypeError'])
+    })
+
     void it('lets the program catch the refusal and carry on in the same run', async () => {
       const result = await runProgram(runtime(), {
         program: programLines(
