@@ -59,6 +59,64 @@ export function describeBuiltinLimits(target: ConformanceTarget): void {
       assertValue(result, [3, 2 ** 53 - 2, 3, true, true, false])
     })
 
+    // The methods that move or copy elements, on array-likes at the language's own length limit:
+    // the spec's errors (a TypeError past 2^53 - 1) and the spec's order of reads and writes.
+    void it('moves, copies and reverses huge array-likes as the language does, errors and order included', async () => {
+      const result = await runProgram(runtime(), {
+        program: programLines(
+          'const from = Array.prototype',
+          'const errorOf = (work: () => unknown) => { try { work(); return "none" } catch (error) { return (error as Error).constructor.name } }',
+          'class Stop extends Error {}',
+          'const stopAt = (index: number) => ({ length: 2 ** 53 - 2, get [index]() { throw new Stop() } })',
+          'const reversed = { length: 2 ** 53 - 1, 0: "first", [2 ** 53 - 2]: "last", get 1() { throw new Stop() } }',
+          'const reverseError = errorOf(() => from.reverse.call(reversed))',
+          'return [',
+          '  errorOf(() => from.splice.call({ length: 2 ** 53 - 1 }, 0, 0, "x")), errorOf(() => from.unshift.call({ length: 2 ** 53 - 1 }, "x")),',
+          '  errorOf(() => from.toSpliced.call({ length: 2 ** 53 - 1 }, 0, 0, "x")), errorOf(() => [1].concat({ length: 2 ** 53 - 1, [Symbol.isConcatSpreadable]: true })),',
+          '  errorOf(() => from.unshift.call(stopAt(2 ** 53 - 3), "x")), errorOf(() => from.splice.call(stopAt(2 ** 53 - 4), 2 ** 53 - 5, 1)),',
+          '  reverseError, reversed[0], reversed[2 ** 53 - 2],',
+          '  from.toSpliced.call({ length: 2 ** 53 + 9, [2 ** 53 - 3]: "a", [2 ** 53 - 2]: "b" }, 0, 2 ** 53 - 3),',
+          ']',
+        ),
+        bindings: [],
+      })
+      assertValue(result, ['TypeError', 'TypeError', 'TypeError', 'TypeError', 'Stop', 'Stop', 'Stop', 'last', 'first', ['a', 'b']])
+    })
+
+    void it('reads what the language reads first, and hands a typed array to the callback as itself', async () => {
+      const result = await runProgram(runtime(), {
+        program: programLines(
+          'const log: string[] = []',
+          'const list: number[] = []',
+          'Object.defineProperty(list, "constructor", { get() { log.push("constructor"); return Array } })',
+          'Object.defineProperty(list, Symbol.isConcatSpreadable, { get() { log.push("spreadable"); return undefined } })',
+          'list.concat(1)',
+          'let sortError = ""',
+          'try { Array.prototype.sort.call({ get length(): number { throw new Error("the length was read first") } }, null as never) } catch (error) { sortError = (error as Error).constructor.name }',
+          'const shrinking = Array.from({ length: 30 }, (_, index) => index)',
+          'shrinking.copyWithin(0, { valueOf() { shrinking.length = 5; return 25 } } as unknown as number)',
+          'const bytes = new Uint8Array([1, 2, 3])',
+          'const seenAsItself = Array.prototype.every.call(bytes, (_value: unknown, _index: number, seen: unknown) => seen === bytes)',
+          'return [log, sortError, shrinking.length, Object.keys(shrinking), seenAsItself]',
+        ),
+        bindings: [],
+      })
+      assertValue(result, [['constructor', 'spreadable'], 'TypeError', 5, [], true])
+    })
+
+    void it("keeps the guarded built-ins' own lengths, and refuses a symbol where the language converts to a string", async () => {
+      const result = await runProgram(runtime(), {
+        program: programLines(
+          'const errorOf = (work: () => unknown) => { try { work(); return "none" } catch (error) { return (error as Error).constructor.name } }',
+          'const symbol = Symbol("label")',
+          'return [Map.prototype.set.length, Set.prototype.add.length,',
+          '  errorOf(() => JSON.parse(symbol as never)), errorOf(() => /,/[Symbol.split](symbol as never)), errorOf(() => "a,b".split(symbol as never))]',
+        ),
+        bindings: [],
+      })
+      assertValue(result, [2, 1, 'TypeError', 'TypeError', 'TypeError'])
+    })
+
     void it('lets the program catch the refusal and carry on in the same run', async () => {
       const result = await runProgram(runtime(), {
         program: programLines(

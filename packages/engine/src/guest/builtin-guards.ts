@@ -41,7 +41,8 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const maxLength = limits.maxArrayLength
   const ObjectConstructor = Object
   const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf, setPrototypeOf, hasOwn, keys: objectKeys } = Object
-  const { apply, get: reflectGet, has: reflectHas } = Reflect
+  const { apply, construct, get: reflectGet, has: reflectHas, set: reflectSet, deleteProperty } = Reflect
+  const ArrayConstructor = Array
   const isArray = Array.isArray
   const ProxyConstructor = Proxy
   const RangeErrorConstructor = RangeError
@@ -51,6 +52,9 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const ArrayPrototype = Array.prototype
   const ObjectPrototype = Object.prototype
   const concatSpreadable = Symbol.isConcatSpreadable
+  const speciesSymbol = Symbol.species
+  /** 2^53 - 1: the longest length the language allows an array-like. */
+  const maxSafeLength = 9007199254740991
   const iteratorSymbol = Symbol.iterator
   const TypeErrorConstructor = TypeError
   const stringIndexOf = String.prototype.indexOf
@@ -86,6 +90,11 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     throw new RangeErrorConstructor(`${what} on ${length} characters refused: this sandbox allows at most ${limit} in one built-in call. ${fix}`)
   }
 
+  /** ToString, which refuses a symbol where String() would describe it. */
+  function toText(value: unknown): string {
+    if (typeof value === 'symbol') throw new TypeErrorConstructor('Cannot convert a Symbol value to a string')
+    return StringConstructor(value)
+  }
   /** ToIntegerOrInfinity of a value that is already a number. */
   function integerOf(value: number): number {
     if (value !== value || value === 0) return 0
@@ -114,24 +123,51 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     return true
   }
 
+  const typedArrayLength = getOwnPropertyDescriptor(getPrototypeOf(Uint8Array.prototype) as object, 'length')?.get as (this: unknown) => number
+  /** A typed array's length, or `undefined` for anything else (a typed-array method given one throws its own TypeError). */
+  function typedArrayLengthOf(value: unknown): number | undefined {
+    try {
+      return apply(typedArrayLength, value, []) as number
+    } catch {
+      return undefined
+    }
+  }
+  /**
+   * A typed array's length when `Get(object, "length")` reaches the context's own getter with no
+   * proxy on the way: that read runs no program code. `undefined` otherwise.
+   */
+  function typedArrayStableLength(object: object): number | undefined {
+    const length = typedArrayLengthOf(object)
+    if (length === undefined) return undefined
+    let current = getPrototypeOf(object) as object | null
+    for (let depth = 0; current !== null && depth < 64; depth++) {
+      if (isProxy(current)) return undefined
+      const descriptor = getOwnPropertyDescriptor(current, 'length')
+      if (descriptor !== undefined) return descriptor.get === typedArrayLength ? length : undefined
+      current = getPrototypeOf(current) as object | null
+    }
+    return undefined
+  }
+
   /**
    * The length a native method will read from `object` right now, when reading it cannot run
    * program code or change between two reads: an own data property of an object that is not a
-   * proxy (arrays, strings, `arguments`, plain array-likes). `undefined` otherwise.
+   * proxy (arrays, strings, `arguments`, plain array-likes), or a typed array's own length.
+   * `undefined` otherwise.
    */
   function stableLength(object: object): number | undefined {
     if (!notProxy(object)) return undefined
     const descriptor = getOwnPropertyDescriptor(object, 'length')
-    if (descriptor === undefined || !hasOwn(descriptor, 'value')) return undefined
+    if (descriptor === undefined) return typedArrayStableLength(object)
+    if (!hasOwn(descriptor, 'value')) return undefined
     const value: unknown = descriptor.value
     if (typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return undefined
     return toLength(value)
   }
 
-  /** What a stand-in answers for `length`, `Symbol.isConcatSpreadable` and `Symbol.iterator`; unset keys pass through. */
+  /** What a stand-in answers for `length` and `Symbol.iterator`; unset keys pass through. */
   interface Pins {
     readonly length?: number
-    readonly spreadable?: boolean
     readonly iterator?: { readonly value: unknown }
   }
   /**
@@ -141,13 +177,11 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   function pinned(object: object, pins: Pins): object {
     // Own properties only: a key missing here must not be looked up on Object.prototype.
     const length = hasOwn(pins, 'length') ? pins.length : undefined
-    const spreadable = hasOwn(pins, 'spreadable') ? pins.spreadable : undefined
     const iterator = hasOwn(pins, 'iterator') ? pins.iterator?.value : undefined
     const pinsIterator = hasOwn(pins, 'iterator')
     const handler = {
       get(target: object, key: string | symbol): unknown {
         if (key === 'length' && length !== undefined) return length
-        if (key === concatSpreadable && spreadable !== undefined) return spreadable
         if (key === iteratorSymbol && pinsIterator) return iterator
         return reflectGet(target, key)
       },
@@ -172,6 +206,8 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
      * search that finds its element early, `some` that stops at the first). Absent: refused.
      */
     readonly loop?: (object: object, length: number, args: readonly unknown[]) => unknown
+    /** What the spec checks of the arguments before it reads the receiver. */
+    readonly checkFirst?: (args: readonly unknown[]) => void
   }
   /**
    * An argument as an integer. By the time a count is computed every numeric argument is a number
@@ -257,6 +293,127 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     return accumulator
   }
 
+  // The spec's loops of the methods that move or copy elements (ECMA-262 23.1.3), for a length
+  // past the limit: each step is an ordinary property operation the compute budget can stop, and
+  // the errors come where the spec puts them (a TypeError past 2^53 - 1 before anything is read).
+  function createDataProperty(target: object, index: number, value: unknown): void {
+    // A prototype-less descriptor: a `get` planted on Object.prototype must not turn it into an accessor.
+    defineProperty(target, index, setPrototypeOf({ value, writable: true, enumerable: true, configurable: true }, null) as PropertyDescriptor)
+  }
+  function setOrThrow(object: object, key: number | string, value: unknown): void {
+    if (!reflectSet(object, key, value)) throw new TypeErrorConstructor(`Cannot assign to property ${key} of the array-like`)
+  }
+  function deleteOrThrow(object: object, key: number): void {
+    if (!deleteProperty(object, key)) throw new TypeErrorConstructor(`Cannot delete property ${key} of the array-like`)
+  }
+  /** Copies index `from` to index `to`, or deletes `to` when `from` is a hole. */
+  function moveOrDelete(object: object, from: number, to: number): void {
+    if (reflectHas(object, from)) setOrThrow(object, to, reflectGet(object, from))
+    else deleteOrThrow(object, to)
+  }
+  function tooLong(name: string, length: number): never {
+    throw new TypeErrorConstructor(`Array.prototype.${name} would make a length of ${length}, past 2^53 - 1`)
+  }
+  // Reflect.construct with this target and a program's function as `newTarget` tells whether that
+  // function is a constructor, running none of its code (the trap answers; nothing reads `prototype`).
+  const constructorProbe = new ProxyConstructor(function probe() {}, setPrototypeOf({ construct: () => emptyList() }, null) as ProxyHandler<() => void>)
+  function isConstructor(value: unknown): boolean {
+    if (typeof value !== 'function') return false
+    try {
+      construct(constructorProbe, emptyList(), value as Native)
+      return true
+    } catch {
+      return false
+    }
+  }
+  function arrayCreate(length: number): unknown[] {
+    if (length > 4294967295) throw new RangeErrorConstructor(`Invalid array length ${length}`)
+    return new ArrayConstructor(length)
+  }
+  /**
+   * ArraySpeciesCreate(original, length). A program has one realm, so the spec's step for another
+   * realm's Array constructor never applies.
+   */
+  function arraySpeciesCreate(original: object, length: number): object {
+    if (!isArray(original)) return arrayCreate(length)
+    let constructor: unknown = reflectGet(original, 'constructor')
+    if (constructor !== null && (typeof constructor === 'object' || typeof constructor === 'function')) {
+      constructor = reflectGet(constructor, speciesSymbol)
+      if (constructor === null) constructor = undefined
+    }
+    if (constructor === undefined) return arrayCreate(length)
+    if (!isConstructor(constructor)) throw new TypeErrorConstructor('The array\'s constructor[Symbol.species] is not a constructor')
+    return construct(constructor as Native, [length]) as object
+  }
+  /** How many elements splice and toSpliced take out from `start`: none without arguments, the rest without a count. */
+  function removedCount(length: number, start: number, args: readonly unknown[]): number {
+    if (args.length === 0) return 0
+    return args.length === 1 ? length - start : min(max(integerAt(args, 1), 0), length - start)
+  }
+  function spliceLoop(object: object, length: number, args: readonly unknown[]): object {
+    const start = relativeIndex(integerAt(args, 0), length)
+    const itemCount = max(args.length - 2, 0)
+    const deleteCount = removedCount(length, start, args)
+    if (length + itemCount - deleteCount > maxSafeLength) tooLong('splice', length + itemCount - deleteCount)
+    const removed = arraySpeciesCreate(object, deleteCount)
+    for (let index = 0; index < deleteCount; index++) {
+      if (reflectHas(object, start + index)) createDataProperty(removed, index, reflectGet(object, start + index))
+    }
+    setOrThrow(removed, 'length', deleteCount)
+    if (itemCount < deleteCount) {
+      for (let index = start; index < length - deleteCount; index++) moveOrDelete(object, index + deleteCount, index + itemCount)
+      for (let index = length; index > length - deleteCount + itemCount; index--) deleteOrThrow(object, index - 1)
+    } else if (itemCount > deleteCount) {
+      for (let index = length - deleteCount; index > start; index--) moveOrDelete(object, index + deleteCount - 1, index + itemCount - 1)
+    }
+    for (let index = 0; index < itemCount; index++) setOrThrow(object, start + index, args[index + 2])
+    setOrThrow(object, 'length', length - deleteCount + itemCount)
+    return removed
+  }
+  function unshiftLoop(object: object, length: number, args: readonly unknown[]): number {
+    const count = args.length
+    if (count > 0) {
+      if (length + count > maxSafeLength) tooLong('unshift', length + count)
+      for (let index = length; index > 0; index--) moveOrDelete(object, index - 1, index + count - 1)
+      for (let index = 0; index < count; index++) setOrThrow(object, index, args[index])
+    }
+    setOrThrow(object, 'length', length + count)
+    return length + count
+  }
+  function reverseLoop(object: object, length: number): object {
+    const middle = trunc(length / 2)
+    for (let lower = 0; lower < middle; lower++) {
+      const upper = length - lower - 1
+      const lowerExists = reflectHas(object, lower)
+      const lowerValue = lowerExists ? reflectGet(object, lower) : undefined
+      const upperExists = reflectHas(object, upper)
+      const upperValue = upperExists ? reflectGet(object, upper) : undefined
+      if (upperExists) setOrThrow(object, lower, upperValue)
+      else if (lowerExists) deleteOrThrow(object, lower)
+      if (lowerExists) setOrThrow(object, upper, lowerValue)
+      else if (upperExists) deleteOrThrow(object, upper)
+    }
+    return object
+  }
+  /** The length toSpliced gives its result: what it reads and what it creates. */
+  function toSplicedLength(length: number, args: readonly unknown[]): number {
+    const start = relativeIndex(integerAt(args, 0), length)
+    return length + max(args.length - 2, 0) - removedCount(length, start, args)
+  }
+  /** toSpliced past the limit: the spec's TypeError past 2^53 - 1 comes before the sandbox's refusal. */
+  function toSplicedPastLimit(_object: object, length: number, args: readonly unknown[]): never {
+    const newLength = toSplicedLength(length, args)
+    if (newLength > maxSafeLength) tooLong('toSpliced', newLength)
+    refuse('Array.prototype.toSpliced', newLength)
+  }
+  /** sort and toSorted check their comparator before they read anything of the receiver. */
+  function comparatorFirst(args: readonly unknown[]): void {
+    const comparator = argAt(args, 0)
+    if (comparator !== undefined && typeof comparator !== 'function') {
+      throw new TypeErrorConstructor('The comparison function must be either a function or undefined')
+    }
+  }
+
   const wholeWalk: Walk = { numeric: [], lazy: false, count: (length) => length }
   const walks: Record<string, Walk> = {
     indexOf: { numeric: [1], lazy: true, count: (length, args) => length - relativeIndex(integerAt(args, 1), length), loop: indexOfLoop },
@@ -276,14 +433,17 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
       numeric: [0, 1, 2],
       count: (length, args) => min(spanAt(args, 1, length), length - relativeIndex(integerAt(args, 0), length)),
     },
-    // splice moves every element after the cut; toSpliced copies the whole array.
-    splice: { lazy: false, numeric: [0, 1], count: (length, args) => (args.length === 0 ? 0 : length - relativeIndex(integerAt(args, 0), length)) },
-    toSpliced: { lazy: false, numeric: [0, 1], count: (length, args) => length + args.length },
+    // splice moves every element after the cut; toSpliced copies what it keeps into a new array.
+    splice: { lazy: false, numeric: [0, 1], count: (length, args) => (args.length === 0 ? 0 : length - relativeIndex(integerAt(args, 0), length)), loop: spliceLoop },
+    toSpliced: { lazy: false, numeric: [0, 1], count: toSplicedLength, loop: toSplicedPastLimit },
     // With nothing to insert, unshift only writes the length back.
-    unshift: { lazy: false, numeric: [], count: (length, args) => (args.length === 0 ? 0 : length) },
+    unshift: { lazy: false, numeric: [], count: (length, args) => (args.length === 0 ? 0 : length), loop: unshiftLoop },
+    reverse: { lazy: false, numeric: [], count: (length) => length, loop: reverseLoop },
+    sort: { lazy: false, numeric: [], count: (length) => length, checkFirst: comparatorFirst },
+    toSorted: { lazy: false, numeric: [], count: (length) => length, checkFirst: comparatorFirst },
     with: { lazy: false, numeric: [0], count: (length) => length },
   }
-  for (const name of ['join', 'toLocaleString', 'reverse', 'map', 'filter', 'sort', 'toSorted', 'toReversed', 'shift']) walks[name] = wholeWalk
+  for (const name of ['join', 'toLocaleString', 'map', 'filter', 'toReversed', 'shift']) walks[name] = wholeWalk
   walks.every = { ...wholeWalk, loop: (object, length, args) => predicateLoop(object, length, args, 'every') }
   walks.some = { ...wholeWalk, loop: (object, length, args) => predicateLoop(object, length, args, 'some') }
   walks.forEach = { ...wholeWalk, loop: (object, length, args) => predicateLoop(object, length, args, 'forEach') }
@@ -320,6 +480,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
           if (count > maxLength) return overLimit(this, length, args, count)
           return apply(native, this, args)
         }
+        walk.checkFirst?.(args)
         if (this === null || this === undefined) return apply(native, this, args)
         // The general case, in the spec's order: the length once, then the numeric arguments.
         const object = ObjectConstructor(this) as object
@@ -331,11 +492,11 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
             if (position < converted.length && converted[position] !== undefined) converted[position] = toInteger(converted[position])
           }
         }
-        // Program code may have changed a stable length during the conversions: read it again.
-        const stable = stableLength(object)
-        const receiver = stable !== undefined ? (object === this ? this : object) : pinned(object, { length })
-        const count = walk.count(stable ?? length, converted)
-        if (count > maxLength) return overLimit(object, stable ?? length, converted, count)
+        // The native method reads the length again: it must see the one read above, which the spec
+        // uses throughout, even if a conversion changed it (or a getter would answer differently).
+        const receiver = stableLength(object) === length ? object : pinned(object, { length })
+        const count = walk.count(length, converted)
+        if (count > maxLength) return overLimit(object, length, converted, count)
         const result = apply(native, receiver, converted)
         // A method that returns its receiver must not return the stand-in.
         return result === receiver ? object : result
@@ -366,17 +527,36 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   }
 
   // concat walks the receiver and every spreadable argument: the sum is both a walk and the
-  // result's size. Each spreadable item is checked as it will be seen: its spreadability and
-  // length read once, and pinned when a second read could answer differently.
+  // result's size. When counting it runs no program code and stays within the limit, the native
+  // method does the work; otherwise (a marker or length a getter answers, a species constructor
+  // of the program's, a result past the limit) the spec's loop does, exact in the order of its
+  // reads and errors, and stoppable by the compute budget.
   const nativeConcat = ArrayPrototype.concat
+  const nativeSpeciesGetter = getOwnPropertyDescriptor(ArrayConstructor, speciesSymbol)?.get
   /** Whether concat spreads `object`, from its marker as read. */
   const spreads = (object: object, marker: unknown): boolean => (marker === undefined ? isArray(object) : !!marker)
-  /** What concat adds for `object` if nothing can change it any more: `undefined` when it could. */
-  function stableConcatCount(object: object): number | undefined {
+  const isObject = (value: unknown): value is object => (typeof value === 'object' || typeof value === 'function') && value !== null
+  /** What concat adds for `object` when finding out runs no program code: `undefined` when it could. */
+  function quietConcatCount(object: object): number | undefined {
     const found = stableLookup(object, concatSpreadable)
     if (found === undefined) return undefined
     return spreads(object, found.value) ? stableLength(object) : 1
   }
+  // Finds a getter along the prototype chain without allocating a descriptor: the check below runs
+  // on every concat of plain arrays.
+  const lookupGetter = (ObjectPrototype as unknown as { __lookupGetter__: (this: object, key: PropertyKey) => unknown }).__lookupGetter__
+  const speciesGetterIntact = (): boolean => apply(lookupGetter, ArrayConstructor, [speciesSymbol]) === nativeSpeciesGetter
+  /** Whether ArraySpeciesCreate(receiver, 0) runs no program code: it makes a plain array, or throws at once. */
+  function speciesQuiet(receiver: object): boolean {
+    if (!isArray(receiver)) return true
+    const found = stableLookup(receiver, 'constructor')
+    if (found === undefined) return false
+    if (!isObject(found.value)) return true
+    return found.value === ArrayConstructor && speciesGetterIntact()
+  }
+  /** speciesQuiet of a genuine array whose prototype is Array.prototype, with no own `constructor`. */
+  const plainArraySpeciesQuiet = (): boolean =>
+    apply(lookupGetter, ArrayPrototype, ['constructor']) === undefined && ArrayPrototype.constructor === ArrayConstructor && speciesGetterIntact()
   /**
    * The common case, where no program code can run: genuine arrays and primitives, with no
    * spreadability marker on the arrays or their prototypes. `undefined` for anything else.
@@ -386,7 +566,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     let count = 0
     for (let index = 0; index < items.length; index++) {
       const item = items[index]
-      if ((typeof item !== 'object' && typeof item !== 'function') || item === null) {
+      if (!isObject(item)) {
         count++
         continue
       }
@@ -395,39 +575,47 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     }
     return count
   }
+  /** What the native concat would walk and create, when counting it runs no program code. */
+  function quietCount(items: readonly unknown[]): number | undefined {
+    // A plain count means the receiver is a genuine array whose prototype is Array.prototype.
+    const plain = plainArraysCount(items)
+    if (plain !== undefined) return !hasOwn(items[0] as object, 'constructor') && plainArraySpeciesQuiet() ? plain : undefined
+    if (!speciesQuiet(items[0] as object)) return undefined
+    let count = 0
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index]
+      const added = isObject(item) ? quietConcatCount(item) : 1
+      if (added === undefined) return undefined
+      count += added
+    }
+    return count
+  }
+  function concatLoop(items: readonly unknown[]): object {
+    const result = arraySpeciesCreate(items[0] as object, 0)
+    let next = 0
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index]
+      if (isObject(item) && spreads(item, reflectGet(item, concatSpreadable))) {
+        const length = toLength(reflectGet(item, 'length'))
+        if (next + length > maxSafeLength) throw new TypeErrorConstructor(`Array.prototype.concat would make a length of ${next + length}, past 2^53 - 1`)
+        for (let at = 0; at < length; at++, next++) {
+          if (reflectHas(item, at)) createDataProperty(result, next, reflectGet(item, at))
+        }
+      } else {
+        if (next >= maxSafeLength) throw new TypeErrorConstructor('Array.prototype.concat would make a length past 2^53 - 1')
+        createDataProperty(result, next++, item)
+      }
+    }
+    setOrThrow(result, 'length', next)
+    return result
+  }
   const concatMethods = {
     concat(this: unknown, ...args: unknown[]): unknown {
       if (this === null || this === undefined) return apply(nativeConcat, this, args)
       const items = copyOf(args, ObjectConstructor(this))
-      const fast = plainArraysCount(items)
-      if (fast !== undefined) {
-        if (fast > maxLength) refuse('Array.prototype.concat', fast)
-        return apply(nativeConcat, this, args)
-      }
-      const seen = emptyList() as ({ spreadable: boolean; length: number } | undefined)[]
-      // First pass, in the spec's order: each item's marker, then (if spread) its length.
-      for (let index = 0; index < items.length; index++) {
-        const item = items[index]
-        if ((typeof item !== 'object' && typeof item !== 'function') || item === null) continue
-        const spreadable = spreads(item, reflectGet(item, concatSpreadable))
-        seen[index] = { spreadable, length: spreadable ? toLength(reflectGet(item, 'length')) : 0 }
-      }
-      // Second pass, after every piece of program code has run: an item whose marker or length
-      // could still answer differently is pinned to what the first pass read.
-      let count = 0
-      for (let index = 0; index < items.length; index++) {
-        const item = items[index]
-        const read = seen[index]
-        if (read === undefined) { count++; continue }
-        const stable = stableConcatCount(item as object)
-        if (stable !== undefined) { count += stable; continue }
-        items[index] = pinned(item as object, read.spreadable ? { length: read.length, spreadable: true } : { spreadable: false })
-        count += read.spreadable ? read.length : 1
-      }
-      if (count > maxLength) refuse('Array.prototype.concat', count)
-      const rest = emptyList()
-      for (let index = 1; index < items.length; index++) rest[index - 1] = items[index]
-      return apply(nativeConcat, items[0], rest)
+      const count = quietCount(items)
+      if (count !== undefined && count <= maxLength) return apply(nativeConcat, this, args)
+      return concatLoop(items)
     },
   }
   defineProperty(concatMethods.concat, 'length', { value: 1, configurable: true })
@@ -436,10 +624,6 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   // flat and flatMap walk nested arrays the receiver's length says nothing about; they are
   // written out here, as the spec does, so the walk is a loop the compute budget can stop.
   const nativeMap = ArrayPrototype.map
-  function createDataProperty(target: object, index: number, value: unknown): void {
-    // A prototype-less descriptor: a `get` planted on Object.prototype must not turn it into an accessor.
-    defineProperty(target, index, setPrototypeOf({ value, writable: true, enumerable: true, configurable: true }, null) as PropertyDescriptor)
-  }
   function flattenInto(target: object, source: object, sourceLength: number, start: number, depth: number, mapper?: { fn: unknown; thisArg: unknown }): number {
     let targetIndex = start
     for (let sourceIndex = 0; sourceIndex < sourceLength; sourceIndex++) {
@@ -496,15 +680,6 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   // process instead of throwing.
   const stringSplit = String.prototype.split
   const splitSymbol = Symbol.split
-  const typedArrayLength = getOwnPropertyDescriptor(getPrototypeOf(Uint8Array.prototype) as object, 'length')?.get as (this: unknown) => number
-  /** A typed array's length, or `undefined` for anything else (a typed-array method given one throws its own TypeError). */
-  function typedArrayLengthOf(value: unknown): number | undefined {
-    try {
-      return apply(typedArrayLength, value, []) as number
-    } catch {
-      return undefined
-    }
-  }
   function toUint32(value: unknown): number {
     const number = NumberConstructor(value)
     if (number !== number || number === Infinity || number === -Infinity) return 0
@@ -531,9 +706,9 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
         const splitter: unknown = reflectGet(ObjectConstructor(separator) as object, splitSymbol, separator)
         if (splitter !== undefined && splitter !== null) return apply(splitter as Native, separator, [object, limit])
       }
-      const text = StringConstructor(object)
+      const text = toText(object)
       const limitNumber = limit === undefined ? 4294967295 : toUint32(limit)
-      const separatorText = separator === undefined ? undefined : StringConstructor(separator)
+      const separatorText = separator === undefined ? undefined : toText(separator)
       if (separatorText !== undefined && limitNumber > maxLength && text.length >= maxLength) {
         const pieces = countPieces(text, separatorText, maxLength + 1)
         if (pieces > maxLength) refuseText('String.prototype.split', text.length, maxLength, 'It makes more pieces than that: pass a limit or split a smaller string.')
@@ -550,7 +725,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const regExpSplit = RegExpPrototype[splitSymbol] as Native
   const regExpMethods = {
     [splitSymbol](this: unknown, string: unknown, limit: unknown): unknown {
-      const text = StringConstructor(string)
+      const text = toText(string)
       const limitNumber = limit === undefined ? 4294967295 : toUint32(limit)
       if (text.length >= maxLength && limitNumber > maxLength) {
         refuseText('Splitting with a regular expression', text.length, maxLength, 'Pass a limit, split on a plain string, or split a smaller string.')
@@ -567,7 +742,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
     const native = RegExpPrototype[symbol] as Native
     const methods = {
       [symbol](this: unknown, string: unknown, ...rest: unknown[]): unknown {
-        const text = StringConstructor(string)
+        const text = toText(string)
         if (text.length > maxLength) refuseText(what, text.length, maxLength, 'Work on smaller pieces of the string.')
         return apply(native, this, copyOf(rest, text))
       },
@@ -587,8 +762,8 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
       if (searchValue !== undefined && searchValue !== null && (typeof searchValue === 'object' || typeof searchValue === 'function')) {
         return apply(stringReplaceAll, object, [searchValue, replaceValue])
       }
-      const text = StringConstructor(object)
-      const search = StringConstructor(searchValue)
+      const text = toText(object)
+      const search = toText(searchValue)
       if (text.length > maxLength) {
         const occurrences = countPieces(text, search, maxLength + 2) - 1
         if (occurrences > maxLength) refuseText('String.prototype.replaceAll', text.length, maxLength, 'Replace in smaller pieces of the string.')
@@ -605,7 +780,7 @@ export function installBuiltinGuards(host: BuiltinGuardHost, limits: BuiltinGuar
   const maxJsonText = maxLength * 2
   const jsonMethods = {
     parse(text: unknown, reviver?: unknown): unknown {
-      const source = StringConstructor(text)
+      const source = toText(text)
       if (source.length > maxJsonText) refuseText('JSON.parse', source.length, maxJsonText, 'Parse smaller documents.')
       return reviver === undefined ? jsonParse(source) : jsonParse(source, reviver as (key: string, value: unknown) => unknown)
     },

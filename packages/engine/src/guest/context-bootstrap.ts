@@ -119,6 +119,8 @@ export function contextBootstrap(primordials: Primordials, host: BootstrapHost, 
         return apply(original, this, args)
       },
     }[name] as (...args: unknown[]) => unknown
+    // The native `length` (2 for Map.prototype.set, 1 for Set.prototype.add), not the rest parameter's 0.
+    defineProperty(guarded, 'length', { value: original.length, configurable: true })
     defineProperty(owner, name, { value: guarded, writable: true, configurable: true, enumerable: false })
   }
   guardMethod(MapConstructor.prototype, 'set', (receiver, args) => {
