@@ -5,6 +5,9 @@
  */
 import type { CodeRunRequest, CodeRunResult } from './types.js'
 
+/** The most top-level names a session keeps when its options do not say (`maxKeptNames`). */
+export const DEFAULT_MAX_KEPT_NAMES = 1_000
+
 /**
  * What `openSession` takes. Every field is optional; the backend's config gives the defaults
  * (`sessionIdleMs`, and the run budgets every run of the session is held to).

@@ -4,6 +4,7 @@
  */
 import {
   CodeRuntimeError,
+  DEFAULT_MAX_KEPT_NAMES,
   MAX_TIMER_MS,
   readConfigObject,
   readIntegerField,
@@ -17,9 +18,6 @@ const MIB = 1024 * 1024
 
 /** The smallest heap budget a session may ask for: room for the runtime's own context. */
 export const MIN_SESSION_HEAP_BYTES = 16 * MIB
-
-/** The most top-level names a session keeps unless its options say otherwise. */
-export const DEFAULT_MAX_KEPT_NAMES = 1_000
 
 /**
  * The most a session may ask to keep: each kept name is a binding of the session's context,
