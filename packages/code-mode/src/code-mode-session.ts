@@ -5,7 +5,7 @@
  * the program kept, so the next check knows those names and their types), and after a run that
  * ended the sandbox (lost, expired) forgets everything and opens a fresh one on the next run.
  */
-import { CodeRuntimeError, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import { CodeRuntimeError, DEFAULT_MAX_KEPT_NAMES, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
 import { CodeModeError } from './errors.js'
 import { KeptNames } from './type-check/kept-names.js'
 
@@ -47,6 +47,8 @@ interface OpenSession {
 export class RunCodeSession implements CodeModeSession {
   /** What the type check knows of the names earlier runs kept. */
   readonly names = new KeptNames()
+  /** The most names the runtime session keeps (its `maxKeptNames`): the check refuses a program that would keep more. */
+  readonly maxKeptNames: number
   private open: OpenSession | undefined
   private opened: CodeSession | undefined
   private generation = 0
@@ -58,6 +60,8 @@ export class RunCodeSession implements CodeModeSession {
   constructor(runtime: CodeModeSessionRuntime, options: CodeSessionOptions | undefined) {
     this.runtime = runtime
     this.options = options
+    // Checked by the runtime when the session opens; a value it refuses never runs a program.
+    this.maxKeptNames = typeof options?.maxKeptNames === 'number' ? options.maxKeptNames : DEFAULT_MAX_KEPT_NAMES
   }
 
   get id(): string | undefined {

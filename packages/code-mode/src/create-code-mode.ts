@@ -4,7 +4,7 @@
  */
 import { readIntegerField, refuseConfigField, type CodeBindingFunction, type CodeBindingNamespace, type CodeJsonValue, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
 import { argumentValidatorOf } from './argument-validation.js'
-import { refusedRunOutput, typeHintsBlock } from './checked-run-output.js'
+import { keptNamesLimitOutput, refusedRunOutput, typeHintsBlock } from './checked-run-output.js'
 import { hasSessions, RunCodeSession, sessionEndedNote, type CodeModeSession } from './code-mode-session.js'
 import { CodeModeError, codeModeErrorPlace } from './errors.js'
 import { renderRunResult } from './render-result.js'
@@ -228,6 +228,11 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     // missing) must not stop a run: the runtime checks arguments again, so it runs unchecked.
     const { check: programCheck, kept } = await checkInSession(code, session).catch(() => ({ check: UNCHECKED_PROGRAM, kept: new Map<string, string>() }))
     if (programCheck.refused) return refusedRunOutput(programCheck.errors, maxResultChars)
+    if (session !== undefined) {
+      let fresh = 0
+      for (const name of kept.keys()) if (!session.names.has(name)) fresh++
+      if (fresh > 0 && session.names.size + fresh > session.maxKeptNames) return keptNamesLimitOutput(fresh, session.names.size, session.maxKeptNames, maxResultChars)
+    }
     const scheduler = new ToolCallScheduler(maxParallel, runOptions.signal)
     const approvals = new RunApprovals(runOptions.approve ?? approve, runOptions.description)
     const wrap = runOptions.wrapToolCall

@@ -216,6 +216,25 @@ describe('run_code bound to a session', () => {
     }
   })
 
+  it('refuses a program that would keep more names than maxKeptNames, saying to reset; with reset: true it runs', async () => {
+    for (const typeCheck of ['calls', 'off'] as const) {
+      const codeMode = createCodeMode({ tools: [orders], runtime: started.runtime, session: { maxKeptNames: 2 }, typeCheck })
+      try {
+        assert.equal((await codeMode.tool.execute({ code: 'const a = 1', description: 'one' })).isError, false)
+        const refused = await codeMode.tool.execute({ code: 'const b = 2\nconst c = 3\na = 9', description: 'two more' })
+        assert.equal(refused.isError, true, typeCheck)
+        assert.match(refused.text, /at most 2 \(maxKeptNames\)/, refused.text)
+        // The check says how to start over in run_code's words; unchecked, the runtime's own refusal says it.
+        assert.match(refused.text, typeCheck === 'off' ? /new session/ : /reset: true/, refused.text)
+        assert.equal((await codeMode.tool.execute({ code: 'a', description: 'unchanged' })).text, '1', 'the refused run changed nothing')
+        const again = await codeMode.tool.execute({ code: 'const b = 2\nconst c = 3\nb + c', description: 'start over', reset: true })
+        assert.equal(again.text, '5', again.text)
+      } finally {
+        await codeMode.dispose()
+      }
+    }
+  })
+
   it('after the runtime is disposed under it, a run rejects as closed and the next says no session can open', async () => {
     const own = await startRuntime()
     const codeMode = createCodeMode({ tools: [orders], runtime: own.runtime, session: true })

@@ -5,6 +5,9 @@
  */
 import type { CodeRunRequest, CodeRunResult } from './types.js'
 
+/** The most top-level names a session keeps when its options do not say (`maxKeptNames`). */
+export const DEFAULT_MAX_KEPT_NAMES = 1_000
+
 /**
  * What `openSession` takes. Every field is optional; the backend's config gives the defaults
  * (`sessionIdleMs`, and the run budgets every run of the session is held to).
@@ -25,6 +28,12 @@ export interface CodeSessionOptions {
   readonly computeMs?: number
   /** Wall-clock ceiling of each run of the session, in milliseconds (default: the backend's `maxWallMs`). */
   readonly maxWallMs?: number
+  /**
+   * The most top-level names the session keeps (default 1 000). A run that would keep more new
+   * names than are left is refused as a whole (`exception`, naming the limit): it keeps nothing.
+   * Declaring a kept name again costs nothing; a reset (a new session) starts from none.
+   */
+  readonly maxKeptNames?: number
 }
 
 /** Why a session no longer runs programs. */

@@ -1,5 +1,6 @@
 // The seam
 export { CodeRuntime, CODE_RUNTIME_SERVICE_NAME } from './code-runtime.js'
+export { DEFAULT_MAX_KEPT_NAMES } from './code-session.js'
 export type { CodeSession, CodeSessionEndReason, CodeSessionOptions } from './code-session.js'
 export { startCodeRuntime, type CodeRuntimeBackend, type StartedCodeRuntime } from './start-runtime.js'
 

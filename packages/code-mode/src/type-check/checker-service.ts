@@ -1,8 +1,9 @@
 /**
  * One warm TypeScript language service per Code Mode. Its files: the ES2023 library (no DOM),
- * the runtime's globals, the SDK (constant: parsed once), the names a session kept (moves when
- * the session does; empty outside one) and the program, which moves with every check. Library files are parsed once per process: every service shares one document
- * registry for them and one cache of their text.
+ * the runtime's globals, the SDK (constant: parsed once), the names a session kept (in files of
+ * a few dozen names each, so a run that keeps one more re-reads one small file; none outside a
+ * session) and the program, which moves with every check. Library files are parsed once per
+ * process: every service shares one document registry for them and one cache of their text.
  */
 import { readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
@@ -14,8 +15,10 @@ import type { TypeScript } from './typescript-loader.js'
 const ROOT = '/code-mode-check/'
 export const SDK_FILE = `${ROOT}sdk.d.ts`
 export const PROGRAM_FILE = `${ROOT}program.ts`
-/** The names a session's earlier runs kept, as ambient declarations (see kept-names.ts); empty outside a session. */
-export const SESSION_FILE = `${ROOT}session.d.ts`
+/** The file of the `index`-th part of the names a session's earlier runs kept, as ambient declarations (see kept-names.ts). */
+export function sessionFileName(index: number): string {
+  return `${ROOT}session-${index}.d.ts`
+}
 const GLOBALS_FILE = ROOT + RUNTIME_GLOBALS_FILE_NAME
 
 /**
@@ -91,7 +94,15 @@ function sharedLibrary(typescript: TypeScript): SharedLibrary {
   return shared
 }
 
-/** The language service and the one call that changes its program. */
+/** One declarations file of a session, as the service holds it. */
+interface SessionFile {
+  readonly name: string
+  readonly text: string
+  readonly snapshot: ts.IScriptSnapshot
+  readonly version: number
+}
+
+/** The language service and the calls that change its program. */
 export interface CheckerService {
   readonly service: ts.LanguageService
   /**
@@ -99,8 +110,11 @@ export interface CheckerService {
    * (`performance.now()` time) are cancelled: they throw TypeScript's OperationCanceledException.
    */
   setProgram(text: string, deadline: number): void
-  /** Replaces the session's declarations (`''` outside a session); unchanged text costs nothing. */
-  setSessionDeclarations(text: string): void
+  /**
+   * Replaces the session's declarations files (none outside a session): file `i` is
+   * {@link sessionFileName}(i). A file whose text did not change keeps its parse.
+   */
+  setSessionDeclarations(files: readonly string[]): void
 }
 
 export function createCheckerService(typescript: TypeScript, sdkDeclarations: string): CheckerService {
@@ -113,12 +127,14 @@ export function createCheckerService(typescript: TypeScript, sdkDeclarations: st
   ])
   let programSnapshot = typescript.ScriptSnapshot.fromString('')
   let programVersion = 0
-  let sessionText = ''
-  let sessionSnapshot = typescript.ScriptSnapshot.fromString('')
-  let sessionVersion = 0
-  // The two files whose text moves, by name.
+  // Versions are never reused, not even by a file dropped and declared again: a version names one text.
+  let versions = 0
+  const sessionFiles: SessionFile[] = []
+  const sessionFileByName = new Map<string, SessionFile>()
+  let scriptFileNames: string[] = [GLOBALS_FILE, SDK_FILE, PROGRAM_FILE]
+  // The files whose text moves, by name.
   const movingSnapshot = (fileName: string): ts.IScriptSnapshot | undefined =>
-    fileName === PROGRAM_FILE ? programSnapshot : fileName === SESSION_FILE ? sessionSnapshot : undefined
+    fileName === PROGRAM_FILE ? programSnapshot : sessionFileByName.get(fileName)?.snapshot
   let deadline = Number.POSITIVE_INFINITY
   // The checker polls this between the statements and functions it checks, so a program built
   // to keep it busy gives the host thread back at the deadline.
@@ -139,8 +155,8 @@ export function createCheckerService(typescript: TypeScript, sdkDeclarations: st
 
   const host: ts.LanguageServiceHost = {
     getCompilationSettings: () => options,
-    getScriptFileNames: () => [GLOBALS_FILE, SDK_FILE, SESSION_FILE, PROGRAM_FILE],
-    getScriptVersion: (fileName) => (fileName === PROGRAM_FILE ? String(programVersion) : fileName === SESSION_FILE ? String(sessionVersion) : '0'),
+    getScriptFileNames: () => scriptFileNames,
+    getScriptVersion: (fileName) => (fileName === PROGRAM_FILE ? String(programVersion) : String(sessionFileByName.get(fileName)?.version ?? 0)),
     getScriptSnapshot: (fileName) => movingSnapshot(fileName) ?? ownFiles.get(fileName) ?? librarySnapshot(fileName),
     getCurrentDirectory: () => ROOT,
     getDefaultLibFileName: (compilerOptions) => typescript.getDefaultLibFilePath(compilerOptions),
@@ -162,11 +178,17 @@ export function createCheckerService(typescript: TypeScript, sdkDeclarations: st
       programVersion++
       deadline = checkDeadline
     },
-    setSessionDeclarations(text) {
-      if (text === sessionText) return
-      sessionText = text
-      sessionSnapshot = typescript.ScriptSnapshot.fromString(text)
-      sessionVersion++
+    setSessionDeclarations(texts) {
+      if (texts.length === sessionFiles.length && texts.every((text, index) => sessionFiles[index]?.text === text)) return
+      texts.forEach((text, index) => {
+        const file = sessionFiles[index]
+        if (file?.text === text) return
+        const replaced: SessionFile = { name: sessionFileName(index), text, snapshot: typescript.ScriptSnapshot.fromString(text), version: ++versions }
+        sessionFiles[index] = replaced
+        sessionFileByName.set(replaced.name, replaced)
+      })
+      for (const dropped of sessionFiles.splice(texts.length)) sessionFileByName.delete(dropped.name)
+      scriptFileNames = [GLOBALS_FILE, SDK_FILE, ...sessionFiles.map((file) => file.name), PROGRAM_FILE]
     },
   }
 }

@@ -1,8 +1,15 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { emitSdk } from '../sdk-emitter.js'
-import { KeptNames, MAX_KEPT_TYPE_CHARS } from './kept-names.js'
+import { createCheckerService, sessionFileName } from './checker-service.js'
+import { KEPT_NAMES_PER_FILE, KeptNames, MAX_KEPT_TYPE_CHARS, MAX_SESSION_TYPE_CHARS } from './kept-names.js'
 import { createProgramChecker } from './program-checker.js'
+import { loadTypeScript } from './typescript-loader.js'
+
+/** `count` names `prefix0`, `prefix1`... all of type `type`. */
+function namesOfType(prefix: string, count: number, type: string): Map<string, string> {
+  return new Map(Array.from({ length: count }, (_, index) => [`${prefix}${index}`, type]))
+}
 
 describe('the names a session keeps, as the checker types them', () => {
   const tools = [{ name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] }, outputSchema: { type: 'number' } }]
@@ -86,10 +93,49 @@ describe('the names a session keeps, as the checker types them', () => {
     const session = new KeptNames()
     session.merge(new Map([['x', 'number'], ['y', 'string']]))
     session.merge(new Map([['x', 'string[]']]))
-    assert.deepEqual(session.entries(), [['y', 'string'], ['x', 'string[]']])
-    assert.equal(session.declarations(), 'declare let y: string;\ndeclare let x: string[];')
+    assert.deepEqual(session.entries(), [['x', 'string[]'], ['y', 'string']])
+    assert.deepEqual(session.declarationFiles(), ['declare let x: string[];\ndeclare let y: string;'])
     session.clear()
     assert.equal(session.size, 0)
-    assert.equal(session.declarations(), '')
+    assert.deepEqual(session.declarationFiles(), [])
+  })
+
+  it('parses what earlier runs kept once: a run that keeps one more name re-reads one small file, not every name', async () => {
+    const typescript = await loadTypeScript()
+    const { service, setSessionDeclarations } = createCheckerService(typescript, '')
+    const session = new KeptNames()
+    session.merge(namesOfType('v', 3 * KEPT_NAMES_PER_FILE + 5, 'number'))
+    setSessionDeclarations(session.declarationFiles())
+    const before = new Set(service.getProgram()?.getSourceFiles())
+    session.merge(new Map([['more', 'string']]))
+    setSessionDeclarations(session.declarationFiles())
+    const sessionFiles = service.getProgram()?.getSourceFiles().filter((file) => file.fileName.startsWith(sessionFileName(0).replace(/0\.d\.ts$/, ''))) ?? []
+    const reread = sessionFiles.filter((file) => !before.has(file))
+    assert.equal(sessionFiles.length, 4)
+    assert.deepEqual(reread.map((file) => file.statements.length), [6], 'only the last file, with its six names, is parsed again')
+  })
+
+  it('checks a long session like a short one: faulty declarations in any file are demoted, the rest keep their types', async () => {
+    const checker = await createProgramChecker(options)
+    const session = new KeptNames()
+    session.merge(namesOfType('n', 2 * KEPT_NAMES_PER_FILE, 'number'))
+    session.merge(new Map([['console', 'number'], ['rows', 'Row[]'], ['label', 'string']]))
+    session.merge(namesOfType('m', KEPT_NAMES_PER_FILE, 'boolean'))
+    const check = checker.checkInSession('const sum: number = n0 + n127; const flag: boolean = m3; rows[0]!.anything; console.log(label.length)', 'strict', session)
+    assert.deepEqual(check.check, { refused: false, errors: [], hints: [] })
+    session.merge(check.kept)
+    assert.equal(checker.checkInSession('const wrong: string = n5 + sum', 'strict', session).check.refused, true)
+  })
+
+  it('bounds the type text a session keeps: past MAX_SESSION_TYPE_CHARS, newly kept names are any', () => {
+    const session = new KeptNames()
+    const longType = `{ ${'field: number; '.repeat(Math.floor(MAX_KEPT_TYPE_CHARS / 16) - 1)}}`
+    const count = Math.ceil(MAX_SESSION_TYPE_CHARS / longType.length) + 50
+    session.merge(namesOfType('big', count, longType))
+    const typeChars = session.entries().reduce((sum, [, type]) => sum + type.length, 0)
+    assert.ok(typeChars <= MAX_SESSION_TYPE_CHARS, `${typeChars} characters of types kept`)
+    assert.equal(session.entries()[0]?.[1], longType)
+    assert.equal(session.entries().at(-1)?.[1], 'any')
+    assert.equal(session.size, count)
   })
 })

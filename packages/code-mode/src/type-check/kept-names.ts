@@ -18,45 +18,103 @@ export const UNKNOWN_KEPT_TYPE = 'any'
 /** Names a session never keeps (CONTRACT: declaring them stays local to the run). */
 const NEVER_KEPT: ReadonlySet<string> = new Set(['undefined', 'NaN', 'Infinity'])
 
+/**
+ * Names per declarations file. The checker's language service parses and binds a file again only
+ * when its text changes, so a run that keeps a new name costs one small file, not every name the
+ * session kept before it (with one file for all, each run re-read them all: 30 ms a run grew to
+ * 90 ms over 1 500 runs).
+ */
+export const KEPT_NAMES_PER_FILE = 64
+
+/**
+ * The most characters of printed types one session's check keeps, over all its names: past it a
+ * newly kept name is declared `any`. With {@link MAX_KEPT_TYPE_CHARS} per name, this bounds what
+ * the checker holds and re-reads for a session however many names it keeps.
+ */
+export const MAX_SESSION_TYPE_CHARS = 200_000
+
+/** One declarations file: its names with their types, and its text, written once per change. */
+interface KeptFile {
+  readonly types: Map<string, string>
+  text: string | undefined
+}
+
 /** The names a session kept, with their types: the state of one session's check. */
 export class KeptNames {
-  private readonly types = new Map<string, string>()
-  private declarationsText: string | undefined
+  /** The file each name is declared in; a name declared again stays in its file. */
+  private readonly fileOf = new Map<string, KeptFile>()
+  private readonly files: KeptFile[] = []
+  private typeChars = 0
+  private changes = 0
 
   /** Adds (or, for a name declared again, replaces) the names one run kept. */
   merge(kept: ReadonlyMap<string, string>): void {
     for (const [name, type] of kept) {
-      // A re-declared name moves to the end, where its newest type is read.
-      this.types.delete(name)
-      this.types.set(name, type)
+      let file = this.fileOf.get(name)
+      if (file === undefined) {
+        file = this.files.at(-1)
+        if (file === undefined || file.types.size >= KEPT_NAMES_PER_FILE) {
+          file = { types: new Map(), text: undefined }
+          this.files.push(file)
+        }
+        this.fileOf.set(name, file)
+      } else {
+        this.typeChars -= (file.types.get(name) ?? '').length
+      }
+      const bounded = this.typeChars + type.length > MAX_SESSION_TYPE_CHARS ? UNKNOWN_KEPT_TYPE : type
+      this.typeChars += bounded.length
+      file.types.set(name, bounded)
+      file.text = undefined
     }
-    if (kept.size > 0) this.declarationsText = undefined
+    if (kept.size > 0) this.changes++
   }
 
   /** Forgets every name: the session ended or was reset. */
   clear(): void {
-    this.types.clear()
-    this.declarationsText = undefined
+    this.fileOf.clear()
+    this.files.length = 0
+    this.typeChars = 0
+    this.changes++
   }
 
   get size(): number {
-    return this.types.size
+    return this.fileOf.size
+  }
+
+  /** Moves on every change of the names or their types: a check of the same program and revision is the same check. */
+  get revision(): number {
+    return this.changes
+  }
+
+  /** True when `name` is kept. */
+  has(name: string): boolean {
+    return this.fileOf.has(name)
   }
 
   /** The kept names. */
   names(): Set<string> {
-    return new Set(this.types.keys())
+    return new Set(this.fileOf.keys())
   }
 
-  /** The names and types, in the order they were kept. */
+  /** The names and types, file by file, each in the order it was first kept. */
   entries(): readonly (readonly [name: string, type: string])[] {
-    return [...this.types]
+    return this.files.flatMap((file) => [...file.types])
   }
 
-  /** One ambient declaration per line, in the order of {@link entries}. */
-  declarations(): string {
-    this.declarationsText ??= keptDeclarationsText(this.entries())
-    return this.declarationsText
+  /** The names and types of declarations file `index`, in its line order. */
+  fileEntries(index: number): readonly (readonly [name: string, type: string])[] {
+    return [...this.files[index]?.types ?? []]
+  }
+
+  /**
+   * The declarations files, one ambient declaration per line, each line of file `i` declaring
+   * entry `i` of {@link fileEntries}. A file no merge touched is the same string as before.
+   */
+  declarationFiles(): readonly string[] {
+    return this.files.map((file) => {
+      file.text ??= keptDeclarationsText([...file.types])
+      return file.text
+    })
   }
 }
 
@@ -169,6 +227,9 @@ export function keptTypes(typescript: TypeScript, checker: ts.TypeChecker, body:
   return kept
 }
 
+/** What {@link writtenNames} says of a program that may assign every candidate. */
+export const EVERY_NAME = 'every name'
+
 /** Names that run code built from text, which may assign any kept name. */
 const DYNAMIC_CODE_NAMES: ReadonlySet<string> = new Set(['eval', 'Function'])
 
@@ -177,9 +238,9 @@ const DYNAMIC_CODE_NAMES: ReadonlySet<string> = new Set(['eval', 'Function'])
  * run may call them): as the target of `=`, a compound assignment, `++`/`--`, a destructuring
  * assignment or a `for...in`/`for...of` head. Matched by name, shadowing ignored: a name counted
  * once too often only loses its type. A program that names `eval` or `Function` may assign any
- * of them, in text no check reads.
+ * of them, in text no check reads: then the answer is {@link EVERY_NAME}.
  */
-export function writtenNames(typescript: TypeScript, body: ts.Node, candidates: ReadonlySet<string>): Set<string> {
+export function writtenNames(typescript: TypeScript, body: ts.Node, isCandidate: (name: string) => boolean): Set<string> | typeof EVERY_NAME {
   const { SyntaxKind } = typescript
   const written = new Set<string>()
   let isDynamic = false
@@ -216,6 +277,6 @@ export function writtenNames(typescript: TypeScript, body: ts.Node, candidates: 
     typescript.forEachChild(node, visit)
   }
   visit(body)
-  if (isDynamic) return new Set(candidates)
-  return new Set([...written].filter((name) => candidates.has(name)))
+  if (isDynamic) return EVERY_NAME
+  return new Set([...written].filter(isCandidate))
 }

@@ -6,9 +6,9 @@ import type ts from 'typescript'
 import type { JsonSchema } from '../tool-definition.js'
 import { findCallFailures, type CallFailure } from './call-failures.js'
 import { sdkForChecking } from './checked-sdk.js'
-import { createCheckerService, isIgnoredDiagnostic, PROGRAM_FILE, SDK_FILE, SESSION_FILE } from './checker-service.js'
+import { createCheckerService, isIgnoredDiagnostic, PROGRAM_FILE, SDK_FILE, sessionFileName } from './checker-service.js'
 import { blankHtmlLikeComments } from './html-like-comments.js'
-import { keptDeclarationsText, keptTypes, UNKNOWN_KEPT_TYPE, writtenNames, type KeptNames } from './kept-names.js'
+import { EVERY_NAME, keptDeclarationsText, keptTypes, UNKNOWN_KEPT_TYPE, writtenNames, type KeptNames } from './kept-names.js'
 import { UNCHECKED_PROGRAM, type ProgramCheck, type ProgramDiagnostic, type ProgramDiagnosticCategory, type TypeCheckMode } from './program-check.js'
 import { createProgramLocator, PROGRAM_WRAPPER_HEAD, wrapProgram, type ProgramLocator } from './program-positions.js'
 import { loadTypeScript, type TypeScript } from './typescript-loader.js'
@@ -185,34 +185,42 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     })
   }
 
-  // The session declarations each session's names last checked clean as, by the names' own text.
-  const repaired = new WeakMap<KeptNames, { readonly raw: string; readonly text: string }>()
+  // Each session's declarations files as they last checked clean, by the files' own text.
+  const repaired = new WeakMap<KeptNames, readonly { readonly raw: string; readonly text: string }[]>()
 
   /**
-   * The session's declarations, with each one that does not check on its own (a type naming
+   * Declares the session's names, with each one that does not check on its own (a type naming
    * something only its program declared, a name that is also a global) declared `any`, and
    * dropped if even that fails: a kept name must never turn into an error of the next program.
+   * Only the files whose names changed since the last check are checked again: a declaration
+   * resolves nothing but the SDK and the globals, so one file's faults never depend on another's.
    */
-  function sessionDeclarations(session: KeptNames): string {
-    const raw = session.declarations()
-    const known = repaired.get(session)
-    if (known?.raw === raw) return known.text
-    let entries = session.entries()
-    let text = raw
-    for (let pass = 0; pass < SESSION_REPAIR_PASSES; pass++) {
-      setSessionDeclarations(text)
-      const source = service.getProgram()?.getSourceFile(SESSION_FILE)
-      const faulty = new Set<number>()
-      for (const diagnostic of [...service.getSyntacticDiagnostics(SESSION_FILE), ...service.getSemanticDiagnostics(SESSION_FILE)]) {
-        if (source !== undefined && diagnostic.start !== undefined) faulty.add(source.getLineAndCharacterOfPosition(diagnostic.start).line)
-      }
-      if (faulty.size === 0) break
-      entries = entries.flatMap((entry, line) => !faulty.has(line) ? [entry] : entry[1] === UNKNOWN_KEPT_TYPE ? [] : [[entry[0], UNKNOWN_KEPT_TYPE] as const])
-      text = keptDeclarationsText(entries)
+  function declareSession(session: KeptNames): void {
+    const raws = session.declarationFiles()
+    const known = repaired.get(session) ?? []
+    const texts = raws.map((raw, index) => (known[index]?.raw === raw ? known[index].text : raw))
+    let unchecked = raws.flatMap((raw, index) => (known[index]?.raw === raw ? [] : [index]))
+    // The entries of each file being checked, line by line as its current text declares them.
+    const entriesOf = new Map(unchecked.map((index) => [index, session.fileEntries(index)]))
+    for (let pass = 0; pass < SESSION_REPAIR_PASSES && unchecked.length > 0; pass++) {
+      setSessionDeclarations(texts)
+      const program = service.getProgram()
+      unchecked = unchecked.filter((index) => {
+        const fileName = sessionFileName(index)
+        const source = program?.getSourceFile(fileName)
+        const faulty = new Set<number>()
+        for (const diagnostic of [...service.getSyntacticDiagnostics(fileName), ...service.getSemanticDiagnostics(fileName)]) {
+          if (source !== undefined && diagnostic.start !== undefined) faulty.add(source.getLineAndCharacterOfPosition(diagnostic.start).line)
+        }
+        if (faulty.size === 0) return false
+        const entries = (entriesOf.get(index) ?? []).flatMap((entry, line) => !faulty.has(line) ? [entry] : entry[1] === UNKNOWN_KEPT_TYPE ? [] : [[entry[0], UNKNOWN_KEPT_TYPE] as const])
+        entriesOf.set(index, entries)
+        texts[index] = keptDeclarationsText(entries)
+        return true
+      })
     }
-    setSessionDeclarations(text)
-    repaired.set(session, { raw, text })
-    return text
+    setSessionDeclarations(texts)
+    repaired.set(session, raws.map((raw, index) => ({ raw, text: texts[index] as string })))
   }
 
   /**
@@ -226,13 +234,14 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     const wrapper = source?.statements[0]
     if (program === undefined || source === undefined || wrapper === undefined || !typescript.isFunctionDeclaration(wrapper) || wrapper.body === undefined) return new Map()
     const kept = keptTypes(typescript, program.getTypeChecker(), wrapper.body.statements, namespace)
-    for (const name of writtenNames(typescript, wrapper.body, new Set([...session.names(), ...kept.keys()]))) kept.set(name, UNKNOWN_KEPT_TYPE)
+    const written = writtenNames(typescript, wrapper.body, (name) => session.has(name) || kept.has(name))
+    for (const name of written === EVERY_NAME ? [...session.names(), ...kept.keys()] : written) kept.set(name, UNKNOWN_KEPT_TYPE)
     if (isUntyped) for (const name of kept.keys()) kept.set(name, UNKNOWN_KEPT_TYPE)
     return kept
   }
 
   // `check` then `run` of one program (a front end's check command, a retried run) checks once.
-  let last: { code: string; mode: string; session: string; check: ProgramCheck; kept?: ReadonlyMap<string, string> } | undefined
+  let last: { code: string; mode: string; session: KeptNames | undefined; revision: number; check: ProgramCheck; kept?: ReadonlyMap<string, string> } | undefined
 
   function checkProgram(code: string, mode: Exclude<TypeCheckMode, 'off'>, session: KeptNames | undefined): { check: ProgramCheck; kept?: ReadonlyMap<string, string> } {
     const wrapped = wrapProgram(code)
@@ -240,10 +249,10 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     setProgram(blanked ?? wrapped, performance.now() + timeLimitMs)
     try {
       if (session === undefined) {
-        setSessionDeclarations('')
+        setSessionDeclarations([])
         return { check: blanked === undefined ? UNCHECKED_PROGRAM : sortDiagnostics(code, mode) }
       }
-      sessionDeclarations(session)
+      declareSession(session)
       // Too many HTML-like comments to read the program as the runtime does: nothing is refused,
       // and what it keeps is known by name only.
       const check = blanked === undefined ? UNCHECKED_PROGRAM : sortDiagnostics(code, mode)
@@ -276,9 +285,9 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
   }
 
   function cachedCheck(code: string, mode: Exclude<TypeCheckMode, 'off'>, session: KeptNames | undefined): NonNullable<typeof last> {
-    const sessionKey = session === undefined ? '' : `session:${session.declarations()}`
-    if (last?.code !== code || last.mode !== mode || last.session !== sessionKey || (session !== undefined && last.kept === undefined)) {
-      last = { code, mode, session: sessionKey, ...checkProgram(code, mode, session) }
+    const revision = session?.revision ?? 0
+    if (last?.code !== code || last.mode !== mode || last.session !== session || last.revision !== revision || (session !== undefined && last.kept === undefined)) {
+      last = { code, mode, session, revision, ...checkProgram(code, mode, session) }
     }
     return last
   }

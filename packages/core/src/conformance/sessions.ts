@@ -10,7 +10,7 @@ import type { CodeRuntime } from '../code-runtime.js'
 import type { CodeSession, CodeSessionOptions } from '../code-session.js'
 import { CodeRuntimeError } from '../errors.js'
 import type { CodeBindingNamespace, CodeRunRequest, CodeRunResult } from '../types.js'
-import { assertFailure, assertRunRejects, assertValue } from './assertions.js'
+import { assertFailure, assertMentionsNumber, assertRunRejects, assertValue } from './assertions.js'
 import { createDeferred, recordCalls } from './host-functions.js'
 import { describeForAssertion, programLines, runProgram, useRuntime, withRuntime } from './runtime-fixture.js'
 import type { ConformanceTarget } from './target.js'
@@ -137,6 +137,22 @@ function describeKeptState(runtime: () => CodeRuntime): void {
         assertValue(await run(session, 'return [kept, typeof ToolCallError]'), [2, 'undefined'])
       })
     })
+
+    void it('keeps at most maxKeptNames names: a run that would pass it is refused whole, names the limit, and keeps nothing', async () => {
+      await withSession(runtime(), { maxKeptNames: 3 }, async (session) => {
+        assertValue(await run(session, 'const a = 1\nfunction f() { return a }\nreturn f()'), 1)
+        const message = assertFailure(await run(session, 'a = 5\nlet b = 2\nclass C {}\nreturn 0'), 'exception')
+        assert.match(message, /maxKeptNames/, message)
+        assertMentionsNumber(message, 3, 'the refusal')
+        assert.match(message, /new session/, `the refusal says how to start over: ${message}`)
+        assertValue(await run(session, 'return [a, typeof b, typeof C]'), [1, 'undefined', 'undefined'])
+        // Declaring kept names again costs nothing; the last free name can still be kept.
+        assertValue(await run(session, 'const a = 2\nfunction f() { return a * 10 }\nvar last = f()\nreturn last'), 20)
+        assertFailure(await run(session, 'const one = 1'), 'exception')
+        assertValue(await run(session, '{ const notKept = 7; last += notKept }\nreturn last'), 27)
+        assert.equal(session.endReason, undefined, 'the session is still open')
+      })
+    })
   })
 }
 
@@ -258,7 +274,7 @@ function describeLifecycle(target: ConformanceTarget, runtime: () => CodeRuntime
     })
 
     void it('refuses invalid options with CODE_RUNTIME_INVALID_REQUEST naming the field', async () => {
-      for (const [options, field] of [[{ idleMs: -1 }, 'idleMs'], [{ maxHeapBytes: 1 }, 'maxHeapBytes'], [{ computeMs: 0 }, 'computeMs'], [{ idleMz: 1 }, 'idleMz']] as const) {
+      for (const [options, field] of [[{ idleMs: -1 }, 'idleMs'], [{ maxHeapBytes: 1 }, 'maxHeapBytes'], [{ computeMs: 0 }, 'computeMs'], [{ maxKeptNames: 0 }, 'maxKeptNames'], [{ maxKeptNames: 2.5 }, 'maxKeptNames'], [{ maxKeptNames: '10' }, 'maxKeptNames'], [{ idleMz: 1 }, 'idleMz']] as const) {
         const error = await assertOpenRejects(runtime(), options, 'CODE_RUNTIME_INVALID_REQUEST')
         assert.ok(error.message.includes(field), `the refusal names ${field}: ${error.message}`)
       }

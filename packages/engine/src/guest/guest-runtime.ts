@@ -203,9 +203,9 @@ export class GuestSession {
     }
     let keep: unknown
     if (this.scope !== undefined && message.session !== undefined) {
-      const { keptNames, publishedFunctions } = message.session
+      const { keptNames, publishedFunctions, maxKeptNames } = message.session
       const names = [...keptNames, ...publishedFunctions]
-      const problem = this.hiddenNamespace(this.scope, names, message.namespaces) ?? this.scope.declare(names)
+      const problem = this.hiddenNamespace(this.scope, names, message.namespaces) ?? this.scope.declare(names, maxKeptNames)
       if (problem !== undefined) {
         this.end({ kind: 'run-end', outcome: 'exception', message: problem })
         return

@@ -21,7 +21,7 @@ function sessionRun(body: string, keptNames: string[] = [], publishedFunctions: 
     source: `(async function (__codeRuntimeKeep) {${prologue}\n${body}\n})`,
     namespaces,
     maxOutputBytes: 10_000,
-    session: { keptNames, publishedFunctions },
+    session: { keptNames, publishedFunctions, maxKeptNames: 1_000 },
   }
 }
 
@@ -133,8 +133,8 @@ describe('SessionScope', () => {
   it('declares each name once, as a script-level let the context resolves', () => {
     const inContext = context()
     const scope = new SessionScope(inContext)
-    assert.equal(scope.declare(['a', 'b', 'a']), undefined)
-    assert.equal(scope.declare(['a']), undefined, 'a kept name is not declared again')
+    assert.equal(scope.declare(['a', 'b', 'a'], 1_000), undefined)
+    assert.equal(scope.declare(['a'], 1_000), undefined, 'a kept name is not declared again')
     vm.runInContext('a = 1; b = 2', inContext)
     assert.equal(vm.runInContext('a + b', inContext), 3)
     assert.equal(scope.keeps('a'), true)
@@ -144,16 +144,29 @@ describe('SessionScope', () => {
   it('refuses what is not an identifier, a reserved word, and what a sloppy function cannot assign', () => {
     const scope = new SessionScope(context())
     for (const name of ['a;b', 'x = 1', '1a', '', 'arguments', 'eval', '__codeRuntimeKeep']) {
-      assert.match(scope.declare([name]) ?? '', /cannot keep/, name)
+      assert.match(scope.declare([name], 1_000) ?? '', /cannot keep/, name)
     }
-    assert.match(scope.declare(['ok', 'class']) ?? '', /reserved word/)
+    assert.match(scope.declare(['ok', 'class'], 1_000) ?? '', /reserved word/)
     assert.equal(scope.keeps('ok'), false, 'none of a refused batch is declared')
+  })
+
+  it('refuses a batch that would pass maxKeptNames, declaring none of it; names kept already cost nothing', () => {
+    const inContext = context()
+    const scope = new SessionScope(inContext)
+    assert.equal(scope.declare(['a', 'b'], 3), undefined)
+    const refusal = scope.declare(['a', 'c', 'd'], 3) ?? ''
+    assert.match(refusal, /2 new top-level names, but the session keeps at most 3 \(maxKeptNames\) and already keeps 2, so 1 is left; nothing of this run was kept/)
+    assert.match(refusal, /new session/)
+    assert.equal(scope.keeps('c'), false)
+    assert.equal(vm.runInContext('typeof c', inContext), 'undefined')
+    assert.equal(scope.declare(['b', 'a', 'c'], 3), undefined)
+    assert.equal(scope.keeps('c'), true)
   })
 
   it('builds a keep function of the context that assigns the published functions in order', () => {
     const inContext = context()
     const scope = new SessionScope(inContext)
-    scope.declare(['f', 'g'])
+    scope.declare(['f', 'g'], 1_000)
     const keep = scope.keepFunction(['f', 'g']) as (...values: unknown[]) => void
     assert.equal(Object.getPrototypeOf(keep), vm.runInContext('Function.prototype', inContext), 'made in the context')
     keep(1, 2)

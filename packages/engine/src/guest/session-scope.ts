@@ -20,6 +20,13 @@ const KEEP_ARGUMENTS = '__codeRuntimeKeep'
 /** Names a sloppy function body cannot assign as a kept binding: they mean something else there. */
 const NEVER_KEPT = new Set([KEEP_ARGUMENTS, 'arguments', 'eval'])
 
+/** Why a run that would keep too many names is refused, and the two ways on. */
+function keptNamesLimitMessage(fresh: number, kept: number, maxKeptNames: number): string {
+  const left = Math.max(0, maxKeptNames - kept)
+  return `This run would keep ${fresh} new top-level ${fresh === 1 ? 'name' : 'names'}, but the session keeps at most ${maxKeptNames} (maxKeptNames) and already keeps ${kept}, so ${left} ${left === 1 ? 'is' : 'are'} left; nothing of this run was kept. `
+    + 'Assign to the variables the session has (or wrap the code in a block, whose declarations are not kept), or start over in a new session: its variables are forgotten.'
+}
+
 export class SessionScope {
   private readonly context: vm.Context
   /** The context's global object, taken before any program ran. */
@@ -38,11 +45,13 @@ export class SessionScope {
 
   /**
    * Declares the names not declared yet; returns why it cannot, or undefined. Either every new
-   * name is declared or none is (one script declares them all).
+   * name is declared or none is (one script declares them all), and none is when the session
+   * would then keep more than `maxKeptNames`.
    */
-  declare(names: readonly string[]): string | undefined {
+  declare(names: readonly string[], maxKeptNames: number): string | undefined {
     const fresh = [...new Set(names)].filter((name) => !this.declared.has(name))
     if (fresh.length === 0) return undefined
+    if (this.declared.size + fresh.length > maxKeptNames) return keptNamesLimitMessage(fresh.length, this.declared.size, maxKeptNames)
     for (const name of fresh) {
       if (!IDENTIFIER.test(name) || NEVER_KEPT.has(name)) return `The session cannot keep a variable named ${JSON.stringify(name)}.`
       // Read without running any getter: a descriptor of the global's own property.

@@ -137,7 +137,7 @@ export class EngineSession implements CodeSession {
       budgets: this.options.budgets,
       ...this.limits,
       session: {
-        spec: { keptNames: transformed.keptNames, publishedFunctions: transformed.publishedFunctions },
+        spec: { keptNames: transformed.keptNames, publishedFunctions: transformed.publishedFunctions, maxKeptNames: this.options.maxKeptNames },
         lostNote: ` Session ${this.id} is lost: its sandbox had to be stopped, and its variables are gone. Open a new session.`,
         maxHeapBytes: this.options.maxHeapBytes,
       },

@@ -4,6 +4,7 @@
  */
 import {
   CodeRuntimeError,
+  DEFAULT_MAX_KEPT_NAMES,
   MAX_TIMER_MS,
   readConfigObject,
   readIntegerField,
@@ -18,9 +19,16 @@ const MIB = 1024 * 1024
 /** The smallest heap budget a session may ask for: room for the runtime's own context. */
 export const MIN_SESSION_HEAP_BYTES = 16 * MIB
 
+/**
+ * The most a session may ask to keep: each kept name is a binding of the session's context,
+ * re-checked on every run that declares new ones.
+ */
+export const MAX_KEPT_NAMES_LIMIT = 100_000
+
 /** What a session runs with, fully defaulted. */
 export interface ResolvedSessionOptions {
   readonly idleMs: number
+  readonly maxKeptNames: number
   /** The heap budget the caller asked for; absent: the backend's heap cap. */
   readonly maxHeapBytes: number | undefined
   readonly budgets: RunBudgetLimits
@@ -33,7 +41,7 @@ export interface SessionDefaults {
   readonly maxOldGenerationSizeMb: number
 }
 
-const FIELDS: readonly (keyof CodeSessionOptions)[] = ['idleMs', 'maxHeapBytes', 'computeMs', 'maxWallMs']
+const FIELDS: readonly (keyof CodeSessionOptions)[] = ['idleMs', 'maxHeapBytes', 'computeMs', 'maxWallMs', 'maxKeptNames']
 
 const PLACE: ConfigPlace = {
   refuse: ({ field, rule, value, text }) => new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST', `Invalid session options: ${text}.`,
@@ -53,6 +61,7 @@ export function resolveSessionOptions(input: unknown, defaults: SessionDefaults)
     : readIntegerField(PLACE, options, 'maxHeapBytes', { min: MIN_SESSION_HEAP_BYTES, max: Math.floor(defaults.maxOldGenerationSizeMb * MIB), unit: 'bytes' })
   return {
     idleMs: timer('idleMs', defaults.sessionIdleMs),
+    maxKeptNames: readIntegerField(PLACE, options, 'maxKeptNames', { default: DEFAULT_MAX_KEPT_NAMES, min: 1, max: MAX_KEPT_NAMES_LIMIT }),
     maxHeapBytes,
     budgets: { computeMs: timer('computeMs', defaults.budgets.computeMs), maxWallMs: timer('maxWallMs', defaults.budgets.maxWallMs) },
   }

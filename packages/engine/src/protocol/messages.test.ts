@@ -166,8 +166,8 @@ describe('decodeHostMessage', () => {
       { ...runStart, namespaces: [{ ...namespace, errorClass: null }] })
     assertRebuilt(decodeHostMessage, { kind: 'recycle', source: 'x' }, { kind: 'recycle' })
     assertRebuilt(decodeHostMessage, { kind: 'run-stop', id: 1 }, { kind: 'run-stop' })
-    assertRebuilt(decodeHostMessage, { ...runStart, session: { keptNames: ['a', 'f'], publishedFunctions: ['f'], extra: 1 } },
-      { ...runStart, session: { keptNames: ['a', 'f'], publishedFunctions: ['f'] } })
+    assertRebuilt(decodeHostMessage, { ...runStart, session: { keptNames: ['a', 'f'], publishedFunctions: ['f'], maxKeptNames: 10, extra: 1 } },
+      { ...runStart, session: { keptNames: ['a', 'f'], publishedFunctions: ['f'], maxKeptNames: 10 } })
     assertRebuilt(decodeHostMessage, { kind: 'call-result', id: 1, ok: true, valueJson: '1', message: 'x' }, { kind: 'call-result', id: 1, ok: true, valueJson: '1' })
     assertRebuilt(decodeHostMessage, { kind: 'call-result', id: 2, ok: false, message: 'no', valueJson: '1' }, { kind: 'call-result', id: 2, ok: false, message: 'no' })
     assertRebuilt(decodeHostMessage, { kind: 'call-result', id: 3, ok: true, valueJson: '[1]', parts: 2 }, { kind: 'call-result', id: 3, ok: true, valueJson: '[1]', parts: 2 })
@@ -210,7 +210,9 @@ describe('decodeHostMessage', () => {
     ['a run-start with a null session', { ...runStart, session: null }],
     ['a run-start with a session behind a getter', withGetter(runStart, 'session', { keptNames: [], publishedFunctions: [] })],
     ['a run-start with a session without keptNames', { ...runStart, session: { publishedFunctions: [] } }],
-    ['a run-start with a session without publishedFunctions', { ...runStart, session: { keptNames: [] } }],
+    ['a run-start with a session without publishedFunctions', { ...runStart, session: { keptNames: [], maxKeptNames: 10 } }],
+    ['a run-start with a session without maxKeptNames', { ...runStart, session: { keptNames: [], publishedFunctions: [] } }],
+    ['a run-start with a session whose maxKeptNames is not a count', { ...runStart, session: { keptNames: [], publishedFunctions: [], maxKeptNames: 1.5 } }],
     ['a run-start with a number kept name', { ...runStart, session: { keptNames: [1], publishedFunctions: [] } }],
     ['a run-start with kept names behind a throwing proxy', { ...runStart, session: { keptNames: throwingProxy(['a']), publishedFunctions: [] } }],
     ['a run-start with a published function behind a getter', { ...runStart, session: { keptNames: [], publishedFunctions: Object.defineProperty(['x'], 0, getter('f')) } }],

@@ -32,6 +32,8 @@ export interface SessionRunSpec {
   readonly keptNames: readonly string[]
   /** Top-level function declarations the program hands, in this order, to its keep function. */
   readonly publishedFunctions: readonly string[]
+  /** The most names the session may keep in all: a run that would keep more is refused before it runs. */
+  readonly maxKeptNames: number
 }
 
 /**
@@ -254,8 +256,9 @@ function decodeSessionRunSpec(raw: unknown): SessionRunSpec | undefined {
   if (record === undefined) return undefined
   const keptNames = readArray(own(record, 'keptNames'), readString)
   const publishedFunctions = readArray(own(record, 'publishedFunctions'), readString)
-  if (keptNames === undefined || publishedFunctions === undefined) return undefined
-  return { keptNames, publishedFunctions }
+  const maxKeptNames = own(record, 'maxKeptNames')
+  if (keptNames === undefined || publishedFunctions === undefined || !isByteCount(maxKeptNames)) return undefined
+  return { keptNames, publishedFunctions, maxKeptNames }
 }
 
 function readHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
