@@ -17,6 +17,13 @@ import { StdioLineReader, type StdioFrame } from './stdio-line-reader.js'
 
 /** The largest message read, in bytes: the SDK's own limit (10 MiB). */
 export const DEFAULT_MAX_REQUEST_BYTES = 10 * 1024 * 1024
+/**
+ * Longest the client may leave its answers unread (none of the waiting output taken) while
+ * reading is paused for them, before the transport ends as failed. Paused, we cannot even see
+ * that the client closed its input, so a client that stopped reading for good would otherwise
+ * hold the server open forever; an MCP client that is alive reads its answers at once.
+ */
+export const DEFAULT_MAX_UNREAD_MS = 15_000
 /** Output waiting for the client past which no more requests are read, in bytes. */
 export const DEFAULT_MAX_PENDING_WRITE_BYTES = 4 * 1024 * 1024
 
@@ -24,6 +31,8 @@ export const DEFAULT_MAX_PENDING_WRITE_BYTES = 4 * 1024 * 1024
 export interface BoundedStdioOptions {
   readonly maxRequestBytes?: number
   readonly maxPendingWriteBytes?: number
+  /** See {@link DEFAULT_MAX_UNREAD_MS}. */
+  readonly maxUnreadMs?: number
   /** Told, in one line, of each message refused (too large, not JSON-RPC). */
   readonly onRefused?: (line: string) => void
   /** Told each time reading stops because the client has not read `pendingBytes` of answers. */
@@ -73,6 +82,8 @@ export class BoundedStdioServerTransport implements Transport {
   readonly #output: Writable
   readonly #maxRequestBytes: number
   readonly #maxPendingWriteBytes: number
+  readonly #maxUnreadMs: number
+  #unreadTimer: ReturnType<typeof setInterval> | undefined
   readonly #onRefused: ((line: string) => void) | undefined
   readonly #onBackpressure: ((pendingBytes: number) => void) | undefined
   readonly #reader: StdioLineReader
@@ -89,6 +100,7 @@ export class BoundedStdioServerTransport implements Transport {
     this.#maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES
     // Below the stream's high-water mark, 'drain' would never be due when we wait for it.
     this.#maxPendingWriteBytes = Math.max(options.maxPendingWriteBytes ?? DEFAULT_MAX_PENDING_WRITE_BYTES, output.writableHighWaterMark)
+    this.#maxUnreadMs = options.maxUnreadMs ?? DEFAULT_MAX_UNREAD_MS
     this.#onRefused = options.onRefused
     this.#onBackpressure = options.onBackpressure
     this.#reader = new StdioLineReader(this.#maxRequestBytes)
@@ -138,6 +150,7 @@ export class BoundedStdioServerTransport implements Transport {
   #end(end: StdioTransportEnd): void {
     if (this.#isEnded) return
     this.#isEnded = true
+    clearInterval(this.#unreadTimer)
     this.#input.off('data', this.#onData)
     this.#input.off('end', this.#onEnd)
     this.#input.off('close', this.#onEnd)
@@ -164,8 +177,11 @@ export class BoundedStdioServerTransport implements Transport {
     if (this.#output.writableLength > this.#maxPendingWriteBytes) {
       this.#isWaitingForDrain = true
       this.#onBackpressure?.(this.#output.writableLength)
+      this.#watchUnread()
       this.#output.once('drain', () => {
         this.#isWaitingForDrain = false
+        clearInterval(this.#unreadTimer)
+        this.#unreadTimer = undefined
         this.#schedulePump()
       })
       return
@@ -178,6 +194,19 @@ export class BoundedStdioServerTransport implements Transport {
     }
     this.#dispatch(frame)
     this.#schedulePump()
+  }
+
+  /** While reading waits for the client to read: ends the transport when the client takes nothing for maxUnreadMs. */
+  #watchUnread(): void {
+    let pending = this.#output.writableLength
+    let lastProgress = performance.now()
+    this.#unreadTimer = setInterval(() => {
+      const now = this.#output.writableLength
+      if (now < pending) lastProgress = performance.now()
+      pending = now
+      if (performance.now() - lastProgress <= this.#maxUnreadMs) return
+      this.#onFailure(new Error(`the client read none of its ${pending} bytes of waiting answers for ${this.#maxUnreadMs} ms`))
+    }, Math.min(1_000, this.#maxUnreadMs))
   }
 
   #dispatch(frame: StdioFrame): void {

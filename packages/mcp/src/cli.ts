@@ -50,6 +50,9 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+/** Longest the command waits for its last output to be read before it exits anyway. */
+const EXIT_FLUSH_MS = 5_000
+
 let exitCode: number
 try {
   exitCode = await main(process.argv.slice(2))
@@ -61,3 +64,6 @@ try {
 // Exit explicitly: an upstream transport or a stdin listener must not keep a finished command alive.
 process.exitCode = exitCode
 process.stdout.write('', () => process.exit(exitCode))
+// A reader that stopped reading (a client gone without closing its end) would hold that flush
+// forever: what it has not read in this long it will not read.
+setTimeout(() => process.exit(exitCode), EXIT_FLUSH_MS).unref()

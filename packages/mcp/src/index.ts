@@ -9,6 +9,7 @@ export { createCodeModeServer, type CodeModeServer, type CodeModeServerOptions }
 export {
   BoundedStdioServerTransport,
   DEFAULT_MAX_PENDING_WRITE_BYTES,
+  DEFAULT_MAX_UNREAD_MS,
   DEFAULT_MAX_REQUEST_BYTES,
   type BoundedStdioOptions,
   type StdioTransportEnd,

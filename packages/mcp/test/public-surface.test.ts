@@ -15,6 +15,7 @@ describe('public surface of @code-runtime/mcp', () => {
       'BoundedStdioServerTransport',
       'DEFAULT_MAX_PENDING_WRITE_BYTES',
       'DEFAULT_MAX_REQUEST_BYTES',
+      'DEFAULT_MAX_UNREAD_MS',
       'McpProxyError',
       'closeUpstreams',
       'connectUpstreams',

@@ -53,10 +53,21 @@ describe('serve: stdio bounds', () => {
     const stdout = child.stdout as NonNullable<typeof child.stdout>
     try {
       await waitFor(() => /serving \d+ tools/.test(stderr()), 'serve to start')
+      // One checked run first, so the type checker is loaded before the baseline is read.
+      const warm = new Promise<void>((resolve) => {
+        const onData = (chunk: Buffer): void => {
+          if (!chunk.toString().includes('"id":"warm"')) return
+          stdout.off('data', onData)
+          resolve()
+        }
+        stdout.on('data', onData)
+      })
+      stdin.write(INITIALIZE + `${JSON.stringify({ jsonrpc: '2.0', id: 'warm', method: 'tools/call', params: { name: 'run_code', arguments: { code: 'return 1' } } })}\n`)
+      await warm
       const before = residentBytes(child.pid as number)
       stdout.pause()
       const count = 10_000
-      stdin.write(INITIALIZE + Array.from({ length: count }, (_, id) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' })}\n`).join(''))
+      stdin.write(Array.from({ length: count }, (_, id) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' })}\n`).join(''))
       await waitFor(() => /the client is not reading its answers \(\d+ bytes wait\); no more requests are read until it does/.test(stderr()), 'serve to stop reading')
       // Most requests are still on our side of the pipe, unread, and the server grew by little.
       assert.ok(stdin.writableLength > 0, 'the server read every request')
@@ -70,13 +81,35 @@ describe('serve: stdio bounds', () => {
         for (const line of lines) answered.add((JSON.parse(line) as { id: unknown }).id)
       })
       stdout.resume()
-      await waitFor(() => answered.size === count + 1, 'every answer', 60_000)
+      await waitFor(() => answered.size === count, 'every answer', 60_000)
     } catch (error) {
       child.kill('SIGKILL')
       throw error
     }
     stdin.end()
     assert.equal(await exited, 0)
+  })
+
+  // Attack: a client that floods, never reads, then closes its end of stdin but keeps stdout open.
+  it('ends with a message and exit code 2 when the client stops reading for good (closing its input too)', async () => {
+    const { child, stderr, exited } = spawnServe()
+    const stdin = child.stdin as NonNullable<typeof child.stdin>
+    const stdout = child.stdout as NonNullable<typeof child.stdout>
+    // The requests serve never read are still in the pipe when it exits.
+    stdin.on('error', () => undefined)
+    try {
+      await waitFor(() => /serving \d+ tools/.test(stderr()), 'serve to start')
+      stdout.pause()
+      stdin.write(INITIALIZE + Array.from({ length: 10_000 }, (_, id) => `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' })}\n`).join(''))
+      await waitFor(() => /the client is not reading its answers/.test(stderr()), 'serve to stop reading')
+      stdin.end()
+      await waitFor(() => child.exitCode !== null, 'serve to exit', 90_000)
+    } catch (error) {
+      child.kill('SIGKILL')
+      throw error
+    }
+    assert.equal(await exited, 2, stderr())
+    assert.match(stderr(), /the MCP connection on stdio failed \(the client read none of its \d+ bytes of waiting answers for 15000 ms\)/)
   })
 
   it('ends with a message and exit code 2 when its stdout fails', async () => {
