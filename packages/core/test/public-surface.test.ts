@@ -17,6 +17,7 @@ const VALUE_EXPORTS = [
   'CodeRuntime',
   'CodeRuntimeError',
   'CodeRuntimeFamilyError',
+  'DEFAULT_MAX_KEPT_NAMES',
   'DEFAULT_SHARED_BACKEND_CONFIG',
   'DUNDER_PATTERN',
   'ECMASCRIPT_READONLY_GLOBALS',
