@@ -70,6 +70,26 @@ describe('worker-thread array-buffer budget (maxArrayBufferMb)', () => {
     await healthy()
   })
 
+  // test262's ArrayBuffer/allocation-limit, length-is-too-large-throws and
+  // data-allocation-after-object-creation: the language says these throw, and V8 throws them.
+  it('leaves V8 its own catchable RangeError for sizes no host can map, in the order the language gives', async () => {
+    const program = [
+      'const outcomes = []',
+      'for (const size of [7 * 2 ** 50, 2 ** 53 - 1, 2 ** 53, Infinity]) {',
+      '  try { new ArrayBuffer(size); outcomes.push("made") } catch (error) { outcomes.push(error instanceof RangeError) }',
+      '}',
+      'try { new Float64Array(2 ** 45) } catch (error) { outcomes.push(error instanceof RangeError) }',
+      'class Refused extends Error {}',
+      'const newTarget = function () {}.bind(null)',
+      'Object.defineProperty(newTarget, "prototype", { get() { throw new Refused() } })',
+      'try { Reflect.construct(ArrayBuffer, [7 * 2 ** 50], newTarget) } catch (error) { outcomes.push(error instanceof Refused) }',
+      'return outcomes',
+    ].join('\n')
+    const result = await started.runtime.run({ program, bindings: [] })
+    assert.deepEqual(outcomeOf(result), { logs: [], value: [true, true, true, true, true, true] })
+    await healthy()
+  })
+
   it('leaves programs under the budget alone: holding less than the cap, and churning 1 GiB of garbage', async () => {
     const holding = await started.runtime.run({
       program: 'const held = []\nfor (let i = 0; i < 4; i++) { const chunk = new Uint8Array(16 * 1024 * 1024); chunk.fill(i); held.push(chunk) }\nreturn held.reduce((sum, chunk) => sum + chunk[7], 0)',

@@ -25,7 +25,17 @@ export interface ArrayBufferGuardHost {
 /** Allocations smaller than this add up before the substrate is asked; a check costs ~1 µs. */
 export const ARRAY_BUFFER_SAMPLE_BYTES = 1024 * 1024
 
-export function installArrayBufferGuard(host: ArrayBufferGuardHost, sampleBytes: number): void {
+/**
+ * The most bytes one allocation could ever get on a 64-bit host: the 47 bits of user address space
+ * x86-64 and arm64 give a process (128 TiB). A larger request is one V8 refuses itself with the
+ * catchable `RangeError` the language specifies (`new ArrayBuffer(7 * 2 ** 50)`, `2 ** 53 - 1`),
+ * so the guard lets it through instead of ending the run for it; should it ever succeed (a
+ * larger address space), the count after the allocation still ends the run before the program
+ * can touch the memory.
+ */
+export const LARGEST_MAPPABLE_BYTES = 2 ** 47
+
+export function installArrayBufferGuard(host: ArrayBufferGuardHost, sampleBytes: number, largestMappableBytes: number): void {
   'use strict'
   const { checkArrayBuffers } = host
   const global = globalThis as unknown as Record<string, unknown>
@@ -58,9 +68,13 @@ export function installArrayBufferGuard(host: ArrayBufferGuardHost, sampleBytes:
     unchecked = 0
     check(0)
   }
-  /** Asks before an allocation of a known size that alone would be worth a check. */
+  /**
+   * Asks before an allocation of a known size that alone would be worth a check, unless no host
+   * could satisfy it (then V8 throws its own RangeError, as in any realm).
+   */
   function beforeAllocating(bytes: unknown): void {
-    if (typeof bytes === 'number' && numberIsFinite(bytes) && bytes + unchecked >= sampleBytes) check(bytes)
+    if (typeof bytes !== 'number' || !numberIsFinite(bytes) || bytes > largestMappableBytes) return
+    if (bytes + unchecked >= sampleBytes) check(bytes)
   }
   function sizeOf(made: unknown, byteLength: ((this: unknown) => number) | undefined): number {
     if (byteLength === undefined) return 0

@@ -5,7 +5,7 @@
  */
 import type vm from 'node:vm'
 import { compileContextScript } from './context-script.js'
-import { ARRAY_BUFFER_SAMPLE_BYTES, installArrayBufferGuard, type ArrayBufferGuardHost } from './array-buffer-guard.js'
+import { ARRAY_BUFFER_SAMPLE_BYTES, LARGEST_MAPPABLE_BYTES, installArrayBufferGuard, type ArrayBufferGuardHost } from './array-buffer-guard.js'
 import { installDeferredWorkGuard, type DeferredWorkGuardHost } from './deferred-work-guard.js'
 
 const arrayBufferGuardScript = compileContextScript(installArrayBufferGuard, 'code-runtime:array-buffer-guard')
@@ -23,6 +23,6 @@ export function installContextGuards(context: vm.Context, hooks: ContextGuardHoo
   const deferredWorkHost: DeferredWorkGuardHost = Object.freeze({
     reportDeferredWork: (): void => hooks.reportDeferredWork(),
   })
-  arrayBufferGuardScript.runIn(context)(arrayBufferHost, ARRAY_BUFFER_SAMPLE_BYTES)
+  arrayBufferGuardScript.runIn(context)(arrayBufferHost, ARRAY_BUFFER_SAMPLE_BYTES, LARGEST_MAPPABLE_BYTES)
   deferredWorkGuardScript.runIn(context)(deferredWorkHost)
 }
