@@ -3,7 +3,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.d.ts', 'bench/results/**', '**/test/fixtures/**', '**/examples/programs/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/*.d.ts', 'bench/results/**', '**/test/fixtures/**', '**/examples/programs/**', '**/*.generated.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -2,13 +2,16 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import vm from 'node:vm'
 import { types } from 'node:util'
-import { installBuiltinGuards } from './builtin-guards.js'
+import type { installBuiltinGuards } from './builtin-guards.js'
+import { compileContextScript } from './context-script.js'
+
+const guardsScript = compileContextScript<typeof installBuiltinGuards>('code-runtime:guards')
 
 /** A fresh context, guarded with a small limit (32) unless `guarded` is false. */
 function contextWith(guarded: boolean): (code: string) => unknown {
   const context = vm.createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false } })
   if (guarded) {
-    const install = vm.runInContext(`(${installBuiltinGuards.toString()})`, context) as typeof installBuiltinGuards
+    const install = guardsScript.runIn(context)
     install({ isProxy: (value) => types.isProxy(value) }, { maxArrayLength: 32 })
   }
   // JSON of this realm: the context's own JSON.parse is one of the guarded built-ins.

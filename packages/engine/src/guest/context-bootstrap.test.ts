@@ -1,12 +1,12 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import vm from 'node:vm'
-import { contextBootstrap, type BootstrapControl, type BootstrapHost } from './context-bootstrap.js'
+import type { contextBootstrap, BootstrapControl, BootstrapHost } from './context-bootstrap.js'
 import { compileContextScript } from './context-script.js'
-import { capturePrimordials } from './primordials.js'
+import type { capturePrimordials } from './primordials.js'
 
-const primordialsScript = compileContextScript(capturePrimordials, 'code-runtime:primordials')
-const bootstrapScript = compileContextScript(contextBootstrap, 'code-runtime:bootstrap')
+const primordialsScript = compileContextScript<typeof capturePrimordials>('code-runtime:primordials')
+const bootstrapScript = compileContextScript<typeof contextBootstrap>('code-runtime:bootstrap')
 
 /** Deletes every configurable global of `context` (as a program may), keeping nothing. */
 const STRIP_GLOBALS_SOURCE = `{

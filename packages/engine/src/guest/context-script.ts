@@ -1,7 +1,9 @@
 /**
- * An in-context script: a function of ours whose source text (`Function.prototype.toString`) is
- * compiled once per substrate as a `vm.Script` with a filename of its own, then evaluated in each
- * fresh program context, where it builds its part from that context's own intrinsics.
+ * An in-context script: a function of ours, written as ordinary modules and bundled by the build
+ * into one self-contained function expression (scripts/bundle-context-scripts.mjs, which also
+ * proves it reads no name a fresh context lacks), compiled once per substrate as a `vm.Script`
+ * with a filename of its own, then evaluated in each fresh program context, where it builds its
+ * part from that context's own intrinsics.
  *
  * The filename (`code-runtime:globals/url`) names the section in every stack V8 records inside
  * the script; the stack-trace filter hides those frames from the program, which sees only its
@@ -13,6 +15,7 @@
  * {@link contextScriptCodeCaches} after preparing one context.
  */
 import vm from 'node:vm'
+import { contextScriptTexts } from './context-scripts.generated.js'
 
 export interface ContextScript<Script> {
   readonly filename: string
@@ -46,12 +49,22 @@ export function rejectedContextScriptCodeCaches(): string[] {
   return [...rejectedCaches]
 }
 
-/** Compiles `script` (a self-contained function, see the module comment) under `filename`. */
-export function compileContextScript<Script extends (...args: never[]) => unknown>(script: Script, filename: string): ContextScript<Script> {
+/**
+ * The in-context script the build made under `filename`; `Script` is the type of the function it
+ * evaluates to (`typeof` the entry's export).
+ */
+export function compileContextScript<Script extends (...args: never[]) => unknown>(filename: string): ContextScript<Script> {
+  const text = contextScriptTexts[filename]
+  if (text === undefined) throw new Error(`No in-context script is built under ${filename}: add it to scripts/bundle-context-scripts.mjs`)
+  return compileContextScriptText<Script>(text, filename)
+}
+
+/** Compiles `text`, an expression that evaluates to the script's function, under `filename`. */
+export function compileContextScriptText<Script extends (...args: never[]) => unknown>(text: string, filename: string): ContextScript<Script> {
   let compiled: vm.Script | undefined
   const compile = (): vm.Script => {
     const cachedData = offeredCaches.get(filename)
-    const fresh = new vm.Script(`(${script.toString()})`, { filename, ...(cachedData === undefined ? {} : { cachedData }) })
+    const fresh = new vm.Script(text, { filename, ...(cachedData === undefined ? {} : { cachedData }) })
     compiledScripts.set(filename, fresh)
     if (cachedData !== undefined && fresh.cachedDataRejected === true) rejectedCaches.add(filename)
     return fresh

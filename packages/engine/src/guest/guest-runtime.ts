@@ -14,13 +14,13 @@ import { types } from 'node:util'
 import { safeLosslessJsonText, formatLosslessJsonRefusal, jsonStringByteLength } from '@code-runtime/core/json'
 import { decodeHostMessage, type GuestToHostMessage, type NamespaceSpec, type RunStartMessage } from '../protocol/messages.js'
 import { SessionScope } from './session-scope.js'
-import { contextBootstrap, type BootstrapControl, type BootstrapHost, type ContextWebGlobals, type ResourceGuardLimits } from './context-bootstrap.js'
-import { installBuiltinGuards, type BuiltinGuardHost, type BuiltinGuardLimits } from './builtin-guards.js'
+import type { contextBootstrap, BootstrapControl, BootstrapHost, ContextWebGlobals, ResourceGuardLimits } from './context-bootstrap.js'
+import type { installBuiltinGuards, BuiltinGuardHost, BuiltinGuardLimits } from './builtin-guards.js'
 import { createWebGlobals } from './context-globals/web-globals.js'
 import { compileContextScript } from './context-script.js'
-import { capturePrimordials } from './primordials.js'
+import type { capturePrimordials } from './primordials.js'
 import { createWebGlobalsHost } from './web-globals-host.js'
-import { installStackTraceFilter, type StackTraceHost } from './context-stack-traces.js'
+import type { installStackTraceFilter, StackTraceHost } from './context-stack-traces.js'
 import { describeCompileError, describeThrown, PROGRAM_FILENAME } from './describe-thrown.js'
 import { captureCallSite, describeCallPosition, formatCallSite, type CapturedCallSite } from './call-sites.js'
 import { formatArguments, formatTable, inspectValue } from './format-log.js'
@@ -67,10 +67,10 @@ const DONT_CONTEXTIFY = (vm.constants as Partial<typeof vm.constants> | undefine
 
 // Compiled once per process and run in each fresh context, in this order (the web globals' own
 // scripts are compiled by their module).
-const stackTracesScript = compileContextScript(installStackTraceFilter, 'code-runtime:stack-traces')
-const guardsScript = compileContextScript(installBuiltinGuards, 'code-runtime:guards')
-const primordialsScript = compileContextScript(capturePrimordials, 'code-runtime:primordials')
-const bootstrapScript = compileContextScript(contextBootstrap, 'code-runtime:bootstrap')
+const stackTracesScript = compileContextScript<typeof installStackTraceFilter>('code-runtime:stack-traces')
+const guardsScript = compileContextScript<typeof installBuiltinGuards>('code-runtime:guards')
+const primordialsScript = compileContextScript<typeof capturePrimordials>('code-runtime:primordials')
+const bootstrapScript = compileContextScript<typeof contextBootstrap>('code-runtime:bootstrap')
 const STACK_TRACE_HOST: StackTraceHost = Object.freeze({ isProxy: (value: unknown): boolean => types.isProxy(value) })
 
 type Timer = { readonly kind: 'timeout' | 'interval'; readonly handle: NodeJS.Timeout } | { readonly kind: 'immediate'; readonly handle: NodeJS.Immediate }

@@ -10,9 +10,9 @@ import vm from 'node:vm'
 import { createWebGlobals, type WebGlobals, type WebGlobalsHost } from './web-globals.js'
 import { createWebGlobalsHost } from '../web-globals-host.js'
 import { compileContextScript } from '../context-script.js'
-import { capturePrimordials, type Primordials } from '../primordials.js'
+import type { capturePrimordials, Primordials } from '../primordials.js'
 
-const primordialsScript = compileContextScript(capturePrimordials, 'code-runtime:primordials')
+const primordialsScript = compileContextScript<typeof capturePrimordials>('code-runtime:primordials')
 
 export interface GlobalsContext {
   readonly context: vm.Context

@@ -5,15 +5,8 @@ import vm from 'node:vm'
 import { createWebGlobals } from './web-globals.js'
 import { createWebGlobalsHost } from '../web-globals-host.js'
 import { compileContextScript } from '../context-script.js'
-import { capturePrimordials } from '../primordials.js'
-import { createBase64 } from './base64.js'
-import { createCrypto } from './crypto.js'
-import { createNodeErrors } from './node-errors.js'
-import { createStructuredClone } from './structured-clone.js'
-import { createTextCodec } from './text-codec.js'
-import { createTextUnits } from './text-units.js'
-import { createURL } from './url.js'
-import { createURLSearchParams } from './url-search-params.js'
+import { contextScriptTexts } from '../context-scripts.generated.js'
+import type { capturePrimordials } from '../primordials.js'
 import {
   asNode20Does,
   createGlobalsContext,
@@ -35,19 +28,15 @@ function nodeOutcome<Value>(action: () => Value): Value | ThrownSummary {
   }
 }
 
-/** Every in-context script behind the web globals, as the guest runtime compiles them. */
-const IN_CONTEXT_SCRIPTS: readonly ((...args: never[]) => unknown)[] = [
-  capturePrimordials, createNodeErrors, createTextUnits, createTextCodec, createBase64, createStructuredClone, createURLSearchParams, createURL, createCrypto,
-]
-
-describe('web globals scripts', () => {
-  // Each source text is evaluated alone inside the context, so any name it does not define itself
-  // must be an ECMAScript global; a Node global or a module-level helper would be a latent
-  // ReferenceError on a path the tests happen not to take.
-  for (const script of IN_CONTEXT_SCRIPTS) {
-    it(`${script.name} refers only to ECMAScript built-ins and keeps its strict-mode directive`, () => {
+describe('in-context scripts', () => {
+  // Each built script is evaluated alone inside the context, so any name it does not define
+  // itself must be an ECMAScript global; a Node global or a host helper would be a latent
+  // ReferenceError on a path the tests happen not to take (the build checks the same with a
+  // fresh context's own list).
+  for (const [filename, text] of Object.entries(contextScriptTexts)) {
+    it(`${filename} refers only to ECMAScript built-ins and runs in strict mode`, () => {
       const fileName = 'in-context-source.js'
-      const source = `const ${script.name} = (${script.toString()});\n`
+      const source = `const script = ${text};\n`
       const options: ts.CompilerOptions = { allowJs: true, checkJs: true, noEmit: true, target: ts.ScriptTarget.ES2022, lib: ['lib.es2023.d.ts'], types: [] }
       const compilerHost = ts.createCompilerHost(options)
       const readSourceFile = compilerHost.getSourceFile.bind(compilerHost)
@@ -57,16 +46,20 @@ describe('web globals scripts', () => {
       const unknownNames = program.getSemanticDiagnostics(program.getSourceFile(fileName))
         .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
         .filter((message) => message.includes('Cannot find name'))
-      assert.deepEqual(unknownNames, [])
-      assert.match(script.toString(), new RegExp(`^function ${script.name}\\([^)]*\\) \\{\\s*'use strict';`))
+      // Names newer than the library this check knows, which the scripts test for with `typeof`.
+      const newer = /Cannot find name '(Float16Array|Iterator)'/
+      assert.deepEqual(unknownNames.filter((message) => !newer.test(message)), [])
+      assert.match(text, /^\(function \(\) \{\n'use strict';/)
     })
   }
+})
 
+describe('web globals scripts', () => {
   // The families take every built-in from the primordials: once those are captured, the
   // context's globals may be gone (as the program may make them) and the families still build.
   it('builds every family from the primordials alone, reading no global of the context', () => {
     const context = vm.createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false } })
-    const primordials = compileContextScript(capturePrimordials, 'code-runtime:primordials').runIn(context)()
+    const primordials = compileContextScript<typeof capturePrimordials>('code-runtime:primordials').runIn(context)()
     const removed = vm.runInContext(`{
       const global = globalThis, { ownKeys, getOwnPropertyDescriptor, deleteProperty } = Reflect
       const saved = Object.create(null)

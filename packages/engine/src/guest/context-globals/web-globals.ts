@@ -27,14 +27,14 @@
 import type vm from 'node:vm'
 import { compileContextScript } from '../context-script.js'
 import type { Primordials } from '../primordials.js'
-import { createBase64 } from './base64.js'
-import { createCrypto, type RandomHost } from './crypto.js'
-import { createNodeErrors } from './node-errors.js'
-import { createStructuredClone } from './structured-clone.js'
-import { createTextCodec, type WebEncodeIntoResult } from './text-codec.js'
-import { createTextUnits } from './text-units.js'
-import { createURL, type UrlHost } from './url.js'
-import { createURLSearchParams } from './url-search-params.js'
+import type { createBase64 } from './base64.js'
+import type { createCrypto, RandomHost } from './crypto.js'
+import type { createNodeErrors } from './node-errors.js'
+import type { createStructuredClone } from './structured-clone.js'
+import type { createTextCodec, WebEncodeIntoResult } from './text-codec.js'
+import type { createTextUnits } from './text-units.js'
+import type { createURL, UrlHost } from './url.js'
+import type { createURLSearchParams } from './url-search-params.js'
 
 export type { WebEncodeIntoResult }
 
@@ -116,14 +116,14 @@ export interface WebGlobals {
 
 /** Each family's script, in the order they are built (a family comes after what it builds on). */
 const SCRIPTS = Object.freeze({
-  nodeErrors: compileContextScript(createNodeErrors, 'code-runtime:globals/node-errors'),
-  textUnits: compileContextScript(createTextUnits, 'code-runtime:globals/text-units'),
-  textCodec: compileContextScript(createTextCodec, 'code-runtime:globals/text-codec'),
-  base64: compileContextScript(createBase64, 'code-runtime:globals/base64'),
-  structuredClone: compileContextScript(createStructuredClone, 'code-runtime:globals/structured-clone'),
-  urlSearchParams: compileContextScript(createURLSearchParams, 'code-runtime:globals/url-search-params'),
-  url: compileContextScript(createURL, 'code-runtime:globals/url'),
-  crypto: compileContextScript(createCrypto, 'code-runtime:globals/crypto'),
+  nodeErrors: compileContextScript<typeof createNodeErrors>('code-runtime:globals/node-errors'),
+  textUnits: compileContextScript<typeof createTextUnits>('code-runtime:globals/text-units'),
+  textCodec: compileContextScript<typeof createTextCodec>('code-runtime:globals/text-codec'),
+  base64: compileContextScript<typeof createBase64>('code-runtime:globals/base64'),
+  structuredClone: compileContextScript<typeof createStructuredClone>('code-runtime:globals/structured-clone'),
+  urlSearchParams: compileContextScript<typeof createURLSearchParams>('code-runtime:globals/url-search-params'),
+  url: compileContextScript<typeof createURL>('code-runtime:globals/url'),
+  crypto: compileContextScript<typeof createCrypto>('code-runtime:globals/crypto'),
 })
 
 /**
