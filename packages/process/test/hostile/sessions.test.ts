@@ -10,6 +10,14 @@ import { startContainerRuntime, startHookedRuntime, startProcessRuntime, type Ba
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
+/**
+ * Waits until the session has ended (the forged message arrived and was judged), at most 10 s:
+ * on a loaded machine a child's 20 ms timer can fire hundreds of milliseconds late.
+ */
+async function ended(session: CodeSession): Promise<void> {
+  for (const deadline = Date.now() + 10_000; session.endReason === undefined && Date.now() < deadline;) await sleep(10)
+}
+
 function failureOf(result: CodeRunResult): { kind: string; message: string } {
   assert.ok(result.error !== undefined, `expected a failure, got ${JSON.stringify(result)}`)
   return { kind: result.error.kind, message: result.error.message }
@@ -72,7 +80,7 @@ for (const backend of ['process', 'container'] as const satisfies readonly Backe
         const session = await open()
         const result = await session.run({ program: `globalThis.kept = 1\nsetTimeout(() => forge(${forged}), 20)\nreturn 1`, bindings: [] })
         assert.equal(result.value, 1)
-        await sleep(300)
+        await ended(session)
         await assertLost(session, /between runs/)
       }
     })
@@ -81,7 +89,7 @@ for (const backend of ['process', 'container'] as const satisfies readonly Backe
       const session = await open()
       const result = await session.run({ program: "forge({ kind: 'run-end', outcome: 'value', valueJson: '\"forged\"' })\nawait new Promise((resolve) => setTimeout(resolve, 20))\nreturn 'real'", bindings: [] })
       assert.equal(result.value, 'forged', "the guest's first word settles the run")
-      await sleep(300)
+      await ended(session)
       await assertLost(session, /between runs/)
     })
 
