@@ -21,7 +21,8 @@ export const speciesSymbol = Symbol.species
 export const maxSafeLength = 9007199254740991
 export const iteratorSymbol = Symbol.iterator
 export const TypeErrorConstructor = TypeError
-export const stringIndexOf = String.prototype.indexOf
+/** `String.prototype.indexOf` as a plain function of the string: no argument list per call (the counting loops make millions). */
+export const indexOfIn = Function.prototype.call.bind(String.prototype.indexOf) as (text: string, search: string, position: number) => number
 
 /** A native method, called through `apply` with a receiver and arguments of the caller's. */
 export type Native = (...args: unknown[]) => unknown

@@ -1,5 +1,5 @@
 /** Built-ins that make one array entry per piece of a string: split, matching, replacing, JSON.parse. */
-import { ObjectConstructor, defineProperty, apply, reflectGet, NumberConstructor, trunc, min, stringIndexOf, type Native } from './intrinsics.js'
+import { ObjectConstructor, defineProperty, apply, reflectGet, NumberConstructor, trunc, min, indexOfIn, type Native } from './intrinsics.js'
 import { maxLength, refuseText } from './sandbox-limits.js'
 import { copyOf, toText, requireCoercible } from './spec-operations.js'
 
@@ -20,10 +20,10 @@ export function installTextGuards(): void {
   function countPieces(text: string, separator: string, limit: number): number {
     if (separator === '') return min(text.length, limit)
     let pieces = 1
-    let at = apply(stringIndexOf, text, [separator, 0]) as number
+    let at = indexOfIn(text, separator, 0)
     while (at !== -1 && pieces < limit) {
       pieces++
-      at = apply(stringIndexOf, text, [separator, at + separator.length]) as number
+      at = indexOfIn(text, separator, at + separator.length)
     }
     return pieces
   }
