@@ -130,6 +130,9 @@ const isString = (value: unknown): value is string => typeof value === 'string'
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 const isDuration = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0
 const isToken = (value: unknown): value is string => isString(value) && SUBJECT_TOKEN_PATTERN.test(value)
+/** A reply subject is the caller's own inbox: plain tokens, no wildcards, none empty. */
+const isReplySubject = (value: unknown): value is string =>
+  isString(value) && /^[A-Za-z0-9_.-]{1,256}$/.test(value) && value.split('.').every((token) => token !== '')
 
 export function decodeClaimRequest(data: Uint8Array): ClaimRequest | undefined {
   const raw = parse(data)
@@ -164,9 +167,7 @@ function decodeBudgets(value: unknown): RunBudgets | undefined {
 
 export function decodeStartRequest(data: Uint8Array): StartRequest | undefined {
   const raw = parse(data)
-  if (raw?.v !== PROTOCOL_VERSION || !isToken(raw.run) || !isString(raw.reply) || !isString(raw.program)) return undefined
-  // The reply subject is the caller's own inbox: plain tokens, no wildcards.
-  if (!/^[A-Za-z0-9_.-]{1,256}$/.test(raw.reply) || raw.reply.split('.').some((token) => token === '')) return undefined
+  if (raw?.v !== PROTOCOL_VERSION || !isToken(raw.run) || !isReplySubject(raw.reply) || !isString(raw.program)) return undefined
   if (!Array.isArray(raw.namespaces)) return undefined
   const namespaces = raw.namespaces.map(decodeNamespace)
   if (namespaces.some((namespace) => namespace === undefined)) return undefined
@@ -317,7 +318,7 @@ export function decodeRefusal(data: Uint8Array): Refusal | undefined {
 
 export function decodeSessionOpenRequest(data: Uint8Array): SessionOpenRequest | undefined {
   const raw = parse(data)
-  if (raw?.v !== PROTOCOL_VERSION || !isToken(raw.session) || !isString(raw.reply) || !/^[A-Za-z0-9_.-]{1,256}$/.test(raw.reply)) return undefined
+  if (raw?.v !== PROTOCOL_VERSION || !isToken(raw.session) || !isReplySubject(raw.reply)) return undefined
   const budgets = decodeBudgets(raw.budgets)
   if (budgets === undefined) return undefined
   const options = raw.options

@@ -14,33 +14,7 @@ import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node'
 import { startCodeRuntime, type CodeRuntime, type StartedCodeRuntime } from '@code-runtime/core'
 import { NatsCodeRuntime, startRunner, type Runner, type RunBudgets } from '@code-runtime/nats'
 import { heldTools } from './held-tools.js'
-import { startNatsServer, startWorkerBackend, type NatsServer } from './nats-server.js'
-
-const CALLER_PUBLISH = '["code-runtime.claim", "code-runtime.load", "code-runtime.runner.*.start", "code-runtime.runner.*.session-open", "code-runtime.runner.*.run.>", "code-runtime.runner.*.session.>"]'
-
-// The block docs/SCALING.md shows, for the default prefix and two tenants.
-const TENANTS = `authorization {
-  users = [
-    { user: tenant-a, password: a-secret, permissions: {
-      publish: ${CALLER_PUBLISH}
-      subscribe: ["_INBOX.tenant-a.>"]
-      allow_responses: true
-    } }
-    { user: tenant-b, password: b-secret, permissions: {
-      publish: ${CALLER_PUBLISH}
-      subscribe: ["_INBOX.tenant-b.>"]
-      allow_responses: true
-    } }
-    { user: runner, password: runner-secret, permissions: {
-      publish: ["_INBOX.>"]
-      subscribe: ["code-runtime.claim", "code-runtime.load", "code-runtime.runner.>", "_INBOX_runners.>"]
-    } }
-  ]
-}`
-
-const VICTIM = { user: 'tenant-a', pass: 'a-secret', inboxPrefix: '_INBOX.tenant-a' }
-const ROGUE = { user: 'tenant-b', pass: 'b-secret', inboxPrefix: '_INBOX.tenant-b' }
-const RUNNER = { user: 'runner', pass: 'runner-secret', inboxPrefix: '_INBOX_runners' }
+import { ROGUE, RUNNER, startNatsServer, startWorkerBackend, TENANT_PERMISSIONS as TENANTS, VICTIM, type NatsServer } from './nats-server.js'
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
