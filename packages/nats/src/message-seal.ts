@@ -27,10 +27,15 @@ const KEY_INFO = 'code-runtime nats v2 conversation key'
 /** A base64url X25519 public key: 32 bytes. */
 const PUBLIC_KEY_PATTERN = /^[A-Za-z0-9_-]{43}$/
 
+/** Peers whose Diffie–Hellman secret is kept; a peer past them is computed again. */
+const SHARED_SECRETS_KEPT = 256
+
 /** One side's long-lived X25519 key pair; `publicKey` travels in claims and starts. */
 export class KeyAgreement {
   readonly publicKey: string
   readonly #privateKey: KeyObject
+  // The secret with each recent peer, least recently used first: a run then costs one HKDF, not a key exchange.
+  readonly #shared = new Map<string, Buffer>()
 
   constructor() {
     const { publicKey, privateKey } = generateKeyPairSync('x25519')
@@ -43,13 +48,28 @@ export class KeyAgreement {
    * when that is not an X25519 public key (or a degenerate one), so a forged key is refused, not thrown.
    */
   conversationKey(peerPublicKey: string, conversation: string): Buffer | undefined {
+    const shared = this.#sharedWith(peerPublicKey)
+    return shared === undefined ? undefined : deriveKey(shared, conversation)
+  }
+
+  #sharedWith(peerPublicKey: string): Buffer | undefined {
+    const known = this.#shared.get(peerPublicKey)
+    if (known !== undefined) {
+      this.#shared.delete(peerPublicKey)
+      this.#shared.set(peerPublicKey, known)
+      return known
+    }
     if (!PUBLIC_KEY_PATTERN.test(peerPublicKey)) return undefined
+    let shared: Buffer
     try {
       const peer = createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: peerPublicKey }, format: 'jwk' })
-      return deriveKey(diffieHellman({ privateKey: this.#privateKey, publicKey: peer }), conversation)
+      shared = diffieHellman({ privateKey: this.#privateKey, publicKey: peer })
     } catch {
       return undefined
     }
+    if (this.#shared.size >= SHARED_SECRETS_KEPT) this.#shared.delete(this.#shared.keys().next().value as string)
+    this.#shared.set(peerPublicKey, shared)
+    return shared
   }
 }
 

@@ -10,15 +10,16 @@
  * new runs, lets the running ones finish for `graceMs`, then aborts the rest.
  */
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
-import { createInbox } from '@nats-io/transport-node'
-import type { CodeBindingCall, CodeBindingFunction, CodeBindingNamespace, CodeJsonValue, CodeRunRequest, CodeRunResult, CodeSession } from '@code-runtime/core'
-import { CodeRuntimeError, readConfigObject, readIntegerField, refuseConfigField, stringifyJsonValue, thrownMessage, type ConfigRecord } from '@code-runtime/core'
+import type { CodeRunRequest, CodeRunResult, CodeSession } from '@code-runtime/core'
+import { CodeRuntimeError, readConfigObject, readIntegerField, refuseConfigField, thrownMessage, type ConfigRecord } from '@code-runtime/core'
 import { BackendPool, type LentBackend, type StartLocalBackend } from './backend-pool.js'
 import { CONNECTION_FIELDS, DEFAULT_HEARTBEAT_MS, DEFAULT_LOST_AFTER_MS, readConnectionFields, type NatsConnectionConfig } from './config.js'
 import { SilenceMonitor } from './silence-monitor.js'
 import { connectNats } from './connection.js'
 import { callerIdentity, ClaimTickets, deriveKey, KeyAgreement, randomId, SealedChannel, unsealedBody, type RejectionCounter } from './message-seal.js'
-import { decodeAbortMessage, decodeCallReply, decodeClaimRequest, decodeSessionOpenRequest, decodeStartRequest, encodeEndMessage, encodeMessage, type CallReply, type StartRequest } from './protocol.js'
+import { decodeAbortMessage, decodeClaimRequest, decodeSessionOpenRequest, decodeStartRequest, encodeEndMessage, encodeMessage, type StartRequest } from './protocol.js'
+import { RemoteCalls } from './remote-calls.js'
+import { RunnerSlots, type Slot } from './runner-slots.js'
 import { claimSubject, loadSubject, runControlSubject, runnerQueue, runReplySubject, sessionSubject, startSubject, SUBJECT_TOKEN_PATTERN } from './subjects.js'
 
 export type { StartLocalBackend } from './backend-pool.js'
@@ -83,13 +84,6 @@ interface HeldSession {
 /** How often a held session is looked at: its end reason, and whether it is time for a beat. */
 const SESSION_WATCH_MS = 25
 
-/** A slot taken: a one-shot run or a session, charged to its caller's identity. */
-interface Slot {
-  readonly identity: string
-  readonly controller: AbortController
-  done?: Promise<void>
-}
-
 interface RunnerNumbers {
   readonly concurrency: number
   readonly maxRunsPerCaller: number
@@ -132,57 +126,26 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
   const tickets = new ClaimTickets(claimHoldMs)
   const rejections: RejectionCounter = { rejected: 0 }
   const backends = new BackendPool(options.startBackend, maxBackends)
-  const slots = new Map<string, Slot>()
-  const perCaller = new Map<string, number>()
-  // Runs started lately, by id, with when their ticket stops being good: a start sent again (replayed) never runs twice.
-  const recentStarts = new Map<string, number>()
-  let draining = false
+  const slots = new RunnerSlots({ concurrency, maxRunsPerCaller, rememberStartsMs: 2 * claimHoldMs, onFull: () => stopListening(), onFree: () => listenForClaims() })
   let claims: Subscription | undefined
 
   // In the claim queue group only while a slot is free: NATS then never offers this runner a run it cannot take.
-  const listenForClaims = (): void => {
-    if (claims !== undefined || draining || slots.size >= concurrency) return
+  function listenForClaims(): void {
+    if (claims !== undefined || slots.isFull) return
     claims = connection.subscribe(claimSubject(prefix), { queue: runnerQueue(prefix), callback: (error, message) => {
       if (error === null) onClaim(message)
     } })
   }
-  const stopListening = (): void => {
+  function stopListening(): void {
     claims?.unsubscribe()
     claims = undefined
   }
-  const isFullFor = (identity: string): boolean => draining || slots.size >= concurrency || (perCaller.get(identity) ?? 0) >= maxRunsPerCaller
-  const takeSlot = (conversation: string, identity: string): Slot => {
-    const slot: Slot = { identity, controller: new AbortController() }
-    slots.set(conversation, slot)
-    perCaller.set(identity, (perCaller.get(identity) ?? 0) + 1)
-    if (slots.size >= concurrency) stopListening()
-    return slot
-  }
-  const release = (conversation: string): void => {
-    const slot = slots.get(conversation)
-    if (slot === undefined) return
-    slots.delete(conversation)
-    const held = (perCaller.get(slot.identity) ?? 1) - 1
-    if (held === 0) perCaller.delete(slot.identity)
-    else perCaller.set(slot.identity, held)
-    listenForClaims()
-  }
-  /** True the first time a conversation id starts here within its ticket's life. */
-  const isFirstStart = (conversation: string): boolean => {
-    const now = performance.now()
-    for (const [started, until] of recentStarts) {
-      if (until > now) break
-      recentStarts.delete(started)
-    }
-    if (recentStarts.has(conversation) || slots.has(conversation)) return false
-    recentStarts.set(conversation, now + 2 * claimHoldMs)
-    return true
-  }
+  const release = (conversation: string): void => slots.release(conversation)
 
   function onClaim(message: Msg): void {
     const claim = decodeClaimRequest(message.data)
     if (claim === undefined || message.reply === undefined) return
-    if (isFullFor(callerIdentity(message.reply))) {
+    if (slots.isFullFor(callerIdentity(message.reply))) {
       message.respond(encodeMessage({ ok: false, reason: 'busy' }))
       return
     }
@@ -202,19 +165,19 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     }
     const channel = new SealedChannel(secret, 'runner', rejections)
     if (channel.open(kind, message.data) === undefined) return undefined
-    if (!isFirstStart(conversation)) {
+    if (!slots.isFirstStart(conversation)) {
       rejections.rejected++
       return undefined
     }
     const identity = callerIdentity(reply)
     const refusal = !tickets.verify(ticket, conversation, identity)
       ? 'the claim expired or was not made for this inbox'
-      : isFullFor(identity) ? 'the runner is full' : undefined
+      : slots.isFullFor(identity) ? 'the runner is full' : undefined
     if (refusal !== undefined) {
       respondSealed(message, channel, `${kind}ed`, { ok: false, retry: true, message: refusal, refusal: { code: 'CODE_RUNTIME_SESSION_START_FAILED', message: refusal } })
       return undefined
     }
-    return { channel, slot: takeSlot(conversation, identity) }
+    return { channel, slot: slots.take(conversation, identity) }
   }
 
   const respondSealed = (message: Msg, channel: SealedChannel, kind: string, body: object): void => {
@@ -429,7 +392,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     }
   }
 
-  const load = (): RunnerLoad => ({ runner: id, active: slots.size, concurrency, draining, rejectedMessages: rejections.rejected, backends: backends.size })
+  const load = (): RunnerLoad => ({ runner: id, active: slots.size, concurrency, draining: slots.isDraining, rejectedMessages: rejections.rejected, backends: backends.size })
   // Every runner answers `<prefix>.load` (ask with requestMany) with its load: what an autoscaler reads.
   const loads = connection.subscribe(loadSubject(prefix), { callback: (error, message) => {
     // A permission refused (or a subscription closed) arrives as an error with no message.
@@ -444,7 +407,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     id,
     load,
     async drain(graceMs) {
-      draining = true
+      slots.drain()
       stopListening()
       const running = (): Promise<void>[] => [...slots.values()].flatMap((slot) => slot.done === undefined ? [] : [slot.done])
       const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())
@@ -462,94 +425,5 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       await connection.drain().catch(() => undefined)
       await backends.dispose()
     },
-  }
-}
-
-/**
- * A run's binding calls, sent to its caller: each call published sealed to the caller's reply
- * subject with this run's own answer inbox, and asked again every `lostAfterMs` while no answer
- * came (an answer lost while NATS restarted is sent again; the caller never makes one call twice).
- * An answer is taken only when it is sealed by the caller and names a call still waiting, so a
- * forged answer is dropped and the real one still counts.
- */
-class RemoteCalls {
-  readonly #connection: NatsConnection
-  readonly #reply: string
-  readonly #channel: SealedChannel
-  readonly #lostAfterMs: number
-  readonly #answerInbox: string
-  readonly #answers: Subscription
-  readonly #waiting = new Map<number, (answer: CallReply) => void>()
-  #next = 0
-
-  constructor(connection: NatsConnection, inboxPrefix: string | undefined, reply: string, channel: SealedChannel, lostAfterMs: number, callerSilence: SilenceMonitor) {
-    this.#connection = connection
-    this.#reply = reply
-    this.#channel = channel
-    this.#lostAfterMs = lostAfterMs
-    this.#answerInbox = createInbox(inboxPrefix)
-    this.#answers = connection.subscribe(this.#answerInbox, {
-      callback: (error, message) => {
-        if (error !== null) return
-        const body = channel.open('answer', message.data)
-        const answer = body === undefined ? undefined : decodeCallReply(body)
-        if (answer === undefined) return
-        callerSilence.heard()
-        this.#waiting.get(answer.id)?.(answer)
-      },
-    })
-  }
-
-  /** The caller's namespace on this side: each member asks the caller. It stops asking when the run is stopped. */
-  namespace(namespace: StartRequest['namespaces'][number], index: number, signal: AbortSignal): CodeBindingNamespace {
-    const functions: Record<string, CodeBindingFunction> = Object.create(null) as Record<string, CodeBindingFunction>
-    for (const member of namespace.members) {
-      functions[member] = async (args: unknown, call?: CodeBindingCall): Promise<CodeJsonValue> => {
-        const answer = await this.#ask(index, member, args as CodeJsonValue, call, signal, `${namespace.global}.${member}`)
-        if (!answer.ok) throw new Error(answer.message)
-        return JSON.parse(answer.valueJson) as CodeJsonValue
-      }
-    }
-    return namespace.errorClass === undefined ? { global: namespace.global, functions } : { global: namespace.global, functions, errorClass: namespace.errorClass }
-  }
-
-  stop(): void {
-    this.#answers.unsubscribe()
-  }
-
-  #ask(namespace: number, member: string, args: CodeJsonValue, call: CodeBindingCall | undefined, signal: AbortSignal, label: string): Promise<CallReply> {
-    const id = this.#next++
-    const body = encodeMessage({ id, namespace, member, argsJson: stringifyJsonValue(args), ...call === undefined ? {} : { index: call.index } })
-    return new Promise<CallReply>((resolve, reject) => {
-      const send = (): void => {
-        if (this.#connection.isClosed()) {
-          finish()
-          reject(new Error(`${label}: the call could not reach the caller (the connection is closed).`))
-          return
-        }
-        try {
-          this.#connection.publish(runReplySubject(this.#reply, 'call'), this.#channel.seal('call', body), { reply: this.#answerInbox })
-        } catch {
-          // Reconnecting: asked again below.
-        }
-      }
-      const again = setInterval(send, this.#lostAfterMs)
-      const onAbort = (): void => {
-        finish()
-        reject(new Error(`${label}: the run was stopped.`))
-      }
-      const finish = (): void => {
-        clearInterval(again)
-        signal.removeEventListener('abort', onAbort)
-        this.#waiting.delete(id)
-      }
-      if (signal.aborted) return onAbort()
-      signal.addEventListener('abort', onAbort, { once: true })
-      this.#waiting.set(id, (answer) => {
-        finish()
-        resolve(answer)
-      })
-      send()
-    })
   }
 }
