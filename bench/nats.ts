@@ -67,7 +67,7 @@ async function measureColumn(name: string, runtime: CodeRuntime, isQuick: boolea
 
 function startRunnerProcess(url: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'runner', '--nats', url, '--backend', 'worker-thread', '--concurrency', '4'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(process.execPath, [CLI, 'runner', '--nats', url, '--insecure-no-auth', '--backend', 'worker-thread', '--concurrency', '4'], { stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString()

@@ -39,9 +39,9 @@ try {
   const url = server.url
   process.stderr.write(`[nats-server] ready at ${url}\n`)
   for (const name of ['runner-1', 'runner-2']) {
-    started.push(await start(name, process.execPath, [CLI, 'runner', '--nats', url, '--concurrency', '2'], /takes up to/))
+    started.push(await start(name, process.execPath, [CLI, 'runner', '--nats', url, '--insecure-no-auth', '--concurrency', '2'], /takes up to/))
   }
-  const run = spawn(process.execPath, [CLI, 'run', 'packages/mcp/examples/programs/notes-digest.ts', '--config', 'packages/mcp/examples/servers.json', '--nats', url], { stdio: 'inherit' })
+  const run = spawn(process.execPath, [CLI, 'run', 'packages/mcp/examples/programs/notes-digest.ts', '--config', 'packages/mcp/examples/servers.json', '--nats', url, '--insecure-no-auth'], { stdio: 'inherit' })
   exitCode = await new Promise((resolve) => run.once('exit', (code) => resolve(code ?? 1)))
 } catch (error) {
   process.stderr.write(`cluster-demo: ${error.message}\n`)

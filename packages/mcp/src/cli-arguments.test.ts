@@ -27,6 +27,16 @@ describe('parseCliArguments', () => {
     assert.deepEqual(parseCliArguments(['-v']), { command: 'version' })
   })
 
+  it('takes the NATS connection options with --nats only, a client certificate with its key', () => {
+    const serve = parseCliArguments(['serve', '--nats', 'tls://n:4222', '--nats-creds', 'u.creds', '--nats-ca', 'ca.pem', '--nats-cert', 'c.pem', '--nats-key', 'k.pem', '--nats-inbox-prefix', '_INBOX.team'])
+    assert.deepEqual(serve.command === 'serve' ? serve.natsConnection : undefined, { credsFile: 'u.creds', tls: { caFile: 'ca.pem', certFile: 'c.pem', keyFile: 'k.pem' }, inboxPrefix: '_INBOX.team', insecureNoAuth: false })
+    const runner = parseCliArguments(['runner', '--nats', 'nats://n:4222', '--insecure-no-auth'])
+    assert.deepEqual(runner.command === 'runner' ? runner.natsConnection : undefined, { insecureNoAuth: true })
+    assert.match(usageMessage(['run', 'p.ts', '--insecure-no-auth']), /--insecure-no-auth needs --nats/)
+    assert.match(usageMessage(['serve', '--nats', 'nats://n:4222', '--nats-cert', 'c.pem']), /--nats-cert and --nats-key go together/)
+    assert.match(usageMessage(['check', 'p.ts', '--nats-creds', 'u.creds']), /--nats-creds is not an option of check/)
+  })
+
   it('takes --no-state on serve only, turning the per-client session off', () => {
     assert.equal((parseCliArguments(['serve', '--no-state']) as { state?: boolean }).state, false)
     assert.match(usageMessage(['run', 'p.ts', '--no-state']), /--no-state is not an option of run; see code-runtime run --help\.$/)

@@ -29,12 +29,23 @@ const CHECKING_MODES = ['calls', 'strict'] as const satisfies readonly TypeCheck
 export type CheckingMode = (typeof CHECKING_MODES)[number]
 const RUN_MODES = ['off', ...CHECKING_MODES] as const satisfies readonly TypeCheckMode[]
 
+/** How `--nats` connects, besides the servers and the environment's credentials. */
+export interface NatsCliConnection {
+  readonly credsFile?: string
+  readonly tls?: { readonly caFile?: string; readonly certFile?: string; readonly keyFile?: string }
+  readonly inboxPrefix?: string
+  /** `--insecure-no-auth`: connect without credentials (warned on every start). */
+  readonly insecureNoAuth: boolean
+}
+
 /** Where a command's programs run: a local backend, or runners over NATS (`--nats`). */
 export interface BackendChoice {
   readonly backend: BackendName
   readonly backendChosen: boolean
   /** Present with `--nats`: programs go to runners there, which choose their own backend. */
   readonly natsServers?: readonly string[]
+  /** Present with `--nats`. */
+  readonly natsConnection?: NatsCliConnection
 }
 
 /** What the command line asks for. */
@@ -48,7 +59,7 @@ export type CliCommand =
   | { readonly command: 'check'; readonly programPath: string; readonly configPath?: string; readonly typeCheck: CheckingMode }
   | { readonly command: 'types'; readonly configPath?: string }
   | { readonly command: 'list'; readonly configPath?: string; readonly maxSdkChars: number }
-  | { readonly command: 'runner'; readonly natsServers: readonly string[]; readonly backend: BackendName; readonly backendChosen: boolean; readonly concurrency: number; readonly graceMs: number }
+  | { readonly command: 'runner'; readonly natsServers: readonly string[]; readonly natsConnection: NatsCliConnection; readonly backend: BackendName; readonly backendChosen: boolean; readonly concurrency: number; readonly graceMs: number }
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -61,6 +72,12 @@ const OPTIONS = {
   'approval-fallback': { type: 'string' },
   yes: { type: 'boolean', short: 'y' },
   nats: { type: 'string' },
+  'nats-creds': { type: 'string' },
+  'nats-ca': { type: 'string' },
+  'nats-cert': { type: 'string' },
+  'nats-key': { type: 'string' },
+  'nats-inbox-prefix': { type: 'string' },
+  'insecure-no-auth': { type: 'boolean' },
   concurrency: { type: 'string' },
   'grace-ms': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -143,6 +160,25 @@ function stringOption(values: ParsedValues, option: OptionName): string | undefi
   return typeof value === 'string' ? value : undefined
 }
 
+/** `--nats-creds`, the TLS files, `--nats-inbox-prefix` and `--insecure-no-auth`: only with `--nats`. */
+function readNatsConnection(values: ParsedValues, hasNats: boolean, command: CommandName): NatsCliConnection {
+  const given = (['nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth'] as const).filter((option) => values[option] !== undefined)
+  if (!hasNats && given.length > 0) throw usageError(`--${given[0] ?? ''} needs --nats`, command)
+  const certFile = stringOption(values, 'nats-cert')
+  const keyFile = stringOption(values, 'nats-key')
+  if ((certFile === undefined) !== (keyFile === undefined)) throw usageError('--nats-cert and --nats-key go together', command)
+  const caFile = stringOption(values, 'nats-ca')
+  const tls = { ...caFile === undefined ? {} : { caFile }, ...certFile === undefined ? {} : { certFile }, ...keyFile === undefined ? {} : { keyFile } }
+  const credsFile = stringOption(values, 'nats-creds')
+  const inboxPrefix = stringOption(values, 'nats-inbox-prefix')
+  return {
+    ...credsFile === undefined ? {} : { credsFile },
+    ...Object.keys(tls).length === 0 ? {} : { tls },
+    ...inboxPrefix === undefined ? {} : { inboxPrefix },
+    insecureNoAuth: values['insecure-no-auth'] === true,
+  }
+}
+
 function readBudgets(values: ParsedValues, command: CommandName): RunBudgetOptions {
   const timeout = stringOption(values, 'timeout-ms')
   const compute = stringOption(values, 'compute-ms')
@@ -187,7 +223,8 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
   if (natsServers !== undefined && backendText !== undefined && command !== 'runner') {
     throw usageError('--backend and --nats together: with --nats the runners choose the backend (code-runtime runner --backend ...)', command)
   }
-  const choice = (): BackendChoice => ({ backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...natsServers === undefined ? {} : { natsServers } })
+  const natsConnection = readNatsConnection(values, natsServers !== undefined, command)
+  const choice = (): BackendChoice => ({ backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...natsServers === undefined ? {} : { natsServers, natsConnection } })
   switch (command) {
     case 'serve':
       return { command, ...config, ...choice(), ...readBudgets(values, command), maxSdkChars: readMaxSdkChars(values, command),
@@ -212,6 +249,7 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
       return {
         command,
         natsServers,
+        natsConnection,
         backend: readBackend(backendText, command),
         backendChosen: backendText !== undefined,
         concurrency: concurrency === undefined ? 4 : readPositiveInteger('concurrency', concurrency, command),

@@ -40,7 +40,17 @@ const OPTION_LINES = {
   yes: '-y, --yes              allow every call that needs approval without asking (otherwise a\n' +
     `${' '.repeat(25)}terminal asks y/n/a for each, and without a terminal they are declined)`,
   nats: '--nats <url>           NATS server(s), comma-separated: runs go to runners there (runner:\n' +
-    `${' '.repeat(25)}takes runs from them); credentials from NATS_USER and NATS_PASS, or NATS_TOKEN`,
+    `${' '.repeat(25)}takes runs from them); credentials from NATS_USER and NATS_PASS, NATS_TOKEN,\n` +
+    `${' '.repeat(25)}--nats-creds or a client certificate: without any, --nats refuses to connect`,
+  'nats-creds': '--nats-creds <file>    NKey/JWT credentials file for NATS (nsc generate creds)',
+  'nats-ca': '--nats-ca <file>       CA certificate (PEM) to check the NATS server certificate against',
+  'nats-cert': '--nats-cert <file>     client certificate (PEM) for NATS TLS, with --nats-key',
+  'nats-key': '--nats-key <file>      its private key (PEM)',
+  'nats-inbox-prefix': '--nats-inbox-prefix <p>\n' +
+    `${' '.repeat(25)}first tokens of this side's NATS inboxes: _INBOX.<tenant> for a tenant's\n` +
+    `${' '.repeat(25)}caller, whose user may read only those (docs/SCALING.md)`,
+  'insecure-no-auth': '--insecure-no-auth     connect to NATS without credentials (any client on that bus can\n' +
+    `${' '.repeat(25)}read programs and pose as a runner); warned on every start`,
   concurrency: '--concurrency <n>      runs at once (default 4)',
   'grace-ms': '--grace-ms <ms>        on SIGTERM, how long running programs may finish before they are\n' +
     `${' '.repeat(25)}aborted (default 10000)`,
@@ -66,14 +76,14 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
     synopsis: 'code-runtime serve [--config servers.json] [options]',
     summary: 'MCP server over stdio: one run_code tool over every configured server',
     details: 'stdout carries only the MCP protocol; logs go to stderr. Stops on SIGINT, SIGTERM or the end\nof stdin, closing every upstream server. Exits with 2 only when no configured server started.',
-    options: ['config', 'backend', 'nats', 'timeout-ms', 'compute-ms', 'max-sdk-chars', 'type-check', 'no-state', 'approval-fallback'],
+    options: ['config', 'backend', 'nats', 'nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth', 'timeout-ms', 'compute-ms', 'max-sdk-chars', 'type-check', 'no-state', 'approval-fallback'],
   },
   run: {
     call: 'run <program.ts>',
     synopsis: 'code-runtime run <program.ts> [--config servers.json] [options]',
     summary: 'run a program file; prints its logs, then its value or its failure',
     details: 'The program is the body of an async function in TypeScript; it calls tools.<server>_<tool>(args).\nIt is type-checked first: a program the check refuses gets its errors on stderr, exit code 1, and\nno tool is called. Logs go to stdout as they come, then the value; a failure goes to stderr.\nA call that needs approval (a destructive tool, or one the config lists in "approve") asks on the\nterminal: y allows it, n declines it, a allows it and the rest of the run; --yes allows all.\nCtrl-C stops the run, closes the servers, prints "interrupted" and exits with 130.',
-    options: ['config', 'backend', 'nats', 'timeout-ms', 'compute-ms', 'type-check', 'yes'],
+    options: ['config', 'backend', 'nats', 'nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth', 'timeout-ms', 'compute-ms', 'type-check', 'yes'],
   },
   repl: {
     call: 'repl',
@@ -87,7 +97,7 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
       'empty prompt. History is kept in $CODE_RUNTIME_REPL_HISTORY, else in the state directory\n' +
       '($XDG_STATE_HOME or ~/.local/state)/code-runtime/repl_history.\n' +
       'A call that needs approval asks as run does (y, n, a); --yes allows all.',
-    options: ['config', 'backend', 'nats', 'timeout-ms', 'compute-ms', 'type-check', 'yes'],
+    options: ['config', 'backend', 'nats', 'nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth', 'timeout-ms', 'compute-ms', 'type-check', 'yes'],
   },
   check: {
     call: 'check <program.ts>',
@@ -118,7 +128,7 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
       'budgets, and sends each binding call back to its caller. SIGTERM or SIGINT drains it: it takes\n' +
       'no new runs, lets running ones finish for --grace-ms, aborts the rest and exits with 0. Every\n' +
       'runner answers requests on <prefix>.load with its load. Logs go to stderr.',
-    options: ['nats', 'backend', 'concurrency', 'grace-ms'],
+    options: ['nats', 'nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth', 'backend', 'concurrency', 'grace-ms'],
   },
   help: {
     call: 'help [command]',

@@ -67,7 +67,7 @@ export async function runCommand(command: Extract<CliCommand, { command: 'run' }
     const budgets = { maxWallMs: command.timeoutMs, ...(command.computeMs === undefined ? {} : { computeMs: command.computeMs }) }
     const started = command.natsServers === undefined
       ? await startChosenBackend(command.backend, command.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
-      : await startRemoteBackend(command.natsServers, budgets)
+      : await startRemoteBackend(command.natsServers, budgets, command.natsConnection)
     let calls = 0
     const progress = startProgress(process.stderr, () => calls)
     try {

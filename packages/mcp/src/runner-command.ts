@@ -7,7 +7,7 @@ import { startRunner } from '@code-runtime/nats'
 import type { CliCommand } from './cli-arguments.js'
 import { EXIT_SUCCESS } from './cli-arguments.js'
 import { McpProxyError } from './errors.js'
-import { natsCredentialsFromEnvironment, startBackend, startChosenBackend } from './runtime-backend.js'
+import { natsConnectionFields, startBackend, startChosenBackend } from './runtime-backend.js'
 
 function log(message: string): void {
   process.stderr.write(`code-runtime runner: ${message}\n`)
@@ -27,11 +27,11 @@ export async function runnerCommand(command: Extract<CliCommand, { command: 'run
   const probe = await startChosenBackend(command.backend, command.backendChosen, { maxWallMs: 60_000 }, log)
   await probe.dispose()
   const backend = probe.backend
-  const credentials = natsCredentialsFromEnvironment()
+  const connection = natsConnectionFields(command.natsConnection, log)
   let runner
   try {
     runner = await startRunner({
-      nats: { servers: command.natsServers, ...credentials },
+      nats: { servers: command.natsServers, ...connection },
       startBackend: (budgets) => startBackend(backend, budgets),
       concurrency: command.concurrency,
     })

@@ -7,9 +7,10 @@
  * bubblewrap, no user namespaces) it says so in one line and falls back to `process`, whose
  * Node permission model is not such a boundary by Node's own account, then to worker threads.
  */
-import { NatsCodeRuntime } from '@code-runtime/nats'
+import { hasNatsCredentials, NatsCodeRuntime, type NatsConnectionConfig } from '@code-runtime/nats'
 import { CodeRuntimeError, startCodeRuntime, type CodeRuntime, type CodeRuntimeBackend, type StartedCodeRuntime } from '@code-runtime/core'
 import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
+import type { NatsCliConnection } from './cli-arguments.js'
 import { McpProxyError } from './errors.js'
 
 /** The backends `--backend` accepts. */
@@ -129,17 +130,41 @@ export function natsCredentialsFromEnvironment(): { user?: string; pass?: string
   }
 }
 
+/** How NATS said no to a start without credentials: the fix, and the flag that accepts the risk. */
+const NO_CREDENTIALS = 'refuses to connect to NATS without credentials: set NATS_USER and NATS_PASS, or NATS_TOKEN, or give --nats-creds <file> or --nats-cert/--nats-key; on a bus nobody else can reach, --insecure-no-auth connects without'
+
+/**
+ * The connection fields of `--nats`: the environment's credentials, the creds file, TLS files and
+ * inbox prefix. Secure by default: without credentials it refuses, unless `--insecure-no-auth`,
+ * which is warned (`warn`) on every start, since anyone on such a bus reads programs and poses as a runner.
+ * @throws {McpProxyError} `MCP_PROXY_USAGE` without credentials or `--insecure-no-auth`.
+ */
+export function natsConnectionFields(connection: NatsCliConnection | undefined, warn: (line: string) => void): Omit<NatsConnectionConfig, 'servers' | 'subjectPrefix'> {
+  const fields = {
+    ...natsCredentialsFromEnvironment(),
+    ...connection?.credsFile === undefined ? {} : { credsFile: connection.credsFile },
+    ...connection?.tls === undefined ? {} : { tls: connection.tls },
+    ...connection?.inboxPrefix === undefined ? {} : { inboxPrefix: connection.inboxPrefix },
+  }
+  if (!hasNatsCredentials(fields)) {
+    if (connection?.insecureNoAuth !== true) throw new McpProxyError('MCP_PROXY_USAGE', `--nats ${NO_CREDENTIALS}.`)
+    warn('--insecure-no-auth: connecting to NATS without credentials; any client on this bus can read programs and their binding calls, and pose as a runner.')
+  }
+  return fields
+}
+
 /**
  * Starts the NATS backend: runs go to runners on `servers`, with `budgets`.
- * @throws {McpProxyError} `MCP_PROXY_BACKEND_UNAVAILABLE` when NATS cannot be reached.
+ * @throws {McpProxyError} `MCP_PROXY_BACKEND_UNAVAILABLE` when NATS cannot be reached; `MCP_PROXY_USAGE` without credentials (natsConnectionFields).
  */
-export async function startRemoteBackend(servers: readonly string[], budgets: BackendBudgets): Promise<StartedCodeRuntime<CodeRuntime>> {
+export async function startRemoteBackend(servers: readonly string[], budgets: BackendBudgets, connection?: NatsCliConnection): Promise<StartedCodeRuntime<CodeRuntime>> {
+  const fields = natsConnectionFields(connection, (line) => process.stderr.write(`code-runtime: ${line}\n`))
   try {
     return await startCodeRuntime(NatsCodeRuntime, {
       servers,
       maxWallMs: budgets.maxWallMs,
       ...budgets.computeMs === undefined ? {} : { computeMs: budgets.computeMs },
-      ...natsCredentialsFromEnvironment(),
+      ...fields,
     })
   } catch (error) {
     if (CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_UNAVAILABLE') {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { CodeRuntime, StartedCodeRuntime } from '@code-runtime/core'
 import { startChosenBackend, startRemoteBackend, type BackendName } from './runtime-backend.js'
+import type { NatsCliConnection } from './cli-arguments.js'
 import { SESSION_DIRECTORY_VARIABLE } from './config-variables.js'
 import { EXAMPLE_SERVER } from './example-server.js'
 import { loadServersConfig } from './server-config.js'
@@ -68,6 +69,7 @@ export interface ServingBackendOptions {
   readonly backendChosen: boolean
   /** With `--nats`: runs go to runners there. */
   readonly natsServers?: readonly string[]
+  readonly natsConnection?: NatsCliConnection
   readonly timeoutMs: number
   readonly computeMs?: number
 }
@@ -84,6 +86,6 @@ export async function startServingBackend(session: Session, options: ServingBack
     return undefined
   }
   const budgets = { maxWallMs: options.timeoutMs, ...(options.computeMs === undefined ? {} : { computeMs: options.computeMs }) }
-  if (options.natsServers !== undefined) return startRemoteBackend(options.natsServers, budgets)
+  if (options.natsServers !== undefined) return startRemoteBackend(options.natsServers, budgets, options.natsConnection)
   return startChosenBackend(options.backend, options.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
 }

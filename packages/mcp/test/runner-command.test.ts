@@ -19,7 +19,7 @@ const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url))
 /** Starts `code-runtime runner`; resolves with the process and its id once it takes runs. */
 function startRunnerProcess(url: string): Promise<{ child: ChildProcess; id: string; stderr: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, 'runner', '--nats', url, '--backend', 'worker-thread', '--concurrency', '1', '--grace-ms', '20000'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(process.execPath, [CLI_PATH, 'runner', '--nats', url, '--insecure-no-auth', '--backend', 'worker-thread', '--concurrency', '1', '--grace-ms', '20000'], { stdio: ['ignore', 'ignore', 'pipe'] })
     let stderr = ''
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString()
@@ -67,6 +67,8 @@ describe('code-runtime runner', () => {
       assert.equal(result.usage.runner, runner.id)
       assert.equal(await exit, 0)
       assert.match(runner.stderr(), /draining \(SIGTERM\)[\s\S]*stopped\./)
+      // Without credentials only when asked, and said at every start.
+      assert.match(runner.stderr(), /--insecure-no-auth: connecting to NATS without credentials/)
     } finally {
       await dispose()
       runner.child.kill('SIGKILL')
@@ -77,7 +79,7 @@ describe('code-runtime runner', () => {
     const runner = await startRunnerProcess(server.url)
     const temp = await makeTempDirectory('code-runtime-serve-nats-')
     try {
-      const serve = await startServe(temp.path, { mcpServers: { memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } } } }, ['--nats', server.url])
+      const serve = await startServe(temp.path, { mcpServers: { memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } } } }, ['--nats', server.url, '--insecure-no-auth'])
       try {
         assert.deepEqual(await serve.runJson('const graph = await tools.memory_read_graph()\nreturn graph.entities'), [])
         assert.deepEqual(await serve.runJson('return Object.keys(graph)'), ['entities', 'relations'])
@@ -90,10 +92,14 @@ describe('code-runtime runner', () => {
     }
   })
 
-  it('refuses to start without --nats, and says when NATS cannot be reached', async () => {
+  it('refuses to start without --nats, without credentials unless --insecure-no-auth, and says when NATS cannot be reached', async () => {
     const run = promisify(execFile)
     await assert.rejects(run(process.execPath, [CLI_PATH, 'runner']), (error: { code?: number; stderr?: string }) => error.code === 2 && /runner needs --nats <url>/.test(error.stderr ?? ''))
-    await assert.rejects(run(process.execPath, [CLI_PATH, 'runner', '--nats', 'nats://127.0.0.1:1', '--backend', 'worker-thread']),
+    const withoutCredentials = { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' } }
+    await assert.rejects(run(process.execPath, [CLI_PATH, 'runner', '--nats', server.url, '--backend', 'worker-thread'], withoutCredentials),
+      (error: { code?: number; stderr?: string }) => error.code === 2 && /--nats refuses to connect to NATS without credentials/.test(error.stderr ?? ''))
+    await assert.rejects(run(process.execPath, [CLI_PATH, 'runner', '--insecure-no-auth']), (error: { code?: number; stderr?: string }) => error.code === 2 && /--insecure-no-auth needs --nats/.test(error.stderr ?? ''))
+    await assert.rejects(run(process.execPath, [CLI_PATH, 'runner', '--nats', 'nats://127.0.0.1:1', '--insecure-no-auth', '--backend', 'worker-thread']),
       (error: { code?: number; stderr?: string }) => error.code === 2 && /Cannot reach NATS at nats:\/\/127\.0\.0\.1:1/.test(error.stderr ?? ''))
   })
 })

@@ -17,13 +17,31 @@ import {
 } from '@code-runtime/core'
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_TOKEN_PATTERN } from './subjects.js'
 
-/** How to reach NATS: its servers and credentials (user and password, or a token). */
+/** TLS to NATS: files of PEM text, for a server with its own CA or one that asks for client certificates. */
+export interface NatsTlsConfig {
+  readonly caFile?: string
+  readonly certFile?: string
+  readonly keyFile?: string
+}
+
+/** How to reach NATS: its servers and credentials (user and password, a token, or a creds file). */
 export interface NatsConnectionConfig {
-  /** `nats://host:port` URLs; one is enough, the client learns the cluster from it. */
+  /** `nats://host:port` (or `tls://`) URLs; one is enough, the client learns the cluster from it. */
   readonly servers: readonly string[]
   readonly user?: string
   readonly pass?: string
   readonly token?: string
+  /** An NKey/JWT credentials file (`nsc generate creds`), read when connecting. */
+  readonly credsFile?: string
+  /** TLS files; TLS is also used with `tls://` URLs or a server that requires it. */
+  readonly tls?: NatsTlsConfig
+  /**
+   * First tokens of every inbox this side listens on, `_INBOX.<tenant>` in docs/SCALING.md's
+   * layout, so a tenant's user may be allowed to read its own inboxes only. Runners count runs
+   * per the first two tokens of a caller's inbox. Default: `_INBOX.<a random token>` for a caller
+   * (its own identity), `_INBOX` for a runner.
+   */
+  readonly inboxPrefix?: string
   /** First token of every subject, so several deployments can share one NATS; default `code-runtime`. */
   readonly subjectPrefix: string
 }
@@ -54,7 +72,10 @@ export const DEFAULT_HEARTBEAT_MS = 500
 // With heartbeats every 500 ms, silence is noticed 1 500 to 2 000 ms after the other side went away.
 export const DEFAULT_LOST_AFTER_MS = 1_500
 
-const CONNECTION_FIELDS = ['servers', 'user', 'pass', 'token', 'subjectPrefix'] as const
+export const CONNECTION_FIELDS = ['servers', 'user', 'pass', 'token', 'credsFile', 'tls', 'inboxPrefix', 'subjectPrefix'] as const
+const TLS_FIELDS = ['caFile', 'certFile', 'keyFile'] as const
+/** One to five subject tokens, no wildcards: `_INBOX.<tenant>` for a caller, `_INBOX_runners` for runners. */
+const INBOX_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,64}(\.[A-Za-z0-9_-]{1,64}){0,4}$/
 const RUNTIME_FIELDS = [...CONNECTION_FIELDS, 'computeMs', 'maxWallMs', 'maxOutputBytes', 'maxQueueMs', 'heartbeatMs', 'lostAfterMs', 'maxSessions'] as const
 
 /** Reads the connection fields of a config already checked by `readConfigObject`. */
@@ -73,8 +94,22 @@ export function readConnectionFields(label: string, config: ConfigRecord): NatsC
   if (!SUBJECT_TOKEN_PATTERN.test(connection.subjectPrefix)) {
     refuseConfigField(label, 'subjectPrefix', 'must be one subject token: letters, digits, - and _', connection.subjectPrefix)
   }
-  for (const field of ['user', 'pass', 'token'] as const) {
+  for (const field of ['user', 'pass', 'token', 'credsFile', 'inboxPrefix'] as const) {
     if (config[field] !== undefined) connection[field] = readStringField(label, config, field)
+  }
+  if (connection.inboxPrefix !== undefined && !INBOX_PREFIX_PATTERN.test(connection.inboxPrefix)) {
+    refuseConfigField(label, 'inboxPrefix', 'must be one to five subject tokens such as _INBOX.tenant-a (letters, digits, - and _)', connection.inboxPrefix)
+  }
+  if (config.tls !== undefined) {
+    const tls = readConfigObject(`${label}.tls`, config.tls, TLS_FIELDS)
+    const files: { -readonly [K in keyof NatsTlsConfig]: NatsTlsConfig[K] } = {}
+    for (const field of TLS_FIELDS) {
+      if (tls[field] !== undefined) files[field] = readStringField(`${label}.tls`, tls, field)
+    }
+    if ((files.certFile === undefined) !== (files.keyFile === undefined)) {
+      refuseConfigField(`${label}.tls`, files.certFile === undefined ? 'certFile' : 'keyFile', 'must be given with the other of certFile and keyFile', files.certFile ?? files.keyFile)
+    }
+    connection.tls = Object.freeze(files)
   }
   if ((connection.user === undefined) !== (connection.pass === undefined)) {
     refuseConfigField(label, connection.user === undefined ? 'user' : 'pass', 'must be given with the other of user and pass', config[connection.user === undefined ? 'user' : 'pass'])
@@ -94,8 +129,13 @@ export function resolveNatsRuntimeConfig(input: unknown): NatsRuntimeConfig {
   const heartbeatMs = readIntegerField(label, config, 'heartbeatMs', { default: DEFAULT_HEARTBEAT_MS, min: 10, max: 60_000 })
   const lostAfterMs = readIntegerField(label, config, 'lostAfterMs', { default: DEFAULT_LOST_AFTER_MS, min: 20, max: MAX_TIMER_MS })
   if (lostAfterMs < 2 * heartbeatMs) refuseConfigField(label, 'lostAfterMs', `must be at least twice heartbeatMs (${heartbeatMs})`, lostAfterMs)
+  const connection = readConnectionFields(label, config)
+  // Runners count a caller's runs by its inbox's first two tokens: one token would make every inbox its own caller.
+  if (connection.inboxPrefix !== undefined && !connection.inboxPrefix.includes('.')) {
+    refuseConfigField(label, 'inboxPrefix', 'must be two or more subject tokens, the tenant\'s own: _INBOX.<tenant>', connection.inboxPrefix)
+  }
   return Object.freeze({
-    ...readConnectionFields(label, config),
+    ...connection,
     computeMs: budget('computeMs', defaults.computeMs),
     maxWallMs: budget('maxWallMs', defaults.maxWallMs),
     maxOutputBytes: readIntegerField(label, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),

@@ -10,9 +10,12 @@ export {
   type NatsConnectionConfig,
   type NatsRuntimeConfig,
   type NatsRuntimeConfigInput,
+  type NatsTlsConfig,
 } from './config.js'
 // The runner
 export { startRunner, type Runner, type RunnerLoad, type RunnerOptions, type StartLocalBackend } from './runner.js'
+// Whether a connection config authenticates (what the CLI's --nats requires unless --insecure-no-auth)
+export { hasNatsCredentials } from './connection.js'
 export type { RunBudgets } from './protocol.js'
 // The subject layout, for deployments that set permissions
 export { DEFAULT_SUBJECT_PREFIX } from './subjects.js'

@@ -8,6 +8,7 @@ import type { NatsConnection } from '@nats-io/transport-node'
 import { CodeRuntime, CodeRuntimeError, sessionLimitError, validateRunRequest, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
 import { resolveNatsRuntimeConfig, type NatsRuntimeConfig, type NatsRuntimeConfigInput } from './config.js'
 import { connectNats } from './connection.js'
+import { KeyAgreement, randomId, type RejectionCounter } from './message-seal.js'
 import { runRemotely, type RemoteRunContext } from './remote-run.js'
 import { openRemoteSession, type RemoteSession } from './remote-session.js'
 
@@ -28,12 +29,17 @@ export class NatsCodeRuntime extends CodeRuntime {
   private readonly inFlight = new Set<Promise<CodeRunResult>>()
   private readonly sessions = new Set<RemoteSession>()
   private opening = 0
+  private readonly keys = new KeyAgreement()
+  private readonly rejections: RejectionCounter = { rejected: 0 }
+  // Without a tenant's prefix, this runtime is its own identity on the runners.
+  private readonly inboxPrefix: string
 
   /** @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG` naming the field and the value. */
   constructor(ctx: Context, config: NatsRuntimeConfigInput) {
     super(ctx)
     this.config = resolveNatsRuntimeConfig(config)
-    this.connection = connectNats(this.config, 'code-runtime caller')
+    this.inboxPrefix = this.config.inboxPrefix ?? `_INBOX.${randomId()}`
+    this.connection = connectNats(this.config, 'code-runtime caller', this.inboxPrefix)
     // The failure is reported by plugin load ([Service.init]); this only marks it handled.
     this.connection.catch(() => {})
     ctx.effect(() => () => this.dispose(), 'codeRuntime.dispose')
@@ -44,12 +50,17 @@ export class NatsCodeRuntime extends CodeRuntime {
     await this.connection
   }
 
+  /** Messages dropped because they were not sealed by the run's runner: forged, replayed, or meant for another run. */
+  get rejectedMessages(): number {
+    return this.rejections.rejected
+  }
+
   private refuseIfDisposed(): void {
     if (this.disposal.signal.aborted) throw new CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'This code runtime was disposed; start a new one to run programs.')
   }
 
   private async context(): Promise<RemoteRunContext> {
-    return { connection: await this.connection, config: this.config, disposed: this.disposal.signal }
+    return { connection: await this.connection, config: this.config, disposed: this.disposal.signal, keys: this.keys, rejections: this.rejections, inboxPrefix: this.inboxPrefix }
   }
 
   async run(request: CodeRunRequest): Promise<CodeRunResult> {

@@ -19,7 +19,7 @@ import {
 import { SUBJECT_TOKEN_PATTERN } from './subjects.js'
 
 /** The version every message carries; a runner and a caller of different versions refuse each other. */
-export const PROTOCOL_VERSION = 1
+export const PROTOCOL_VERSION = 2
 
 /** The budgets one run gets on the runner (the caller's config: a runner serves callers of any budgets). */
 export interface RunBudgets {
@@ -36,7 +36,8 @@ export interface NamespaceDescriptor {
 }
 
 export interface ClaimRequest { readonly v: number; readonly run: string }
-export type ClaimReply = { readonly ok: true; readonly runner: string } | { readonly ok: false; readonly reason: string }
+/** A runner's offer: its id, its public key and a ticket for the start (message-seal.ts); it holds nothing until the start. */
+export type ClaimReply = { readonly ok: true; readonly runner: string; readonly key: string; readonly ticket: string } | { readonly ok: false; readonly reason: string }
 
 export interface StartRequest {
   readonly v: number
@@ -50,8 +51,12 @@ export interface StartRequest {
   readonly reuseKey?: string
   /** For a run in a session: the session's claim id on the runner. */
   readonly session?: string
+  /** For a one-shot run: the caller's public key and the claim's ticket (message-seal.ts). */
+  readonly key?: string
+  readonly ticket?: string
 }
-export type StartReply = { readonly ok: true } | { readonly ok: false; readonly message: string }
+/** `retry`: nothing ran (the claim expired, or the runner filled up meanwhile), so the caller claims again. */
+export type StartReply = { readonly ok: true } | { readonly ok: false; readonly message: string; readonly retry?: true }
 
 export interface CallRequest {
   /** Numbers the run's calls on the runner: a call asked again carries the same id. */
@@ -62,7 +67,9 @@ export interface CallRequest {
   readonly index?: number
   readonly argsJson: string
 }
-export type CallReply = { readonly ok: true; readonly valueJson: string } | { readonly ok: false; readonly message: string }
+export type CallAnswer = { readonly ok: true; readonly valueJson: string } | { readonly ok: false; readonly message: string }
+/** An answer names the call it answers, so an answer cannot be taken for another call's. */
+export type CallReply = CallAnswer & { readonly id: number }
 
 /** A session's open request: the claim it turns into a session, the budgets, the options as given. */
 export interface SessionOpenRequest {
@@ -71,8 +78,11 @@ export interface SessionOpenRequest {
   readonly reply: string
   readonly budgets: RunBudgets
   readonly options: Readonly<Record<string, unknown>>
+  readonly key: string
+  readonly ticket: string
 }
-export type SessionOpenReply = { readonly ok: true; readonly id: string } | { readonly ok: false; readonly refusal: Refusal }
+/** `retry`: nothing was opened (the claim expired, or the runner filled up meanwhile), so the caller claims again. */
+export type SessionOpenReply = { readonly ok: true; readonly id: string } | { readonly ok: false; readonly refusal: Refusal; readonly retry?: true }
 
 /** A `CodeRuntimeError` of the runner's backend, carried so the caller throws the same code. */
 export interface Refusal { readonly code: CodeRuntimeErrorCode; readonly message: string; readonly field?: string }
@@ -120,6 +130,9 @@ const isString = (value: unknown): value is string => typeof value === 'string'
 const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 const isDuration = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0
 const isToken = (value: unknown): value is string => isString(value) && SUBJECT_TOKEN_PATTERN.test(value)
+/** A reply subject is the caller's own inbox: plain tokens, no wildcards, none empty. */
+const isReplySubject = (value: unknown): value is string =>
+  isString(value) && /^[A-Za-z0-9_.-]{1,256}$/.test(value) && value.split('.').every((token) => token !== '')
 
 export function decodeClaimRequest(data: Uint8Array): ClaimRequest | undefined {
   const raw = parse(data)
@@ -129,7 +142,7 @@ export function decodeClaimRequest(data: Uint8Array): ClaimRequest | undefined {
 
 export function decodeClaimReply(data: Uint8Array): ClaimReply | undefined {
   const raw = parse(data)
-  if (raw?.ok === true && isToken(raw.runner)) return { ok: true, runner: raw.runner }
+  if (raw?.ok === true && isToken(raw.runner) && isString(raw.key) && isString(raw.ticket)) return { ok: true, runner: raw.runner, key: raw.key, ticket: raw.ticket }
   if (raw?.ok === false && isString(raw.reason)) return { ok: false, reason: raw.reason }
   return undefined
 }
@@ -154,9 +167,7 @@ function decodeBudgets(value: unknown): RunBudgets | undefined {
 
 export function decodeStartRequest(data: Uint8Array): StartRequest | undefined {
   const raw = parse(data)
-  if (raw?.v !== PROTOCOL_VERSION || !isToken(raw.run) || !isString(raw.reply) || !isString(raw.program)) return undefined
-  // The reply subject is the caller's own inbox: plain tokens, no wildcards.
-  if (!/^[A-Za-z0-9_.-]{1,256}$/.test(raw.reply) || raw.reply.split('.').some((token) => token === '')) return undefined
+  if (raw?.v !== PROTOCOL_VERSION || !isToken(raw.run) || !isReplySubject(raw.reply) || !isString(raw.program)) return undefined
   if (!Array.isArray(raw.namespaces)) return undefined
   const namespaces = raw.namespaces.map(decodeNamespace)
   if (namespaces.some((namespace) => namespace === undefined)) return undefined
@@ -177,6 +188,10 @@ export function decodeStartRequest(data: Uint8Array): StartRequest | undefined {
   if (raw.session !== undefined) {
     if (!isToken(raw.session)) return undefined
     start.session = raw.session
+  } else {
+    if (!isString(raw.key) || !isString(raw.ticket)) return undefined
+    start.key = raw.key
+    start.ticket = raw.ticket
   }
   return start
 }
@@ -184,7 +199,7 @@ export function decodeStartRequest(data: Uint8Array): StartRequest | undefined {
 export function decodeStartReply(data: Uint8Array): StartReply | undefined {
   const raw = parse(data)
   if (raw?.ok === true) return { ok: true }
-  if (raw?.ok === false && isString(raw.message)) return { ok: false, message: raw.message }
+  if (raw?.ok === false && isString(raw.message)) return raw.retry === true ? { ok: false, message: raw.message, retry: true } : { ok: false, message: raw.message }
   return undefined
 }
 
@@ -199,8 +214,9 @@ export function decodeCallRequest(data: Uint8Array): CallRequest | undefined {
 
 export function decodeCallReply(data: Uint8Array): CallReply | undefined {
   const raw = parse(data)
-  if (raw?.ok === true && isString(raw.valueJson)) return { ok: true, valueJson: raw.valueJson }
-  if (raw?.ok === false && isString(raw.message)) return { ok: false, message: raw.message }
+  if (raw === undefined || !isCount(raw.id)) return undefined
+  if (raw.ok === true && isString(raw.valueJson)) return { id: raw.id, ok: true, valueJson: raw.valueJson }
+  if (raw.ok === false && isString(raw.message)) return { id: raw.id, ok: false, message: raw.message }
   return undefined
 }
 
@@ -302,19 +318,21 @@ export function decodeRefusal(data: Uint8Array): Refusal | undefined {
 
 export function decodeSessionOpenRequest(data: Uint8Array): SessionOpenRequest | undefined {
   const raw = parse(data)
-  if (raw?.v !== PROTOCOL_VERSION || !isToken(raw.session) || !isString(raw.reply) || !/^[A-Za-z0-9_.-]{1,256}$/.test(raw.reply)) return undefined
+  if (raw?.v !== PROTOCOL_VERSION || !isToken(raw.session) || !isReplySubject(raw.reply)) return undefined
   const budgets = decodeBudgets(raw.budgets)
   if (budgets === undefined) return undefined
   const options = raw.options
   if (typeof options !== 'object' || options === null || Array.isArray(options)) return undefined
-  return { v: PROTOCOL_VERSION, session: raw.session, reply: raw.reply, budgets, options: options as Record<string, unknown> }
+  if (!isString(raw.key) || !isString(raw.ticket)) return undefined
+  return { v: PROTOCOL_VERSION, session: raw.session, reply: raw.reply, budgets, options: options as Record<string, unknown>, key: raw.key, ticket: raw.ticket }
 }
 
 export function decodeSessionOpenReply(data: Uint8Array): SessionOpenReply | undefined {
   const raw = parse(data)
   if (raw?.ok === true && isString(raw.id)) return { ok: true, id: raw.id }
   const refusal = raw?.ok === false ? decodeRefusalValue(raw.refusal) : undefined
-  return refusal === undefined ? undefined : { ok: false, refusal }
+  if (refusal === undefined) return undefined
+  return raw?.retry === true ? { ok: false, refusal, retry: true } : { ok: false, refusal }
 }
 
 export function decodeSessionEnded(data: Uint8Array): SessionEndedMessage | undefined {

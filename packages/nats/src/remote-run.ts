@@ -19,6 +19,7 @@ import {
   type ValidatedRunRequest,
 } from '@code-runtime/core'
 import type { NatsRuntimeConfig } from './config.js'
+import { deriveKey, randomId, SealedChannel, type KeyAgreement, type RejectionCounter } from './message-seal.js'
 import { SilenceMonitor } from './silence-monitor.js'
 import {
   decodeRefusal,
@@ -29,7 +30,7 @@ import {
   decodeStartReply,
   encodeMessage,
   PROTOCOL_VERSION,
-  type CallReply,
+  type CallAnswer,
   type CallRequest,
   type NamespaceDescriptor,
   type StartRequest,
@@ -45,11 +46,12 @@ export interface RemoteRunContext {
   readonly config: NatsRuntimeConfig
   /** Fires when the runtime is disposed: the run settles as `abort`. */
   readonly disposed: AbortSignal
-}
-
-function newRunId(): string {
-  // An inbox ends in a fresh unique token: reuse it as the run's id.
-  return createInbox().split('.').at(-1) as string
+  /** This caller's key pair, whose public half goes in every start. */
+  readonly keys: KeyAgreement
+  /** Where forged or replayed messages are counted. */
+  readonly rejections: RejectionCounter
+  /** The first tokens of this caller's inboxes (its identity on the runners). */
+  readonly inboxPrefix: string
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -85,11 +87,20 @@ function describeNamespaces(request: ValidatedRunRequest): NamespaceDescriptor[]
   }))
 }
 
+/** A runner's offer for one conversation: where to start it, and the channel its messages are sealed on. */
+export interface ClaimedRunner {
+  readonly runner: string
+  readonly conversation: string
+  readonly ticket: string
+  readonly channel: SealedChannel
+}
+
 /**
- * Claims a slot on one runner for `claim` (a run or a session): the runner's id, or why none was
- * had (`timeout` past maxQueueMs, `abort` when `stop` fired).
+ * Asks for a runner with a free slot for a fresh conversation id (a run or a session): the
+ * runner's offer, or why none was had (`timeout` past maxQueueMs, `abort` when `stop` fired). An
+ * offer holds nothing on the runner; its start may be refused `retry`, and then one claims again.
  */
-export async function claimRunner(context: RemoteRunContext, claim: string, stop: AbortSignal, startedAt: number): Promise<{ readonly runner: string } | { readonly failure: CodeRunFailure }> {
+export async function claimRunner(context: RemoteRunContext, stop: AbortSignal, startedAt: number): Promise<ClaimedRunner | { readonly failure: CodeRunFailure }> {
   const { connection, config } = context
   const elapsed = (): number => performance.now() - startedAt
   for (let attempt = 0; ; attempt++) {
@@ -99,8 +110,10 @@ export async function claimRunner(context: RemoteRunContext, claim: string, stop
       return { failure: { kind: 'timeout', message: `No runner had a free slot within ${config.maxQueueMs} ms (maxQueueMs); nothing ran. Try again, or add runners.` } }
     }
     try {
-      const answer = decodeClaimReply((await connection.request(claimSubject(config.subjectPrefix), encodeMessage({ v: PROTOCOL_VERSION, run: claim }), { timeout: Math.min(left, config.lostAfterMs) })).data)
-      if (answer?.ok === true) return { runner: answer.runner }
+      const conversation = randomId()
+      const answer = decodeClaimReply((await connection.request(claimSubject(config.subjectPrefix), encodeMessage({ v: PROTOCOL_VERSION, run: conversation }), { timeout: Math.min(left, config.lostAfterMs) })).data)
+      const key = answer?.ok === true ? context.keys.conversationKey(answer.key, conversation) : undefined
+      if (answer?.ok === true && key !== undefined) return { runner: answer.runner, conversation, ticket: answer.ticket, channel: new SealedChannel(key, 'caller', context.rejections) }
     } catch {
       // No runner listens (all busy, or none yet), or none answered in time: wait and ask again.
     }
@@ -108,10 +121,11 @@ export async function claimRunner(context: RemoteRunContext, claim: string, stop
   }
 }
 
-/** Where a session's runs go: its runner, and the session's claim id there. */
+/** Where a session's runs go: its runner, the session's claim id there, and the session's channel. */
 export interface SessionTarget {
   readonly runner: string
   readonly session: string
+  readonly channel: SealedChannel
 }
 
 /**
@@ -127,8 +141,9 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
   const abortMessage = (): string => String(request.signal?.aborted === true ? request.signal.reason : 'The runtime was disposed during the run.')
   if (stop.aborted) return failed(config.maxOutputBytes, { kind: 'abort', message: abortMessage() }, [], elapsed())
 
-  const run = newRunId()
-  const reply = createInbox()
+  let run = ''
+  let channel: SealedChannel | undefined
+  const reply = createInbox(context.inboxPrefix)
   const logs: string[] = []
   let settled = false
   let settle!: (result: CodeRunResult) => void
@@ -153,23 +168,21 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
     }
   }
 
-  const answerCall = async (message: Msg): Promise<void> => {
-    const respond = (body: object): void => {
+  const answerCall = async (message: Msg, sealed: SealedChannel, call: CallRequest): Promise<void> => {
+    const respond = (body: CallAnswer): void => {
       if (message.reply === undefined) return
       try {
-        message.respond(encodeMessage(body))
+        message.respond(sealed.seal('answer', encodeMessage({ id: call.id, ...body })))
       } catch (error) {
         // Most often a value past the server's max_payload: the call fails, the run goes on.
         try {
-          message.respond(encodeMessage({ ok: false, message: `The tool's answer could not be sent to the runner (${thrownMessage(error)}).` }))
+          message.respond(sealed.seal('answer', encodeMessage({ id: call.id, ok: false, message: `The tool's answer could not be sent to the runner (${thrownMessage(error)}).` })))
         } catch {
           // The connection is gone: heartbeats settle the run.
         }
       }
     }
     if (settled) return respond({ ok: false, message: 'The run has ended.' })
-    const call = decodeCallRequest(message.data)
-    if (call === undefined) return respond({ ok: false, message: 'The runner sent a call that does not decode.' })
     // The runner asks again when an answer may have been lost (NATS restarting): the same call is
     // answered again, never made twice.
     let answer = answers.get(call.id)
@@ -181,8 +194,8 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
     respond(settled ? { ok: false, message: 'The run has ended.' } : reply)
   }
 
-  const answers = new Map<number, Promise<CallReply>>()
-  const makeCall = async (call: CallRequest): Promise<CallReply> => {
+  const answers = new Map<number, Promise<CallAnswer>>()
+  const makeCall = async (call: CallRequest): Promise<CallAnswer> => {
     const namespace = request.namespaces[call.namespace]
     const binding = namespace?.functions.get(call.member)
     if (namespace === undefined || binding === undefined) return { ok: false, message: 'The runner asked for a call the run does not have.' }
@@ -205,27 +218,33 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
     return { ok: true, valueJson: text.text }
   }
 
-  // Subscribed before the claim: nothing the runner sends can come before we listen.
+  // Subscribed before the claim: nothing the runner sends can come before we listen. Only what
+  // the run's runner sealed is heard; anything else is dropped and counted.
   const traffic: Subscription = connection.subscribe(`${reply}.>`, {
     callback: (error, message) => {
       if (error !== null || settled) return
       const kind = message.subject.slice(reply.length + 1)
-      if (kind === 'beat') {
-        silence?.heard()
-      } else if (kind === 'log') {
-        const log = decodeLogMessage(message.data)
+      const sealed = channel
+      const data = sealed === undefined ? undefined : sealed.open(kind, message.data)
+      if (sealed === undefined || data === undefined) {
+        if (sealed === undefined) context.rejections.rejected++
+        return
+      }
+      silence?.heard()
+      if (kind === 'log') {
+        const log = decodeLogMessage(data)
         if (log === undefined) return
         logs.push(log.text)
         deliverLog(log.text)
       } else if (kind === 'call') {
-        silence?.heard()
-        void answerCall(message)
+        const call = decodeCallRequest(data)
+        if (call !== undefined) void answerCall(message, sealed, call)
       } else if (kind === 'refused') {
-        const refused = decodeRefusal(message.data)
+        const refused = decodeRefusal(data)
         rejection = new CodeRuntimeError(refused?.code ?? 'CODE_RUNTIME_SESSION_CLOSED', refused?.message ?? 'The session was closed.')
         settle(failed(config.maxOutputBytes, { kind: 'abort', message: 'refused' }, [], elapsed(), runner))
       } else if (kind === 'end') {
-        const end = decodeEndMessage(message.data)
+        const end = decodeEndMessage(data)
         if (end === undefined) {
           settle(failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${runner ?? '?'} sent a result that does not decode; the run is lost.` }, logs, elapsed(), runner))
           return
@@ -237,9 +256,9 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
 
   const timers: ReturnType<typeof setInterval>[] = []
   const onStop = (): void => {
-    if (runner === undefined) return
+    if (runner === undefined || channel === undefined) return
     try {
-      connection.publish(runControlSubject(config.subjectPrefix, runner, run, 'abort'), encodeMessage({ reason: abortMessage() }))
+      connection.publish(runControlSubject(config.subjectPrefix, runner, run, 'abort'), channel.seal('abort', encodeMessage({ reason: abortMessage() })))
     } catch {
       // The connection is gone; the runner aborts on its own once our heartbeats stop.
     }
@@ -249,43 +268,59 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
   stop.addEventListener('abort', onStop, { once: true })
 
   try {
-    // Claim: one runner with a free slot, or wait for one up to maxQueueMs (a session has its own).
-    if (runner === undefined) {
-      const claimed = await claimRunner(context, run, stop, startedAt)
-      if ('failure' in claimed) {
-        return failed(config.maxOutputBytes, claimed.failure.kind === 'abort' ? { kind: 'abort', message: abortMessage() } : claimed.failure, [], elapsed())
-      }
-      runner = claimed.runner
-    }
-
-    const start: StartRequest = {
+    const body = {
       v: PROTOCOL_VERSION,
-      run,
       reply,
       program: request.program,
       namespaces: describeNamespaces(request),
       budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs, maxOutputBytes: config.maxOutputBytes },
       ...request.recordCallValuesBytes === undefined ? {} : { recordCallValues: { maxBytes: request.recordCallValuesBytes } },
       ...request.reuseKey === undefined ? {} : { reuseKey: request.reuseKey },
-      ...target === undefined ? {} : { session: target.session },
     }
-    let started
-    try {
-      started = decodeStartReply((await connection.request(startSubject(config.subjectPrefix, runner), encodeMessage(start), { timeout: config.lostAfterMs })).data)
-    } catch (error) {
-      // The runner may or may not have started it: it is told to stop, and the run is not retried.
-      onStop()
-      return failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${runner} did not confirm the start of the run (${thrownMessage(error)}); it was told to stop, and nothing is retried.` }, [], elapsed(), runner)
+    // Claim one runner with a free slot and start there, or wait for one up to maxQueueMs (a session
+    // has its own). A start refused `retry` ran nothing, so it is claimed again, under a fresh id.
+    for (;;) {
+      let sealedStart: Uint8Array
+      if (target === undefined) {
+        const claimed = await claimRunner(context, stop, startedAt)
+        if ('failure' in claimed) {
+          return failed(config.maxOutputBytes, claimed.failure.kind === 'abort' ? { kind: 'abort', message: abortMessage() } : claimed.failure, [], elapsed())
+        }
+        runner = claimed.runner
+        run = claimed.conversation
+        channel = claimed.channel
+        const start: StartRequest = { ...body, run, key: context.keys.publicKey, ticket: claimed.ticket }
+        sealedStart = channel.seal('start', encodeMessage(start))
+      } else {
+        run = randomId()
+        channel = new SealedChannel(deriveKey(target.channel.key, run), 'caller', context.rejections)
+        const start: StartRequest = { ...body, run, session: target.session }
+        sealedStart = target.channel.seal('start', encodeMessage(start))
+      }
+      const startedOn: string = runner ?? ''
+      let started
+      try {
+        const answer = await connection.request(startSubject(config.subjectPrefix, startedOn), sealedStart, { timeout: config.lostAfterMs })
+        const opened = channel.open('started', answer.data)
+        started = opened === undefined ? undefined : decodeStartReply(opened)
+      } catch (error) {
+        // The runner may or may not have started it: it is told to stop, and the run is not retried.
+        onStop()
+        return failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${startedOn} did not confirm the start of the run (${thrownMessage(error)}); it was told to stop, and nothing is retried.` }, [], elapsed(), startedOn)
+      }
+      if (started?.ok === true) break
+      if (started?.retry !== true || target !== undefined) {
+        return failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${startedOn} refused the run: ${started?.message ?? 'a malformed or forged answer'}.` }, [], elapsed(), startedOn)
+      }
+      runner = undefined
     }
-    if (started?.ok !== true) {
-      return failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${runner} refused the run: ${started?.message ?? 'a malformed answer'}.` }, [], elapsed(), runner)
-    }
+    const runChannel: SealedChannel = channel
     if (stop.aborted) onStop()
 
-    const claimedRunner: string = runner
+    const claimedRunner: string = runner ?? ''
     timers.push(setInterval(() => {
       try {
-        connection.publish(runControlSubject(config.subjectPrefix, claimedRunner, run, 'beat'))
+        connection.publish(runControlSubject(config.subjectPrefix, claimedRunner, run, 'beat'), runChannel.seal('beat'))
       } catch {
         // Reconnecting: the runner's silence check is the one that counts.
       }

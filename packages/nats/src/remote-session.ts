@@ -15,43 +15,56 @@ import {
   type CodeSessionEndReason,
   type CodeSessionOptions,
 } from '@code-runtime/core'
-import { decodeSessionEnded, decodeSessionOpenReply, encodeMessage, PROTOCOL_VERSION } from './protocol.js'
+import { decodeSessionEnded, decodeSessionOpenReply, encodeMessage, PROTOCOL_VERSION, type SessionOpenReply } from './protocol.js'
+import type { SealedChannel } from './message-seal.js'
 import { claimRunner, runRemotely, type RemoteRunContext } from './remote-run.js'
 import { runReplySubject, sessionSubject } from './subjects.js'
 import { SilenceMonitor } from './silence-monitor.js'
 
-function newClaimId(): string {
-  return createInbox().split('.').at(-1) as string
-}
-
 /** Opens a session on a runner with a free slot; rejects as `CodeRuntime.openSession` does. */
 export async function openRemoteSession(context: RemoteRunContext, options: CodeSessionOptions | undefined): Promise<RemoteSession> {
   const { connection, config } = context
-  const claim = newClaimId()
-  const claimed = await claimRunner(context, claim, context.disposed, performance.now())
-  if ('failure' in claimed) {
-    throw new CodeRuntimeError(claimed.failure.kind === 'abort' ? 'CODE_RUNTIME_DISPOSED' : 'CODE_RUNTIME_SESSION_START_FAILED',
-      claimed.failure.kind === 'abort' ? 'This code runtime was disposed; start a new one to run programs.' : claimed.failure.message)
+  const startedAt = performance.now()
+  for (;;) {
+    const claimed = await claimRunner(context, context.disposed, startedAt)
+    if ('failure' in claimed) {
+      throw new CodeRuntimeError(claimed.failure.kind === 'abort' ? 'CODE_RUNTIME_DISPOSED' : 'CODE_RUNTIME_SESSION_START_FAILED',
+        claimed.failure.kind === 'abort' ? 'This code runtime was disposed; start a new one to run programs.' : claimed.failure.message)
+    }
+    const reply = createInbox(context.inboxPrefix)
+    const session = new RemoteSession(context, claimed.runner, claimed.conversation, reply, claimed.channel)
+    let answer
+    try {
+      const sealed = claimed.channel.seal('session-open', encodeMessage({
+        v: PROTOCOL_VERSION,
+        session: claimed.conversation,
+        reply,
+        budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs, maxOutputBytes: config.maxOutputBytes },
+        options: options ?? {},
+        key: context.keys.publicKey,
+        ticket: claimed.ticket,
+      }))
+      const opened = claimed.channel.open('session-opened', (await connection.request(sessionSubject(config.subjectPrefix, claimed.runner, 'open'), sealed, { timeout: timerDelayMs(config.lostAfterMs + 10_000) })).data)
+      answer = opened === undefined ? undefined : decodeSessionOpenReply(opened)
+    } catch (error) {
+      session.forget()
+      throw new CodeRuntimeError('CODE_RUNTIME_SESSION_START_FAILED', `The runner ${claimed.runner} did not open the session.`, { cause: error })
+    }
+    if (answer?.ok === false && answer.retry === true) {
+      // Nothing was opened (the runner filled up since its offer): claim again.
+      session.forget()
+      continue
+    }
+    return settleOpen(session, answer, claimed.runner)
   }
-  const reply = createInbox()
-  const session = new RemoteSession(context, claimed.runner, claim, reply)
-  let answer
-  try {
-    answer = decodeSessionOpenReply((await connection.request(sessionSubject(config.subjectPrefix, claimed.runner, 'open'), encodeMessage({
-      v: PROTOCOL_VERSION,
-      session: claim,
-      reply,
-      budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs, maxOutputBytes: config.maxOutputBytes },
-      options: options ?? {},
-    }), { timeout: timerDelayMs(config.lostAfterMs + 10_000) })).data)
-  } catch (error) {
-    session.forget()
-    throw new CodeRuntimeError('CODE_RUNTIME_SESSION_START_FAILED', `The runner ${claimed.runner} did not open the session.`, { cause: error })
-  }
+}
+
+/** The session the runner opened, or the runner's refusal thrown as its `CodeRuntimeError`. */
+function settleOpen(session: RemoteSession, answer: SessionOpenReply | undefined, runner: string): RemoteSession {
   if (answer?.ok !== true) {
     session.forget()
     const refusal = answer?.refusal
-    throw new CodeRuntimeError(refusal?.code ?? 'CODE_RUNTIME_SESSION_START_FAILED', refusal?.message ?? `The runner ${claimed.runner} sent a malformed answer.`,
+    throw new CodeRuntimeError(refusal?.code ?? 'CODE_RUNTIME_SESSION_START_FAILED', refusal?.message ?? `The runner ${runner} sent a malformed or forged answer.`,
       refusal?.field === undefined ? {} : { field: refusal.field })
   }
   session.opened(answer.id)
@@ -64,6 +77,7 @@ export class RemoteSession implements CodeSession {
   private readonly context: RemoteRunContext
   private readonly runner: string
   private readonly claim: string
+  private readonly channel: SealedChannel
   private readonly traffic: Subscription
   private readonly heartbeat: ReturnType<typeof setInterval>
   private readonly runnerSilence: SilenceMonitor
@@ -72,16 +86,23 @@ export class RemoteSession implements CodeSession {
   /** Told when the session is forgotten (disposed, or never opened): the runtime stops counting it. */
   onForget: (() => void) | undefined
 
-  constructor(context: RemoteRunContext, runner: string, claim: string, reply: string) {
+  constructor(context: RemoteRunContext, runner: string, claim: string, reply: string, channel: SealedChannel) {
     this.context = context
     this.runner = runner
     this.claim = claim
+    this.channel = channel
     this.traffic = context.connection.subscribe(`${reply}.*`, {
       callback: (error, message) => {
         if (error !== null) return
+        const kind = message.subject === runReplySubject(reply, 'ended') ? 'ended' : message.subject === runReplySubject(reply, 'beat') ? 'beat' : undefined
+        const body = kind === undefined ? undefined : channel.open(kind, message.data)
+        if (body === undefined) {
+          if (kind === undefined) context.rejections.rejected++
+          return
+        }
         this.runnerSilence.heard()
-        if (message.subject === runReplySubject(reply, 'ended')) {
-          const ended = decodeSessionEnded(message.data)
+        if (kind === 'ended') {
+          const ended = decodeSessionEnded(body)
           if (ended !== undefined && this.ended === undefined) this.ended = ended.reason
         }
       },
@@ -96,7 +117,7 @@ export class RemoteSession implements CodeSession {
     })
     this.heartbeat = setInterval(() => {
       try {
-        connection.publish(sessionSubject(config.subjectPrefix, runner, 'beat', claim))
+        connection.publish(sessionSubject(config.subjectPrefix, runner, 'beat', claim), channel.seal('beat'))
       } catch {
         // Reconnecting: the runner's silence check is the one that counts.
       }
@@ -126,7 +147,7 @@ export class RemoteSession implements CodeSession {
       }
     }
     const signal = AbortSignal.any([this.closing.signal, ...validated.signal === undefined ? [] : [validated.signal]])
-    const running = runRemotely({ ...validated, signal }, { ...this.context, disposed: AbortSignal.any([this.context.disposed, this.closing.signal]) }, { runner: this.runner, session: this.claim })
+    const running = runRemotely({ ...validated, signal }, { ...this.context, disposed: AbortSignal.any([this.context.disposed, this.closing.signal]) }, { runner: this.runner, session: this.claim, channel: this.channel })
     this.inFlight.add(running)
     try {
       return await running
@@ -141,7 +162,7 @@ export class RemoteSession implements CodeSession {
     const { connection, config } = this.context
     try {
       // The runner settles the session's runs (in flight as abort, queued refused) before it answers.
-      await connection.request(sessionSubject(config.subjectPrefix, this.runner, 'close', this.claim), undefined, { timeout: timerDelayMs(config.lostAfterMs + 10_000) })
+      await connection.request(sessionSubject(config.subjectPrefix, this.runner, 'close', this.claim), this.channel.seal('close'), { timeout: timerDelayMs(config.lostAfterMs + 10_000) })
     } catch {
       // A runner that is gone holds nothing; one that is slow ends the session when our heartbeats stop.
       this.closing.abort()

@@ -1,36 +1,44 @@
 /**
  * A runner: takes runs from NATS while it has a free slot and runs each on a local backend
  * (worker-thread, process or container), its binding calls sent back to the caller that owns the
- * functions. Claims are a request to a queue group the runner joins only while it has capacity:
- * NATS hands each claim to one runner, a runner never takes more than `concurrency`, and a run is
- * started only after its caller confirmed the claim (so a lost reply never starts a run twice).
+ * functions. Claims are a request to a queue group the runner joins only while it has capacity;
+ * a claim's answer is an offer (the runner's public key and a ticket) and holds nothing, so a
+ * caller that claims and never starts costs nothing. A start takes a slot only with a valid ticket
+ * for the caller's inbox, within `maxRunsPerCaller` for that caller. Every later message of the
+ * run is sealed with the run's key (message-seal.ts); one that is not is dropped and counted.
  * A caller that falls silent for `lostAfterMs` has its run aborted; on drain the runner takes no
  * new runs, lets the running ones finish for `graceMs`, then aborts the rest.
  */
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
-import { createInbox } from '@nats-io/transport-node'
-import type { CodeBindingCall, CodeBindingFunction, CodeBindingNamespace, CodeJsonValue, CodeRunRequest, CodeRunResult, CodeRuntime, CodeSession, StartedCodeRuntime } from '@code-runtime/core'
-import { CodeRuntimeError, readConfigObject, readIntegerField, refuseConfigField, stringifyJsonValue, thrownMessage, type ConfigRecord } from '@code-runtime/core'
-import { DEFAULT_HEARTBEAT_MS, DEFAULT_LOST_AFTER_MS, readConnectionFields, type NatsConnectionConfig } from './config.js'
+import type { CodeRunRequest, CodeRunResult, CodeSession } from '@code-runtime/core'
+import { CodeRuntimeError, readConfigObject, readIntegerField, refuseConfigField, thrownMessage, type ConfigRecord } from '@code-runtime/core'
+import { BackendPool, type LentBackend, type StartLocalBackend } from './backend-pool.js'
+import { CONNECTION_FIELDS, DEFAULT_HEARTBEAT_MS, DEFAULT_LOST_AFTER_MS, readConnectionFields, type NatsConnectionConfig } from './config.js'
 import { SilenceMonitor } from './silence-monitor.js'
 import { connectNats } from './connection.js'
-import { decodeAbortMessage, decodeCallReply, decodeClaimRequest, decodeSessionOpenRequest, decodeStartRequest, encodeEndMessage, encodeMessage, type RunBudgets, type StartRequest } from './protocol.js'
+import { callerIdentity, ClaimTickets, deriveKey, KeyAgreement, randomId, SealedChannel, unsealedBody, type RejectionCounter } from './message-seal.js'
+import { decodeAbortMessage, decodeClaimRequest, decodeSessionOpenRequest, decodeStartRequest, encodeEndMessage, encodeMessage, type StartRequest } from './protocol.js'
+import { RemoteCalls } from './remote-calls.js'
+import { RunnerSlots, type Slot } from './runner-slots.js'
 import { claimSubject, loadSubject, runControlSubject, runnerQueue, runReplySubject, sessionSubject, startSubject, SUBJECT_TOKEN_PATTERN } from './subjects.js'
 
-/** Starts the local backend a runner runs programs on, with the budgets of a caller. */
-export type StartLocalBackend = (budgets: RunBudgets) => Promise<StartedCodeRuntime<CodeRuntime>>
+export type { StartLocalBackend } from './backend-pool.js'
 
 /** Options of {@link startRunner}. */
 export interface RunnerOptions {
-  /** How to reach NATS (the same fields as the caller's config: servers, credentials, subjectPrefix). */
+  /** How to reach NATS (the same fields as the caller's config: servers, credentials, TLS, subjectPrefix, inboxPrefix). */
   readonly nats: Partial<Omit<NatsConnectionConfig, 'servers'>> & { readonly servers: string | readonly string[] }
-  /** Starts the local backend; called once per distinct set of budgets callers use. */
+  /** Starts the local backend; called once per distinct set of budgets callers use, at most `maxBackends` alive at once. */
   readonly startBackend: StartLocalBackend
   /** Runs at once; default 4. */
   readonly concurrency?: number
-  /** This runner's id in subjects and results; default a fresh unique token. */
+  /** Runs and sessions one caller identity (its inbox prefix's first two tokens) may hold at once; default half of `concurrency`, at least 1. */
+  readonly maxRunsPerCaller?: number
+  /** Backends (one per distinct budgets) alive at once; default 4. */
+  readonly maxBackends?: number
+  /** This runner's id in subjects and results; default a fresh random token. */
   readonly id?: string
-  /** How long a claim waits for the caller's start, in milliseconds; default 5 000. */
+  /** How long a claim's ticket stays good for its start, in milliseconds (between one and two times this); default 1 000. */
   readonly claimHoldMs?: number
   readonly heartbeatMs?: number
   readonly lostAfterMs?: number
@@ -39,10 +47,14 @@ export interface RunnerOptions {
 /** What a runner is doing now. */
 export interface RunnerLoad {
   readonly runner: string
-  /** Runs claimed or running. */
+  /** Runs and sessions running. */
   readonly active: number
   readonly concurrency: number
   readonly draining: boolean
+  /** Messages dropped because their seal, ticket or sequence did not verify: forged or replayed. */
+  readonly rejectedMessages: number
+  /** Local backends alive. */
+  readonly backends: number
 }
 
 /** A started runner. */
@@ -56,6 +68,8 @@ export interface Runner {
 /** A session this runner holds for a caller. */
 interface HeldSession {
   readonly local: CodeSession
+  readonly backend: LentBackend
+  readonly channel: SealedChannel
   /** Its id across the fleet, named in its failures in place of the backend's own. */
   readonly globalId: string
   readonly localIdPattern: RegExp
@@ -70,18 +84,24 @@ interface HeldSession {
 /** How often a held session is looked at: its end reason, and whether it is time for a beat. */
 const SESSION_WATCH_MS = 25
 
-interface ActiveRun {
-  readonly controller: AbortController
-  holdTimer?: ReturnType<typeof setTimeout>
-  done?: Promise<void>
+interface RunnerNumbers {
+  readonly concurrency: number
+  readonly maxRunsPerCaller: number
+  readonly maxBackends: number
+  readonly claimHoldMs: number
+  readonly heartbeatMs: number
+  readonly lostAfterMs: number
 }
 
-function readRunnerNumbers(options: RunnerOptions): { concurrency: number; claimHoldMs: number; heartbeatMs: number; lostAfterMs: number } {
+function readRunnerNumbers(options: RunnerOptions): RunnerNumbers {
   const record = options as unknown as ConfigRecord
   const label = 'runner'
+  const concurrency = readIntegerField(label, record, 'concurrency', { default: 4, min: 1, max: 4096 })
   return {
-    concurrency: readIntegerField(label, record, 'concurrency', { default: 4, min: 1, max: 4096 }),
-    claimHoldMs: readIntegerField(label, record, 'claimHoldMs', { default: 5_000, min: 10, max: 600_000 }),
+    concurrency,
+    maxRunsPerCaller: readIntegerField(label, record, 'maxRunsPerCaller', { default: Math.max(1, Math.ceil(concurrency / 2)), min: 1, max: 4096 }),
+    maxBackends: readIntegerField(label, record, 'maxBackends', { default: 4, min: 1, max: 256 }),
+    claimHoldMs: readIntegerField(label, record, 'claimHoldMs', { default: 1_000, min: 10, max: 600_000 }),
     heartbeatMs: readIntegerField(label, record, 'heartbeatMs', { default: DEFAULT_HEARTBEAT_MS, min: 10, max: 60_000 }),
     lostAfterMs: readIntegerField(label, record, 'lostAfterMs', { default: DEFAULT_LOST_AFTER_MS, min: 20, max: 600_000 }),
   }
@@ -93,93 +113,117 @@ function readRunnerNumbers(options: RunnerOptions): { concurrency: number; claim
  *   when NATS cannot be reached.
  */
 export async function startRunner(options: RunnerOptions): Promise<Runner> {
-  const connectionConfig = readConnectionFields('runner.nats', readConfigObject('runner.nats', options.nats, ['servers', 'user', 'pass', 'token', 'subjectPrefix']))
-  const { concurrency, claimHoldMs, heartbeatMs, lostAfterMs } = readRunnerNumbers(options)
-  const id = options.id ?? (createInbox().split('.').at(-1) as string)
+  const connectionConfig = readConnectionFields('runner.nats', readConfigObject('runner.nats', options.nats, CONNECTION_FIELDS))
+  const { concurrency, maxRunsPerCaller, maxBackends, claimHoldMs, heartbeatMs, lostAfterMs } = readRunnerNumbers(options)
+  const id = options.id ?? randomId()
   if (!SUBJECT_TOKEN_PATTERN.test(id)) refuseConfigField('runner', 'id', 'must be one subject token: letters, digits, - and _', id)
   if (typeof options.startBackend !== 'function') refuseConfigField('runner', 'startBackend', 'must be a function (budgets) => a started runtime', options.startBackend)
   const prefix = connectionConfig.subjectPrefix
   const connection: NatsConnection = await connectNats(connectionConfig, `code-runtime runner ${id}`)
+  const inboxPrefix = connectionConfig.inboxPrefix
 
-  const active = new Map<string, ActiveRun>()
-  const backends = new Map<string, Promise<StartedCodeRuntime<CodeRuntime>>>()
-  let draining = false
+  const keys = new KeyAgreement()
+  const tickets = new ClaimTickets(claimHoldMs)
+  const rejections: RejectionCounter = { rejected: 0 }
+  const backends = new BackendPool(options.startBackend, maxBackends)
+  const slots = new RunnerSlots({ concurrency, maxRunsPerCaller, rememberStartsMs: 2 * claimHoldMs, onFull: () => stopListening(), onFree: () => listenForClaims() })
   let claims: Subscription | undefined
 
-  const backendFor = (budgets: RunBudgets): Promise<StartedCodeRuntime<CodeRuntime>> => {
-    const key = `${budgets.computeMs}/${budgets.maxWallMs}/${budgets.maxOutputBytes}`
-    let backend = backends.get(key)
-    if (backend === undefined) {
-      backend = options.startBackend(budgets)
-      backends.set(key, backend)
-      backend.catch(() => backends.delete(key))
-    }
-    return backend
-  }
-
   // In the claim queue group only while a slot is free: NATS then never offers this runner a run it cannot take.
-  const listenForClaims = (): void => {
-    if (claims !== undefined || draining || active.size >= concurrency) return
+  function listenForClaims(): void {
+    if (claims !== undefined || slots.isFull) return
     claims = connection.subscribe(claimSubject(prefix), { queue: runnerQueue(prefix), callback: (error, message) => {
       if (error === null) onClaim(message)
     } })
   }
-  const stopListening = (): void => {
+  function stopListening(): void {
     claims?.unsubscribe()
     claims = undefined
   }
-  const release = (run: string): void => {
-    const entry = active.get(run)
-    if (entry?.holdTimer !== undefined) clearTimeout(entry.holdTimer)
-    active.delete(run)
-    listenForClaims()
-  }
+  const release = (conversation: string): void => slots.release(conversation)
 
   function onClaim(message: Msg): void {
     const claim = decodeClaimRequest(message.data)
     if (claim === undefined || message.reply === undefined) return
-    if (draining || active.size >= concurrency || active.has(claim.run)) {
+    if (slots.isFullFor(callerIdentity(message.reply))) {
       message.respond(encodeMessage({ ok: false, reason: 'busy' }))
       return
     }
-    const entry: ActiveRun = { controller: new AbortController() }
-    // A caller that claimed and never started gives the slot back.
-    entry.holdTimer = setTimeout(() => release(claim.run), claimHoldMs)
-    active.set(claim.run, entry)
-    if (active.size >= concurrency) stopListening()
-    message.respond(encodeMessage({ ok: true, runner: id }))
+    // The ticket goes to the claim's inbox: only a caller that can read that inbox can start with it.
+    message.respond(encodeMessage({ ok: true, runner: id, key: keys.publicKey, ticket: tickets.issue(claim.run, callerIdentity(message.reply)) }))
+  }
+
+  /**
+   * The channel of a conversation its caller opens (a one-shot run, a session), once its first
+   * message verifies and is not a replay; a slot taken for it, or the refusal sent back sealed.
+   */
+  function admit(message: Msg, kind: 'start' | 'session-open', conversation: string, reply: string, key: string, ticket: string): { channel: SealedChannel; slot: Slot } | undefined {
+    const secret = keys.conversationKey(key, conversation)
+    if (secret === undefined) {
+      rejections.rejected++
+      return undefined
+    }
+    const channel = new SealedChannel(secret, 'runner', rejections)
+    if (channel.open(kind, message.data) === undefined) return undefined
+    if (!slots.isFirstStart(conversation)) {
+      rejections.rejected++
+      return undefined
+    }
+    const identity = callerIdentity(reply)
+    const refusal = !tickets.verify(ticket, conversation, identity)
+      ? 'the claim expired or was not made for this inbox'
+      : slots.isFullFor(identity) ? 'the runner is full' : undefined
+    if (refusal !== undefined) {
+      respondSealed(message, channel, `${kind}ed`, { ok: false, retry: true, message: refusal, refusal: { code: 'CODE_RUNTIME_SESSION_START_FAILED', message: refusal } })
+      return undefined
+    }
+    return { channel, slot: slots.take(conversation, identity) }
+  }
+
+  const respondSealed = (message: Msg, channel: SealedChannel, kind: string, body: object): void => {
+    try {
+      message.respond(channel.seal(kind, encodeMessage(body)))
+    } catch {
+      // Reconnecting: the caller's wait for the answer settles it.
+    }
   }
 
   const starts = connection.subscribe(startSubject(prefix, id), {
     callback: (error, message) => {
       // A permission refused (or a subscription closed) arrives as an error with no message.
       if (error !== null) return
-      const start = decodeStartRequest(message.data)
-      if (start?.session !== undefined) {
-        const held = sessions.get(start.session)
-        if (held === undefined) {
-          message.respond(encodeMessage({ ok: false, message: 'no such session is held here' }))
-          return
-        }
-        message.respond(encodeMessage({ ok: true }))
-        const run = execute(start, new AbortController(), held).catch(() => undefined)
-        held.runs.add(run)
-        void run.finally(() => held.runs.delete(run))
+      const body = unsealedBody(message.data)
+      const start = body === undefined ? undefined : decodeStartRequest(body)
+      if (start === undefined) {
+        rejections.rejected++
         return
       }
-      const entry = start === undefined ? undefined : active.get(start.run)
-      if (start === undefined || entry === undefined || entry.holdTimer === undefined) {
-        message.respond(encodeMessage({ ok: false, message: start === undefined ? 'the start request does not decode' : 'no claim of this run is held (it expired, or the run already started)' }))
+      if (start.session !== undefined) {
+        startSessionRun(message, start, start.session)
         return
       }
-      clearTimeout(entry.holdTimer)
-      delete entry.holdTimer
-      message.respond(encodeMessage({ ok: true }))
-      entry.done = execute(start, entry.controller).catch(() => undefined).finally(() => release(start.run))
+      const admitted = admit(message, 'start', start.run, start.reply, start.key ?? '', start.ticket ?? '')
+      if (admitted === undefined) return
+      respondSealed(message, admitted.channel, 'started', { ok: true })
+      admitted.slot.done = execute(start, admitted.channel, admitted.slot.controller).catch(() => undefined).finally(() => release(start.run))
     },
   })
 
-  // Sessions: a claim turned into a session keeps its slot until the session is closed, ends, or its caller falls silent.
+  function startSessionRun(message: Msg, start: StartRequest, session: string): void {
+    const held = sessions.get(session)
+    // A session not held here, or a start its caller did not seal: nobody this runner can answer.
+    if (held?.channel.open('start', message.data) === undefined) {
+      if (held === undefined) rejections.rejected++
+      return
+    }
+    const channel = new SealedChannel(deriveKey(held.channel.key, start.run), 'runner', rejections)
+    respondSealed(message, channel, 'started', { ok: true })
+    const run = execute(start, channel, new AbortController(), held).catch(() => undefined)
+    held.runs.add(run)
+    void run.finally(() => held.runs.delete(run))
+  }
+
+  // Sessions: a slot turned into a session keeps it until the session is closed, ends, or its caller falls silent.
   const sessions = new Map<string, HeldSession>()
   const endSession = (claim: string): void => {
     const held = sessions.get(claim)
@@ -187,6 +231,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     clearInterval(held.watcher)
     held.callerSilence.stop()
     sessions.delete(claim)
+    held.backend.release()
     release(claim)
   }
   const sessionOpens = connection.subscribe(sessionSubject(prefix, id, 'open'), {
@@ -197,31 +242,35 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     },
   })
   async function openSession(message: Msg): Promise<void> {
-    const open = decodeSessionOpenRequest(message.data)
-    const entry = open === undefined ? undefined : active.get(open.session)
-    if (open === undefined || entry === undefined || entry.holdTimer === undefined) {
-      message.respond(encodeMessage({ ok: false, refusal: { code: 'CODE_RUNTIME_SESSION_START_FAILED', message: 'The runner holds no claim for this session (it expired).' } }))
+    const body = unsealedBody(message.data)
+    const open = body === undefined ? undefined : decodeSessionOpenRequest(body)
+    if (open === undefined) {
+      rejections.rejected++
       return
     }
-    clearTimeout(entry.holdTimer)
-    delete entry.holdTimer
+    const admitted = admit(message, 'session-open', open.session, open.reply, open.key, open.ticket)
+    if (admitted === undefined) return
+    const { channel, slot } = admitted
+    let backend: LentBackend | undefined
     let local: CodeSession
     try {
-      local = await (await backendFor(open.budgets)).runtime.openSession(open.options)
+      backend = await backends.acquire(open.budgets, slot.controller.signal)
+      local = await backend.runtime.openSession(open.options)
     } catch (error) {
+      backend?.release()
       release(open.session)
       const refusal = CodeRuntimeError.is(error)
         ? { code: error.code, message: error.message, ...error.field === undefined ? {} : { field: error.field } }
         : { code: 'CODE_RUNTIME_SESSION_START_FAILED', message: `The runner ${id} could not open the session: ${thrownMessage(error)}` }
-      message.respond(encodeMessage({ ok: false, refusal }))
+      respondSealed(message, channel, 'session-opened', { ok: false, refusal })
       return
     }
     // Named across the fleet: the backend's own id is unique only on this runner.
     const globalId = `${id}/${local.id}`
     // Watched often, so that an expiry reaches the caller about when it happens; beats go at heartbeatMs.
-    const held: HeldSession = { local, globalId, localIdPattern: new RegExp(`${local.id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![0-9A-Za-z])`, 'g'), reply: open.reply, callerSilence: new SilenceMonitor({ lostAfterMs, heartbeatMs, onLost: () => endHeldSession(open.session) }), lastBeatSent: 0, runs: new Set(), notified: false, watcher: setInterval(() => watch(held), SESSION_WATCH_MS) }
+    const held: HeldSession = { local, backend, channel, globalId, localIdPattern: new RegExp(`${local.id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![0-9A-Za-z])`, 'g'), reply: open.reply, callerSilence: new SilenceMonitor({ lostAfterMs, heartbeatMs, onLost: () => endHeldSession(open.session) }), lastBeatSent: 0, runs: new Set(), notified: false, watcher: setInterval(() => watch(held), SESSION_WATCH_MS) }
     sessions.set(open.session, held)
-    message.respond(encodeMessage({ ok: true, id: globalId }))
+    respondSealed(message, channel, 'session-opened', { ok: true, id: globalId })
   }
   /** A held session whose caller fell silent: its slot is freed and its variables are dropped. */
   function endHeldSession(claim: string): void {
@@ -229,26 +278,25 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     endSession(claim)
     void held?.local.dispose()
   }
+  const publishSealed = (reply: string, channel: SealedChannel, kind: 'log' | 'beat' | 'ended' | 'refused', body?: object): void => {
+    try {
+      connection.publish(runReplySubject(reply, kind), channel.seal(kind, body === undefined ? undefined : encodeMessage(body)))
+    } catch {
+      // Reconnecting: the caller's silence check is the one that counts.
+    }
+  }
   /** Tells the caller, once, that the session ended on its own (expired, lost). */
   function notifyEnd(held: HeldSession): void {
     const reason = held.local.endReason
     if (held.notified || (reason !== 'expired' && reason !== 'lost')) return
     held.notified = true
-    try {
-      connection.publish(runReplySubject(held.reply, 'ended'), encodeMessage({ reason }))
-    } catch {
-      // Reconnecting: its later runs say it.
-    }
+    publishSealed(held.reply, held.channel, 'ended', { reason })
   }
   function watch(held: HeldSession): void {
     notifyEnd(held)
     if (performance.now() - held.lastBeatSent >= heartbeatMs) {
       held.lastBeatSent = performance.now()
-      try {
-        connection.publish(runReplySubject(held.reply, 'beat'))
-      } catch {
-        // Reconnecting: the caller's silence check is the one that counts.
-      }
+      publishSealed(held.reply, held.channel, 'beat')
     }
   }
   const sessionControl = connection.subscribe(`${prefix}.runner.${id}.session.*.*`, {
@@ -257,65 +305,67 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       if (error !== null) return
       const [claim, kind] = message.subject.split('.').slice(-2)
       const held = claim === undefined ? undefined : sessions.get(claim)
-      if (kind === 'beat') {
-        held?.callerSilence.heard()
+      if (held === undefined || (kind !== 'beat' && kind !== 'close') || held.channel.open(kind, message.data) === undefined) {
+        if (held === undefined && kind === 'close') {
+          // Closed already (or never held): nothing to do, and nothing to seal it with.
+          message.respond(encodeMessage({ ok: true }))
+        } else if (held === undefined) {
+          rejections.rejected++
+        }
         return
       }
-      if (kind !== 'close' || claim === undefined) return
-      if (held === undefined) {
-        message.respond(encodeMessage({ ok: true }))
-        return
-      }
+      held.callerSilence.heard()
+      if (kind === 'beat' || claim === undefined) return
       void held.local.dispose().then(() => Promise.allSettled([...held.runs])).then(() => {
         endSession(claim)
-        message.respond(encodeMessage({ ok: true }))
+        respondSealed(message, held.channel, 'closed', { ok: true })
       })
     },
   })
 
-  async function execute(start: StartRequest, controller: AbortController, held?: HeldSession): Promise<void> {
+  async function execute(start: StartRequest, channel: SealedChannel, controller: AbortController, held?: HeldSession): Promise<void> {
     const silence = new SilenceMonitor({ lostAfterMs, heartbeatMs, onLost: () => controller.abort('The caller is gone (no heartbeat); the run was stopped.') })
+    const beatSubject = runControlSubject(prefix, id, start.run, 'beat')
+    const abortSubject = runControlSubject(prefix, id, start.run, 'abort')
     const control = connection.subscribe(`${prefix}.runner.${id}.run.${start.run}.*`, {
       callback: (error, message) => {
         // A permission refused (or a subscription closed) arrives as an error with no message.
         if (error !== null) return
-        if (message.subject === runControlSubject(prefix, id, start.run, 'beat')) silence.heard()
-        else if (message.subject === runControlSubject(prefix, id, start.run, 'abort')) controller.abort(decodeAbortMessage(message.data)?.reason ?? 'Aborted by the caller.')
+        const kind = message.subject === beatSubject ? 'beat' : message.subject === abortSubject ? 'abort' : undefined
+        const body = kind === undefined ? undefined : channel.open(kind, message.data)
+        if (body === undefined) return
+        silence.heard()
+        if (kind === 'abort') controller.abort(decodeAbortMessage(body)?.reason ?? 'Aborted by the caller.')
       },
     })
-    const publish = (kind: 'log' | 'beat', body?: object): void => {
-      try {
-        connection.publish(runReplySubject(start.reply, kind), body === undefined ? undefined : encodeMessage(body))
-      } catch {
-        // Reconnecting: the caller's heartbeat check settles the run.
-      }
-    }
+    const calls = new RemoteCalls(connection, inboxPrefix, start.reply, channel, lostAfterMs, silence)
     const publishEnd = (result: CodeRunResult): void => {
       try {
-        connection.publish(runReplySubject(start.reply, 'end'), encodeEndMessage(result))
+        connection.publish(runReplySubject(start.reply, 'end'), channel.seal('end', encodeEndMessage(result)))
       } catch (error) {
         // Past the server's max_payload, most often: the caller learns why instead of a lost runner.
         const message = `The run's result could not be sent back through NATS (${thrownMessage(error)}); return or log less.`
         try {
-          connection.publish(runReplySubject(start.reply, 'end'), encodeEndMessage({ logs: [], error: { kind: 'output-limit', message }, usage: result.usage, calls: [] }))
+          connection.publish(runReplySubject(start.reply, 'end'), channel.seal('end', encodeEndMessage({ logs: [], error: { kind: 'output-limit', message }, usage: result.usage, calls: [] })))
         } catch {
           // Nothing more to tell; the caller's heartbeat check settles the run.
         }
       }
     }
-    const calls = { next: 0 }
-    const heartbeat = setInterval(() => publish('beat'), heartbeatMs)
+    const heartbeat = setInterval(() => publishSealed(start.reply, channel, 'beat'), heartbeatMs)
+    let backend: LentBackend | undefined
     try {
       const request: { -readonly [K in keyof CodeRunRequest]: CodeRunRequest[K] } = {
         program: start.program,
-        bindings: start.namespaces.map((namespace, index) => remoteNamespace(namespace, index, start, calls, controller.signal)),
+        bindings: start.namespaces.map((namespace, index) => calls.namespace(namespace, index, controller.signal)),
         signal: controller.signal,
-        onLog: (text) => publish('log', { text }),
+        onLog: (text) => publishSealed(start.reply, channel, 'log', { text }),
       }
       if (start.recordCallValues !== undefined) request.recordCallValues = start.recordCallValues
       if (start.reuseKey !== undefined) request.reuseKey = start.reuseKey
       if (held === undefined) {
-        publishEnd(await (await backendFor(start.budgets)).runtime.run(request))
+        backend = await backends.acquire(start.budgets, controller.signal)
+        publishEnd(await backend.runtime.run(request))
       } else {
         held.callerSilence.heard()
         let result: CodeRunResult
@@ -324,7 +374,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
         } catch (error) {
           // Misuse the caller must see as such (a closed session): its code, not a run failure.
           if (!CodeRuntimeError.is(error)) throw error
-          connection.publish(runReplySubject(start.reply, 'refused'), encodeMessage({ code: error.code, message: error.message.replace(held.localIdPattern, held.globalId) }))
+          publishSealed(start.reply, channel, 'refused', { code: error.code, message: error.message.replace(held.localIdPattern, held.globalId) })
           return
         }
         // Said before the result, so the caller's session knows it ended by the time the run settles.
@@ -332,45 +382,17 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
         publishEnd(result.error === undefined ? result : { ...result, error: { ...result.error, message: result.error.message.replace(held.localIdPattern, held.globalId) } })
       }
     } catch (error) {
-      publishEnd({ logs: [], error: { kind: 'worker-exit', message: `The runner ${id} could not run the program: ${thrownMessage(error)}` }, usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] })
+      publishEnd({ logs: [], error: controller.signal.aborted ? { kind: 'abort', message: String(controller.signal.reason) } : { kind: 'worker-exit', message: `The runner ${id} could not run the program: ${thrownMessage(error)}` }, usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] })
     } finally {
+      backend?.release()
       clearInterval(heartbeat)
       silence.stop()
+      calls.stop()
       control.unsubscribe()
     }
   }
 
-  /**
-   * The caller's namespace on this side: each member asks the caller over NATS, and asks again
-   * every `lostAfterMs` while no answer came (an answer lost while NATS restarted is sent again;
-   * the caller never makes one call twice). It stops asking when the run is stopped.
-   */
-  function remoteNamespace(namespace: StartRequest['namespaces'][number], index: number, start: StartRequest, calls: { next: number }, signal: AbortSignal): CodeBindingNamespace {
-    const functions: Record<string, CodeBindingFunction> = Object.create(null) as Record<string, CodeBindingFunction>
-    for (const member of namespace.members) {
-      functions[member] = async (args: unknown, call?: CodeBindingCall): Promise<CodeJsonValue> => {
-        const body = encodeMessage({ id: calls.next++, namespace: index, member, argsJson: stringifyJsonValue(args as CodeJsonValue), ...call === undefined ? {} : { index: call.index } })
-        let answer
-        for (;;) {
-          if (signal.aborted) throw new Error(`${namespace.global}.${member}: the run was stopped.`)
-          try {
-            answer = decodeCallReply((await connection.request(runReplySubject(start.reply, 'call'), body, { timeout: lostAfterMs })).data)
-            break
-          } catch (error) {
-            // Not yet answered (a slow tool), or the answer was lost: ask again, unless nobody listens.
-            if (/no responders/i.test(thrownMessage(error)) && !connection.isClosed()) await new Promise((resolve) => setTimeout(resolve, heartbeatMs))
-            if (connection.isClosed()) throw new Error(`${namespace.global}.${member}: the call could not reach the caller (${thrownMessage(error)}).`)
-          }
-        }
-        if (answer === undefined) throw new Error(`${namespace.global}.${member}: the caller's answer does not decode.`)
-        if (!answer.ok) throw new Error(answer.message)
-        return JSON.parse(answer.valueJson) as CodeJsonValue
-      }
-    }
-    return namespace.errorClass === undefined ? { global: namespace.global, functions } : { global: namespace.global, functions, errorClass: namespace.errorClass }
-  }
-
-  const load = (): RunnerLoad => ({ runner: id, active: active.size, concurrency, draining })
+  const load = (): RunnerLoad => ({ runner: id, active: slots.size, concurrency, draining: slots.isDraining, rejectedMessages: rejections.rejected, backends: backends.size })
   // Every runner answers `<prefix>.load` (ask with requestMany) with its load: what an autoscaler reads.
   const loads = connection.subscribe(loadSubject(prefix), { callback: (error, message) => {
     // A permission refused (or a subscription closed) arrives as an error with no message.
@@ -385,12 +407,12 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     id,
     load,
     async drain(graceMs) {
-      draining = true
+      slots.drain()
       stopListening()
-      const running = (): Promise<void>[] => [...active.values()].flatMap((entry) => entry.done === undefined ? [] : [entry.done])
+      const running = (): Promise<void>[] => [...slots.values()].flatMap((slot) => slot.done === undefined ? [] : [slot.done])
       const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())
       await Promise.race([Promise.all(running()), grace])
-      for (const entry of active.values()) entry.controller.abort('The runner is shutting down.')
+      for (const slot of slots.values()) slot.controller.abort('The runner is shutting down.')
       await Promise.all(running())
       for (const [claim, held] of sessions) {
         endSession(claim)
@@ -401,7 +423,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       sessionControl.unsubscribe()
       loads.unsubscribe()
       await connection.drain().catch(() => undefined)
-      await Promise.all([...backends.values()].map((backend) => backend.then((started) => started.dispose(), () => undefined)))
+      await backends.dispose()
     },
   }
 }

@@ -7,8 +7,9 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { CodeRuntimeError, startCodeRuntime, type CodeBindingNamespace } from '@code-runtime/core'
+import { CodeRuntimeError, startCodeRuntime } from '@code-runtime/core'
 import { NatsCodeRuntime, type Runner } from '@code-runtime/nats'
+import { heldTools } from './held-tools.js'
 import { freePort, startNatsServer, startTestRunners, type NatsServer } from './nats-server.js'
 
 const RUNNER_PROCESS = fileURLToPath(new URL('./runner-process.js', import.meta.url))
@@ -36,36 +37,6 @@ async function waitFor(check: () => boolean, what: string, limitMs = 15_000): Pr
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
-/** Binding calls the test holds until it releases them, and a log of every call. */
-function heldTools(): { tools: CodeBindingNamespace; calls: string[]; release(): void; entered: Promise<void> } {
-  const calls: string[] = []
-  let release!: () => void
-  const released = new Promise<void>((resolve) => {
-    release = resolve
-  })
-  let entered!: () => void
-  const enteredPromise = new Promise<void>((resolve) => {
-    entered = resolve
-  })
-  return {
-    calls,
-    release,
-    entered: enteredPromise,
-    tools: {
-      global: 'tools',
-      functions: {
-        hold: async () => {
-          calls.push('hold')
-          entered()
-          await released
-          return 'released'
-        },
-        mark: async (args) => (calls.push(`mark ${JSON.stringify(args)}`), null),
-      },
-    },
   }
 }
 

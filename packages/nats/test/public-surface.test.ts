@@ -13,6 +13,7 @@ describe('public surface of @code-runtime/nats', () => {
       'DEFAULT_MAX_QUEUE_MS',
       'DEFAULT_SUBJECT_PREFIX',
       'NatsCodeRuntime',
+      'hasNatsCredentials',
       'resolveNatsRuntimeConfig',
       'startRunner',
     ])
@@ -27,6 +28,13 @@ describe('public surface of @code-runtime/nats', () => {
       [{ servers: 'nats://127.0.0.1:4222', subjectPrefix: 'a.b' }, 'subjectPrefix'],
       [{ servers: 'nats://127.0.0.1:4222', heartbeatMs: 500, lostAfterMs: 600 }, 'lostAfterMs'],
       [{ servers: 'nats://127.0.0.1:4222', maxQueueMS: 1 }, undefined],
+      // One token would make every inbox a caller of its own; wildcards would read others' inboxes.
+      [{ servers: 'nats://127.0.0.1:4222', inboxPrefix: '_INBOX' }, 'inboxPrefix'],
+      [{ servers: 'nats://127.0.0.1:4222', inboxPrefix: '_INBOX.*' }, 'inboxPrefix'],
+      [{ servers: 'nats://127.0.0.1:4222', inboxPrefix: '_INBOX..a' }, 'inboxPrefix'],
+      [{ servers: 'nats://127.0.0.1:4222', tls: { certFile: 'cert.pem' } }, 'keyFile'],
+      [{ servers: 'nats://127.0.0.1:4222', tls: { ca: 'inline' } }, undefined],
+      [{ servers: 'nats://127.0.0.1:4222', credsFile: 7 }, 'credsFile'],
     ] as const) {
       assert.throws(() => resolveNatsRuntimeConfig(input), (error: unknown) => CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_INVALID_CONFIG' && (field === undefined || error.field === field), JSON.stringify(input))
     }
