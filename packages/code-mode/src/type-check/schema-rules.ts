@@ -5,7 +5,7 @@
  * whatever `anyOf`/`allOf` beside them say. Every answer errs towards "not certain": an unresolved
  * `$ref`, a pattern that does not compile or a boolean schema gives no rule.
  */
-import type { JsonSchema } from '../tool-definition.js'
+import type { JsonSchema } from '../tools/tool-definition.js'
 
 /** JSON's value kinds, as the schema keyword `type` names them (`integer` is one kind of `number`). */
 export type JsonKind = 'string' | 'number' | 'boolean' | 'null' | 'array' | 'object'
