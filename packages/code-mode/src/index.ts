@@ -15,17 +15,16 @@ export {
 // Sessions: run_code whose variables persist between runs (createCodeMode's `session` option, or one per user)
 export { createCodeModeSession, type CodeModeSession, type CodeModeSessionRuntime } from './run/code-mode-session.js'
 export {
-  RUN_CODE_INPUT_SCHEMA,
-  RUN_CODE_SESSION_INPUT_SCHEMA,
   RUN_CODE_SESSION_SENTENCE,
   type RunCodeFailure,
   type RunCodeFailureKind,
-  type RunCodeInput,
   type RunCodeOptions,
   type RunCodeOutput,
   type RunCodeTool,
   type ToolCallStart,
 } from './run/run-code-tool.js'
+// run_code at the edge, for front ends that list the tool themselves (an MCP server): one listing, one decoder of its arguments
+export { listRunCode, safeParseRunCodeInput, type DecodedRunCodeInput, type RunCodeInput, type RunCodeListing } from './run/run-code-input.js'
 // Approvals: calls that wait for a person (createCodeMode's `approve` hook), and the decisions in the call record
 export {
   toolNeedsApproval,

@@ -14,7 +14,7 @@ import {
   readStringListField,
   refuseConfigField,
   type ConfigRecord,
-} from '@code-runtime/core'
+} from '@code-runtime/core/internal'
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_TOKEN_PATTERN } from './subjects.js'
 
 /** How to reach NATS: its servers and credentials (user and password, or a token). */

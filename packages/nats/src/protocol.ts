@@ -6,8 +6,6 @@
  */
 import {
   CODE_RUN_FAILURE_KINDS,
-  safeSnapshotLosslessJson,
-  stringifyJsonValue,
   type CodeBindingCallOutcome,
   type CodeBindingCallRecord,
   type CodeJsonValue,
@@ -16,6 +14,10 @@ import {
   type CodeRuntimeErrorCode,
   type CodeRunUsage,
 } from '@code-runtime/core'
+import {
+  safeSnapshotLosslessJson,
+  stringifyJsonValue,
+} from '@code-runtime/core/json'
 import { SUBJECT_TOKEN_PATTERN } from './subjects.js'
 
 /** The version every message carries; a runner and a caller of different versions refuse each other. */

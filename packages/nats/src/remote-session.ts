@@ -7,14 +7,16 @@
 import { createInbox, type Subscription } from '@nats-io/transport-node'
 import {
   CodeRuntimeError,
-  timerDelayMs,
-  validateRunRequest,
   type CodeRunRequest,
   type CodeRunResult,
   type CodeSession,
   type CodeSessionEndReason,
   type CodeSessionOptions,
 } from '@code-runtime/core'
+import {
+  timerDelayMs,
+  validateRunRequest,
+} from '@code-runtime/core/internal'
 import { decodeSessionEnded, decodeSessionOpenReply, encodeMessage, PROTOCOL_VERSION } from './protocol.js'
 import { claimRunner, runRemotely, type RemoteRunContext } from './remote-run.js'
 import { runReplySubject, sessionSubject } from './subjects.js'

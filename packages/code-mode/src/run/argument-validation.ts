@@ -4,6 +4,7 @@
  * violation so the model can fix its call: which field, what rule.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import { unescapeJsonPointerSegment } from '@code-runtime/core/internal'
 import type { ParsedToolDescription } from '../tools/tool-definition.js'
 import type { JsonSchema, ToolArgumentValidator } from '../tools/tool-schema.js'
 
@@ -17,7 +18,7 @@ export type ArgumentCheck = (args: unknown) => string | undefined
 const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false, allowUnionTypes: true, ownProperties: true })
 
 function fieldOf(error: ErrorObject): string {
-  const segments = error.instancePath.split('/').slice(1).map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+  const segments = error.instancePath.split('/').slice(1).map(unescapeJsonPointerSegment)
   let path = 'args'
   for (const segment of segments) {
     path += /^\d+$/.test(segment) ? `[${segment}]` : /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`

@@ -4,7 +4,8 @@
  * or `code run failed (<kind>): <message>` after the captured output. Past the budget, the
  * value or error is kept and the logs are cut in the middle (see text-cutting.ts).
  */
-import { stringifyJsonValue, type CodeJsonValue, type CodeRunOutcome } from '@code-runtime/core'
+import { type CodeJsonValue, type CodeRunOutcome } from '@code-runtime/core'
+import { stringifyJsonValue } from '@code-runtime/core/json'
 import { cutLogLines, cutWithMarker, MIN_LOG_EXCERPT_CHARS } from './text-cutting.js'
 
 /** JSON nested deeper than this is printed on one line. */

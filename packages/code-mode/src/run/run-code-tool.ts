@@ -5,7 +5,7 @@
 import type { CodeJsonValue, CodeRunFailure, CodeRunFailureKind, CodeRunUsage } from '@code-runtime/core'
 import type { CodeModeSession } from './code-mode-session.js'
 import type { ApproveToolCall, ToolCallRecord } from './tool-approval.js'
-import type { JsonSchema } from '../tools/tool-definition.js'
+import type { RunCodeListing } from './run-code-input.js'
 import type { ProgramDiagnostic } from '../type-check/program-check.js'
 
 /** How a run failed: as the runtime reports it, or refused by the type check before it started. */
@@ -13,16 +13,6 @@ export type RunCodeFailure = CodeRunFailure | { readonly kind: 'refused'; readon
 
 /** The `kind` of a {@link RunCodeFailure}. */
 export type RunCodeFailureKind = CodeRunFailureKind | 'refused'
-
-/** The arguments of `run_code`. */
-export interface RunCodeInput {
-  /** The program: the body of an async function, erasable TypeScript. */
-  readonly code: string
-  /** One line saying what the program is for; shown to people watching, never run. */
-  readonly description: string
-  /** Only when run_code is bound to a session: forget every variable before running this program. */
-  readonly reset?: boolean
-}
 
 /** What `run_code` resolves with. */
 export interface RunCodeOutput {
@@ -105,36 +95,10 @@ export interface ToolCallStart {
   readonly signal: AbortSignal
 }
 
-/** The `run_code` tool object. */
-export interface RunCodeTool {
-  readonly name: 'run_code'
-  readonly description: string
-  readonly inputSchema: JsonSchema
+/** The `run_code` tool object: its listing, and what runs a call. */
+export interface RunCodeTool extends RunCodeListing {
   execute(input: unknown, options?: RunCodeOptions): Promise<RunCodeOutput>
 }
-
-/**
- * The JSON Schema of {@link RunCodeInput}. The property descriptions only point at the rules: the
- * tool's description states them, and the model reads both on every request.
- */
-export const RUN_CODE_INPUT_SCHEMA: JsonSchema = Object.freeze({
-  type: 'object',
-  properties: Object.freeze({
-    code: Object.freeze({ type: 'string', description: 'The program, written by the rules in the tool description.' }),
-    description: Object.freeze({ type: 'string', description: 'One short line saying what this program does.' }),
-  }),
-  required: Object.freeze(['code', 'description']),
-  additionalProperties: false,
-})
-
-/** The JSON Schema of {@link RunCodeInput} when `run_code` is bound to a session: `reset` too. */
-export const RUN_CODE_SESSION_INPUT_SCHEMA: JsonSchema = Object.freeze({
-  ...RUN_CODE_INPUT_SCHEMA,
-  properties: Object.freeze({
-    ...RUN_CODE_INPUT_SCHEMA.properties as Record<string, JsonSchema>,
-    reset: Object.freeze({ type: 'boolean', description: 'true: forget every variable of earlier runs before running this program.' }),
-  }),
-})
 
 /** The one sentence a model reads about a session: what persists, and how to start clean. */
 export const RUN_CODE_SESSION_SENTENCE = 'Variables persist between calls: top-level declarations of one program are visible to the next ones (pass `reset: true` to start clean).'

@@ -2,6 +2,7 @@
  * Local `$ref` resolution: `#`, `#/$defs/Entity`, `#/properties/a~1b`. Only references into the
  * same document resolve; remote ones and `$anchor` names are reported, not fetched or searched.
  */
+import { unescapeJsonPointerSegment } from '@code-runtime/core/internal'
 
 /** Why a reference did not resolve, in a few words for a comment in the SDK. */
 export type UnresolvedReason = 'remote' | 'anchor' | 'malformed' | 'missing'
@@ -9,10 +10,6 @@ export type UnresolvedReason = 'remote' | 'anchor' | 'malformed' | 'missing'
 export type ResolvedReference =
   | { readonly ok: true; readonly pointer: string; readonly segments: readonly string[]; readonly target: unknown }
   | { readonly ok: false; readonly reason: UnresolvedReason }
-
-function decodeSegment(segment: string): string {
-  return segment.replace(/~1/g, '/').replace(/~0/g, '~')
-}
 
 function step(value: unknown, segment: string): unknown {
   if (Array.isArray(value)) {
@@ -36,7 +33,7 @@ export function resolveLocalReference(document: unknown, reference: string): Res
     return { ok: false, reason: 'malformed' }
   }
   if (fragment !== '' && !fragment.startsWith('/')) return { ok: false, reason: 'anchor' }
-  const segments = fragment === '' ? [] : fragment.slice(1).split('/').map(decodeSegment)
+  const segments = fragment === '' ? [] : fragment.slice(1).split('/').map(unescapeJsonPointerSegment)
   let target: unknown = document
   for (const segment of segments) {
     target = step(target, segment)

@@ -15,6 +15,7 @@ import {
   intersectionOf, keywordType, NEVER_TYPE, NULL_TYPE, unionOf, UNKNOWN_TYPE, unknownType,
   type IndexSignatureNode, type PropertyNode, type TypeDoc, type TypeNode,
 } from './type-node.js'
+import { isObjectRecord } from '@code-runtime/core/internal'
 
 /** Deeper nesting than this becomes `unknown`: real schemas stay far below, hostile ones stop here. */
 const MAX_SCHEMA_DEPTH = 64
@@ -62,10 +63,6 @@ export interface SchemaReadOptions {
   readonly rootName: string
 }
 
-function isSchemaObject(value: unknown): value is JsonSchema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function isString(value: unknown): value is string {
   return typeof value === 'string'
 }
@@ -81,7 +78,7 @@ function literalType(value: unknown, depth: number): TypeNode {
   if (Array.isArray(value)) {
     return { kind: 'tuple', elements: value.map((item: unknown) => ({ type: literalType(item, depth + 1), isOptional: false })) }
   }
-  if (isSchemaObject(value)) {
+  if (isObjectRecord(value)) {
     const properties = Object.keys(value).map((name) => ({ name, isOptional: false, type: literalType(value[name], depth + 1) }))
     return { kind: 'object', properties }
   }
@@ -143,7 +140,7 @@ class SchemaDocumentReader {
   #readSchema(schema: unknown, depth: number): TypeNode {
     if (schema === true) return UNKNOWN_TYPE
     if (schema === false) return NEVER_TYPE
-    if (!isSchemaObject(schema)) return unknownType('not a schema')
+    if (!isObjectRecord(schema)) return unknownType('not a schema')
     if (depth > MAX_SCHEMA_DEPTH) return unknownType('nested too deep')
     const node = this.#readKeywords(schema, depth)
     // OpenAPI's spelling of "or null".
@@ -221,7 +218,7 @@ class SchemaDocumentReader {
 
   #readObject(schema: JsonSchema, depth: number): TypeNode {
     const declared = ownKeyword(schema, 'properties')
-    const properties = isSchemaObject(declared) ? declared : undefined
+    const properties = isObjectRecord(declared) ? declared : undefined
     const requiredList = ownKeyword(schema, 'required')
     const required = new Set(Array.isArray(requiredList) ? requiredList.filter(isString) : [])
     const nodes: PropertyNode[] = []
@@ -245,11 +242,11 @@ class SchemaDocumentReader {
   ): IndexSignatureNode | undefined {
     const additional = ownKeyword(schema, 'additionalProperties')
     const patternSchemas = ownKeyword(schema, 'patternProperties')
-    const patterns = isSchemaObject(patternSchemas) ? Object.keys(patternSchemas) : []
+    const patterns = isObjectRecord(patternSchemas) ? Object.keys(patternSchemas) : []
     const valueTypes: TypeNode[] = []
     if (additional === true || (additional === undefined && declaresNothing && patterns.length === 0)) {
       valueTypes.push(UNKNOWN_TYPE)
-    } else if (isSchemaObject(additional)) {
+    } else if (isObjectRecord(additional)) {
       valueTypes.push(this.#readSchema(additional, depth + 1))
     }
     const isOpenToAnyKey = valueTypes.length > 0

@@ -4,9 +4,15 @@
  * runtime would refuse.
  */
 import {
-  BINDING_NAME_PATTERN, ECMASCRIPT_READONLY_GLOBALS, ECMASCRIPT_RESERVED_WORDS, PYTHON_RESERVED_WORDS,
-  readConfigObject, refuseConfigField, RESERVED_GLOBALS, type ConfigRecord,
-} from '@code-runtime/core'
+  BINDING_NAME_PATTERN,
+  ECMASCRIPT_READONLY_GLOBALS,
+  ECMASCRIPT_RESERVED_WORDS,
+  PYTHON_RESERVED_WORDS,
+  readConfigObject,
+  refuseConfigField,
+  RESERVED_GLOBALS,
+  type ConfigRecord,
+} from '@code-runtime/core/internal'
 import { codeModeErrorPlace } from '../errors.js'
 import { TYPESCRIPT_LIB_GLOBALS } from './typescript-globals.js'
 

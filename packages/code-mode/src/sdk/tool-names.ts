@@ -3,7 +3,7 @@
  * `文件`); the member the program calls must be an identifier that reads well in JavaScript and
  * Python, cannot be mistaken for a built-in property, and never depends on the order tools came in.
  */
-import { describeValue, DUNDER_PATTERN, ECMASCRIPT_RESERVED_WORDS, PYTHON_RESERVED_WORDS, refuseConfigField } from '@code-runtime/core'
+import { describeValue, DUNDER_PATTERN, ECMASCRIPT_RESERVED_WORDS, PYTHON_RESERVED_WORDS, refuseConfigField } from '@code-runtime/core/internal'
 import { CodeModeError, INVALID_TOOL_PLACE } from '../errors.js'
 import { toIdentifierWords } from './identifier-text.js'
 

@@ -2,7 +2,7 @@
  * The tool definition agent builders already have (name, description, JSON Schema in and out,
  * MCP-style annotations, execute), and the one decoder the SDK emitter trusts afterwards.
  */
-import { refuseConfigField } from '@code-runtime/core'
+import { isObjectRecord, refuseConfigField } from '@code-runtime/core/internal'
 import { INVALID_TOOL_PLACE } from '../errors.js'
 import { readToolSchema, type JsonSchema, type ToolArgumentValidator, type ToolSchema } from './tool-schema.js'
 
@@ -72,12 +72,8 @@ function refuseTool(field: string, value: unknown, rule: string): never {
   refuseConfigField(INVALID_TOOL_PLACE, field, rule, value)
 }
 
-function isPlainObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function readAnnotations(field: string, value: unknown): CodeModeToolAnnotations {
-  if (!isPlainObject(value)) refuseTool(field, value, 'must be an object of hints')
+  if (!isObjectRecord(value)) refuseTool(field, value, 'must be an object of hints')
   const annotations: { -readonly [K in keyof CodeModeToolAnnotations]: CodeModeToolAnnotations[K] } = {}
   if (value.title !== undefined) {
     if (typeof value.title !== 'string') refuseTool(`${field}.title`, value.title, 'must be a string')
@@ -93,7 +89,7 @@ function readAnnotations(field: string, value: unknown): CodeModeToolAnnotations
 }
 
 function readToolDescription(field: string, value: unknown): ParsedToolDescription {
-  if (!isPlainObject(value)) refuseTool(field, value, 'must be an object { name, description?, inputSchema, ... }')
+  if (!isObjectRecord(value)) refuseTool(field, value, 'must be an object { name, description?, inputSchema, ... }')
   const { name, description, inputSchema, outputSchema, annotations, concurrencySafe, needsApproval } = value
   if (typeof name !== 'string' || name === '') refuseTool(`${field}.name`, name, 'must be a non-empty string')
   if (description !== undefined && typeof description !== 'string') {

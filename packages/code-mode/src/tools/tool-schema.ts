@@ -6,7 +6,7 @@
  * `unknown` silently.
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec'
-import { refuseConfigField } from '@code-runtime/core'
+import { isObjectRecord, isPlainObject, refuseConfigField } from '@code-runtime/core/internal'
 import { INVALID_TOOL_PLACE } from '../errors.js'
 
 /**
@@ -59,16 +59,6 @@ const SAFE_INTEGER_BOUNDS = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.
 // Tried in order: the target our reader knows best, then the other one every library supports.
 const JSON_SCHEMA_TARGETS = ['draft-2020-12', 'draft-07'] as const
 
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function isPlainRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  if (!isRecord(value)) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === null || prototype === Object.prototype || Object.getPrototypeOf(prototype) === null
-}
-
 /** `tools[2].inputSchema (tool "get-weather")`: the field and the tool a refusal is about. */
 function refuseSchema(field: string, toolName: string, value: unknown, rule: string): never {
   refuseConfigField(INVALID_TOOL_PLACE, field, `(tool ${JSON.stringify(toolName)}) ${rule}`, value)
@@ -76,7 +66,7 @@ function refuseSchema(field: string, toolName: string, value: unknown, rule: str
 
 function withoutSafeIntegerBounds(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutSafeIntegerBounds)
-  if (!isRecord(schema)) return schema
+  if (!isObjectRecord(schema)) return schema
   // Built from entries: an assignment `copy['__proto__'] = ...` would set the prototype and lose a property of that name.
   const copy: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, withoutSafeIntegerBounds(value)]))
   if (copy.type === 'integer') {
@@ -110,10 +100,10 @@ function standardValidator(props: StandardSchemaV1.Props): ToolArgumentValidator
 
 function readStandardSchema(field: string, toolName: string, value: Readonly<Record<string, unknown>>, io: 'input' | 'output'): ReadToolSchema {
   const props = value['~standard']
-  if (!isRecord(props)) refuseSchema(field, toolName, value, 'has a `~standard` property that is not the Standard Schema interface')
+  if (!isObjectRecord(props)) refuseSchema(field, toolName, value, 'has a `~standard` property that is not the Standard Schema interface')
   const vendor = typeof props.vendor === 'string' ? props.vendor : 'an unknown library'
   const converter = props.jsonSchema
-  if (!isRecord(converter) || typeof converter[io] !== 'function') {
+  if (!isObjectRecord(converter) || typeof converter[io] !== 'function') {
     const advice = vendor === 'zod'
       ? 'Zod schemas say what they accept as JSON Schema from Zod 4.2 on: upgrade zod (Zod 3 has no JSON Schema export), or pass `z.toJSONSchema(schema)`'
       : 'pass its JSON Schema instead (most libraries have a converter), or a library version that implements Standard JSON Schema'
@@ -130,7 +120,7 @@ function readStandardSchema(field: string, toolName: string, value: Readonly<Rec
       failures.push(error instanceof Error ? error.message : String(error))
     }
   }
-  if (!isRecord(jsonSchema)) {
+  if (!isObjectRecord(jsonSchema)) {
     const reason = failures.length > 0 ? `its conversion to JSON Schema failed (${failures[0]})` : 'its conversion to JSON Schema gave no object'
     refuseSchema(field, toolName, value, `is a ${vendor} schema that cannot be read: ${reason}. Tool arguments arrive as JSON: describe them with types JSON can carry`)
   }
@@ -145,9 +135,9 @@ function readStandardSchema(field: string, toolName: string, value: Readonly<Rec
  *   for a schema that is neither JSON Schema nor a library schema with a JSON Schema export.
  */
 export function readToolSchema(field: string, toolName: string, value: unknown, io: 'input' | 'output'): ReadToolSchema {
-  if (isRecord(value) && '~standard' in value) return readStandardSchema(field, toolName, value, io)
+  if (isObjectRecord(value) && '~standard' in value) return readStandardSchema(field, toolName, value, io)
   if (typeof value === 'function') refuseSchema(field, toolName, value, 'must be a JSON Schema object or a Standard JSON Schema (Zod 4.2+), not a function')
-  if (!isPlainRecord(value)) refuseSchema(field, toolName, value, 'must be a JSON Schema object or a Standard JSON Schema (Zod 4.2+)')
+  if (!isPlainObject(value)) refuseSchema(field, toolName, value, 'must be a JSON Schema object or a Standard JSON Schema (Zod 4.2+)')
   const keys = Object.keys(value)
   if (keys.length > 0 && !keys.some((key) => JSON_SCHEMA_KEYWORDS.has(key))) {
     const advice = 'jsonSchema' in value

@@ -10,15 +10,19 @@
  * or a protocol violation kills the substrate, and the run's message then says the session is lost.
  */
 import {
-  jsonValueByteLength,
-  OutputLedger,
-  safeSnapshotLosslessJson,
   type CodeRunFailureKind,
   type CodeRunOutcome,
   type CodeRunResult,
   type CodeRunUsage,
-  type ValidatedRunRequest,
 } from '@code-runtime/core'
+import {
+  type ValidatedRunRequest,
+} from '@code-runtime/core/internal'
+import {
+  jsonValueByteLength,
+  OutputLedger,
+  safeSnapshotLosslessJson,
+} from '@code-runtime/core/json'
 import { BindingBridge } from './binding-bridge.js'
 import { RunBudgets, type ExpiredBudget, type RunBudgetLimits } from './budgets.js'
 import { decodeGuestMessage, type GuestToHostMessage, type NamespaceSpec, type SessionRunSpec } from '../protocol/messages.js'

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util'
 import { DEFAULT_TYPE_CHECK_MODE, type TypeCheckMode } from '@code-runtime/code-mode'
-import { MAX_TIMER_MS, readIntegerField, readNumberField, readOneOfField, type ConfigPlace } from '@code-runtime/core'
+import { MAX_TIMER_MS, readIntegerField, readNumberField, readOneOfField, type ConfigPlace } from '@code-runtime/core/internal'
 import { COMMAND_HELP, COMMAND_NAMES, DEFAULT_RUN_TIMEOUT_MS, GLOBAL_OPTIONS, type CommandName, type OptionName } from './cli-help.js'
 import { APPROVAL_FALLBACKS, DEFAULT_APPROVAL_FALLBACK, type ApprovalFallback } from '../server/client-approval.js'
 import { McpProxyError } from '../errors.js'

@@ -4,7 +4,7 @@
  * Each command's option lines come from the one table of options, so a page never lists an
  * option its command refuses.
  */
-import { DEFAULT_SHARED_BACKEND_CONFIG } from '@code-runtime/core'
+import { DEFAULT_SHARED_BACKEND_CONFIG } from '@code-runtime/core/internal'
 import { DEFAULT_MAX_SDK_CHARS } from '../run/run-code-description.js'
 
 /** What `--type-check` takes, on two help lines aligned with the other options' texts. */

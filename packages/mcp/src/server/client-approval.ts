@@ -7,7 +7,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { ElicitRequestFormParams, RequestId } from '@modelcontextprotocol/sdk/types.js'
 import { showProgramText, type ApproveToolCall, type ToolApprovalDecision, type ToolApprovalRequest } from '@code-runtime/code-mode'
-import { MAX_TIMER_MS } from '@code-runtime/core'
+import { MAX_TIMER_MS } from '@code-runtime/core/internal'
 import { withRequestSignal } from '../protocol/request-signal.js'
 
 /** What a call that needs approval gets when the client cannot ask a person. */

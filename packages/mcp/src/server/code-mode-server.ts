@@ -12,7 +12,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import { CodeModeError, DEFAULT_MAX_RESULT_CHARS, fenceTypeScript, RUN_CODE_INPUT_SCHEMA, RUN_CODE_SESSION_INPUT_SCHEMA, type CodeMode, type CodeModeRuntime, type TypeCheckMode } from '@code-runtime/code-mode'
+import { CodeModeError, DEFAULT_MAX_RESULT_CHARS, fenceTypeScript, listRunCode, safeParseRunCodeInput, type CodeMode, type CodeModeRuntime, type TypeCheckMode } from '@code-runtime/code-mode'
 import type { CodeSessionOptions } from '@code-runtime/core'
 import { clientApprover, DEFAULT_APPROVAL_FALLBACK, type ApprovalFallback } from './client-approval.js'
 import { ClientSessions } from './client-sessions.js'
@@ -82,16 +82,6 @@ function textResult(text: string, isError: boolean): CallToolResult {
   return { content: [{ type: 'text', text }], isError }
 }
 
-function readRunCodeArguments(args: Record<string, unknown> | undefined): { code: string; description: string; reset: boolean } | { problem: string } {
-  const code = args?.code
-  const description = args?.description
-  const reset = args?.reset
-  if (typeof code !== 'string' || code.trim() === '') return { problem: 'run_code needs `code`: the program, as a non-empty string.' }
-  if (typeof description !== 'string') return { problem: 'run_code needs `description`: one line saying what the program does.' }
-  if (reset !== undefined && typeof reset !== 'boolean') return { problem: 'run_code takes `reset` as true or false.' }
-  return { code, description, reset: reset === true }
-}
-
 /**
  * Creates the server; call `connect` with a transport to serve.
  * @throws {CodeModeError} `CODE_MODE_INVALID_OPTIONS` for `maxParallel` or `maxResultChars` out of
@@ -125,10 +115,10 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
   })
 
   function listTools(): Tool[] {
+    const listing = listRunCode(presentation.runCodeDescription, { session: sessions.enabled })
     const tools: Tool[] = [{
-      name: 'run_code',
-      description: presentation.runCodeDescription,
-      inputSchema: (sessions.enabled ? RUN_CODE_SESSION_INPUT_SCHEMA : RUN_CODE_INPUT_SCHEMA) as Tool['inputSchema'],
+      ...listing,
+      inputSchema: listing.inputSchema as Tool['inputSchema'],
       annotations: { title: 'Run code over MCP tools', openWorldHint: true },
     }]
     if (presentation.toolTypesDescription !== undefined) {
@@ -170,8 +160,10 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     if (name !== 'run_code') {
       throw new ProtocolError(ErrorCode.InvalidParams, unknownToolMessage(catalog, name, listTools().map((tool) => tool.name)))
     }
-    const input = readRunCodeArguments(args)
-    if ('problem' in input) return textResult(input.problem, true)
+    // An absent \`arguments\` reads as an empty object: the model is told which field it forgot.
+    const decoded = safeParseRunCodeInput(args ?? {})
+    if (!decoded.ok) return textResult(decoded.error, true)
+    const input = decoded.value
     if (closing.signal.aborted) return textResult('code-runtime is shutting down; try again after it restarts.', true)
     // Live logs never exceed what the result itself can hold.
     const notifier = new RunNotifier(liveNotificationSinks(server, extra), { maxLogChars: maxResultChars })

@@ -10,9 +10,20 @@
 import { readFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import {
-  joinConfigPath, MAX_TIMER_MS, nestConfigLabel, readConfigObject, readIntegerField, readRecordField, readStringField,
-  readStringListField, readStringRecordField, refuseConfigField, refuseUnknownConfigFields, type ConfigPlace, type ConfigRecord,
-} from '@code-runtime/core'
+  joinConfigPath,
+  MAX_TIMER_MS,
+  nestConfigLabel,
+  readConfigObject,
+  readIntegerField,
+  readRecordField,
+  readStringField,
+  readStringListField,
+  readStringRecordField,
+  refuseConfigField,
+  refuseUnknownConfigFields,
+  type ConfigPlace,
+  type ConfigRecord,
+} from '@code-runtime/core/internal'
 import { expandVariables, type VariableLookup } from './config-variables.js'
 import { McpProxyError } from '../errors.js'
 
