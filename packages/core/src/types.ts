@@ -116,7 +116,10 @@ export interface CodeRunUsage {
   readonly bindingCalls: number
   /** Bytes of the outer output, as charged against `maxOutputBytes`. */
   readonly outputBytes: number
-  /** Heap the substrate reached, in bytes, when it can tell (absent otherwise). */
+  /**
+   * The substrate's V8 heap size when the run ended, in bytes, when it can tell (absent otherwise):
+   * not a peak, since nothing samples the heap while the program runs.
+   */
   readonly peakHeapBytes?: number
   /** Which runner ran the program, for a backend whose substrates live on other machines (absent otherwise). */
   readonly runner?: string
