@@ -146,11 +146,6 @@ export class RunSession {
     return this.lossReason
   }
 
-  /** True once the result is settled. */
-  get isSettled(): boolean {
-    return this.settled
-  }
-
   /**
    * True when the run settled because the guest reported its end (or, in a session, answered
    * `run-stop`): the substrate is idle and alive, and the engine decides whether to kill, keep
