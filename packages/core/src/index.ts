@@ -20,6 +20,7 @@ export {
   type CodeBindingFunction,
   type CodeBindingNamespace,
   type CodeJsonValue,
+  type CodeRunBudget,
   type CodeRunFailure,
   type CodeRunFailureKind,
   type CodeRunOutcome,

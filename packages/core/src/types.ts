@@ -156,6 +156,19 @@ export const CODE_RUN_FAILURE_KINDS: readonly CodeRunFailureKind[] = Object.free
 export interface CodeRunFailure {
   readonly kind: CodeRunFailureKind
   readonly message: string
+  /**
+   * Only on a `timeout` that a budget ended, where the backend can tell: the budget and its value,
+   * so a later layer names it in its own words (a CLI its option) without reading `message`.
+   */
+  readonly budget?: CodeRunBudget
+}
+
+/** The budget a run ran out of: its config field (`computeMs`, `maxWallMs`, or a backend's own) and the value it had. */
+export interface CodeRunBudget {
+  /** The config field that set it, e.g. `maxWallMs`. */
+  readonly name: string
+  /** Its value, in the unit its name says (milliseconds for `computeMs` and `maxWallMs`). */
+  readonly limit: number
 }
 
 /**

@@ -31,6 +31,7 @@ const TYPE_EXPORTS = [
   'CodeBindingFunction',
   'CodeBindingNamespace',
   'CodeJsonValue',
+  'CodeRunBudget',
   'CodeRunFailure',
   'CodeRunFailureKind',
   'CodeRunOutcome',

@@ -86,6 +86,17 @@ export function assertNoHostPaths(text: string, label: string): void {
 }
 
 /**
+ * CONTRACT section #failure-facts: a timeout that reports its budget names the one that ran out,
+ * with the value it had. A backend that cannot tell (a remote one whose wire does not carry it
+ * yet) leaves `budget` out, and the message alone names the budget.
+ */
+export function assertBudgetFacts(result: CodeRunResult, name: string, limit: number): void {
+  const budget = result.error?.budget
+  if (budget === undefined) return
+  assert.deepEqual({ name: budget.name, limit: budget.limit }, { name, limit }, `the timeout reports the budget ${name} of ${limit}`)
+}
+
+/**
  * Asserts the run failed with `kind` and no value, and that its message is free of host paths
  * and (except for `output-limit`) not empty.
  * @returns the failure message, for further fragment checks.

@@ -23,6 +23,16 @@ describe('withBudgetOptionNames', () => {
     assert.equal(nameBudgetOptions('Stopped after 9 ms of compute (computeMs).'), 'Stopped after 9 ms of compute (--compute-ms).')
   })
 
+  it('names only the budget the failure reports as run out, and keeps the budget fact itself', async () => {
+    // A wall timeout whose message also quotes the compute budget: only the reported one is renamed.
+    const message = 'Stopped after 5 ms of wall time (maxWallMs); the program had set (computeMs) aside.'
+    const budget = { name: 'maxWallMs', limit: 5 }
+    const result = await runtimeAnswering(resultOf({ logs: [], error: { kind: 'timeout', message, budget } })).run(request)
+    assert.deepEqual(result.error, { kind: 'timeout', message: 'Stopped after 5 ms of wall time (--timeout-ms); the program had set (computeMs) aside.', budget })
+    const queued = { kind: 'timeout' as const, message: 'No runner had a free slot within 9 ms (maxQueueMs).', budget: { name: 'maxQueueMs', limit: 9 } }
+    assert.deepEqual((await runtimeAnswering(resultOf({ logs: [], error: queued })).run(request)).error, queued)
+  })
+
   it('leaves a program\'s own error text and successful results alone', async () => {
     const thrown = resultOf({ logs: [], error: { kind: 'exception', message: 'Error: (maxWallMs)' } })
     assert.equal(await runtimeAnswering(thrown).run(request), thrown)

@@ -2,9 +2,11 @@
  * The backends name a budget by its config field (`Stopped after 300 ms of wall time
  * (maxWallMs)`), but the user of the CLI set it with `--timeout-ms` and has no `maxWallMs` to
  * change. This wraps a runtime so that timeout failures name the option instead; everything
- * else in a result passes through untouched.
+ * else in a result passes through untouched. Which budget ran out is read from the failure's
+ * `budget` (CONTRACT section #failure-facts), never guessed from its text; only a backend that
+ * does not report it (a remote one) has its message searched for every budget's field.
  */
-import type { CodeRunRequest, CodeRunResult, CodeSession, CodeSessionOptions } from '@code-runtime/core'
+import type { CodeRunFailure, CodeRunRequest, CodeRunResult, CodeSession, CodeSessionOptions } from '@code-runtime/core'
 import type { CodeModeRuntime } from '@code-runtime/code-mode'
 
 /** Backend config field → the CLI option that sets it. */
@@ -20,10 +22,18 @@ export function nameBudgetOptions(message: string): string {
   return named
 }
 
+/** The failure's message with the budget that ran out named by its option, where the CLI has one. */
+function namedTimeoutMessage(failure: CodeRunFailure): string {
+  if (failure.budget === undefined) return nameBudgetOptions(failure.message)
+  const { name } = failure.budget
+  const option = OPTION_OF_FIELD.find(([field]) => field === name)?.[1]
+  return option === undefined ? failure.message : failure.message.replaceAll(`(${name})`, `(${option})`)
+}
+
 /** `result` with a timeout's budget named by its CLI option; any other result as it is. */
 function renameTimeout(result: CodeRunResult): CodeRunResult {
   if (result.error?.kind !== 'timeout') return result
-  return { ...result, error: { ...result.error, message: nameBudgetOptions(result.error.message) } }
+  return { ...result, error: { ...result.error, message: namedTimeoutMessage(result.error) } }
 }
 
 /** `session`, whose runs' timeout failures name the CLI options. */
