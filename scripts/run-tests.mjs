@@ -1,9 +1,15 @@
 // Runs every compiled test file (`*.test.js` under packages/*/dist and bench/dist) with Node's own test runner.
-// Node 20's `--test` has no glob support, so the file list is built here.
+// Node 20's `--test` has no glob support, so the file list is built here. Arguments keep only the files whose
+// path (from the repository root, e.g. packages/core/dist/test/fuzz.test.js) contains one of them; paths are
+// read from the root wherever it is started, so each package's `npm test` runs its own files through here.
 import { spawnSync } from 'node:child_process'
 import { readdirSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { availableParallelism } from 'node:os'
+import { fileURLToPath } from 'node:url'
+
+// The repository root: the folder above this script's.
+process.chdir(fileURLToPath(new URL('..', import.meta.url)))
 
 function findTests(directory) {
   const found = []

@@ -5,13 +5,10 @@
  */
 import { asSchema, type FlexibleSchema, type Schema } from 'ai'
 import { CodeModeError, foreignToolSchema, type ForeignSchemaCheck, type ForeignSchemaIssue, type JsonSchema, type StandardToolSchema } from '@code-runtime/code-mode'
+import { isObjectRecord } from '@code-runtime/core/internal'
 
 /** Which schema of a tool is read: named in refusals. */
 export type ToolSchemaRole = 'inputSchema' | 'outputSchema' | 'contextSchema'
-
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
@@ -39,9 +36,9 @@ function issuesOf(value: unknown): readonly ForeignSchemaIssue[] | undefined {
   if (!Array.isArray(value) || value.length === 0) return undefined
   const issues: ForeignSchemaIssue[] = []
   for (const issue of value as unknown[]) {
-    if (!isRecord(issue) || typeof issue.message !== 'string') return undefined
+    if (!isObjectRecord(issue) || typeof issue.message !== 'string') return undefined
     const path = Array.isArray(issue.path)
-      ? (issue.path as unknown[]).map((segment) => (isRecord(segment) && 'key' in segment ? segment.key : segment)).filter((key): key is PropertyKey => ['string', 'number', 'symbol'].includes(typeof key))
+      ? (issue.path as unknown[]).map((segment) => (isObjectRecord(segment) && 'key' in segment ? segment.key : segment)).filter((key): key is PropertyKey => ['string', 'number', 'symbol'].includes(typeof key))
       : undefined
     issues.push(path === undefined ? { message: issue.message } : { message: issue.message, path })
   }
@@ -54,9 +51,9 @@ function issuesOf(value: unknown): readonly ForeignSchemaIssue[] | undefined {
  * error is one problem worded by its message.
  */
 export function validationIssues(error: unknown): readonly ForeignSchemaIssue[] {
-  if (isRecord(error) || error instanceof Error) {
+  if (isObjectRecord(error) || error instanceof Error) {
     const record = error as unknown as Readonly<Record<string, unknown>>
-    const found = issuesOf(record.issues) ?? issuesOf(record.cause) ?? (isRecord(record.cause) ? issuesOf(record.cause.issues) : undefined)
+    const found = issuesOf(record.issues) ?? issuesOf(record.cause) ?? (isObjectRecord(record.cause) ? issuesOf(record.cause.issues) : undefined)
     if (found !== undefined) return found
   }
   return [{ message: messageOf(error) }]
@@ -91,7 +88,7 @@ export function readToolSchema(toolName: string, role: 'inputSchema' | 'outputSc
     // The SDK text is the run_code tool's description, which the SDK reads synchronously.
     refuseSchema(toolName, role, 'gives its JSON Schema as a promise: Code Mode writes the SDK text when codeModeTool() is called, so resolve it first, e.g. jsonSchema(await loadSchema())')
   }
-  if (!isRecord(jsonSchema)) refuseSchema(toolName, role, 'gives no JSON Schema object')
+  if (!isObjectRecord(jsonSchema)) refuseSchema(toolName, role, 'gives no JSON Schema object')
   const source = { vendor: 'ai-sdk', jsonSchema: jsonSchema as JsonSchema }
   return role === 'inputSchema' && read.validate !== undefined
     ? foreignToolSchema({ ...source, validate: (value) => checkWith(read, value) })

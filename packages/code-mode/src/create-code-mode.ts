@@ -2,18 +2,20 @@
  * Code Mode in one call: tools in; the model-facing SDK, the `run_code` tool and the dispatch of
  * the program's calls back to the tools out. Works with any `CodeRuntime`.
  */
-import { readIntegerField, refuseConfigField, type CodeBindingFunction, type CodeBindingNamespace, type CodeJsonValue, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
-import { argumentValidatorOf } from './argument-validation.js'
-import { keptNamesLimitOutput, refusedRunOutput, typeHintsBlock } from './checked-run-output.js'
-import { hasSessions, RunCodeSession, sessionEndedNote, type CodeModeSession } from './code-mode-session.js'
+import { type CodeBindingFunction, type CodeBindingNamespace, type CodeJsonValue, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import { readIntegerField, refuseConfigField } from '@code-runtime/core/internal'
+import { argumentValidatorOf } from './run/argument-validation.js'
+import { keptNamesLimitOutput, refusedRunOutput, typeHintsBlock } from './run/checked-run-output.js'
+import { hasSessions, RunCodeSession, sessionEndedNote, type CodeModeSession } from './run/code-mode-session.js'
 import { CodeModeError, codeModeErrorPlace } from './errors.js'
-import { renderRunResult } from './render-result.js'
-import { describeRunCode, RUN_CODE_INPUT_SCHEMA, RUN_CODE_SESSION_INPUT_SCHEMA, type RunCodeOptions, type RunCodeOutput, type RunCodeTool } from './run-code-tool.js'
-import { emitParsedSdk, type EmittedSdk } from './sdk-emitter.js'
-import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY } from './sdk-options.js'
-import { RunApprovals, toolNeedsApproval, type ApproveToolCall, type ToolCallRecord } from './tool-approval.js'
-import { ToolCallScheduler } from './tool-call-scheduler.js'
-import { parseToolDescriptions, type CodeModeTool, type JsonSchema, type ParsedToolDescription } from './tool-definition.js'
+import { renderRunResult } from './run/render-result.js'
+import { listRunCode, safeParseRunCodeInput } from './run/run-code-input.js'
+import { describeRunCode, type RunCodeOptions, type RunCodeOutput, type RunCodeTool } from './run/run-code-tool.js'
+import { emitParsedSdk, type EmittedSdk } from './sdk/sdk-emitter.js'
+import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY } from './sdk/sdk-options.js'
+import { RunApprovals, toolNeedsApproval, type ApproveToolCall, type ToolCallRecord } from './run/tool-approval.js'
+import { ToolCallScheduler } from './run/tool-call-scheduler.js'
+import { parseToolDescriptions, type CodeModeTool, type JsonSchema, type ParsedToolDescription } from './tools/tool-definition.js'
 import { DEFAULT_TYPE_CHECK_MODE, TYPE_CHECK_MODES, UNCHECKED_PROGRAM, type ProgramCheck, type TypeCheckMode } from './type-check/program-check.js'
 import { createProgramChecker, type ProgramChecker } from './type-check/program-checker.js'
 
@@ -87,15 +89,6 @@ const OPTIONS_PLACE = codeModeErrorPlace('CODE_MODE_INVALID_OPTIONS', 'Code Mode
 /** A call may overlap others when the tool says so, or when it declares itself read-only. */
 function isConcurrencySafe(tool: CodeModeTool): boolean {
   return tool.concurrencySafe ?? tool.annotations?.readOnlyHint === true
-}
-
-function readRunCodeInput(input: unknown): { code: string; description: string; reset: boolean } | { problem: string } {
-  if (typeof input !== 'object' || input === null) return { problem: 'run_code takes an object { code, description }.' }
-  const { code, description, reset } = input as { code?: unknown; description?: unknown; reset?: unknown }
-  if (typeof code !== 'string' || code.trim() === '') return { problem: 'run_code needs `code`: the program, as a non-empty string.' }
-  if (typeof description !== 'string') return { problem: 'run_code needs `description`: one line saying what the program does.' }
-  if (reset !== undefined && typeof reset !== 'boolean') return { problem: 'run_code takes `reset` as true or false.' }
-  return { code, description, reset: reset === true }
 }
 
 /** The session options `createCodeMode` takes: `true`, or an object of `CodeSessionOptions`. */
@@ -293,15 +286,14 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     }
   }
 
+  const isBound = ownSession !== undefined
   const tool: RunCodeTool = {
-    name: 'run_code',
-    description: describeRunCode(sdk.text, ownSession !== undefined),
-    inputSchema: ownSession === undefined ? RUN_CODE_INPUT_SCHEMA : RUN_CODE_SESSION_INPUT_SCHEMA,
+    ...listRunCode(describeRunCode(sdk.text, isBound), { session: isBound }),
     async execute(input, executeOptions = {}) {
-      const read = readRunCodeInput(input)
-      if ('problem' in read) return { text: read.problem, structured: { logs: [], calls: [] }, isError: true }
-      const withDescription = { ...executeOptions, description: read.description }
-      return run(read.code, read.reset ? { ...withDescription, reset: true } : withDescription)
+      const read = safeParseRunCodeInput(input)
+      if (!read.ok) return { text: read.error, structured: { logs: [], calls: [] }, isError: true }
+      const withDescription = { ...executeOptions, description: read.value.description }
+      return run(read.value.code, read.value.reset ? { ...withDescription, reset: true } : withDescription)
     },
   }
   return {

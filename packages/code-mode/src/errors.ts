@@ -2,7 +2,8 @@
  * Host-facing errors of Code Mode: thrown for caller misuse (malformed tool definitions, bad
  * options), never for what a program does, which reaches the model as data.
  */
-import { CodeRuntimeFamilyError, type CodeRuntimeFamilyErrorDetails, type ConfigPlace } from '@code-runtime/core'
+import { CodeRuntimeFamilyError, type CodeRuntimeFamilyErrorDetails } from '@code-runtime/core'
+import { type ConfigPlace } from '@code-runtime/core/internal'
 
 /** Stable codes of {@link CodeModeError}. A code never changes meaning. */
 export type CodeModeErrorCode =

@@ -13,19 +13,18 @@ export {
   type CodeModeRuntime,
 } from './create-code-mode.js'
 // Sessions: run_code whose variables persist between runs (createCodeMode's `session` option, or one per user)
-export { createCodeModeSession, type CodeModeSession, type CodeModeSessionRuntime } from './code-mode-session.js'
+export { createCodeModeSession, type CodeModeSession, type CodeModeSessionRuntime } from './run/code-mode-session.js'
 export {
-  RUN_CODE_INPUT_SCHEMA,
-  RUN_CODE_SESSION_INPUT_SCHEMA,
   RUN_CODE_SESSION_SENTENCE,
   type RunCodeFailure,
   type RunCodeFailureKind,
-  type RunCodeInput,
   type RunCodeOptions,
   type RunCodeOutput,
   type RunCodeTool,
   type ToolCallStart,
-} from './run-code-tool.js'
+} from './run/run-code-tool.js'
+// run_code at the edge, for front ends that list the tool themselves (an MCP server): one listing, one decoder of its arguments
+export { listRunCode, safeParseRunCodeInput, type DecodedRunCodeInput, type RunCodeInput, type RunCodeListing } from './run/run-code-input.js'
 // Approvals: calls that wait for a person (createCodeMode's `approve` hook), and the decisions in the call record
 export {
   toolNeedsApproval,
@@ -34,9 +33,9 @@ export {
   type ToolApprovalRequest,
   type ToolCallApproval,
   type ToolCallRecord,
-} from './tool-approval.js'
+} from './run/tool-approval.js'
 // The arguments of a call as a person approving it reads them: every field named, none dropped
-export { APPROVAL_SUMMARY_LIMITS, showProgramText, summarizeApprovalArguments, type ApprovalSummary } from './approval-summary.js'
+export { APPROVAL_SUMMARY_LIMITS, showProgramText, summarizeApprovalArguments, type ApprovalSummary } from './run/approval-summary.js'
 // The type check before a run: modes, diagnostics, and their text for a model
 export {
   DEFAULT_TYPE_CHECK_MODE,
@@ -47,7 +46,7 @@ export {
   type TypeCheckMode,
 } from './type-check/program-check.js'
 // A value as the model reads it (pretty JSON, strings as they are), for front ends that print results
-export { formatJsonValue } from './render-result.js'
+export { formatJsonValue } from './run/render-result.js'
 
 // Tool definitions
 export {
@@ -56,17 +55,17 @@ export {
   type CodeModeToolContext,
   type CodeModeToolDescription,
   type JsonSchema,
-} from './tool-definition.js'
+} from './tools/tool-definition.js'
 // Schemas as tool authors write them: JSON Schema, or Zod 4.2+ and any Standard JSON Schema
-export type { StandardToolSchema, ToolSchema } from './tool-schema.js'
+export type { StandardToolSchema, ToolSchema } from './tools/tool-schema.js'
 // A framework's own schema (JSON Schema plus its check) as a tool schema: for framework adapters
-export { foreignToolSchema, type ForeignSchemaCheck, type ForeignSchemaIssue, type ForeignToolSchemaSource } from './foreign-tool-schema.js'
+export { foreignToolSchema, type ForeignSchemaCheck, type ForeignSchemaIssue, type ForeignToolSchemaSource } from './tools/foreign-tool-schema.js'
 
 // SDK emitter: tool definitions → model-facing TypeScript
-export { emitSdk, fenceTypeScript, type EmittedSdk } from './sdk-emitter.js'
-export { DEFAULT_SDK_EMITTER_OPTIONS, type SdkEmitterOptions } from './sdk-options.js'
-export { preferredMemberName } from './tool-names.js'
-export { schemaToTypeScript, type SchemaToTypeScriptOptions, type SchemaTypeScript } from './schema-to-typescript.js'
+export { emitSdk, fenceTypeScript, type EmittedSdk } from './sdk/sdk-emitter.js'
+export { DEFAULT_SDK_EMITTER_OPTIONS, type SdkEmitterOptions } from './sdk/sdk-options.js'
+export { preferredMemberName } from './sdk/tool-names.js'
+export { schemaToTypeScript, type SchemaToTypeScriptOptions, type SchemaTypeScript } from './sdk/schema-to-typescript.js'
 
 // Host-facing errors
 export { CodeModeError, type CodeModeErrorCode, type CodeModeErrorDetails } from './errors.js'

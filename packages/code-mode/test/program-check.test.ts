@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { CodeModeError, createCodeMode, formatProgramDiagnostics, type CodeMode, type JsonSchema, type ProgramCheck, type ProgramDiagnosticCategory, type TypeCheckMode } from '@code-runtime/code-mode'
-import { compileArgumentCheck } from '../src/argument-validation.js'
+import { compileArgumentCheck } from '../src/run/argument-validation.js'
 import { readFullCorpus } from './corpus.js'
 
 const unusedRuntime = { run: () => Promise.reject(new Error('check() must not run the program')) }

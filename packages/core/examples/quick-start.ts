@@ -12,18 +12,22 @@ import type { Context } from '@deepseek-ai/cordis'
 import {
   CodeRuntime,
   CodeRuntimeError,
-  OutputLedger,
-  formatLosslessJsonRefusal,
-  jsonValueByteLength,
-  readConfigObject,
-  readIntegerField,
-  safeSnapshotLosslessJson,
   startCodeRuntime,
-  validateRunRequest,
   type CodeRunOutcome,
   type CodeRunRequest,
   type CodeRunResult,
 } from '@code-runtime/core'
+import {
+  readConfigObject,
+  readIntegerField,
+  validateRunRequest,
+} from '@code-runtime/core/internal'
+import {
+  OutputLedger,
+  formatLosslessJsonRefusal,
+  jsonValueByteLength,
+  safeSnapshotLosslessJson,
+} from '@code-runtime/core/json'
 
 interface LiteralRuntimeConfig {
   readonly maxOutputBytes?: number

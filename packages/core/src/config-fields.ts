@@ -7,6 +7,7 @@
  */
 import { describeValue } from './errors.js'
 import { configPlaceOf, joinConfigPath, nestConfigLabel, refuseConfigField, type ConfigLabel } from './config-place.js'
+import { isPlainObject } from './object-checks.js'
 
 /** A config object after {@link readConfigObject}: own fields only, unknown keys refused. */
 export type ConfigRecord = Readonly<Record<string, unknown>>
@@ -16,16 +17,6 @@ export type ConfigRecord = Readonly<Record<string, unknown>>
  * time budget and timeout, since each is enforced by a timer.
  */
 export const MAX_TIMER_MS = 2_147_483_647
-
-/**
- * True for `{...}` and `Object.create(null)` objects of any realm. A Map, a Date or a class
- * instance would otherwise pass as "no fields set" and its contents be ignored silently.
- */
-function isPlainObject(value: unknown): value is ConfigRecord {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === null || Object.getPrototypeOf(prototype) === null
-}
 
 /** Own fields copied into a fresh record, so later reads see what was checked. */
 function copyRecord(input: ConfigRecord): ConfigRecord {

@@ -1,3 +1,8 @@
+// What a user of the seam needs: the seam itself, its vocabulary, its errors and
+// startCodeRuntime. What backends and the project's other packages share to build on the seam
+// (request validation, config readers) is at `@code-runtime/core/internal`, and lossless JSON with
+// the output ledger at `@code-runtime/core/json`, so this list stays the contract a caller reads.
+
 // The seam
 export { CodeRuntime, CODE_RUNTIME_SERVICE_NAME } from './code-runtime.js'
 export { DEFAULT_MAX_KEPT_NAMES } from './code-session.js'
@@ -15,6 +20,7 @@ export {
   type CodeBindingFunction,
   type CodeBindingNamespace,
   type CodeJsonValue,
+  type CodeRunBudget,
   type CodeRunFailure,
   type CodeRunFailureKind,
   type CodeRunOutcome,
@@ -29,82 +35,7 @@ export {
 export {
   CodeRuntimeError,
   CodeRuntimeFamilyError,
-  describeValue,
-  sessionLimitError,
-  thrownMessage,
   type CodeRuntimeErrorCode,
   type CodeRuntimeErrorDetails,
   type CodeRuntimeFamilyErrorDetails,
 } from './errors.js'
-
-// Name rules and request validation
-export {
-  BINDING_NAME_PATTERN,
-  DUNDER_PATTERN,
-  ECMASCRIPT_READONLY_GLOBALS,
-  ECMASCRIPT_RESERVED_WORDS,
-  PYTHON_RESERVED_WORDS,
-  RESERVED_GLOBALS,
-  validateBindings,
-  validateRunRequest,
-  type ValidatedNamespace,
-  type ValidatedRunRequest,
-} from './binding-names.js'
-
-// Lossless JSON
-export {
-  formatLosslessJsonRefusal,
-  isLosslessJson,
-  safeLosslessJsonText,
-  safeSnapshotLosslessJson,
-  snapshotLosslessJson,
-  type LosslessJsonOptions,
-  type LosslessJsonRefusal,
-  type LosslessJsonSnapshot,
-  type LosslessJsonText,
-} from './lossless-json.js'
-export { stringifyJsonValue } from './json-text.js'
-
-// Output ledger
-export {
-  jsonStringByteLength,
-  jsonValueByteLength,
-  logsByteLength,
-  OutputLedger,
-  type OutputLedgerOptions,
-} from './output-ledger.js'
-
-// Config readers shared by every package
-export {
-  MAX_TIMER_MS,
-  readBooleanField,
-  readConfigObject,
-  readIntegerField,
-  readNumberField,
-  readOneOfField,
-  readRecordField,
-  readStringField,
-  readStringListField,
-  readStringRecordField,
-  refuseUnknownConfigFields,
-  type ConfigRecord,
-  type IntegerFieldRule,
-  type NumberFieldRule,
-  type RecordFieldRule,
-} from './config-fields.js'
-export { timerDelayMs } from './timer-delay.js'
-export {
-  configPlaceOf,
-  joinConfigPath,
-  nestConfigLabel,
-  refuseConfigField,
-  type ConfigLabel,
-  type ConfigPlace,
-  type ConfigRefusal,
-} from './config-place.js'
-export {
-  DEFAULT_SHARED_BACKEND_CONFIG,
-  readSharedBackendConfig,
-  type SharedBackendConfig,
-  type SharedBackendConfigOptions,
-} from './shared-backend-config.js'

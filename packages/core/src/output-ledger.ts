@@ -5,7 +5,7 @@
  * Sizes are computed from the text itself, never by building the escaped JSON: a log flood or a
  * 64 MiB value must not cost a second copy just to be measured.
  */
-import type { CodeJsonValue, CodeRunFailureKind, CodeRunOutcome } from './types.js'
+import type { CodeJsonValue, CodeRunBudget, CodeRunFailureKind, CodeRunOutcome } from './types.js'
 
 // Text without characters JSON escapes and without surrogates costs exactly its UTF-8 length,
 // which the native Buffer.byteLength computes far faster than a JavaScript loop.
@@ -271,14 +271,18 @@ export class OutputLedger {
     return this.#finish(this.#overflowResult())
   }
 
-  /** Settles a failure: the failure, or `output-limit` when logs plus its message exceed the cap. */
-  settleFailure(kind: CodeRunFailureKind, message: string): CodeRunOutcome {
+  /**
+   * Settles a failure: the failure (with the budget that ended it, for a timeout), or
+   * `output-limit` when logs plus its message exceed the cap. The budget's few bytes are free,
+   * like the envelope's field names.
+   */
+  settleFailure(kind: CodeRunFailureKind, message: string, budget?: CodeRunBudget): CodeRunOutcome {
     const messageBytes = jsonStringByteLength(message)
     if (this.#overflowed || this.#logsBytes + messageBytes > this.maxOutputBytes) {
       return this.#finish(this.#overflowResult())
     }
     this.#outputBytes = this.#logsBytes + messageBytes
-    return this.#finish({ logs: this.logs, error: { kind, message } })
+    return this.#finish({ logs: this.logs, error: budget === undefined ? { kind, message } : { kind, message, budget: { name: budget.name, limit: budget.limit } } })
   }
 
   #overflowResult(): CodeRunOutcome {

@@ -116,7 +116,10 @@ export interface CodeRunUsage {
   readonly bindingCalls: number
   /** Bytes of the outer output, as charged against `maxOutputBytes`. */
   readonly outputBytes: number
-  /** Heap the substrate reached, in bytes, when it can tell (absent otherwise). */
+  /**
+   * The substrate's V8 heap size when the run ended, in bytes, when it can tell (absent otherwise):
+   * not a peak, since nothing samples the heap while the program runs.
+   */
   readonly peakHeapBytes?: number
   /** Which runner ran the program, for a backend whose substrates live on other machines (absent otherwise). */
   readonly runner?: string
@@ -153,6 +156,19 @@ export const CODE_RUN_FAILURE_KINDS: readonly CodeRunFailureKind[] = Object.free
 export interface CodeRunFailure {
   readonly kind: CodeRunFailureKind
   readonly message: string
+  /**
+   * Only on a `timeout` that a budget ended, where the backend can tell: the budget and its value,
+   * so a later layer names it in its own words (a CLI its option) without reading `message`.
+   */
+  readonly budget?: CodeRunBudget
+}
+
+/** The budget a run ran out of: its config field (`computeMs`, `maxWallMs`, or a backend's own) and the value it had. */
+export interface CodeRunBudget {
+  /** The config field that set it, e.g. `maxWallMs`. */
+  readonly name: string
+  /** Its value, in the unit its name says (milliseconds for `computeMs` and `maxWallMs`). */
+  readonly limit: number
 }
 
 /**

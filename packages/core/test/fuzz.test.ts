@@ -5,15 +5,17 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import {
+  type CodeJsonValue,
+  type CodeRunOutcome,
+} from '@code-runtime/core'
+import {
   jsonStringByteLength,
   jsonValueByteLength,
   logsByteLength,
   OutputLedger,
   safeSnapshotLosslessJson,
   stringifyJsonValue,
-  type CodeJsonValue,
-  type CodeRunOutcome,
-} from '@code-runtime/core'
+} from '@code-runtime/core/json'
 // The ledger's cutting helpers are internal: reached by path, not through the package's exports.
 import { fitLogsPrefix, fitStringPrefix } from '../src/output-ledger.js'
 

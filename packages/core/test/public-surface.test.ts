@@ -8,34 +8,60 @@ import { readFileSync } from 'node:fs'
 import vm from 'node:vm'
 import * as core from '@code-runtime/core'
 import { CODE_RUN_FAILURE_KINDS, CodeRuntimeError } from '@code-runtime/core'
+import * as internal from '@code-runtime/core/internal'
 import * as json from '@code-runtime/core/json'
 
+// The root: the seam, its vocabulary, its errors and startCodeRuntime.
 const VALUE_EXPORTS = [
-  'BINDING_NAME_PATTERN',
-  'CODE_RUNTIME_SERVICE_NAME',
   'CODE_RUN_FAILURE_KINDS',
+  'CODE_RUNTIME_SERVICE_NAME',
   'CodeRuntime',
   'CodeRuntimeError',
   'CodeRuntimeFamilyError',
   'DEFAULT_MAX_KEPT_NAMES',
+  'MAX_REUSE_KEY_LENGTH',
+  'startCodeRuntime',
+]
+
+const TYPE_EXPORTS = [
+  'CodeBindingCall',
+  'CodeBindingCallOutcome',
+  'CodeBindingCallRecord',
+  'CodeBindingErrorClass',
+  'CodeBindingFunction',
+  'CodeBindingNamespace',
+  'CodeJsonValue',
+  'CodeRunBudget',
+  'CodeRunFailure',
+  'CodeRunFailureKind',
+  'CodeRunOutcome',
+  'CodeRunRequest',
+  'CodeRunResult',
+  'CodeRuntimeBackend',
+  'CodeRuntimeErrorCode',
+  'CodeRuntimeErrorDetails',
+  'CodeRuntimeFamilyErrorDetails',
+  'CodeRuntimeIsolation',
+  'CodeRuntimeLanguage',
+  'CodeRunUsage',
+  'StartedCodeRuntime',
+]
+
+// The door for backends and the project's own packages: validation, config readers, object checks.
+const INTERNAL_VALUE_EXPORTS = [
+  'BINDING_NAME_PATTERN',
+  'configPlaceOf',
   'DEFAULT_SHARED_BACKEND_CONFIG',
+  'describeValue',
   'DUNDER_PATTERN',
   'ECMASCRIPT_READONLY_GLOBALS',
   'ECMASCRIPT_RESERVED_WORDS',
-  'OutputLedger',
-  'PYTHON_RESERVED_WORDS',
-  'RESERVED_GLOBALS',
-  'configPlaceOf',
-  'describeValue',
-  'formatLosslessJsonRefusal',
-  'isLosslessJson',
+  'isObjectRecord',
+  'isPlainObject',
   'joinConfigPath',
-  'jsonStringByteLength',
-  'jsonValueByteLength',
-  'logsByteLength',
-  'MAX_REUSE_KEY_LENGTH',
   'MAX_TIMER_MS',
   'nestConfigLabel',
+  'PYTHON_RESERVED_WORDS',
   'readBooleanField',
   'readConfigObject',
   'readIntegerField',
@@ -48,58 +74,30 @@ const VALUE_EXPORTS = [
   'readStringRecordField',
   'refuseConfigField',
   'refuseUnknownConfigFields',
-  'safeLosslessJsonText',
-  'safeSnapshotLosslessJson',
+  'RESERVED_GLOBALS',
   'sessionLimitError',
-  'snapshotLosslessJson',
-  'startCodeRuntime',
-  'stringifyJsonValue',
   'thrownMessage',
   'timerDelayMs',
+  'unescapeJsonPointerSegment',
   'validateBindings',
   'validateRunRequest',
 ]
 
-const TYPE_EXPORTS = [
-  'CodeBindingCall',
-  'CodeBindingCallOutcome',
-  'CodeBindingCallRecord',
-  'CodeBindingErrorClass',
-  'CodeBindingFunction',
-  'CodeBindingNamespace',
-  'CodeJsonValue',
-  'CodeRunFailure',
-  'CodeRunFailureKind',
-  'CodeRunOutcome',
-  'CodeRunRequest',
-  'CodeRunResult',
-  'CodeRunUsage',
-  'CodeRuntimeBackend',
-  'CodeRuntimeErrorCode',
-  'CodeRuntimeErrorDetails',
-  'CodeRuntimeFamilyErrorDetails',
-  'CodeRuntimeIsolation',
-  'CodeRuntimeLanguage',
+const INTERNAL_TYPE_EXPORTS = [
   'ConfigLabel',
   'ConfigPlace',
   'ConfigRecord',
   'ConfigRefusal',
   'IntegerFieldRule',
-  'LosslessJsonOptions',
   'NumberFieldRule',
-  'LosslessJsonRefusal',
-  'LosslessJsonSnapshot',
-  'LosslessJsonText',
-  'OutputLedgerOptions',
   'RecordFieldRule',
   'SharedBackendConfig',
   'SharedBackendConfigOptions',
-  'StartedCodeRuntime',
   'ValidatedNamespace',
   'ValidatedRunRequest',
 ]
 
-// The cordis-free subpath that sandboxes load: lossless JSON and the output ledger only.
+// The cordis-free subpath that sandboxes and backends load: lossless JSON and the output ledger only.
 const JSON_SUBPATH_EXPORTS = [
   'OutputLedger',
   'formatLosslessJsonRefusal',
@@ -111,6 +109,15 @@ const JSON_SUBPATH_EXPORTS = [
   'safeSnapshotLosslessJson',
   'snapshotLosslessJson',
   'stringifyJsonValue',
+]
+
+// Named `type X` in the declarations (`CodeJsonValue`, re-exported in an `export type {}` list, is the root's).
+const JSON_SUBPATH_TYPE_EXPORTS = [
+  'LosslessJsonOptions',
+  'LosslessJsonRefusal',
+  'LosslessJsonSnapshot',
+  'LosslessJsonText',
+  'OutputLedgerOptions',
 ]
 
 const ERROR_CODES = [
@@ -171,6 +178,15 @@ void describe('@code-runtime/core public surface', () => {
     assert.doesNotMatch(declarations, /export \*/)
   })
 
+  void it('exports exactly the listed values and types from the internal subpath, none of them also at the root', () => {
+    assert.deepEqual(Object.keys(internal).sort(), [...INTERNAL_VALUE_EXPORTS].sort())
+    const declarations = readPackageFile('dist/src/internal.d.ts')
+    assert.deepEqual(uniqueMatches(declarations, /\btype (\w+)/g), [...INTERNAL_TYPE_EXPORTS].sort())
+    assert.doesNotMatch(declarations, /export \*/)
+    const atRoot = new Set([...VALUE_EXPORTS, ...TYPE_EXPORTS])
+    assert.deepEqual([...INTERNAL_VALUE_EXPORTS, ...INTERNAL_TYPE_EXPORTS].filter((name) => atRoot.has(name)), [])
+  })
+
   void it('has exactly the listed error codes', () => {
     assert.deepEqual(uniqueMatches(readPackageFile('dist/src/errors.d.ts'), /'(CODE_RUNTIME_[A-Z_]+)'/g), ERROR_CODES)
   })
@@ -180,7 +196,7 @@ void describe('@code-runtime/core public surface', () => {
     assert.ok(Object.isFrozen(CODE_RUN_FAILURE_KINDS))
   })
 
-  void it('maps only the root, the json and conformance subpaths and package.json', () => {
+  void it('maps only the root, the internal, json and conformance subpaths and package.json', () => {
     const manifest = JSON.parse(readPackageFile('package.json')) as {
       type: string
       exports: Record<string, unknown>
@@ -188,16 +204,16 @@ void describe('@code-runtime/core public surface', () => {
       engines: { node: string }
     }
     assert.equal(manifest.type, 'module')
-    assert.deepEqual(Object.keys(manifest.exports).sort(), ['.', './conformance', './json', './package.json'])
+    assert.deepEqual(Object.keys(manifest.exports).sort(), ['.', './conformance', './internal', './json', './package.json'])
     assert.ok(manifest.files.includes('!dist/src/**/*.test.*'), 'compiled unit tests stay out of the package')
     assert.ok(!manifest.files.some((entry) => entry.startsWith('dist/test') || entry.startsWith('dist/examples')))
     assert.equal(manifest.engines.node, '^20.18.0 || ^22.8.0 || >=24.0.0')
   })
 
-  void it('exports exactly lossless JSON and the ledger from the json subpath, the same functions as the root', () => {
+  void it('exports exactly lossless JSON and the ledger from the json subpath, none of them from another door', () => {
     assert.deepEqual(Object.keys(json).sort(), JSON_SUBPATH_EXPORTS)
-    const root = core as Record<string, unknown>
-    for (const [name, value] of Object.entries(json)) assert.equal(value, root[name], name)
+    for (const name of JSON_SUBPATH_EXPORTS) assert.ok(!(name in core) && !(name in internal), name)
+    assert.deepEqual(uniqueMatches(readPackageFile('dist/src/json.d.ts'), /\btype (\w+)/g), JSON_SUBPATH_TYPE_EXPORTS)
   })
 
   void it('keeps cordis out of the json subpath, so a sandbox can load it', () => {
@@ -207,13 +223,18 @@ void describe('@code-runtime/core public surface', () => {
     assert.ok(importClosure('dist/src/index.js').packages.includes('@deepseek-ai/cordis'), 'the closure walk finds cordis')
   })
 
+  void it('keeps cordis out of the internal subpath too: a sibling reads config without loading the seam', () => {
+    assert.deepEqual(importClosure('dist/src/internal.js').packages.filter((specifier) => !specifier.startsWith('node:')), [])
+  })
+
   void it('documents every export, error code and failure kind in the README', () => {
     const readme = readPackageFile('README.md')
-    for (const name of [...VALUE_EXPORTS, ...TYPE_EXPORTS, ...ERROR_CODES]) {
+    for (const name of [...VALUE_EXPORTS, ...TYPE_EXPORTS, ...INTERNAL_VALUE_EXPORTS, ...INTERNAL_TYPE_EXPORTS, ...JSON_SUBPATH_EXPORTS, ...JSON_SUBPATH_TYPE_EXPORTS, ...ERROR_CODES]) {
       // `name`, `name(args)` or `Name<T>`, each at the start of an API line or table row.
       assert.ok(new RegExp(`(^- |^\\| )\`${name}[\`(<]`, 'm').test(readme), `README.md does not document \`${name}\``)
     }
     assert.ok(readme.includes('`@code-runtime/core/json`'), 'README.md does not document the json subpath')
+    assert.ok(readme.includes('`@code-runtime/core/internal`'), 'README.md does not document the internal subpath')
     for (const kind of FAILURE_KINDS) {
       assert.ok(readme.includes(`\`${kind}\``), `README.md does not mention the failure kind \`${kind}\``)
     }

@@ -7,12 +7,14 @@ import type { Context } from '@deepseek-ai/cordis'
 import {
   CodeRuntime,
   CodeRuntimeError,
-  readConfigObject,
-  readIntegerField,
-  validateRunRequest,
   type CodeRunRequest,
   type CodeRunResult,
 } from '@code-runtime/core'
+import {
+  readConfigObject,
+  readIntegerField,
+  validateRunRequest,
+} from '@code-runtime/core/internal'
 
 /** Config of {@link StubRuntime}; one field, so the config readers have something to refuse. */
 export interface StubRuntimeConfig {

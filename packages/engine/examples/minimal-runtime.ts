@@ -1,5 +1,6 @@
 // examples/minimal-runtime.ts: the service, a CodeRuntime whose run is the engine's
-import { CodeRuntime, MAX_TIMER_MS, readConfigObject, readIntegerField, readNumberField, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import { CodeRuntime, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import { MAX_TIMER_MS, readConfigObject, readIntegerField, readNumberField } from '@code-runtime/core/internal'
 import { RunEngine, runLimitsOf } from '@code-runtime/engine'
 import { minimalFactory } from './minimal-substrate.js'
 

@@ -8,6 +8,7 @@
 import { CodeModeError, foreignToolSchema, type ForeignSchemaCheck, type ForeignSchemaIssue, type JsonSchema, type StandardToolSchema } from '@code-runtime/code-mode'
 import { toJsonSchema, Validator } from '@langchain/core/utils/json_schema'
 import { interopSafeParseAsync, isInteropZodSchema, type InteropZodType } from '@langchain/core/utils/types'
+import { isPlainObject, unescapeJsonPointerSegment } from '@code-runtime/core/internal'
 
 const VENDOR = 'langchain'
 
@@ -18,12 +19,6 @@ const WRAPPER_KEYWORDS = new Set(['properties', 'patternProperties', 'items', 'p
 // A root JSON Schema names at least one of these; a map of properties or another library's
 // wrapper does not, and would reach the model as a schema that says nothing.
 const ROOT_KEYWORDS = ['type', 'properties', '$ref', 'anyOf', 'oneOf', 'allOf', 'enum', 'const', 'not', 'items']
-
-function isPlainObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === null || prototype === Object.prototype
-}
 
 function refuse(field: string, toolName: string, problem: string): never {
   throw new CodeModeError('CODE_MODE_INVALID_TOOL', `Invalid tool: ${field} (tool ${JSON.stringify(toolName)}) ${problem}`, { field })
@@ -38,7 +33,7 @@ function pathOfPointer(pointer: string): PropertyKey[] {
     } catch {
       // Not percent-encoded after all: the segment is the key as it is.
     }
-    key = key.replace(/~1/g, '/').replace(/~0/g, '~')
+    key = unescapeJsonPointerSegment(key)
     return /^(0|[1-9]\d*)$/.test(key) ? Number(key) : key
   })
 }

@@ -3,7 +3,7 @@
  * description is the SDK the model writes programs against and whose execution runs them.
  */
 import { CodeModeError, createCodeMode, type CodeModeOptions, type CodeModeRuntime, type RunCodeInput, type RunCodeOptions, type RunCodeOutput } from '@code-runtime/code-mode'
-import { refuseConfigField, refuseUnknownConfigFields, type ConfigPlace } from '@code-runtime/core'
+import { refuseConfigField, refuseUnknownConfigFields, type ConfigPlace } from '@code-runtime/core/internal'
 import type { ToolsInput } from '@mastra/core/agent'
 import { toStandardSchema, type PublicSchema } from '@mastra/core/schema'
 import { createTool, type Tool } from '@mastra/core/tools'

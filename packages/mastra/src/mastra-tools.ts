@@ -6,7 +6,7 @@
  */
 import type { CodeModeTool, CodeModeToolAnnotations } from '@code-runtime/code-mode'
 import { CodeModeError } from '@code-runtime/code-mode'
-import { joinConfigPath, refuseConfigField, type ConfigPlace } from '@code-runtime/core'
+import { isPlainObject, joinConfigPath, refuseConfigField, type ConfigPlace } from '@code-runtime/core/internal'
 import type { ToolsInput } from '@mastra/core/agent'
 import { isProviderDefinedTool, isValidationError, isVercelTool, MASTRA_TOOL_MARKER, type Tool } from '@mastra/core/tools'
 import { mastraInputSchema, mastraOutputSchema } from './mastra-tool-schema.js'
@@ -21,12 +21,6 @@ const BESIDE = 'pass it to the Agent beside run_code'
 
 function refuse(field: string, message: string): never {
   throw new CodeModeError('CODE_MODE_INVALID_TOOL', `Invalid tool: ${field} ${message}.`, { field })
-}
-
-function isPlainRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const prototype: unknown = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
 }
 
 /** A Mastra tool made with `createTool` (or `new Tool`), recognised across duplicate installs by Mastra's own marker. */
@@ -88,7 +82,7 @@ function toCodeModeTool(name: string, field: string, tool: Tool, execute: NonNul
  *   schema without a JSON Schema form.
  */
 export function readMastraTools(tools: ToolsInput): CodeModeTool[] {
-  if (!isPlainRecord(tools)) {
+  if (!isPlainObject(tools)) {
     refuseConfigField(INVALID_TOOL, 'tools', 'must be a record of Mastra tools, as Agent takes them ({ search: searchTool })', tools)
   }
   const read: CodeModeTool[] = []

@@ -6,17 +6,17 @@
  * overview goes to stderr, also with exit code 2: whoever typed nothing needs the commands,
  * not one error line, but a script that called us that way is still told it failed.
  */
-import { checkCommand } from './check-command.js'
-import { EXIT_SETUP_FAILED, EXIT_SUCCESS, parseCliArguments } from './cli-arguments.js'
-import { commandHelpText, overviewText } from './cli-help.js'
+import { checkCommand } from './cli/check-command.js'
+import { EXIT_SETUP_FAILED, EXIT_SUCCESS, parseCliArguments } from './cli/cli-arguments.js'
+import { commandHelpText, overviewText } from './cli/cli-help.js'
 import { McpProxyError } from './errors.js'
-import { listCommand, typesCommand } from './inspect-commands.js'
+import { listCommand, typesCommand } from './cli/inspect-commands.js'
 import { PACKAGE_INFO } from './package-info.js'
-import { replCommand } from './repl-command.js'
-import { runCommand } from './run-command.js'
-import { runnerCommand } from './runner-command.js'
-import { serveCommand } from './serve-command.js'
-import { writeErrorLine } from './terminal-output.js'
+import { replCommand } from './cli/repl-command.js'
+import { runCommand } from './cli/run-command.js'
+import { runnerCommand } from './cli/runner-command.js'
+import { serveCommand } from './cli/serve-command.js'
+import { writeErrorLine } from './cli/terminal-output.js'
 
 async function main(argv: readonly string[]): Promise<number> {
   const command = parseCliArguments(argv)

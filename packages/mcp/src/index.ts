@@ -4,7 +4,7 @@
 // (`code-runtime`) is the other entry point, through the package's `bin`.
 
 // The MCP server: Code Mode in front of MCP servers
-export { createCodeModeServer, type CodeModeServer, type CodeModeServerOptions } from './code-mode-server.js'
+export { createCodeModeServer, type CodeModeServer, type CodeModeServerOptions } from './server/code-mode-server.js'
 // Its stdio transport, bounded: oversized requests answered with an error, reading paused while answers go unread
 export {
   BoundedStdioServerTransport,
@@ -13,9 +13,9 @@ export {
   DEFAULT_MAX_REQUEST_BYTES,
   type BoundedStdioOptions,
   type StdioTransportEnd,
-} from './bounded-stdio-transport.js'
+} from './server/bounded-stdio-transport.js'
 // What `CodeModeServer.catalog` holds
-export type { CatalogTool, ServerSummary, ToolCatalog } from './tool-catalog.js'
+export type { CatalogTool, ServerSummary, ToolCatalog } from './upstream/tool-catalog.js'
 
 // The config file: mcpServers
 export {
@@ -27,8 +27,8 @@ export {
   type ServersConfigOptions,
   type StdioServerConfig,
   type UpstreamServerConfig,
-} from './server-config.js'
-export type { VariableLookup } from './config-variables.js'
+} from './upstream/server-config.js'
+export type { VariableLookup } from './upstream/config-variables.js'
 
 // Upstream servers: connected in parallel, closed together
 export {
@@ -39,7 +39,7 @@ export {
   type UpstreamListeners,
   type UpstreamServer,
   type UpstreamTool,
-} from './upstream-clients.js'
+} from './upstream/upstream-clients.js'
 
 // A code runtime for the server's programs, by backend name
 export { startBackend, type BackendBudgets, type BackendName } from './runtime-backend.js'

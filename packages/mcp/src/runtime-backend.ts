@@ -10,7 +10,7 @@
 import { hasNatsCredentials, NatsCodeRuntime, type NatsConnectionConfig } from '@code-runtime/nats'
 import { CodeRuntimeError, startCodeRuntime, type CodeRuntime, type CodeRuntimeBackend, type StartedCodeRuntime } from '@code-runtime/core'
 import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
-import type { NatsCliConnection } from './cli-arguments.js'
+import type { NatsCliConnection } from './cli/cli-arguments.js'
 import { McpProxyError } from './errors.js'
 
 /** The backends `--backend` accepts. */

@@ -5,10 +5,10 @@
 // server (the low-level Server, which throws a JSON-RPC error).
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { EXAMPLE_SERVER } from '../src/example-server.js'
-import { parseServersConfig } from '../src/server-config.js'
-import { closeUpstreams, connectUpstreams, type UpstreamServer } from '../src/upstream-clients.js'
-import { decodeCallResult, describeCallFailure } from '../src/upstream-results.js'
+import { EXAMPLE_SERVER } from '../src/cli/example-server.js'
+import { parseServersConfig } from '../src/upstream/server-config.js'
+import { closeUpstreams, connectUpstreams, type UpstreamServer } from '../src/upstream/upstream-clients.js'
+import { decodeCallResult, describeCallFailure } from '../src/upstream/upstream-results.js'
 import { installedBin, makeTempDirectory } from './serve-harness.js'
 
 /** What the program's ToolCallError would say for this call. */

@@ -14,7 +14,7 @@ import {
   readStringListField,
   refuseConfigField,
   type ConfigRecord,
-} from '@code-runtime/core'
+} from '@code-runtime/core/internal'
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_TOKEN_PATTERN } from './subjects.js'
 
 /** TLS to NATS: files of PEM text, for a server with its own CA or one that asks for client certificates. */

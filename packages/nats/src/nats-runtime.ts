@@ -5,7 +5,8 @@
  */
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { NatsConnection } from '@nats-io/transport-node'
-import { CodeRuntime, CodeRuntimeError, sessionLimitError, validateRunRequest, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import { CodeRuntime, CodeRuntimeError, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import { sessionLimitError, validateRunRequest } from '@code-runtime/core/internal'
 import { resolveNatsRuntimeConfig, type NatsRuntimeConfig, type NatsRuntimeConfigInput } from './config.js'
 import { connectNats } from './connection.js'
 import { KeyAgreement, randomId, type RejectionCounter } from './message-seal.js'

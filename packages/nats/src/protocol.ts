@@ -6,16 +6,20 @@
  */
 import {
   CODE_RUN_FAILURE_KINDS,
-  safeSnapshotLosslessJson,
-  stringifyJsonValue,
   type CodeBindingCallOutcome,
   type CodeBindingCallRecord,
+  type CodeRunBudget,
   type CodeJsonValue,
   type CodeRunFailureKind,
   type CodeRunResult,
   type CodeRuntimeErrorCode,
   type CodeRunUsage,
 } from '@code-runtime/core'
+import {
+  safeSnapshotLosslessJson,
+  stringifyJsonValue,
+} from '@code-runtime/core/json'
+import { isObjectRecord } from '@code-runtime/core/internal'
 import { SUBJECT_TOKEN_PATTERN } from './subjects.js'
 
 /** The version every message carries; a runner and a caller of different versions refuse each other. */
@@ -112,6 +116,14 @@ export function encodeEndMessage(result: CodeRunResult): Uint8Array {
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
+/** A failure's budget fact: a config field's name (a short identifier) and a finite limit; anything else is dropped. */
+function decodeBudget(raw: unknown): CodeRunBudget | undefined {
+  if (!isObjectRecord(raw)) return undefined
+  const { name, limit } = raw
+  if (typeof name !== 'string' || !/^[A-Za-z][A-Za-z0-9]{0,63}$/.test(name) || typeof limit !== 'number' || !Number.isFinite(limit)) return undefined
+  return { name, limit }
+}
+
 /** A message as NATS carries it. */
 export function encodeMessage(message: object): Uint8Array {
   return encoder.encode(JSON.stringify(message))
@@ -120,7 +132,7 @@ export function encodeMessage(message: object): Uint8Array {
 function parse(data: Uint8Array): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(decoder.decode(data))
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined
+    return isObjectRecord(value) ? value : undefined
   } catch {
     return undefined
   }
@@ -292,9 +304,11 @@ export function decodeEndMessage(data: Uint8Array): EndMessage | undefined {
   if (decodedCalls.some((call) => call === undefined)) return undefined
   const result: { -readonly [K in keyof CodeRunResult]: CodeRunResult[K] } = { logs: [...logs], usage: decodedUsage, calls: decodedCalls as CodeBindingCallRecord[] }
   if (error !== undefined) {
-    const { kind, message } = (error ?? {}) as { kind?: unknown; message?: unknown }
+    const { kind, message, budget } = (error ?? {}) as { kind?: unknown; message?: unknown; budget?: unknown }
     if (!CODE_RUN_FAILURE_KINDS.includes(kind as CodeRunFailureKind) || !isString(message)) return undefined
-    result.error = { kind: kind as CodeRunFailureKind, message }
+    // The budget fact (CONTRACT #failure-facts) crosses only as the contract shapes it, on a timeout.
+    const decodedBudget = kind === 'timeout' ? decodeBudget(budget) : undefined
+    result.error = decodedBudget === undefined ? { kind: kind as CodeRunFailureKind, message } : { kind: 'timeout', message, budget: decodedBudget }
   } else if (valueJson !== undefined) {
     const checked = losslessValue(valueJson)
     if (checked === undefined) return undefined

@@ -3,7 +3,8 @@
  * ask the caller over NATS, each answer taken only when the caller sealed it.
  */
 import { createInbox, type NatsConnection, type Subscription } from '@nats-io/transport-node'
-import { stringifyJsonValue, type CodeBindingCall, type CodeBindingFunction, type CodeBindingNamespace, type CodeJsonValue } from '@code-runtime/core'
+import type { CodeBindingCall, CodeBindingFunction, CodeBindingNamespace, CodeJsonValue } from '@code-runtime/core'
+import { stringifyJsonValue } from '@code-runtime/core/json'
 import type { SealedChannel } from './message-seal.js'
 import { decodeCallReply, encodeMessage, type CallReply, type StartRequest } from './protocol.js'
 import type { SilenceMonitor } from './silence-monitor.js'

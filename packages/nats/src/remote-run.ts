@@ -7,17 +7,21 @@
  */
 import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node'
 import {
+  CodeRuntimeError,
+  type CodeRunFailure,
+  type CodeRunResult,
+} from '@code-runtime/core'
+import {
+  thrownMessage,
+  timerDelayMs,
+  type ValidatedRunRequest,
+} from '@code-runtime/core/internal'
+import {
   formatLosslessJsonRefusal,
   safeLosslessJsonText,
   safeSnapshotLosslessJson,
-  CodeRuntimeError,
   OutputLedger,
-  thrownMessage,
-  timerDelayMs,
-  type CodeRunFailure,
-  type CodeRunResult,
-  type ValidatedRunRequest,
-} from '@code-runtime/core'
+} from '@code-runtime/core/json'
 import type { NatsRuntimeConfig } from './config.js'
 import { deriveKey, randomId, SealedChannel, type KeyAgreement, type RejectionCounter } from './message-seal.js'
 import { SilenceMonitor } from './silence-monitor.js'

@@ -7,14 +7,13 @@
 import { createInbox, type Subscription } from '@nats-io/transport-node'
 import {
   CodeRuntimeError,
-  timerDelayMs,
-  validateRunRequest,
   type CodeRunRequest,
   type CodeRunResult,
   type CodeSession,
   type CodeSessionEndReason,
   type CodeSessionOptions,
 } from '@code-runtime/core'
+import { timerDelayMs, validateRunRequest } from '@code-runtime/core/internal'
 import { decodeSessionEnded, decodeSessionOpenReply, encodeMessage, PROTOCOL_VERSION, type SessionOpenReply } from './protocol.js'
 import type { SealedChannel } from './message-seal.js'
 import { claimRunner, runRemotely, type RemoteRunContext } from './remote-run.js'

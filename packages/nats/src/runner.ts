@@ -11,7 +11,8 @@
  */
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import type { CodeRunRequest, CodeRunResult, CodeSession } from '@code-runtime/core'
-import { CodeRuntimeError, readConfigObject, readIntegerField, refuseConfigField, thrownMessage, type ConfigRecord } from '@code-runtime/core'
+import { CodeRuntimeError } from '@code-runtime/core'
+import { readConfigObject, readIntegerField, refuseConfigField, thrownMessage, type ConfigRecord } from '@code-runtime/core/internal'
 import { BackendPool, type LentBackend, type StartLocalBackend } from './backend-pool.js'
 import { CONNECTION_FIELDS, DEFAULT_HEARTBEAT_MS, DEFAULT_LOST_AFTER_MS, readConnectionFields, type NatsConnectionConfig } from './config.js'
 import { SilenceMonitor } from './silence-monitor.js'

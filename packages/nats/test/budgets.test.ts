@@ -5,7 +5,8 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { MAX_TIMER_MS, startCodeRuntime } from '@code-runtime/core'
+import { startCodeRuntime } from '@code-runtime/core'
+import { MAX_TIMER_MS } from '@code-runtime/core/internal'
 import { NatsCodeRuntime, type Runner } from '@code-runtime/nats'
 import { startNatsServer, startTestRunners, type NatsServer } from './nats-server.js'
 

@@ -5,6 +5,7 @@
  */
 import type { RunContext, RunItem } from '@openai/agents'
 import type { RunCodeOutput } from '@code-runtime/code-mode'
+import { isObjectRecord } from '@code-runtime/core/internal'
 
 /** The key of `customData` holding the outcome: `item.customData.codeMode`. */
 export const RUN_CODE_CUSTOM_DATA_KEY = 'codeMode'
@@ -33,10 +34,6 @@ export class PendingRunCodeOutputs {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /**
  * The structured outcome of a `run_code` call from its run item (`result.newItems`, a stream's
  * run item events), or `undefined` for any other item.
@@ -46,6 +43,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function readRunCodeOutput(item: RunItem): RunCodeOutput | undefined {
   if (item.type !== 'tool_call_output_item') return undefined
   const data = item.customData?.[RUN_CODE_CUSTOM_DATA_KEY]
-  if (!isRecord(data) || typeof data.text !== 'string' || !isRecord(data.structured) || typeof data.isError !== 'boolean') return undefined
+  if (!isObjectRecord(data) || typeof data.text !== 'string' || !isObjectRecord(data.structured) || typeof data.isError !== 'boolean') return undefined
   return data as unknown as RunCodeOutput
 }

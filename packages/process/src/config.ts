@@ -3,7 +3,7 @@
  * the fields every backend shares (core's `readSharedBackendConfig`, same defaults and ranges),
  * plus the wire's frame cap and the OS limits each child runs under. `run()` never defaults or rechecks.
  */
-import { DEFAULT_SHARED_BACKEND_CONFIG, readConfigObject, readIntegerField, readSharedBackendConfig, type ConfigRecord, type SharedBackendConfig } from '@code-runtime/core'
+import { DEFAULT_SHARED_BACKEND_CONFIG, readConfigObject, readIntegerField, readSharedBackendConfig, type ConfigRecord, type SharedBackendConfig } from '@code-runtime/core/internal'
 
 /**
  * A fully defaulted, validated config of {@link ProcessCodeRuntime}: the fields every backend

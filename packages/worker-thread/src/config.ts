@@ -2,7 +2,7 @@
  * The worker-thread backend's config (CONTRACT section #budget-fields plus our own knobs), validated once
  * when the plugin loads. `run()` never defaults or rechecks.
  */
-import { DEFAULT_SHARED_BACKEND_CONFIG, readBooleanField, readConfigObject, readNumberField, readSharedBackendConfig, type SharedBackendConfig } from '@code-runtime/core'
+import { DEFAULT_SHARED_BACKEND_CONFIG, readBooleanField, readConfigObject, readNumberField, readSharedBackendConfig, type SharedBackendConfig } from '@code-runtime/core/internal'
 
 /** A fully defaulted, validated config: the fields every backend shares (see core's `SharedBackendConfig`) and this backend's own. */
 export interface WorkerThreadConfig extends SharedBackendConfig {

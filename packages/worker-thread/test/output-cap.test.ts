@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { logsByteLength, jsonStringByteLength } from '@code-runtime/core'
+import { logsByteLength, jsonStringByteLength } from '@code-runtime/core/json'
 import { startWorkerRuntime } from './start.js'
 
 describe('worker-thread output cap [#output-cap]', () => {

@@ -6,7 +6,7 @@
  * which is what the runtime validates against; TypeScript's messages only say what to fix.
  */
 import type ts from 'typescript'
-import type { JsonSchema } from '../tool-definition.js'
+import type { JsonSchema } from '../tools/tool-definition.js'
 import { allowedKinds, allowedPrimitives, itemSchema, propertySchema, refusesProperty, requiredNames, resolveSchema } from './schema-rules.js'
 import type { TypeScript } from './typescript-loader.js'
 import { createValueKinds } from './value-kinds.js'

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { emitSdk } from '../sdk-emitter.js'
+import { emitSdk } from '../sdk/sdk-emitter.js'
 import { blankHtmlLikeComments, MAX_HTML_LIKE_COMMENTS } from './html-like-comments.js'
 import { createProgramChecker } from './program-checker.js'
 import { loadTypeScript } from './typescript-loader.js'

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { emitSdk } from '../sdk-emitter.js'
+import { emitSdk } from '../sdk/sdk-emitter.js'
 import { createCheckerService, sessionFileName } from './checker-service.js'
 import { KEPT_NAMES_PER_FILE, KeptNames, MAX_KEPT_TYPE_CHARS, MAX_SESSION_TYPE_CHARS } from './kept-names.js'
 import { createProgramChecker } from './program-checker.js'

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { emitSdk } from '../sdk-emitter.js'
+import { emitSdk } from '../sdk/sdk-emitter.js'
 import { createProgramChecker } from './program-checker.js'
 
 describe('program checker', () => {

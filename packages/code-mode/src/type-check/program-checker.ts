@@ -3,7 +3,7 @@
  * its diagnostics into the ones that refuse a program and the hints shown only if a run fails.
  */
 import type ts from 'typescript'
-import type { JsonSchema } from '../tool-definition.js'
+import type { JsonSchema } from '../tools/tool-definition.js'
 import { findCallFailures, type CallFailure } from './call-failures.js'
 import { sdkForChecking } from './checked-sdk.js'
 import { createCheckerService, isIgnoredDiagnostic, PROGRAM_FILE, SDK_FILE, sessionFileName } from './checker-service.js'

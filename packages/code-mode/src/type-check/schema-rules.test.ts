@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { compileArgumentCheck } from '../argument-validation.js'
+import { compileArgumentCheck } from '../run/argument-validation.js'
 import { allowedKinds, allowedPrimitives, propertySchema, refusesProperty, requiredNames, resolveSchema } from './schema-rules.js'
 
 describe('schema rules the checker relies on', () => {

@@ -5,16 +5,13 @@
  * whatever `anyOf`/`allOf` beside them say. Every answer errs towards "not certain": an unresolved
  * `$ref`, a pattern that does not compile or a boolean schema gives no rule.
  */
-import type { JsonSchema } from '../tool-definition.js'
+import type { JsonSchema } from '../tools/tool-definition.js'
+import { isObjectRecord, unescapeJsonPointerSegment } from '@code-runtime/core/internal'
 
 /** JSON's value kinds, as the schema keyword `type` names them (`integer` is one kind of `number`). */
 export type JsonKind = 'string' | 'number' | 'boolean' | 'null' | 'array' | 'object'
 
 const JSON_KINDS: ReadonlySet<string> = new Set(['string', 'number', 'integer', 'boolean', 'null', 'array', 'object'])
-
-function isSchemaObject(value: unknown): value is JsonSchema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function own(schema: JsonSchema, keyword: string): unknown {
   return Object.hasOwn(schema, keyword) ? schema[keyword] : undefined
@@ -24,15 +21,15 @@ function own(schema: JsonSchema, keyword: string): unknown {
 export function resolveSchema(schema: unknown, root: JsonSchema): JsonSchema | undefined {
   let current = schema
   for (let step = 0; step < 8; step++) {
-    if (!isSchemaObject(current)) return undefined
+    if (!isObjectRecord(current)) return undefined
     const reference = own(current, '$ref')
     if (reference === undefined) return current
     // Only the referenced schema is certain to apply: drafts disagree on the keywords beside `$ref`.
     if (typeof reference !== 'string' || !reference.startsWith('#')) return undefined
     let target: unknown = root
     for (const segment of reference.slice(1).split('/').slice(1)) {
-      const key = decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~')
-      target = isSchemaObject(target) && Object.hasOwn(target, key) ? target[key] : undefined
+      const key = unescapeJsonPointerSegment(decodeURIComponent(segment))
+      target = isObjectRecord(target) && Object.hasOwn(target, key) ? target[key] : undefined
     }
     current = target
   }
@@ -48,7 +45,7 @@ export function requiredNames(schema: JsonSchema): readonly string[] {
 /** The schema of property `name`, when the schema declares it. */
 export function propertySchema(schema: JsonSchema, name: string, root: JsonSchema): JsonSchema | undefined {
   const properties = own(schema, 'properties')
-  return isSchemaObject(properties) && Object.hasOwn(properties, name) ? resolveSchema(properties[name], root) : undefined
+  return isObjectRecord(properties) && Object.hasOwn(properties, name) ? resolveSchema(properties[name], root) : undefined
 }
 
 /**
@@ -58,10 +55,10 @@ export function propertySchema(schema: JsonSchema, name: string, root: JsonSchem
 export function refusesProperty(schema: JsonSchema, name: string): boolean {
   if (own(schema, 'additionalProperties') !== false) return false
   const properties = own(schema, 'properties')
-  if (isSchemaObject(properties) && Object.hasOwn(properties, name)) return false
+  if (isObjectRecord(properties) && Object.hasOwn(properties, name)) return false
   const patterns = own(schema, 'patternProperties')
   if (patterns === undefined) return true
-  if (!isSchemaObject(patterns)) return false
+  if (!isObjectRecord(patterns)) return false
   for (const pattern of Object.keys(patterns)) {
     try {
       if (new RegExp(pattern, 'u').test(name)) return false
@@ -75,7 +72,7 @@ export function refusesProperty(schema: JsonSchema, name: string): boolean {
 /** The schema for each item of an array (`items` as one schema), when there is one. */
 export function itemSchema(schema: JsonSchema, root: JsonSchema): JsonSchema | undefined {
   const items = own(schema, 'items')
-  return isSchemaObject(items) ? resolveSchema(items, root) : undefined
+  return isObjectRecord(items) ? resolveSchema(items, root) : undefined
 }
 
 /** The kinds `type` allows (with `nullable: true` adding null), or undefined when any kind may pass. */

@@ -3,7 +3,7 @@
  * and the fragments a reader relies on, never whole messages.
  */
 import assert from 'node:assert/strict'
-import { dirname } from 'node:path'
+import { dirname, isAbsolute, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { CodeRuntime } from '../code-runtime.js'
 import { CodeRuntimeError, type CodeRuntimeErrorCode } from '../errors.js'
@@ -50,13 +50,31 @@ export function assertNoValue(result: CodeRunResult): void {
   assert.ok(!('value' in result), `expected no value key, got ${describeForAssertion(result.value)}`)
 }
 
-// Fragments that only a host path or a host stack frame contains.
+/**
+ * The first two folders of an absolute path, with the slash after them (`/home/ada/` of
+ * `/home/ada/src/code-runtime`): where this machine keeps the checkout or the install, and so
+ * every package of it, the guest files a backend loads included. One folder alone (`/home/`) could
+ * be text a program prints; `undefined` for a path not that deep.
+ */
+export function installPrefixOf(path: string): string | undefined {
+  const folders = path.split(sep).filter((folder) => folder !== '')
+  if (!isAbsolute(path) || folders.length < 2) return undefined
+  return `${sep}${folders[0] as string}${sep}${folders[1] as string}${sep}`
+}
+
+// Fragments that only a host path or a host stack frame contains: generic ones, then this
+// machine's own folders, found where this suite runs rather than written down for one machine.
 const HOST_PATH_FRAGMENTS: readonly string[] = (() => {
-  const fragments = ['node:internal', 'file://', '/node_modules/', 'internal/modules/', '/work/']
+  const fragments = ['node:internal', 'file://', '/node_modules/', 'internal/modules/']
   // This file is <package>/dist/src/conformance/assertions.js.
-  fragments.push(dirname(dirname(dirname(dirname(fileURLToPath(import.meta.url))))))
+  const packageFolder = dirname(dirname(dirname(dirname(fileURLToPath(import.meta.url)))))
+  fragments.push(packageFolder)
   const cwd = process.cwd()
   if (cwd.length > 1) fragments.push(cwd)
+  for (const path of [packageFolder, cwd]) {
+    const prefix = installPrefixOf(path)
+    if (prefix !== undefined && !fragments.includes(prefix)) fragments.push(prefix)
+  }
   return fragments
 })()
 
@@ -65,6 +83,17 @@ export function assertNoHostPaths(text: string, label: string): void {
   for (const fragment of HOST_PATH_FRAGMENTS) {
     assert.ok(!text.includes(fragment), `${label} reveals the host path fragment ${JSON.stringify(fragment)}: ${JSON.stringify(text)}`)
   }
+}
+
+/**
+ * CONTRACT section #failure-facts: a timeout that reports its budget names the one that ran out,
+ * with the value it had. A backend that cannot tell (a remote one whose wire does not carry it
+ * yet) leaves `budget` out, and the message alone names the budget.
+ */
+export function assertBudgetFacts(result: CodeRunResult, name: string, limit: number): void {
+  const budget = result.error?.budget
+  if (budget === undefined) return
+  assert.deepEqual({ name: budget.name, limit: budget.limit }, { name, limit }, `the timeout reports the budget ${name} of ${limit}`)
 }
 
 /**

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { before, describe, it } from 'node:test'
 import type { CodeRuntime } from '../code-runtime.js'
 import type { CodeRunResult } from '../types.js'
-import { assertFailure, assertMentionsNumber, assertValue, outputBytes } from './assertions.js'
+import { assertBudgetFacts, assertFailure, assertMentionsNumber, assertValue, outputBytes } from './assertions.js'
 import { abortWhenCalled, createDeferred, recordCalls } from './host-functions.js'
 import { programLines, runProgram, useRuntime } from './runtime-fixture.js'
 import type { ConformanceTarget } from './target.js'
@@ -72,7 +72,9 @@ function describeExceptions(runtime: () => CodeRuntime): void {
 
     void it('reports an error named TimeoutError as exception, not timeout', async () => {
       const program = "const error = new Error('Stopped after 300 ms (computeMs)')\nerror.name = 'TimeoutError'\nthrow error"
-      assertFailure(await runProgramText(runtime(), program), 'exception')
+      const result = await runProgramText(runtime(), program)
+      assertFailure(result, 'exception')
+      assert.ok(result.error !== undefined && !('budget' in result.error), 'an exception names no budget [#failure-facts]')
     })
   })
 }
@@ -114,9 +116,11 @@ function describeComputeBudget(target: ConformanceTarget, measuringRuntime: () =
     const runtime = useRuntime(target, () => ({ computeMs: smallBudget() }))
 
     void it('resolves timeout naming computeMs and its value for a hot loop', async () => {
-      const message = assertFailure(await runProgramText(runtime(), 'while (true) {}'), 'timeout')
+      const result = await runProgramText(runtime(), 'while (true) {}')
+      const message = assertFailure(result, 'timeout')
       assert.match(message, /computeMs/)
       assertMentionsNumber(message, smallBudget(), 'the budget')
+      assertBudgetFacts(result, 'computeMs', smallBudget())
     })
 
     void it('catches a hot loop while a binding call is pending', async () => {
@@ -166,6 +170,7 @@ function describeWallBudget(target: ConformanceTarget, measuringRuntime: () => C
       const message = assertFailure(result, 'timeout')
       assert.match(message, /maxWallMs/)
       assertMentionsNumber(message, smallBudget(), 'the budget')
+      assertBudgetFacts(result, 'maxWallMs', smallBudget())
       assert.deepEqual(result.logs, ['waiting'], 'logs printed before the timeout are kept')
     })
 

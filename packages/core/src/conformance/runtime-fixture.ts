@@ -71,6 +71,17 @@ export function programLines(...lines: string[]): string {
 
 const RESULT_KEYS: ReadonlySet<string> = new Set(['value', 'logs', 'error', 'usage', 'calls'])
 const CALL_OUTCOMES: ReadonlySet<unknown> = new Set(['ok', 'error', 'in-flight'])
+const FAILURE_KEYS: ReadonlySet<string> = new Set(['kind', 'message', 'budget'])
+
+/** CONTRACT section #failure-facts: a failure's `budget` is a timeout's, `{ name, limit }` and nothing else. */
+function assertBudgetShape(budget: unknown, kind: unknown): void {
+  assert.equal(kind, 'timeout', `only a timeout names the budget that ended it, got one on ${describeForAssertion(kind)}`)
+  assert.ok(typeof budget === 'object' && budget !== null && !Array.isArray(budget), 'result.error.budget is an object')
+  assert.deepEqual(Object.keys(budget).sort(), ['limit', 'name'], 'result.error.budget is { name, limit }')
+  const { name, limit } = budget as Record<string, unknown>
+  assert.ok(typeof name === 'string' && name !== '', 'result.error.budget.name is a non-empty string')
+  assert.ok(typeof limit === 'number' && Number.isFinite(limit) && limit > 0, 'result.error.budget.limit is a number above 0')
+}
 
 function assertNonNegative(value: unknown, what: string, integer = false): void {
   assert.ok(typeof value === 'number' && Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value)),
@@ -121,6 +132,8 @@ function assertResultShape(result: unknown): asserts result is CodeRunResult {
     const { kind, message } = error as Record<string, unknown>
     assert.ok((CODE_RUN_FAILURE_KINDS as readonly unknown[]).includes(kind), `result.error.kind ${describeForAssertion(kind)} is not a failure kind`)
     assert.equal(typeof message, 'string', 'result.error.message is a string')
+    for (const key of Object.keys(error)) assert.ok(FAILURE_KEYS.has(key), `result.error has an unknown key ${JSON.stringify(key)}`)
+    if ('budget' in error) assertBudgetShape((error as Record<string, unknown>)['budget'], kind)
     assert.ok(!('value' in result), 'a failed run has no value key')
   }
 }

@@ -7,12 +7,16 @@ import type { Context } from '@deepseek-ai/cordis'
 import {
   CodeRuntime,
   CodeRuntimeError,
-  jsonStringByteLength,
   startCodeRuntime,
-  validateRunRequest,
   type CodeRunRequest,
   type CodeRunResult,
 } from '@code-runtime/core'
+import {
+  validateRunRequest,
+} from '@code-runtime/core/internal'
+import {
+  jsonStringByteLength,
+} from '@code-runtime/core/json'
 import { runConformanceSuite, type ConformanceRuntimeConfig } from '@code-runtime/core/conformance'
 
 /** The smallest seam that follows CONTRACT section #seam without running anything. */

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import vm from 'node:vm'
-import { safeSnapshotLosslessJson, type LosslessJsonSnapshot } from '@code-runtime/core'
+import { safeSnapshotLosslessJson, type LosslessJsonSnapshot } from '@code-runtime/core/json'
 
 const { getOwnPropertyDescriptor, defineProperty, deleteProperty } = Reflect
 

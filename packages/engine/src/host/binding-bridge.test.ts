@@ -4,7 +4,8 @@
 // rules on generated input; these are the cases a reader can follow.)
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { validateBindings, type CodeBindingFunction } from '@code-runtime/core'
+import { type CodeBindingFunction } from '@code-runtime/core'
+import { validateBindings } from '@code-runtime/core/internal'
 import { BindingBridge, type BindingBridgeOptions, type BridgeReply } from './binding-bridge.js'
 import type { CallRequestMessage, CallResultMessage } from '../protocol/messages.js'
 import { deferred, drain, resultOnly, type Deferred } from '../../test/in-memory-substrate.js'

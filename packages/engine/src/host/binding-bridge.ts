@@ -5,19 +5,23 @@
  * the host, whatever the guest claims; once the run settled, late results are dropped.
  */
 import {
-  formatLosslessJsonRefusal,
-  safeLosslessJsonText,
-  safeSnapshotLosslessJson,
-  stringifyJsonValue,
-  thrownMessage,
   type CodeBindingCall,
   type CodeBindingCallRecord,
   type CodeBindingFunction,
   type CodeJsonValue,
+} from '@code-runtime/core'
+import {
+  thrownMessage,
+  type ValidatedNamespace,
+} from '@code-runtime/core/internal'
+import {
+  formatLosslessJsonRefusal,
+  safeLosslessJsonText,
+  safeSnapshotLosslessJson,
+  stringifyJsonValue,
   type LosslessJsonSnapshot,
   type LosslessJsonText,
-  type ValidatedNamespace,
-} from '@code-runtime/core'
+} from '@code-runtime/core/json'
 import type { CallPartMessage, CallRequestMessage, CallResultMessage } from '../protocol/messages.js'
 
 /** What the bridge sends the guest: call results, and the parts of a streamed one. */

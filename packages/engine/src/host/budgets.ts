@@ -3,6 +3,7 @@
  * nothing; a hot loop is caught even while a decoy call is pending) and `maxWallMs` of wall time.
  * Abort is not a budget; the run session handles it.
  */
+import type { CodeRunBudget } from '@code-runtime/core'
 import type { Substrate } from './substrate.js'
 
 /** Budgets in milliseconds, as validated config. */
@@ -23,6 +24,11 @@ export function wallTimeoutMessage(maxWallMs: number): string {
 
 /** Which budget ran out: compute time means the program is computing; wall time may find it waiting. */
 export type ExpiredBudget = 'compute' | 'wall'
+
+/** The budget that ran out as the failure reports it: its config field and value. */
+export function expiredBudgetOf(budget: ExpiredBudget, limits: RunBudgetLimits): CodeRunBudget {
+  return budget === 'compute' ? { name: 'computeMs', limit: limits.computeMs } : { name: 'maxWallMs', limit: limits.maxWallMs }
+}
 
 /** Watches one run's budgets; calls `onExpired` at most once. */
 export class RunBudgets {

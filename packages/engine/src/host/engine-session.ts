@@ -8,14 +8,16 @@
  */
 import {
   CodeRuntimeError,
-  validateRunRequest,
   type CodeRunFailureKind,
   type CodeRunRequest,
   type CodeRunResult,
   type CodeSession,
   type CodeSessionEndReason,
-  type ValidatedRunRequest,
 } from '@code-runtime/core'
+import {
+  validateRunRequest,
+  type ValidatedRunRequest,
+} from '@code-runtime/core/internal'
 import { abortMessage, failBeforeRun, RunSession } from './run-session.js'
 import type { ResolvedSessionOptions } from './session-options.js'
 import { transformSessionProgram } from './session-transform.js'

@@ -109,6 +109,7 @@ describe('RunEngine with a real guest', () => {
     const failure = failureOf(result)
     assert.equal(failure.kind, 'timeout')
     assert.match(failure.message, /80 ms of wall time \(maxWallMs\)/)
+    assert.deepEqual(result.error?.budget, { name: 'maxWallMs', limit: 80 }, 'the budget is a fact beside the message [#failure-facts]')
     assert.deepEqual(result.calls.map((call) => call.outcome), ['in-flight'])
     await engine.dispose()
   })
@@ -120,9 +121,11 @@ describe('RunEngine with a real guest', () => {
       const substrate = factory.spawned[0]
       if (substrate !== undefined) substrate.busy = 31
     }
-    const failure = failureOf(await engine.run({ program: 'await tools.hook()', bindings: [tools(hook)] }))
+    const result = await engine.run({ program: 'await tools.hook()', bindings: [tools(hook)] })
+    const failure = failureOf(result)
     assert.equal(failure.kind, 'timeout')
     assert.match(failure.message, /30 ms of compute \(computeMs\)/)
+    assert.deepEqual(result.error?.budget, { name: 'computeMs', limit: 30 })
     await engine.dispose()
   })
 

@@ -7,17 +7,19 @@
  */
 import {
   CodeRuntimeError,
-  sessionLimitError,
-  DEFAULT_SHARED_BACKEND_CONFIG,
-  validateRunRequest,
   type CodeRunFailureKind,
   type CodeRunRequest,
   type CodeRunResult,
   type CodeSession,
   type CodeSessionOptions,
+} from '@code-runtime/core'
+import {
+  sessionLimitError,
+  DEFAULT_SHARED_BACKEND_CONFIG,
+  validateRunRequest,
   type SharedBackendConfig,
   type ValidatedRunRequest,
-} from '@code-runtime/core'
+} from '@code-runtime/core/internal'
 import type { RunBudgetLimits } from './budgets.js'
 import { EngineSession } from './engine-session.js'
 import { abortMessage, failBeforeRun, RunSession } from './run-session.js'

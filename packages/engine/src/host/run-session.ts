@@ -10,17 +10,22 @@
  * or a protocol violation kills the substrate, and the run's message then says the session is lost.
  */
 import {
-  jsonValueByteLength,
-  OutputLedger,
-  safeSnapshotLosslessJson,
+  type CodeRunBudget,
   type CodeRunFailureKind,
   type CodeRunOutcome,
   type CodeRunResult,
   type CodeRunUsage,
-  type ValidatedRunRequest,
 } from '@code-runtime/core'
+import {
+  type ValidatedRunRequest,
+} from '@code-runtime/core/internal'
+import {
+  jsonValueByteLength,
+  OutputLedger,
+  safeSnapshotLosslessJson,
+} from '@code-runtime/core/json'
 import { BindingBridge } from './binding-bridge.js'
-import { RunBudgets, type ExpiredBudget, type RunBudgetLimits } from './budgets.js'
+import { expiredBudgetOf, RunBudgets, type ExpiredBudget, type RunBudgetLimits } from './budgets.js'
 import { decodeGuestMessage, type GuestToHostMessage, type NamespaceSpec, type SessionRunSpec } from '../protocol/messages.js'
 import type { Substrate, SubstrateExit } from './substrate.js'
 
@@ -134,17 +139,12 @@ export class RunSession {
     })
     this.budgets = new RunBudgets(substrate, options.budgets, (message, budget: ExpiredBudget) =>
       // Past its compute budget the program is computing: only killing stops it.
-      this.settleFailure('timeout', message, budget === 'compute' ? 'kill' : this.stopOrKill()))
+      this.settleFailure('timeout', message, budget === 'compute' ? 'kill' : this.stopOrKill(), expiredBudgetOf(budget, options.budgets)))
   }
 
   /** The run's substrate was killed (a session's is then lost); the failure that did it. */
   get lostBecause(): string | undefined {
     return this.lossReason
-  }
-
-  /** True once the result is settled. */
-  get isSettled(): boolean {
-    return this.settled
   }
 
   /**
@@ -299,11 +299,11 @@ export class RunSession {
    * Settles a failure. In a session, a failure that killed the substrate says so in its message,
    * except when the caller ends the session anyway (disposal).
    */
-  private settleFailure(kind: CodeRunFailureKind, message: string, leaving: Leaving): void {
+  private settleFailure(kind: CodeRunFailureKind, message: string, leaving: Leaving, budget?: CodeRunBudget): void {
     if (this.settled) return
     if (leaving === 'kill') this.lossReason = message
     const note = this.options.session?.lostNote ?? ''
-    this.settle((lost) => this.ledger.settleFailure(kind, lost && !this.endedFromOutside ? message + note : message), leaving)
+    this.settle((lost) => this.ledger.settleFailure(kind, lost && !this.endedFromOutside ? message + note : message, budget), leaving)
   }
 
   /**

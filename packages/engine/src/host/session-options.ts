@@ -5,13 +5,15 @@
 import {
   CodeRuntimeError,
   DEFAULT_MAX_KEPT_NAMES,
+  type CodeSessionOptions,
+} from '@code-runtime/core'
+import {
   MAX_TIMER_MS,
   readConfigObject,
   readIntegerField,
   readNumberField,
-  type CodeSessionOptions,
   type ConfigPlace,
-} from '@code-runtime/core'
+} from '@code-runtime/core/internal'
 import type { RunBudgetLimits } from './budgets.js'
 
 const MIB = 1024 * 1024

@@ -68,7 +68,7 @@ for (const backend of BACKENDS) {
         // CPU: a hot loop is stopped at computeMs of CPU time measured from /proc, never reported by the child.
         it('spins past computeMs: timeout naming computeMs', async () => {
           const result = await runner().run({ program: 'while (true) {}', bindings: [] })
-          assert.deepEqual(result.error, { kind: 'timeout', message: 'Stopped after 1000 ms of compute (computeMs). Do less work per run, or split it across runs.' })
+          assert.deepEqual(result.error, { kind: 'timeout', message: 'Stopped after 1000 ms of compute (computeMs). Do less work per run, or split it across runs.', budget: { name: 'computeMs', limit: 1000 } })
           await assertHealthy(runner())
         })
       })

@@ -1,0 +1,76 @@
+/**
+ * What crosses the edge of `run_code`: its listing (name, description, input schema) and the one
+ * decoder of its arguments. Every front end lists and reads `run_code` through these, so the
+ * schema a model is shown and the check its arguments meet cannot drift apart.
+ */
+import type { JsonSchema } from '../tools/tool-definition.js'
+
+/** The arguments of `run_code`. */
+export interface RunCodeInput {
+  /** The program: the body of an async function, erasable TypeScript. */
+  readonly code: string
+  /** One line saying what the program is for; shown to people watching, never run. */
+  readonly description: string
+  /** Only when run_code is bound to a session: forget every variable before running this program. */
+  readonly reset?: boolean
+}
+
+/** `run_code` as a tool list shows it. */
+export interface RunCodeListing {
+  readonly name: 'run_code'
+  readonly description: string
+  readonly inputSchema: JsonSchema
+}
+
+/**
+ * The JSON Schema of {@link RunCodeInput}. The property descriptions only point at the rules: the
+ * tool's description states them, and the model reads both on every request.
+ */
+const RUN_CODE_INPUT_SCHEMA: JsonSchema = Object.freeze({
+  type: 'object',
+  properties: Object.freeze({
+    code: Object.freeze({ type: 'string', description: 'The program, written by the rules in the tool description.' }),
+    description: Object.freeze({ type: 'string', description: 'One short line saying what this program does.' }),
+  }),
+  required: Object.freeze(['code', 'description']),
+  additionalProperties: false,
+})
+
+/** The JSON Schema of {@link RunCodeInput} when `run_code` is bound to a session: `reset` too. */
+const RUN_CODE_SESSION_INPUT_SCHEMA: JsonSchema = Object.freeze({
+  ...RUN_CODE_INPUT_SCHEMA,
+  properties: Object.freeze({
+    ...RUN_CODE_INPUT_SCHEMA.properties as Record<string, JsonSchema>,
+    reset: Object.freeze({ type: 'boolean', description: 'true: forget every variable of earlier runs before running this program.' }),
+  }),
+})
+
+/**
+ * The listing of `run_code` with `description`; bound to a session (`session: true`), its input
+ * takes `reset` too.
+ * @example const listing = listRunCode(codeMode.tool.description, { session: false })
+ */
+export function listRunCode(description: string, options: { readonly session: boolean }): RunCodeListing {
+  return { name: 'run_code', description, inputSchema: options.session ? RUN_CODE_SESSION_INPUT_SCHEMA : RUN_CODE_INPUT_SCHEMA }
+}
+
+/** The arguments of `run_code` once decoded: `reset` is `false` when it was not given. */
+export interface DecodedRunCodeInput {
+  readonly code: string
+  readonly description: string
+  readonly reset: boolean
+}
+
+/**
+ * Decodes the arguments of a `run_code` call, or says in one sentence for the model what is wrong
+ * with them. Reads each field once; what JSON can carry never makes it throw.
+ * @example safeParseRunCodeInput({ code: 'return 1', description: 'one' }) // { ok: true, value: { code: 'return 1', description: 'one', reset: false } }
+ */
+export function safeParseRunCodeInput(input: unknown): { readonly ok: true; readonly value: DecodedRunCodeInput } | { readonly ok: false; readonly error: string } {
+  if (typeof input !== 'object' || input === null) return { ok: false, error: 'run_code takes an object { code, description }.' }
+  const { code, description, reset } = input as { code?: unknown; description?: unknown; reset?: unknown }
+  if (typeof code !== 'string' || code.trim() === '') return { ok: false, error: 'run_code needs `code`: the program, as a non-empty string.' }
+  if (typeof description !== 'string') return { ok: false, error: 'run_code needs `description`: one line saying what the program does.' }
+  if (reset !== undefined && typeof reset !== 'boolean') return { ok: false, error: 'run_code takes `reset` as true or false.' }
+  return { ok: true, value: { code, description, reset: reset === true } }
+}

@@ -1,0 +1,65 @@
+/**
+ * The backends name a budget by its config field (`Stopped after 300 ms of wall time
+ * (maxWallMs)`), but the user of the CLI set it with `--timeout-ms` and has no `maxWallMs` to
+ * change. This wraps a runtime so that timeout failures name the option instead; everything
+ * else in a result passes through untouched. Which budget ran out is read from the failure's
+ * `budget` (CONTRACT section #failure-facts), never guessed from its text; only a backend that
+ * does not report it (a remote one) has its message searched for every budget's field.
+ */
+import type { CodeRunFailure, CodeRunRequest, CodeRunResult, CodeSession, CodeSessionOptions } from '@code-runtime/core'
+import type { CodeModeRuntime } from '@code-runtime/code-mode'
+
+/** Backend config field → the CLI option that sets it. */
+const OPTION_OF_FIELD: ReadonlyArray<readonly [field: string, option: string]> = [
+  ['maxWallMs', '--timeout-ms'],
+  ['computeMs', '--compute-ms'],
+]
+
+/** `message` with each `(field)` of a budget written as `(--option)`. */
+export function nameBudgetOptions(message: string): string {
+  let named = message
+  for (const [field, option] of OPTION_OF_FIELD) named = named.replaceAll(`(${field})`, `(${option})`)
+  return named
+}
+
+/** The failure's message with the budget that ran out named by its option, where the CLI has one. */
+function namedTimeoutMessage(failure: CodeRunFailure): string {
+  if (failure.budget === undefined) return nameBudgetOptions(failure.message)
+  const { name } = failure.budget
+  const option = OPTION_OF_FIELD.find(([field]) => field === name)?.[1]
+  return option === undefined ? failure.message : failure.message.replaceAll(`(${name})`, `(${option})`)
+}
+
+/** `result` with a timeout's budget named by its CLI option; any other result as it is. */
+function renameTimeout(result: CodeRunResult): CodeRunResult {
+  if (result.error?.kind !== 'timeout') return result
+  return { ...result, error: { ...result.error, message: namedTimeoutMessage(result.error) } }
+}
+
+/** `session`, whose runs' timeout failures name the CLI options. */
+function sessionWithOptionNames(session: CodeSession): CodeSession {
+  return {
+    get id() {
+      return session.id
+    },
+    get endReason() {
+      return session.endReason
+    },
+    run: async (request) => renameTimeout(await session.run(request)),
+    dispose: () => session.dispose(),
+  }
+}
+
+/**
+ * `runtime`, whose timeout failures name the CLI options, in one-shot runs and in sessions (when
+ * it has them). Only `timeout` failures are touched: a program that throws an error mentioning
+ * `(maxWallMs)` gets its own text back.
+ */
+export function withBudgetOptionNames(runtime: CodeModeRuntime): CodeModeRuntime {
+  const named: CodeModeRuntime = {
+    run: async (request: CodeRunRequest): Promise<CodeRunResult> => renameTimeout(await runtime.run(request)),
+  }
+  const { openSession } = runtime
+  if (openSession === undefined) return named
+  return { ...named, openSession: async (options?: CodeSessionOptions) => sessionWithOptionNames(await openSession.call(runtime, options)) }
+}

@@ -1,0 +1,231 @@
+/**
+ * The MCP server `code-runtime serve` is: one `run_code` tool over every upstream server's tools
+ * (plus `get_tool_types` once the SDK is past its budget). When an upstream server's tools
+ * change, the catalog is rebuilt and the client is sent `notifications/tools/list_changed`.
+ * A client's cancellation of `run_code` aborts the run, which cancels its upstream calls.
+ * The program's logs reach the client while it runs only if it asked (see run-notification-sinks.ts),
+ * batched and paced by the client's reading (see run-notifier.ts).
+ *
+ * Built on the SDK's low-level `Server`: our tools have JSON Schemas and descriptions that change
+ * at run time, which the high-level `McpServer` (zod schemas, fixed registrations) does not fit.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import { CodeModeError, DEFAULT_MAX_RESULT_CHARS, fenceTypeScript, listRunCode, safeParseRunCodeInput, type CodeMode, type CodeModeRuntime, type TypeCheckMode } from '@code-runtime/code-mode'
+import type { CodeSessionOptions } from '@code-runtime/core'
+import { clientApprover, DEFAULT_APPROVAL_FALLBACK, type ApprovalFallback } from './client-approval.js'
+import { ClientSessions } from './client-sessions.js'
+import { LogSubscribingServer } from './log-subscriptions.js'
+import { PACKAGE_INFO } from '../package-info.js'
+import { ProtocolError } from '../protocol/protocol-errors.js'
+import { catalogCodeMode, runProgram } from '../run/program-run.js'
+import { liveNotificationSinks } from './run-notification-sinks.js'
+import { RunNotifier } from './run-notifier.js'
+import { DEFAULT_MAX_SDK_CHARS, presentTools, TOOL_TYPES_INPUT_SCHEMA, TOOL_TYPES_TOOL_NAME, unknownMembersMessage, unknownToolMessage, type ToolPresentation } from '../run/run-code-description.js'
+import { buildToolCatalog, declarationsFor, type ToolCatalog } from '../upstream/tool-catalog.js'
+import type { UpstreamServer } from '../upstream/upstream-clients.js'
+
+/** Options of {@link createCodeModeServer}. */
+export interface CodeModeServerOptions {
+  /** The connected upstream servers (failed ones included: they are named in the description). */
+  readonly upstreams: readonly UpstreamServer[]
+  /** Where programs run. */
+  readonly runtime: CodeModeRuntime
+  /** Largest SDK shown in full in `run_code`'s description, in characters; default 20 000. */
+  readonly maxSdkChars?: number
+  /** Most read-only calls of one run in flight at once; default 10. */
+  readonly maxParallel?: number
+  /** Longest text of one result, in characters; default 40 000. */
+  readonly maxResultChars?: number
+  /**
+   * How a program is type-checked against the SDK before it runs: `calls` (default) refuses only
+   * what would certainly fail at run time, `strict` any type error, `off` checks nothing. A
+   * refused program calls no tool; its result says why, with line and column.
+   */
+  readonly typeCheck?: TypeCheckMode
+  /**
+   * Keep one session of the runtime per MCP client session (default `true`): variables persist
+   * between `run_code` calls, `run_code` takes `reset: true`, and its description says so. Over
+   * stdio that is one session per process; a transport that names its sessions (`sessionId`)
+   * gets one each. `false`: every run starts from nothing.
+   */
+  readonly state?: boolean
+  /** The options of each session (idle expiry, heap budget, run budgets); the backend's defaults otherwise. */
+  readonly sessionOptions?: CodeSessionOptions
+  /** Told, in one line, what a person running the server should know (the backend has no sessions). */
+  readonly onNotice?: (line: string) => void
+  /**
+   * What a call that needs approval gets when the client cannot ask its person (no elicitation):
+   * `decline` (default) or `allow`. A client that can ask is always asked.
+   */
+  readonly approvalFallback?: ApprovalFallback
+  /** Told each approval decision in one line (the server's audit log). */
+  readonly onApproval?: (line: string) => void
+}
+
+/** A running Code Mode MCP server. */
+export interface CodeModeServer {
+  /** The SDK server, for transports other than stdio. */
+  readonly server: Server
+  /** The tools as they are now. */
+  readonly catalog: ToolCatalog
+  /** Rebuilds the catalog from the upstreams; tells the client when its tool list changed. */
+  refresh(): void
+  /** Serves over `transport` (over stdio, a `BoundedStdioServerTransport`). */
+  connect(transport: Transport): Promise<void>
+  /** Aborts runs in flight, ends every session, then closes the connection. Upstream servers stay the caller's to close. */
+  close(): Promise<void>
+}
+
+function textResult(text: string, isError: boolean): CallToolResult {
+  return { content: [{ type: 'text', text }], isError }
+}
+
+/**
+ * Creates the server; call `connect` with a transport to serve.
+ * @throws {CodeModeError} `CODE_MODE_INVALID_OPTIONS` for `maxParallel` or `maxResultChars` out of
+ *   Code Mode's ranges, or a `typeCheck` that is not a mode.
+ * @example
+ * const codeModeServer = createCodeModeServer({ upstreams, runtime })
+ * await codeModeServer.connect(new BoundedStdioServerTransport())
+ */
+export function createCodeModeServer(options: CodeModeServerOptions): CodeModeServer {
+  const maxSdkChars = options.maxSdkChars ?? DEFAULT_MAX_SDK_CHARS
+  const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
+  let catalog = buildToolCatalog(options.upstreams)
+  const sessions = new ClientSessions(options.runtime, options.state ?? true, options.sessionOptions)
+  if (options.state !== false && !sessions.enabled) options.onNotice?.('the runtime has no openSession(); run_code runs every program from scratch.')
+  const present = (): ToolPresentation => presentTools(catalog, maxSdkChars, { session: sessions.enabled })
+  let presentation: ToolPresentation = present()
+  const limits = {
+    ...options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel },
+    maxResultChars,
+    ...options.typeCheck === undefined ? {} : { typeCheck: options.typeCheck },
+  }
+  // Built with the server, so options Code Mode refuses fail here; after the tools change, again at
+  // the first run, so a catalog replaced before any run costs no SDK emission. A run keeps the
+  // Code Mode it started with.
+  let codeMode: CodeMode | undefined = catalogCodeMode(options.runtime, catalog, limits)
+  const currentCodeMode = (): CodeMode => (codeMode ??= catalogCodeMode(options.runtime, catalog, limits))
+  const closing = new AbortController()
+  const server = new LogSubscribingServer({ name: PACKAGE_INFO.name, version: PACKAGE_INFO.version }, {
+    capabilities: { tools: { listChanged: true }, logging: {} },
+    instructions: 'Use run_code to call the tools of several MCP servers from one TypeScript program: loops, branches and Promise.all instead of one tool call per turn.',
+  })
+
+  function listTools(): Tool[] {
+    const listing = listRunCode(presentation.runCodeDescription, { session: sessions.enabled })
+    const tools: Tool[] = [{
+      ...listing,
+      inputSchema: listing.inputSchema as Tool['inputSchema'],
+      annotations: { title: 'Run code over MCP tools', openWorldHint: true },
+    }]
+    if (presentation.toolTypesDescription !== undefined) {
+      tools.push({
+        name: TOOL_TYPES_TOOL_NAME,
+        description: presentation.toolTypesDescription,
+        inputSchema: TOOL_TYPES_INPUT_SCHEMA as unknown as Tool['inputSchema'],
+        annotations: { title: 'Get tool types', readOnlyHint: true, openWorldHint: false },
+      })
+    }
+    return tools
+  }
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
+
+  // The client went away (end of stdin, a closed HTTP session): its variables go with it.
+  server.onclose = (): void => {
+    void sessions.endAll()
+  }
+
+  // The first type check imports TypeScript and parses its library: most of a second, on this
+  // thread. Paid once the client is initialized, while the model still reads the tools, it is not
+  // paid by the first run_code. With the check off, this loads nothing.
+  server.oninitialized = (): void => {
+    setImmediate(() => void codeMode?.check('').catch(() => undefined))
+  }
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name, arguments: args } = request.params
+    if (name === TOOL_TYPES_TOOL_NAME) {
+      const members = args?.tools
+      if (!Array.isArray(members) || !members.every((member) => typeof member === 'string') || members.length === 0) {
+        return textResult('get_tool_types needs `tools`: a non-empty array of member names, e.g. ["files_read_text_file"].', true)
+      }
+      const { declarations, unknown } = declarationsFor(catalog, members)
+      if (unknown.length > 0) return textResult(unknownMembersMessage(catalog, unknown), true)
+      return textResult(fenceTypeScript(declarations), false)
+    }
+    if (name !== 'run_code') {
+      throw new ProtocolError(ErrorCode.InvalidParams, unknownToolMessage(catalog, name, listTools().map((tool) => tool.name)))
+    }
+    // An absent \`arguments\` reads as an empty object: the model is told which field it forgot.
+    const decoded = safeParseRunCodeInput(args ?? {})
+    if (!decoded.ok) return textResult(decoded.error, true)
+    const input = decoded.value
+    if (closing.signal.aborted) return textResult('code-runtime is shutting down; try again after it restarts.', true)
+    // Live logs never exceed what the result itself can hold.
+    const notifier = new RunNotifier(liveNotificationSinks(server, extra), { maxLogChars: maxResultChars })
+    let output
+    try {
+      const run = (): ReturnType<typeof runProgram> => {
+        const session = sessions.of(extra.sessionId)
+        return runProgram(currentCodeMode(), input.code, {
+          signal: AbortSignal.any([extra.signal, closing.signal]),
+          onLog: (line) => notifier.log(line),
+          onCalls: (counts) => notifier.calls(counts),
+          description: input.description,
+          approve: clientApprover({
+            server,
+            relatedRequestId: extra.requestId,
+            fallback: options.approvalFallback ?? DEFAULT_APPROVAL_FALLBACK,
+            ...options.onApproval === undefined ? {} : { log: options.onApproval },
+          }),
+          ...session === undefined ? {} : { session, reset: input.reset },
+        })
+      }
+      try {
+        output = await run()
+      } catch (error) {
+        if (!CodeModeError.is(error)) throw error
+        if (error.code === 'CODE_MODE_SESSION_UNAVAILABLE') return textResult(`${error.message} Nothing ran; try again shortly.`, true)
+        if (error.code !== 'CODE_MODE_SESSIONS_UNSUPPORTED') throw error
+        // Nothing ran: the session could not open. Go on without state, and say so once.
+        options.onNotice?.(`${error.message}; run_code runs every program from scratch instead (as with --no-state).`)
+        await sessions.disable()
+        presentation = present()
+        if (server.transport !== undefined) void server.sendToolListChanged().catch(() => undefined)
+        output = await run()
+      }
+    } finally {
+      // Every live notification of the run goes out before its result.
+      await notifier.close()
+    }
+    return { content: [{ type: 'text', text: output.text }, ...output.media], isError: output.isError }
+  })
+
+  return {
+    server,
+    get catalog() {
+      return catalog
+    },
+    refresh() {
+      const before = listTools()
+      catalog = buildToolCatalog(options.upstreams)
+      codeMode = undefined
+      presentation = present()
+      if (JSON.stringify(before) !== JSON.stringify(listTools()) && server.transport !== undefined) {
+        void server.sendToolListChanged().catch(() => undefined)
+      }
+    },
+    async connect(transport) {
+      await server.connect(transport)
+    },
+    async close() {
+      closing.abort(new Error('code-runtime is shutting down.'))
+      await server.close()
+      await sessions.endAll()
+    },
+  }
+}

@@ -1,0 +1,324 @@
+/**
+ * The MCP servers code-runtime sits in front of, behind one small interface over the official
+ * SDK client: connect (all in parallel, each within its `connectTimeoutMs`), list tools, call a
+ * tool with an AbortSignal, hear `tools/list_changed`, close. A server that fails to start is a
+ * recorded failure, never an exception, so the others still work; one that exits later is
+ * started again on its next call.
+ */
+import { createInterface } from 'node:readline'
+import { Readable } from 'node:stream'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { CodeModeToolAnnotations, JsonSchema } from '@code-runtime/code-mode'
+import { findCommand } from './command-lookup.js'
+import { McpProxyError } from '../errors.js'
+import { PACKAGE_INFO } from '../package-info.js'
+import { withRequestSignal } from '../protocol/request-signal.js'
+import type { UpstreamServerConfig } from './server-config.js'
+
+/** An MCP server living in this process (the CLI's built-in example tools), reached in memory. */
+export interface InProcessServerConfig {
+  readonly transport: 'in-process'
+  readonly name: string
+  /** Connects a fresh server to the given transport. */
+  readonly start: (transport: Transport) => Promise<{ close(): Promise<void> }>
+  readonly include?: readonly string[]
+  readonly exclude: readonly string[]
+  /** As for a configured server: tools whose calls always, or never, wait for approval. */
+  readonly approve?: readonly string[]
+  readonly autoApprove?: readonly string[]
+  readonly timeoutMs: number
+  readonly connectTimeoutMs: number
+}
+
+/** Anything {@link connectUpstreams} can connect to. */
+export type UpstreamConfig = UpstreamServerConfig | InProcessServerConfig
+
+/** One tool of an upstream server, as decoded from its `tools/list` answer. */
+export interface UpstreamTool {
+  readonly name: string
+  readonly description?: string
+  readonly inputSchema: JsonSchema
+  readonly outputSchema?: JsonSchema
+  readonly annotations?: CodeModeToolAnnotations
+}
+
+/** Hooks for what upstream servers do on their own. */
+export interface UpstreamListeners {
+  /** A server's tool list changed (it said so, or it came back with other tools after a restart). */
+  readonly onToolsChanged?: (server: UpstreamServer) => void
+  /** A line a stdio server wrote to its stderr. */
+  readonly onStderrLine?: (server: UpstreamServer, line: string) => void
+  /** Where relative lookups of `node_modules/.bin` start: the config file's directory. */
+  readonly projectDirectory?: string
+}
+
+/** How many of a server's last stderr lines are kept to explain a failed start. */
+const STDERR_TAIL_LINES = 5
+
+/** Tools that can only run as MCP tasks cannot be called through a plain `tools/call`. */
+function requiresTask(tool: Tool): boolean {
+  return tool.execution?.taskSupport === 'required'
+}
+
+function decodeAnnotations(annotations: Tool['annotations']): CodeModeToolAnnotations | undefined {
+  if (annotations === undefined) return undefined
+  const decoded: { -readonly [K in keyof CodeModeToolAnnotations]: CodeModeToolAnnotations[K] } = {}
+  if (typeof annotations.title === 'string') decoded.title = annotations.title
+  for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+    if (typeof annotations[hint] === 'boolean') decoded[hint] = annotations[hint]
+  }
+  return Object.freeze(decoded)
+}
+
+/** The SDK has checked the shape; keep only what Code Mode reads, as our own frozen record. */
+function decodeTool(tool: Tool): UpstreamTool {
+  const annotations = decodeAnnotations(tool.annotations)
+  return Object.freeze({
+    name: tool.name,
+    ...typeof tool.description === 'string' ? { description: tool.description } : {},
+    inputSchema: tool.inputSchema,
+    ...tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema },
+    ...annotations === undefined ? {} : { annotations },
+  })
+}
+
+function describeCause(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
+  if (typeof cause?.code === 'string') return cause.code
+  if (typeof cause?.message === 'string') return cause.message
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** One upstream server: its tools, its failure to start if any, and calls to it. */
+export class UpstreamServer {
+  readonly config: UpstreamConfig
+  readonly #listeners: UpstreamListeners
+  #client: Client | undefined
+  #transport: Transport | undefined
+  #inProcess: { close(): Promise<void> } | undefined
+  #tools: readonly UpstreamTool[] = []
+  #failure: McpProxyError | undefined
+  #isConnected = false
+  #isClosed = false
+  #restart: Promise<void> | undefined
+  /** Settles when the current stdio server process has exited; absent when none was spawned. */
+  #processExit: Promise<void> | undefined
+  readonly #stderrTail: string[] = []
+
+  private constructor(config: UpstreamConfig, listeners: UpstreamListeners) {
+    this.config = config
+    this.#listeners = listeners
+  }
+
+  /** Connects to `config` and lists its tools; a failure is recorded on the result, never thrown. */
+  static async connect(config: UpstreamConfig, listeners: UpstreamListeners = {}): Promise<UpstreamServer> {
+    const server = new UpstreamServer(config, listeners)
+    try {
+      await server.#open()
+    } catch (error) {
+      server.#failure = server.#explainConnectFailure(error)
+      await server.#shutConnection()
+    }
+    return server
+  }
+
+  /** The server's name in `mcpServers`. */
+  get name(): string {
+    return this.config.name
+  }
+
+  /** Its tools (every tool, before `include`/`exclude`); empty when it failed to start. */
+  get tools(): readonly UpstreamTool[] {
+    return this.#tools
+  }
+
+  /**
+   * Why it could not be started, as a one-line error for the operator (stderr, `code-runtime
+   * list`). It may quote the server's last stderr line, where secrets get printed, so it is
+   * never shown to the model: the `run_code` description names the server only.
+   */
+  get failure(): McpProxyError | undefined {
+    return this.#failure
+  }
+
+  /** The process id of a stdio server while it runs. */
+  get pid(): number | undefined {
+    return this.#transport instanceof StdioClientTransport ? this.#transport.pid ?? undefined : undefined
+  }
+
+  /**
+   * Calls one tool. Rejects with the SDK's `McpError` for protocol failures (a closed connection,
+   * a timeout after `timeoutMs`) and with `signal.reason` when aborted.
+   */
+  async callTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+    if (this.#isClosed) throw new McpError(ErrorCode.ConnectionClosed, 'code-runtime is shutting down')
+    signal.throwIfAborted()
+    if (!this.#isConnected) {
+      this.#restart ??= this.#open().finally(() => {
+        this.#restart = undefined
+      })
+      await this.#restart
+    }
+    const client = this.#client as Client
+    const result = await withRequestSignal(signal, (own) => client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { signal: own, timeout: this.config.timeoutMs }))
+    return result as CallToolResult
+  }
+
+  /** Closes the connection; a stdio server is asked to exit, then terminated, then killed. */
+  async close(): Promise<void> {
+    this.#isClosed = true
+    await this.#restart?.catch(() => undefined)
+    await this.#shutConnection()
+  }
+
+  async #open(): Promise<void> {
+    const config = this.config
+    const transport = await this.#openTransport()
+    const client = new Client({ name: PACKAGE_INFO.name, version: PACKAGE_INFO.version }, {
+      capabilities: {},
+      listChanged: {
+        tools: {
+          onChanged: (error, tools) => {
+            if (error !== null || tools === null || this.#client !== client) return
+            this.#tools = Object.freeze(tools.filter((tool) => !requiresTask(tool)).map(decodeTool))
+            this.#listeners.onToolsChanged?.(this)
+          },
+        },
+      },
+    })
+    client.onclose = () => {
+      if (this.#client === client) this.#isConnected = false
+    }
+    this.#client = client
+    this.#transport = transport
+    await client.connect(transport, { timeout: config.connectTimeoutMs })
+    const tools: Tool[] = []
+    let cursor: string | undefined
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: config.connectTimeoutMs })
+      tools.push(...page.tools)
+      cursor = page.nextCursor
+    } while (cursor !== undefined)
+    const before = this.#tools
+    this.#tools = Object.freeze(tools.filter((tool) => !requiresTask(tool)).map(decodeTool))
+    this.#isConnected = true
+    // A server restarted after a crash may come back with other tools.
+    if (before.length > 0 && JSON.stringify(before) !== JSON.stringify(this.#tools)) this.#listeners.onToolsChanged?.(this)
+  }
+
+  async #openTransport(): Promise<Transport> {
+    const config = this.config
+    switch (config.transport) {
+      case 'stdio': {
+        const command = findCommand(config.command, {
+          cwd: config.cwd,
+          projectDirectory: this.#listeners.projectDirectory ?? config.cwd,
+          pathVariable: config.env.PATH ?? process.env.PATH,
+        })
+        if (command === undefined) {
+          throw new McpProxyError('MCP_PROXY_COMMAND_NOT_FOUND',
+            `server "${config.name}": command ${JSON.stringify(config.command)} was not found on PATH or in node_modules/.bin; install it or fix "command".`,
+            { server: config.name, field: `mcpServers.${config.name}.command`, value: config.command })
+        }
+        const transport = new StdioClientTransport({ command, args: [...config.args], env: { ...config.env }, cwd: config.cwd, stderr: 'pipe' })
+        const stderr = transport.stderr
+        // With `stderr: 'pipe'` the SDK hands out a PassThrough at once, before the process starts.
+        if (stderr instanceof Readable) {
+          createInterface({ input: stderr, crlfDelay: Infinity }).on('line', (line) => {
+            this.#stderrTail.push(line)
+            if (this.#stderrTail.length > STDERR_TAIL_LINES) this.#stderrTail.shift()
+            this.#listeners.onStderrLine?.(this, line)
+          })
+        }
+        // The SDK closes a transport whose handshake failed by itself, without letting us await
+        // it, and a second close() returns at once. So we watch the process ourselves: onclose
+        // fires when it has exited (the SDK chains our handler when it connects).
+        let markExited = (): void => undefined
+        const exited = new Promise<void>((resolve) => {
+          markExited = resolve
+        })
+        transport.onclose = () => markExited()
+        const start = transport.start.bind(transport)
+        transport.start = async () => {
+          await start()
+          this.#processExit = exited
+        }
+        return transport
+      }
+      case 'http':
+        return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: { ...config.headers } } })
+      case 'in-process': {
+        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+        this.#inProcess = await config.start(serverSide)
+        return clientSide
+      }
+    }
+  }
+
+  #explainConnectFailure(error: unknown): McpProxyError {
+    if (McpProxyError.is(error)) return error
+    const name = this.config.name
+    const details = { server: name, cause: error }
+    const lastLine = this.#stderrTail.findLast((line) => line.trim() !== '')
+    const said = lastLine === undefined ? '' : `; its last stderr line: ${JSON.stringify(lastLine.trim().slice(0, 300))}`
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      return new McpProxyError('MCP_PROXY_CONNECT_TIMEOUT',
+        `server "${name}" did not finish the MCP handshake within ${this.config.connectTimeoutMs} ms (connectTimeoutMs)${said}; check that it speaks MCP, or raise connectTimeoutMs.`, details)
+    }
+    if ((error as { code?: unknown }).code === 'ENOENT' && this.config.transport === 'stdio') {
+      return new McpProxyError('MCP_PROXY_COMMAND_NOT_FOUND',
+        `server "${name}": command ${JSON.stringify(this.config.command)} could not be started (ENOENT); install it or fix "command".`, details)
+    }
+    if (this.config.transport === 'http') {
+      return new McpProxyError('MCP_PROXY_CONNECT_FAILED',
+        `server "${name}" at ${this.config.url} could not be reached (${describeCause(error)}); check "url" and "headers".`, details)
+    }
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      return new McpProxyError('MCP_PROXY_CONNECT_FAILED',
+        `server "${name}" exited before finishing the MCP handshake${said}; check its "command", "args" and "env".`, details)
+    }
+    return new McpProxyError('MCP_PROXY_CONNECT_FAILED',
+      `server "${name}" failed to start: ${describeCause(error)}${said}.`, details)
+  }
+
+  async #shutConnection(): Promise<void> {
+    this.#isConnected = false
+    const client = this.#client
+    const transport = this.#transport
+    const inProcess = this.#inProcess
+    this.#client = undefined
+    this.#inProcess = undefined
+    try {
+      // Closing the client closes its transport: a stdio server gets end of input, then
+      // SIGTERM, then SIGKILL, and the promise settles once the process has exited.
+      if (client !== undefined) await client.close()
+      else await transport?.close()
+    } catch {
+      // Already closed.
+    }
+    await this.#processExit
+    this.#processExit = undefined
+    await inProcess?.close().catch(() => undefined)
+  }
+}
+
+/**
+ * Connects to every server in parallel. Never rejects: a server that cannot start carries its
+ * `failure`, and the others work.
+ * @example
+ * const servers = await connectUpstreams(config.servers, { projectDirectory: config.directory })
+ * for (const server of servers) if (server.failure) console.error(server.failure.message)
+ */
+export async function connectUpstreams(configs: readonly UpstreamConfig[], listeners: UpstreamListeners = {}): Promise<UpstreamServer[]> {
+  return Promise.all(configs.map((config) => UpstreamServer.connect(config, listeners)))
+}
+
+/** Closes every server and resolves once every stdio server process has exited. */
+export async function closeUpstreams(servers: readonly UpstreamServer[]): Promise<void> {
+  await Promise.all(servers.map((server) => server.close()))
+}
