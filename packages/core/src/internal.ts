@@ -21,6 +21,9 @@ export {
   type ValidatedRunRequest,
 } from './binding-names.js'
 
+// The globals a program gets beyond ECMAScript's, and the ones it does not
+export { PROGRAM_GLOBALS, WITHHELD_PROGRAM_GLOBALS } from './program-globals.js'
+
 // Config readers shared by every package
 export {
   MAX_TIMER_MS,

@@ -61,6 +61,7 @@ const INTERNAL_VALUE_EXPORTS = [
   'joinConfigPath',
   'MAX_TIMER_MS',
   'nestConfigLabel',
+  'PROGRAM_GLOBALS',
   'PYTHON_RESERVED_WORDS',
   'readBooleanField',
   'readConfigObject',
@@ -81,6 +82,7 @@ const INTERNAL_VALUE_EXPORTS = [
   'unescapeJsonPointerSegment',
   'validateBindings',
   'validateRunRequest',
+  'WITHHELD_PROGRAM_GLOBALS',
 ]
 
 const INTERNAL_TYPE_EXPORTS = [

@@ -24,7 +24,7 @@ import {
 } from '@code-runtime/core/json'
 import type { NatsRuntimeConfig } from './config.js'
 import { deriveKey, randomId, SealedChannel, type KeyAgreement, type RejectionCounter } from './message-seal.js'
-import { SilenceMonitor } from './silence-monitor.js'
+import { requestWithinSilence, SilenceMonitor } from './silence-monitor.js'
 import {
   decodeRefusal,
   decodeCallRequest,
@@ -304,7 +304,8 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
       const startedOn: string = runner ?? ''
       let started
       try {
-        const answer = await connection.request(startSubject(config.subjectPrefix, startedOn), sealedStart, { timeout: config.lostAfterMs })
+        // The runner answers at once; an answer late only because this process was busy is still its answer.
+        const answer = await requestWithinSilence(config, (backstopMs) => connection.request(startSubject(config.subjectPrefix, startedOn), sealedStart, { timeout: backstopMs }))
         const opened = channel.open('started', answer.data)
         started = opened === undefined ? undefined : decodeStartReply(opened)
       } catch (error) {

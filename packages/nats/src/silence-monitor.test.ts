@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { SilenceMonitor } from './silence-monitor.js'
+import { requestWithinSilence, SilenceMonitor } from './silence-monitor.js'
 
 /** Blocks this event loop, as a large value checked synchronously (or a loaded machine) does. */
 function stallEventLoop(ms: number): void {
@@ -60,5 +60,30 @@ describe('SilenceMonitor', () => {
     monitor.stop()
     await sleep(200)
     assert.deepEqual(losses, [])
+  })
+})
+
+describe('requestWithinSilence', () => {
+  const options = { lostAfterMs: 200, heartbeatMs: 100 }
+
+  it('takes an answer that waited behind a stall of our own, longer than lostAfterMs', async () => {
+    const answer = requestWithinSilence(options, () => new Promise<string>((resolve) => setTimeout(resolve, 20, 'started')))
+    stallEventLoop(1_000)
+    assert.equal(await answer, 'started')
+  })
+
+  it('fails with timeout after lostAfterMs of real silence, long before the backstop', async () => {
+    let backstop = 0
+    const startedAt = performance.now()
+    await assert.rejects(requestWithinSilence(options, (backstopMs) => {
+      backstop = backstopMs
+      return new Promise<never>(() => {})
+    }), /timeout/)
+    assert.ok(performance.now() - startedAt < 2_000, 'gave up within a few lostAfterMs')
+    assert.ok(backstop > 2_000, 'the library\'s own timeout is only a backstop')
+  })
+
+  it('passes on the request\'s own failure', async () => {
+    await assert.rejects(requestWithinSilence(options, () => Promise.reject(new Error('503 no responders'))), /no responders/)
   })
 })

@@ -77,3 +77,27 @@ export class SilenceMonitor {
     this.#options.onLost(this.#silentMs)
   }
 }
+
+/**
+ * A request whose answer counts as the other side's word: it fails with "timeout" only after
+ * `lostAfterMs` of silence as a {@link SilenceMonitor} counts it, so a stall of our own event
+ * loop (the answer waiting unread in the socket) never fails it. `request` gets the backstop
+ * timeout to pass to the client library: far past the silence, for a client that never answers.
+ */
+export async function requestWithinSilence<Answer>(
+  options: Omit<SilenceMonitorOptions, 'onLost'>,
+  request: (backstopMs: number) => Promise<Answer>,
+): Promise<Answer> {
+  let monitor: SilenceMonitor | undefined
+  const lost = new Promise<never>((_resolve, reject) => {
+    monitor = new SilenceMonitor({ ...options, onLost: () => reject(new Error('timeout')) })
+  })
+  const answered = request(Math.min(options.lostAfterMs * 20 + 10_000, 2_147_483_647))
+  // The loser of the race must not surface as an unhandled rejection.
+  answered.catch(() => undefined)
+  try {
+    return await Promise.race([answered, lost])
+  } finally {
+    monitor?.stop()
+  }
+}

@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import vm from 'node:vm'
 import type { CodeRuntime } from '../code-runtime.js'
+import { PROGRAM_GLOBALS, WITHHELD_PROGRAM_GLOBALS } from '../program-globals.js'
 import type { CodeRunResult } from '../types.js'
 import { assertNoHostPaths, assertValue } from './assertions.js'
 import { echoTools, recordCalls } from './host-functions.js'
@@ -216,6 +218,18 @@ function describeStandardGlobals(runtime: () => CodeRuntime): void {
     void it('offers crypto.randomUUID', async () => {
       const program = 'const uuid = crypto.randomUUID()\nreturn [/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(uuid), uuid !== crypto.randomUUID()]'
       assertValue(await runProgramText(runtime(), program), [true, true])
+    })
+
+    void it('gives exactly the ECMAScript intrinsics and PROGRAM_GLOBALS, and nothing of V8 it withholds [#standard-globals]', async () => {
+      // The intrinsics of a fresh context of this Node: a remote runner's Node may know a few more
+      // or fewer, so only names of neither list, and missing promised ones, are failures.
+      const intrinsics = new Set<string>(vm.runInNewContext('Object.getOwnPropertyNames(globalThis)') as string[])
+      const result = await runProgramText(runtime(), 'return Object.getOwnPropertyNames(globalThis)')
+      assert.equal(result.error, undefined, JSON.stringify(result.error))
+      const names = result.value as string[]
+      assert.deepEqual(names.filter((name) => !intrinsics.has(name) && !PROGRAM_GLOBALS.includes(name)), [], 'globals no list promises')
+      assert.deepEqual(PROGRAM_GLOBALS.filter((name) => !names.includes(name)), [], 'promised globals missing')
+      assert.deepEqual(WITHHELD_PROGRAM_GLOBALS.filter((name) => names.includes(name)), [], 'withheld globals present')
     })
 
     void it('gives the program no object of another realm through bindings, their results or their errors [#no-foreign-realm]', async () => {

@@ -26,7 +26,9 @@ async function assertHealthy(runner: Runner): Promise<void> {
   assert.equal((await runner.run({ program: 'return 6 * 7', bindings: [] })).value, 42)
 }
 
-const HEAP_BOMB = "const kept = []\nwhile (true) kept.push({ text: 'x'.repeat(64) + kept.length })"
+// Kilobyte strings fill the 64 MB heap in ~60 000 steps: well inside computeMs even on a loaded
+// machine, so the heap cap, not the compute budget, is what ends it.
+const HEAP_BOMB = "const kept = []\nwhile (true) kept.push({ text: 'x'.repeat(1024) + kept.length })"
 const ARRAY_BUFFER_BOMB = `const kept = []
 try { while (true) kept.push(new Uint8Array(64 * 1024 * 1024).fill(1)) }
 catch (error) { return { keptMb: kept.length * 64, message: error.message } }`
