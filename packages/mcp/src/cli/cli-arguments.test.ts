@@ -37,6 +37,16 @@ describe('parseCliArguments', () => {
     assert.match(usageMessage(['check', 'p.ts', '--nats-creds', 'u.creds']), /--nats-creds is not an option of check/)
   })
 
+  it('takes a runner\'s per-caller and backend limits only when given, within their bounds', () => {
+    const runner = parseCliArguments(['runner', '--nats', 'nats://n:4222', '--insecure-no-auth', '--max-runs-per-caller', '2', '--max-backends', '8'])
+    assert.deepEqual(runner.command === 'runner' ? [runner.maxRunsPerCaller, runner.maxBackends] : undefined, [2, 8])
+    const plain = parseCliArguments(['runner', '--nats', 'nats://n:4222', '--insecure-no-auth'])
+    assert.ok(plain.command === 'runner' && !('maxRunsPerCaller' in plain) && !('maxBackends' in plain), 'the runner\'s own defaults apply')
+    assert.match(usageMessage(['runner', '--nats', 'nats://n:4222', '--max-backends', '257']), /--max-backends/)
+    assert.match(usageMessage(['runner', '--nats', 'nats://n:4222', '--max-runs-per-caller', '0']), /--max-runs-per-caller/)
+    assert.match(usageMessage(['serve', '--max-backends', '2']), /--max-backends is not an option of serve/)
+  })
+
   it('takes --no-state on serve only, turning the per-client session off', () => {
     assert.equal((parseCliArguments(['serve', '--no-state']) as { state?: boolean }).state, false)
     assert.match(usageMessage(['run', 'p.ts', '--no-state']), /--no-state is not an option of run; see code-runtime run --help\.$/)

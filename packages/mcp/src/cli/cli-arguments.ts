@@ -59,7 +59,12 @@ export type CliCommand =
   | { readonly command: 'check'; readonly programPath: string; readonly configPath?: string; readonly typeCheck: CheckingMode }
   | { readonly command: 'types'; readonly configPath?: string }
   | { readonly command: 'list'; readonly configPath?: string; readonly maxSdkChars: number }
-  | { readonly command: 'runner'; readonly natsServers: readonly string[]; readonly natsConnection: NatsCliConnection; readonly backend: BackendName; readonly backendChosen: boolean; readonly concurrency: number; readonly graceMs: number }
+  | {
+    readonly command: 'runner'; readonly natsServers: readonly string[]; readonly natsConnection: NatsCliConnection; readonly backend: BackendName; readonly backendChosen: boolean; readonly concurrency: number; readonly graceMs: number
+    /** Given only with the option: the runner's own default (half the concurrency; 4) applies otherwise. */
+    readonly maxRunsPerCaller?: number
+    readonly maxBackends?: number
+  }
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -79,6 +84,8 @@ const OPTIONS = {
   'nats-inbox-prefix': { type: 'string' },
   'insecure-no-auth': { type: 'boolean' },
   concurrency: { type: 'string' },
+  'max-runs-per-caller': { type: 'string' },
+  'max-backends': { type: 'string' },
   'grace-ms': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -128,9 +135,9 @@ function numberOrText(text: string, syntax: RegExp): number | string {
   return syntax.test(text) ? Number(text) : text
 }
 
-function readPositiveInteger(option: OptionName, text: string, command: CommandName): number {
+function readPositiveInteger(option: OptionName, text: string, command: CommandName, max = MAX_TIMER_MS): number {
   const field = `--${option}`
-  return readIntegerField(optionPlace(command, text), { [field]: numberOrText(text, /^\d+$/) }, field, { min: 1, max: MAX_TIMER_MS })
+  return readIntegerField(optionPlace(command, text), { [field]: numberOrText(text, /^\d+$/) }, field, { min: 1, max })
 }
 
 /**
@@ -246,6 +253,8 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
       if (natsServers === undefined) throw usageError('runner needs --nats <url>, e.g. --nats nats://127.0.0.1:4222', command)
       const concurrency = stringOption(values, 'concurrency')
       const grace = stringOption(values, 'grace-ms')
+      const perCaller = stringOption(values, 'max-runs-per-caller')
+      const backends = stringOption(values, 'max-backends')
       return {
         command,
         natsServers,
@@ -254,6 +263,8 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
         backendChosen: backendText !== undefined,
         concurrency: concurrency === undefined ? 4 : readPositiveInteger('concurrency', concurrency, command),
         graceMs: grace === undefined ? 10_000 : readPositiveInteger('grace-ms', grace, command),
+        ...(perCaller === undefined ? {} : { maxRunsPerCaller: readPositiveInteger('max-runs-per-caller', perCaller, command, 4096) }),
+        ...(backends === undefined ? {} : { maxBackends: readPositiveInteger('max-backends', backends, command, 256) }),
       }
     }
   }

@@ -52,6 +52,11 @@ const OPTION_LINES = {
   'insecure-no-auth': '--insecure-no-auth     connect to NATS without credentials (any client on that bus can\n' +
     `${' '.repeat(25)}read programs and pose as a runner); warned on every start`,
   concurrency: '--concurrency <n>      runs at once (default 4)',
+  'max-runs-per-caller': '--max-runs-per-caller <n>\n' +
+    `${' '.repeat(25)}runs at once for one caller identity (an inbox prefix: a tenant);\n` +
+    `${' '.repeat(25)}default half of --concurrency, rounded up`,
+  'max-backends': '--max-backends <n>     local backends kept at once, one per distinct set of caller budgets\n' +
+    `${' '.repeat(25)}(default 4)`,
   'grace-ms': '--grace-ms <ms>        on SIGTERM, how long running programs may finish before they are\n' +
     `${' '.repeat(25)}aborted (default 10000)`,
   help: '-h, --help             this text',
@@ -128,7 +133,7 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
       'budgets, and sends each binding call back to its caller. SIGTERM or SIGINT drains it: it takes\n' +
       'no new runs, lets running ones finish for --grace-ms, aborts the rest and exits with 0. Every\n' +
       'runner answers requests on <prefix>.load with its load. Logs go to stderr.',
-    options: ['nats', 'nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth', 'backend', 'concurrency', 'grace-ms'],
+    options: ['nats', 'nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth', 'backend', 'concurrency', 'max-runs-per-caller', 'max-backends', 'grace-ms'],
   },
   help: {
     call: 'help [command]',

@@ -34,6 +34,8 @@ export async function runnerCommand(command: Extract<CliCommand, { command: 'run
       nats: { servers: command.natsServers, ...connection },
       startBackend: (budgets) => startBackend(backend, budgets),
       concurrency: command.concurrency,
+      ...(command.maxRunsPerCaller === undefined ? {} : { maxRunsPerCaller: command.maxRunsPerCaller }),
+      ...(command.maxBackends === undefined ? {} : { maxBackends: command.maxBackends }),
     })
   } catch (error) {
     if (CodeRuntimeError.is(error)) throw new McpProxyError('MCP_PROXY_CONNECT_FAILED', `--nats: ${error.message}`, { cause: error })
