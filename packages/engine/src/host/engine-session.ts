@@ -149,7 +149,8 @@ export class EngineSession implements CodeSession {
     const result = await run.result
     this.current = undefined
     if (this.ended === undefined) {
-      if (run.endedCleanly) this.waitIdle()
+      if (run.endedCleanly && run.spokeLate) this.end('lost', `Session ${this.id} was lost between runs: its sandbox sent a message out of turn and was stopped. Open a new session.`)
+      else if (run.endedCleanly) this.waitIdle()
       else this.end('lost', `Session ${this.id} was lost: ${run.lostBecause ?? 'its sandbox stopped.'} Its variables are gone; open a new session.`)
     }
     return result

@@ -111,6 +111,8 @@ export class RunSession {
   private readonly budgets: RunBudgets
   private resolveResult!: (result: CodeRunResult) => void
   private settled = false
+  /** Set when the guest sent anything after the run settled: in a session, a message out of turn. */
+  private spokeAfterSettling = false
   private cleanEnd = false
   private heapBytes: number | undefined
   /** While a session's guest is asked to stop: how to finish once it answered or did not. */
@@ -145,6 +147,14 @@ export class RunSession {
   /** The run's substrate was killed (a session's is then lost); the failure that did it. */
   get lostBecause(): string | undefined {
     return this.lossReason
+  }
+
+  /**
+   * True when the guest sent a message after the run settled, before its session could watch
+   * the substrate again (both can arrive in one read): the session treats it as out of turn.
+   */
+  get spokeLate(): boolean {
+    return this.spokeAfterSettling
   }
 
   /**
@@ -211,7 +221,10 @@ export class RunSession {
       this.receiveWhileStopping(raw)
       return
     }
-    if (this.settled) return
+    if (this.settled) {
+      this.spokeAfterSettling = true
+      return
+    }
     const decoded = decodeGuestMessage(raw)
     if (!decoded.ok) {
       this.protocolViolation(decoded.problem)
