@@ -10,6 +10,7 @@
  * So each look counts at most {@link MAX_COUNTED_LOOKS} look intervals, however late it comes; a
  * peer that really went away is still noticed, a little later while we are that busy.
  */
+import { timerDelayMs } from '@code-runtime/core/internal'
 
 /** How many look intervals one late look may count as silence; the rest of the gap was ours. */
 export const MAX_COUNTED_LOOKS = 2
@@ -92,7 +93,7 @@ export async function requestWithinSilence<Answer>(
   const lost = new Promise<never>((_resolve, reject) => {
     monitor = new SilenceMonitor({ ...options, onLost: () => reject(new Error('timeout')) })
   })
-  const answered = request(Math.min(options.lostAfterMs * 20 + 10_000, 2_147_483_647))
+  const answered = request(timerDelayMs(options.lostAfterMs * 20 + 10_000))
   // The loser of the race must not surface as an unhandled rejection.
   answered.catch(() => undefined)
   try {
