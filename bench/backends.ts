@@ -57,9 +57,21 @@ export interface BackendEntry {
 
 /** Every backend of the repository, present or planned. */
 export const BACKENDS: readonly BackendEntry[] = [
-  { name: 'worker-thread', packageName: '@code-runtime/worker-thread', exportName: 'WorkerThreadCodeRuntime', spawnFloor: 'bare-worker', hasReuse: true },
+  {
+    name: 'worker-thread',
+    packageName: '@code-runtime/worker-thread',
+    exportName: 'WorkerThreadCodeRuntime',
+    spawnFloor: 'bare-worker',
+    hasReuse: true,
+  },
   { name: 'process', packageName: '@code-runtime/process', exportName: 'ProcessCodeRuntime', spawnFloor: 'bare-child' },
-  { name: 'container', packageName: '@code-runtime/process', exportName: 'ContainerCodeRuntime', spawnFloor: 'bare-child', sandboxFloor: 'bare-bwrap-child' },
+  {
+    name: 'container',
+    packageName: '@code-runtime/process',
+    exportName: 'ContainerCodeRuntime',
+    spawnFloor: 'bare-child',
+    sandboxFloor: 'bare-bwrap-child',
+  },
 ]
 
 /** A backend whose class was imported. */
@@ -88,7 +100,11 @@ export async function loadBackend(entry: BackendEntry): Promise<BackendLoad> {
     const specifier: string = entry.packageName
     exports = (await import(specifier)) as Record<string, unknown>
   } catch (error) {
-    return { ok: false, name: entry.name, reason: `${entry.packageName} could not be imported (${describeError(error)})` }
+    return {
+      ok: false,
+      name: entry.name,
+      reason: `${entry.packageName} could not be imported (${describeError(error)})`,
+    }
   }
   const exported = exports[entry.exportName]
   if (typeof exported !== 'function') {
@@ -101,7 +117,7 @@ export async function loadBackend(entry: BackendEntry): Promise<BackendLoad> {
       name: entry.name,
       async start(config) {
         const { runtime, dispose } = await startCodeRuntime(Backend, config)
-        return { run: (request) => runtime.run(request), openSession: () => runtime.openSession(), dispose }
+        return { run: request => runtime.run(request), openSession: () => runtime.openSession(), dispose }
       },
     },
   }

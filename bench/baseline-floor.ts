@@ -51,7 +51,11 @@ export function stripToScript(program: string): string {
 export async function timedResult(outcome: () => Promise<CodeRunOutcome>): Promise<CodeRunResult> {
   const startedAt = performance.now()
   const settled = await outcome()
-  return { ...settled, usage: { wallMs: performance.now() - startedAt, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] }
+  return {
+    ...settled,
+    usage: { wallMs: performance.now() - startedAt, busyMs: 0, bindingCalls: 0, outputBytes: 0 },
+    calls: [],
+  }
 }
 
 function failureOf(error: unknown): CodeRunFailure {
@@ -97,7 +101,7 @@ class FloorRuntime implements BenchRuntime {
 
 /** Starts the in-thread floor; it reads `computeMs` (as a vm timeout) and ignores `spawnAhead`. */
 export const floorStarter: BenchStarter = {
-  start: (config) => Promise.resolve(new FloorRuntime(config)),
+  start: config => Promise.resolve(new FloorRuntime(config)),
 }
 
 /** What copying the big value once costs in the host thread: the floor under any copying bridge. */

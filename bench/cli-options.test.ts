@@ -33,7 +33,10 @@ describe('bench options', () => {
   })
 
   it('refuses an unknown workload, backend or flag with the names to choose from', () => {
-    assert.throws(() => parseBenchOptions(['--only', 'trivia'], BACKENDS), (error: unknown) => error instanceof BenchUsageError && /'trivia'.*trivial-b2b/.test(error.message))
+    assert.throws(
+      () => parseBenchOptions(['--only', 'trivia'], BACKENDS),
+      (error: unknown) => error instanceof BenchUsageError && /'trivia'.*trivial-b2b/.test(error.message),
+    )
     assert.throws(() => parseBenchOptions(['--backend', 'docker'], BACKENDS), BenchUsageError)
     assert.throws(() => parseBenchOptions(['--fast'], BACKENDS), BenchUsageError)
   })

@@ -43,15 +43,25 @@ export class BenchUsageError extends Error {
 
 function splitList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined
-  return value.split(',').map((part) => part.trim()).filter((part) => part !== '')
+  return value
+    .split(',')
+    .map(part => part.trim())
+    .filter(part => part !== '')
 }
 
-function selectNames<Name extends string>(flag: string, requested: readonly string[] | undefined, known: readonly Name[]): Name[] {
+function selectNames<Name extends string>(
+  flag: string,
+  requested: readonly string[] | undefined,
+  known: readonly Name[],
+): Name[] {
   if (requested === undefined) return [...known]
-  const unknown = requested.filter((name) => !(known as readonly string[]).includes(name))
-  if (unknown.length > 0) throw new BenchUsageError(`${flag}: unknown name ${unknown.map((name) => `'${name}'`).join(', ')}; choose from ${known.join(', ')}.`)
+  const unknown = requested.filter(name => !(known as readonly string[]).includes(name))
+  if (unknown.length > 0)
+    throw new BenchUsageError(
+      `${flag}: unknown name ${unknown.map(name => `'${name}'`).join(', ')}; choose from ${known.join(', ')}.`,
+    )
   if (requested.length === 0) throw new BenchUsageError(`${flag}: name at least one of ${known.join(', ')}.`)
-  return known.filter((name) => requested.includes(name))
+  return known.filter(name => requested.includes(name))
 }
 
 /**
@@ -75,12 +85,15 @@ export function parseBenchOptions(argv: readonly string[], backendNames: readonl
   } catch (error) {
     throw new BenchUsageError(error instanceof Error ? error.message : String(error))
   }
-  const selected: readonly string[] = selectNames('--only', splitList(values.only), [...WORKLOAD_NAMES, ...SECTION_NAMES])
+  const selected: readonly string[] = selectNames('--only', splitList(values.only), [
+    ...WORKLOAD_NAMES,
+    ...SECTION_NAMES,
+  ])
   return {
     isHelp: values.help === true,
     isQuick: values.quick === true,
-    workloads: WORKLOAD_NAMES.filter((name) => selected.includes(name)),
-    sections: SECTION_NAMES.filter((name) => selected.includes(name)),
+    workloads: WORKLOAD_NAMES.filter(name => selected.includes(name)),
+    sections: SECTION_NAMES.filter(name => selected.includes(name)),
     backends: selectNames('--backend', splitList(values.backend), backendNames),
     isSelection: values.only !== undefined || values.backend !== undefined,
   }

@@ -34,22 +34,51 @@ async function nodeLibraries(): Promise<{ path: string; realPath: string }[]> {
 
 /** The container backend's bubblewrap arguments around `node -e`, its root holding Node only. */
 function bubblewrapArgs(libraries: readonly { path: string; realPath: string }[]): string[] {
-  const mounts = [['--ro-bind', process.execPath, SANDBOX_NODE], ...libraries.map((library) => ['--ro-bind', library.realPath, library.path])]
+  const mounts = [
+    ['--ro-bind', process.execPath, SANDBOX_NODE],
+    ...libraries.map(library => ['--ro-bind', library.realPath, library.path]),
+  ]
   return [
-    '--unshare-all', '--unshare-user', '--disable-userns', '--uid', '65534', '--gid', '65534',
-    '--hostname', 'sandbox', '--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--clearenv',
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
+    '--uid',
+    '65534',
+    '--gid',
+    '65534',
+    '--hostname',
+    'sandbox',
+    '--die-with-parent',
+    '--new-session',
+    '--cap-drop',
+    'ALL',
+    '--clearenv',
     ...mounts.flat(),
-    '--proc', '/proc', '--dev', '/dev', '--remount-ro', '/dev',
-    '--size', String(TMPFS_MB * 1024 * 1024), '--tmpfs', '/tmp',
-    '--remount-ro', '/', '--chdir', '/tmp',
-    '--', SANDBOX_NODE, '-e', WRITE_AT_ONCE,
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--remount-ro',
+    '/dev',
+    '--size',
+    String(TMPFS_MB * 1024 * 1024),
+    '--tmpfs',
+    '/tmp',
+    '--remount-ro',
+    '/',
+    '--chdir',
+    '/tmp',
+    '--',
+    SANDBOX_NODE,
+    '-e',
+    WRITE_AT_ONCE,
   ]
 }
 
 async function spawnToFirstByte(args: readonly string[]): Promise<FloorRound> {
   const startedAt = performance.now()
   const child = spawn(BWRAP, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const exited = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)))
   let firstAt: number | undefined
   let output = ''
   let errors = ''
@@ -65,7 +94,8 @@ async function spawnToFirstByte(args: readonly string[]): Promise<FloorRound> {
     child.once('error', reject)
   })
   const code = await exited
-  if (firstAt === undefined) throw new Error(`the bare bwrap child wrote nothing (exit ${String(code)}): ${errors.trim()}`)
+  if (firstAt === undefined)
+    throw new Error(`the bare bwrap child wrote nothing (exit ${String(code)}): ${errors.trim()}`)
   return { wallMs: firstAt - startedAt, otherCpuMs: Number(output) / 1_000 }
 }
 
@@ -84,13 +114,16 @@ export async function startBareBwrapChildFloor(): Promise<FloorProbe | { readonl
     await spawnToFirstByte(args)
     return {
       name: 'bare-bwrap-child',
-      description: '`bwrap` with the container backend\'s namespaces, flags and a read-only root holding Node and its libraries, around the bare child\'s `node -e` script: spawn to its first byte',
+      description:
+        "`bwrap` with the container backend's namespaces, flags and a read-only root holding Node and its libraries, around the bare child's `node -e` script: spawn to its first byte",
       cpuCovers: 'the host process only (spawn, pipe, exit)',
-      otherCpuCovers: 'the Node child\'s own CPU up to its write, as it reports it (not bubblewrap\'s)',
+      otherCpuCovers: "the Node child's own CPU up to its write, as it reports it (not bubblewrap's)",
       round: () => spawnToFirstByte(args),
       dispose: () => Promise.resolve(),
     }
   } catch (error) {
-    return { skipped: `bare-bwrap-child: bubblewrap cannot start Node here (${error instanceof Error ? error.message : String(error)})` }
+    return {
+      skipped: `bare-bwrap-child: bubblewrap cannot start Node here (${error instanceof Error ? error.message : String(error)})`,
+    }
   }
 }

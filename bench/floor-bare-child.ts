@@ -15,7 +15,7 @@ async function spawnToFirstByte(): Promise<FloorRound> {
   // An empty environment, as the backends give their children: a variable such as
   // NODE_EXTRA_CA_CERTS makes every Node start read certificates (measured: +80 ms here).
   const child = spawn(process.execPath, ['-e', WRITE_AT_ONCE], { env: {}, stdio: ['ignore', 'pipe', 'ignore'] })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const exited = new Promise<void>(resolve => child.once('exit', () => resolve()))
   let firstAt: number | undefined
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => {
@@ -33,9 +33,10 @@ async function spawnToFirstByte(): Promise<FloorRound> {
 
 export const bareChildFloor: FloorProbe = {
   name: 'bare-child',
-  description: '`spawn(process.execPath, [\'-e\', script])` with an empty environment, whose script writes on its stdout pipe at once: spawn to that first byte',
+  description:
+    "`spawn(process.execPath, ['-e', script])` with an empty environment, whose script writes on its stdout pipe at once: spawn to that first byte",
   cpuCovers: 'the host process only (spawn, pipe, exit)',
-  otherCpuCovers: 'the child\'s own CPU up to its write, as it reports it',
+  otherCpuCovers: "the child's own CPU up to its write, as it reports it",
   round: spawnToFirstByte,
   dispose: () => Promise.resolve(),
 }

@@ -29,14 +29,15 @@ export async function startLiveVmFloor(): Promise<FloorProbe> {
   })
   const round = async (): Promise<FloorRound> => {
     const startedAt = performance.now()
-    const answered = new Promise<void>((resolve) => worker.once('message', () => resolve()))
+    const answered = new Promise<void>(resolve => worker.once('message', () => resolve()))
     worker.postMessage(PROGRAM)
     await answered
     return { wallMs: performance.now() - startedAt }
   }
   return {
     name: 'live-worker-vm',
-    description: 'on a worker kept alive: `vm.createContext()` + `return 1` in the async wrapper, round trip from the host',
+    description:
+      'on a worker kept alive: `vm.createContext()` + `return 1` in the async wrapper, round trip from the host',
     cpuCovers: 'the host process with the live thread',
     round,
     dispose: async () => {

@@ -40,7 +40,13 @@ export function memoryRunCounts(plan: MeasurePlan, isFast: boolean): MemoryRunCo
 }
 
 /** In this process: RSS after `counts.firstRuns` runs and after `counts.totalRuns` in all. */
-export async function measureMemory(runtime: BenchRuntime, workload: MemoryWorkload, counts: MemoryRunCounts, callers: number, settleMs: number): Promise<Measurement> {
+export async function measureMemory(
+  runtime: BenchRuntime,
+  workload: MemoryWorkload,
+  counts: MemoryRunCounts,
+  callers: number,
+  settleMs: number,
+): Promise<Measurement> {
   const problems = new ProblemLog()
   await runBatch(runtime, workload, counts.firstRuns, callers, problems)
   const first = await settledMemory(settleMs)
@@ -79,7 +85,11 @@ function isMemoryMeasurement(value: unknown): value is Measurement {
   if (typeof value !== 'object' || value === null) return false
   const candidate = value as Record<string, unknown>
   if (candidate['kind'] === 'failed') return typeof candidate['reason'] === 'string'
-  return candidate['kind'] === 'memory' && typeof candidate['growthPercent'] === 'number' && typeof candidate['problems'] === 'object'
+  return (
+    candidate['kind'] === 'memory' &&
+    typeof candidate['growthPercent'] === 'number' &&
+    typeof candidate['problems'] === 'object'
+  )
 }
 
 /** Runs the memory workload in a fresh Node process (with `--expose-gc`) and reads its measurement. */
@@ -99,5 +109,7 @@ export async function measureMemoryInFreshProcess(request: MemoryProbeRequest): 
   } catch {
     decoded = undefined
   }
-  return isMemoryMeasurement(decoded) ? decoded : { kind: 'failed', reason: 'the memory probe process printed no measurement' }
+  return isMemoryMeasurement(decoded)
+    ? decoded
+    : { kind: 'failed', reason: 'the memory probe process printed no measurement' }
 }

@@ -156,12 +156,13 @@ async function sampleOnce(runtime: BenchRuntime, workload: SampledWorkload): Pro
   let abortedAt: number | undefined
   const startedAt = performance.now()
   const running = runtime.run(request)
-  const abortTimer = controller === undefined
-    ? undefined
-    : setTimeout(() => {
-        abortedAt = performance.now()
-        controller.abort(new Error('Aborted by the benchmark.'))
-      }, workload.abortAfterMs)
+  const abortTimer =
+    controller === undefined
+      ? undefined
+      : setTimeout(() => {
+          abortedAt = performance.now()
+          controller.abort(new Error('Aborted by the benchmark.'))
+        }, workload.abortAfterMs)
   const result = await running
   const settledAt = performance.now()
   clearTimeout(abortTimer)
@@ -206,7 +207,7 @@ export async function measureSamples(
   plan: MeasurePlan,
   pauseMs: number,
 ): Promise<Measurement[]> {
-  const columns = runtimes.map((runtime) => new SampledColumn(runtime, plan.runs))
+  const columns = runtimes.map(runtime => new SampledColumn(runtime, plan.runs))
   const isActive = (column: SampledColumn): boolean => column.startedRuns < plan.warmupRuns + column.measuredRuns
   while (columns.some(isActive)) {
     for (const column of columns.filter(isActive)) {
@@ -222,7 +223,7 @@ export async function measureSamples(
       if (sample.value !== undefined) column.samples.push(sample.value)
     }
   }
-  return columns.map((column) => ({
+  return columns.map(column => ({
     kind: 'samples',
     unit: 'ms',
     summary: summarizeSamples(column.samples),
@@ -232,7 +233,13 @@ export async function measureSamples(
 }
 
 /** `callers` concurrent loops, each running the request back to back until `count` runs started. */
-export async function runBatch(runtime: BenchRuntime, workload: Workload, count: number, callers: number, problems: ProblemLog): Promise<void> {
+export async function runBatch(
+  runtime: BenchRuntime,
+  workload: Workload,
+  count: number,
+  callers: number,
+  problems: ProblemLog,
+): Promise<void> {
   const request = requestOf(workload)
   let started = 0
   const caller = async (index: number): Promise<void> => {
@@ -245,7 +252,11 @@ export async function runBatch(runtime: BenchRuntime, workload: Workload, count:
 }
 
 /** Runs per second from the workload's callers (or the plan's), back to back, with no pauses, for `plan.throughputMs`. */
-export async function measureThroughput(runtime: BenchRuntime, workload: ThroughputWorkload, plan: MeasurePlan): Promise<Measurement> {
+export async function measureThroughput(
+  runtime: BenchRuntime,
+  workload: ThroughputWorkload,
+  plan: MeasurePlan,
+): Promise<Measurement> {
   await runBatch(runtime, workload, plan.warmupRuns, 1, new ProblemLog())
   const request = requestOf(workload)
   const problems = new ProblemLog()

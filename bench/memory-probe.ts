@@ -12,7 +12,7 @@ import { WORKLOADS, type MemoryWorkload } from './workloads.js'
 
 async function starterFor(backendName: string | null): Promise<BenchStarter> {
   if (backendName === null) return floorStarter
-  const entry = BACKENDS.find((backend) => backend.name === backendName)
+  const entry = BACKENDS.find(backend => backend.name === backendName)
   if (entry === undefined) throw new Error(`unknown backend '${backendName}'`)
   const load = await loadBackend(entry)
   if (!load.ok) throw new Error(load.reason)

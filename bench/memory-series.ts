@@ -30,7 +30,10 @@ type RunOnce = () => Promise<void>
 function bareWorkerRun(resourceLimits: ResourceLimits | undefined): RunOnce {
   return () =>
     new Promise<void>((resolve, reject) => {
-      const worker = new Worker('require("node:worker_threads").parentPort.postMessage(1)', { eval: true, ...(resourceLimits === undefined ? {} : { resourceLimits }) })
+      const worker = new Worker('require("node:worker_threads").parentPort.postMessage(1)', {
+        eval: true,
+        ...(resourceLimits === undefined ? {} : { resourceLimits }),
+      })
       worker.once('message', () => {
         void worker.terminate().then(() => resolve(), reject)
       })
@@ -89,7 +92,10 @@ async function main(): Promise<void> {
     runOnce = bareWorkerRun(stackMb === undefined ? undefined : { stackSizeMb: stackMb })
   } else if (values.mode === 'fresh' || values.mode === 'reuse') {
     const maxOld = values['max-old-mb'] === undefined ? {} : { maxOldGenerationSizeMb: Number(values['max-old-mb']) }
-    const started = await startCodeRuntime(WorkerThreadCodeRuntime, { reuseWorkers: values.mode === 'reuse', ...maxOld })
+    const started = await startCodeRuntime(WorkerThreadCodeRuntime, {
+      reuseWorkers: values.mode === 'reuse',
+      ...maxOld,
+    })
     dispose = started.dispose
     runOnce = async () => {
       const result = await started.runtime.run({ program: 'return 1', bindings: [] })
@@ -98,8 +104,12 @@ async function main(): Promise<void> {
   } else {
     throw new Error(`--mode: unknown '${values.mode ?? ''}', choose fresh, reuse or bare-worker`)
   }
-  console.log(`mode ${values.mode}, ${callers} callers, MALLOC_ARENA_MAX=${process.env['MALLOC_ARENA_MAX'] ?? 'unset'}, stackSizeMb ${stackMb ?? 'default'}, maxOldGenerationSizeMb ${values['max-old-mb'] ?? 'default'}, gc ${typeof globalThis.gc === 'function' ? 'forced' : 'not exposed'}`)
-  console.log('| runs | RSS MiB | V8 heap (physical) MiB | JS heap used MiB | V8 malloced MiB | external MiB | RSS − V8 heap MiB | threads | s |')
+  console.log(
+    `mode ${values.mode}, ${callers} callers, MALLOC_ARENA_MAX=${process.env['MALLOC_ARENA_MAX'] ?? 'unset'}, stackSizeMb ${stackMb ?? 'default'}, maxOldGenerationSizeMb ${values['max-old-mb'] ?? 'default'}, gc ${typeof globalThis.gc === 'function' ? 'forced' : 'not exposed'}`,
+  )
+  console.log(
+    '| runs | RSS MiB | V8 heap (physical) MiB | JS heap used MiB | V8 malloced MiB | external MiB | RSS − V8 heap MiB | threads | s |',
+  )
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
   const startedAt = performance.now()
   console.log(await reading(0, startedAt))
@@ -108,12 +118,14 @@ async function main(): Promise<void> {
     while (done < runs) {
       const target = Math.min(runs, done + every)
       let started = done
-      await Promise.all(Array.from({ length: callers }, async () => {
-        while (started < target) {
-          started++
-          await runOnce()
-        }
-      }))
+      await Promise.all(
+        Array.from({ length: callers }, async () => {
+          while (started < target) {
+            started++
+            await runOnce()
+          }
+        }),
+      )
       done = target
       console.log(await reading(done, startedAt))
     }

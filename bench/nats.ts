@@ -34,7 +34,7 @@ export type NatsSection = { readonly columns: readonly NatsColumn[] } | { readon
 const TRIVIAL: CodeRunRequest = { program: 'return 1', bindings: [] }
 const CALLS: CodeRunRequest = {
   program: 'let sum = 0\nfor (let i = 0; i < 10000; i++) sum += await tools.echo(i)\nreturn sum',
-  bindings: [{ global: 'tools', functions: { echo: async (value) => value as number } }],
+  bindings: [{ global: 'tools', functions: { echo: async value => value as number } }],
 }
 
 async function measureColumn(name: string, runtime: CodeRuntime, isQuick: boolean): Promise<NatsColumn> {
@@ -56,30 +56,41 @@ async function measureColumn(name: string, runtime: CodeRuntime, isQuick: boolea
   const until = performance.now() + phaseMs
   let runs = 0
   const started = performance.now()
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (performance.now() < until) {
-      await runtime.run(TRIVIAL)
-      runs++
-    }
-  }))
-  return { name, trivialMs: summarizeSamples(trivial).median, calls10kMs: summarizeSamples(calls).median, runsPerSecond: runs / ((performance.now() - started) / 1000) }
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (performance.now() < until) {
+        await runtime.run(TRIVIAL)
+        runs++
+      }
+    }),
+  )
+  return {
+    name,
+    trivialMs: summarizeSamples(trivial).median,
+    calls10kMs: summarizeSamples(calls).median,
+    runsPerSecond: runs / ((performance.now() - started) / 1000),
+  }
 }
 
 function startRunnerProcess(url: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'runner', '--nats', url, '--insecure-no-auth', '--backend', 'worker-thread', '--concurrency', '4'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(
+      process.execPath,
+      [CLI, 'runner', '--nats', url, '--insecure-no-auth', '--backend', 'worker-thread', '--concurrency', '4'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    )
     let stderr = ''
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString()
       if (stderr.includes('takes up to')) resolve(child)
     })
-    child.once('exit', (code) => reject(new Error(`a runner exited (${String(code)}): ${stderr.trim()}`)))
+    child.once('exit', code => reject(new Error(`a runner exited (${String(code)}): ${stderr.trim()}`)))
   })
 }
 
 function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
+  return new Promise(resolve => {
     child.once('exit', () => resolve())
     child.kill('SIGTERM')
   })
@@ -124,11 +135,24 @@ export async function measureNatsSection(isQuick: boolean, progress: (line: stri
 /** The section as Markdown: the table, then the overheads it implies. */
 export function renderNatsSection(section: NatsSection): string {
   if ('failed' in section) return `## NATS backend\n\nNot measured: ${section.failed}\n`
-  const rows = section.columns.map((column) => `| ${column.name} | ${formatMs(column.trivialMs)} ms | ${formatMs(column.calls10kMs)} ms | ${column.runsPerSecond.toFixed(0)} |`)
+  const rows = section.columns.map(
+    column =>
+      `| ${column.name} | ${formatMs(column.trivialMs)} ms | ${formatMs(column.calls10kMs)} ms | ${column.runsPerSecond.toFixed(0)} |`,
+  )
   const [local, oneRunner] = section.columns
-  const lines = ['## NATS backend', '', '| column | trivial (median, back to back) | calls10k (median) | throughput at 4 callers (runs/s) |', '|---|---|---|---|', ...rows, '']
+  const lines = [
+    '## NATS backend',
+    '',
+    '| column | trivial (median, back to back) | calls10k (median) | throughput at 4 callers (runs/s) |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+  ]
   if (local !== undefined && oneRunner !== undefined) {
-    lines.push(`Overhead of a run through NATS: ${formatMs(oneRunner.trivialMs - local.trivialMs)} ms; of one binding call: ${formatMs(((oneRunner.calls10kMs - local.calls10kMs) / 10_000) * 1000)} µs (each a request/reply round trip through the server).`, '')
+    lines.push(
+      `Overhead of a run through NATS: ${formatMs(oneRunner.trivialMs - local.trivialMs)} ms; of one binding call: ${formatMs(((oneRunner.calls10kMs - local.calls10kMs) / 10_000) * 1000)} µs (each a request/reply round trip through the server).`,
+      '',
+    )
   }
   return `${lines.join('\n')}\n`
 }

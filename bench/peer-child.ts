@@ -7,7 +7,13 @@
 import { createInterface } from 'node:readline'
 import type { BenchRuntime } from './backends.js'
 import type { CodeRunRequest } from '@code-runtime/core'
-import { encodeMessage, failedRunResult, parseHostMessage, type ChildMessage, type HostMessage } from './peer-line-protocol.js'
+import {
+  encodeMessage,
+  failedRunResult,
+  parseHostMessage,
+  type ChildMessage,
+  type HostMessage,
+} from './peer-line-protocol.js'
 import { startReferenceInProcess } from './peer-reference.js'
 import { benchBindings } from './workloads.js'
 
@@ -51,7 +57,9 @@ for await (const line of createInterface({ input: process.stdin })) {
       break
     case 'run': {
       // A run that throws (the reference resolves even failed runs, so this is a bug) still answers its id, so the bench never waits on it.
-      const pending = run(message).catch((error: unknown) => send({ op: 'result', id: message.id, result: failedRunResult(describe(error)) }))
+      const pending = run(message).catch((error: unknown) =>
+        send({ op: 'result', id: message.id, result: failedRunResult(describe(error)) }),
+      )
       running.add(pending)
       void pending.finally(() => running.delete(pending))
       break

@@ -7,7 +7,14 @@
  * `applyIgnored`. `computeMs` is the script's synchronous timeout, and `abort()` disposes the
  * isolate. It is a peer to compare against, not a sandbox of ours: it has none of our limits.
  */
-import type { CodeBindingNamespace, CodeJsonValue, CodeRunFailure, CodeRunOutcome, CodeRunRequest, CodeRunResult } from '@code-runtime/core'
+import type {
+  CodeBindingNamespace,
+  CodeJsonValue,
+  CodeRunFailure,
+  CodeRunOutcome,
+  CodeRunRequest,
+  CodeRunResult,
+} from '@code-runtime/core'
 import type IsolatedVm from 'isolated-vm'
 import type { BenchRuntime, BenchRuntimeConfig, BenchStarter } from './backends.js'
 import { stripToScript, timedResult } from './baseline-floor.js'
@@ -34,8 +41,12 @@ const line = (...values) => log.applyIgnored(undefined, [values.map(text).join('
 globalThis.console = { log: line, info: line, warn: line, error: line, debug: line }
 `
 
-function functionOf(bindings: readonly CodeBindingNamespace[], global: string, name: string): ((args: CodeJsonValue) => Promise<CodeJsonValue>) | undefined {
-  const namespace = bindings.find((candidate) => candidate.global === global)
+function functionOf(
+  bindings: readonly CodeBindingNamespace[],
+  global: string,
+  name: string,
+): ((args: CodeJsonValue) => Promise<CodeJsonValue>) | undefined {
+  const namespace = bindings.find(candidate => candidate.global === global)
   return namespace === undefined || !Object.hasOwn(namespace.functions, name) ? undefined : namespace.functions[name]
 }
 
@@ -78,9 +89,14 @@ class IsolatedVmRuntime implements BenchRuntime {
       const log = new this.#ivm.Reference((line: string) => {
         logs.push(line)
       })
-      const namespaces = JSON.stringify(Object.fromEntries(request.bindings.map((namespace) => [namespace.global, Object.keys(namespace.functions)])))
+      const namespaces = JSON.stringify(
+        Object.fromEntries(request.bindings.map(namespace => [namespace.global, Object.keys(namespace.functions)])),
+      )
       await context.evalClosure(GUEST_SETUP, [call, log, namespaces])
-      const options = this.#computeMs === undefined ? { promise: true, copy: true } as const : { promise: true, copy: true, timeout: this.#computeMs } as const
+      const options =
+        this.#computeMs === undefined
+          ? ({ promise: true, copy: true } as const)
+          : ({ promise: true, copy: true, timeout: this.#computeMs } as const)
       const value = (await context.eval(stripToScript(request.program), options)) as CodeJsonValue | undefined
       return value === undefined ? { logs } : { logs, value }
     } catch (error) {
@@ -101,5 +117,5 @@ class IsolatedVmRuntime implements BenchRuntime {
 export async function loadIsolatedVmPeer(): Promise<BenchStarter> {
   const specifier: string = 'isolated-vm'
   const ivm = ((await import(specifier)) as { default: Ivm }).default
-  return { start: (config) => Promise.resolve(new IsolatedVmRuntime(ivm, config)) }
+  return { start: config => Promise.resolve(new IsolatedVmRuntime(ivm, config)) }
 }

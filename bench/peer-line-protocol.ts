@@ -34,7 +34,12 @@ export class PeerProtocolError extends Error {
 
 /** The result the bench records for a run the peer never ran to its end (a broken child, a run that threw). */
 export function failedRunResult(message: string): CodeRunResult {
-  return { logs: [], error: { kind: 'exception', message }, usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] }
+  return {
+    logs: [],
+    error: { kind: 'exception', message },
+    usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0 },
+    calls: [],
+  }
 }
 
 export function encodeMessage(message: HostMessage | ChildMessage): string {
@@ -48,7 +53,8 @@ function objectOf(line: string): Record<string, unknown> {
   } catch {
     throw new PeerProtocolError(`not JSON: ${line.slice(0, 80)}`)
   }
-  if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) throw new PeerProtocolError(`not an object: ${line.slice(0, 80)}`)
+  if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded))
+    throw new PeerProtocolError(`not an object: ${line.slice(0, 80)}`)
   return decoded as Record<string, unknown>
 }
 
@@ -71,7 +77,8 @@ export function parseChildMessage(line: string): ChildMessage {
     case 'result': {
       const result = message['result']
       // The child is the bench's own code: a result object is trusted to be a CodeRunResult.
-      if (isRunId(message['id']) && typeof result === 'object' && result !== null) return { op: 'result', id: message['id'], result: result as CodeRunResult }
+      if (isRunId(message['id']) && typeof result === 'object' && result !== null)
+        return { op: 'result', id: message['id'], result: result as CodeRunResult }
       break
     }
   }
@@ -95,7 +102,9 @@ export function parseHostMessage(line: string): HostMessage {
       const { program, reuseKey, isAbortable } = message
       if (!isRunId(id) || typeof program !== 'string' || typeof isAbortable !== 'boolean') break
       if (reuseKey !== undefined && typeof reuseKey !== 'string') break
-      return reuseKey === undefined ? { op: 'run', id, program, isAbortable } : { op: 'run', id, program, isAbortable, reuseKey }
+      return reuseKey === undefined
+        ? { op: 'run', id, program, isAbortable }
+        : { op: 'run', id, program, isAbortable, reuseKey }
     }
     case 'abort':
       if (isRunId(id)) return { op: 'abort', id }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { isNodeAtLeast, placeReference, REFERENCE_MIN_NODE } from './peer-reference.js'
 
-describe('the reference peer\'s Node check', () => {
+describe("the reference peer's Node check", () => {
   it('accepts the Node the reference needs and newer ones', () => {
     assert.equal(isNodeAtLeast('v22.13.0', REFERENCE_MIN_NODE), true)
     assert.equal(isNodeAtLeast('v22.20.1', REFERENCE_MIN_NODE), true)
@@ -21,7 +21,10 @@ describe('where the reference runs', () => {
   })
 
   it('runs in a child of BENCH_PEER_NODE on an older Node when that binary is new enough', () => {
-    assert.deepEqual(placeReference('v20.20.2', '/opt/node22/bin/node', 'v22.23.3'), { where: 'child', nodeBinary: '/opt/node22/bin/node' })
+    assert.deepEqual(placeReference('v20.20.2', '/opt/node22/bin/node', 'v22.23.3'), {
+      where: 'child',
+      nodeBinary: '/opt/node22/bin/node',
+    })
   })
 
   it('is skipped with a reason naming the variable when there is no usable binary', () => {

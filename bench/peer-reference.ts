@@ -59,7 +59,7 @@ export async function startReferenceInProcess(): Promise<BenchStarter> {
         await fiber.dispose()
         throw new Error('the plugin started but provides no codeRuntime service')
       }
-      return { run: (request) => runtime.run(request), dispose: () => fiber.dispose() }
+      return { run: request => runtime.run(request), dispose: () => fiber.dispose() }
     },
   }
 }
@@ -78,14 +78,23 @@ export type ReferencePlacement =
  * `BENCH_PEER_NODE` when that one is (`peerNodeVersion` is its `--version`, or `undefined` when it
  * would not start).
  */
-export function placeReference(ownVersion: string, peerNode: string | undefined, peerNodeVersion: string | undefined): ReferencePlacement {
+export function placeReference(
+  ownVersion: string,
+  peerNode: string | undefined,
+  peerNodeVersion: string | undefined,
+): ReferencePlacement {
   const needs = `needs Node ≥ ${REFERENCE_MIN_NODE.join('.')}`
   if (isNodeAtLeast(ownVersion, REFERENCE_MIN_NODE)) return { where: 'in-process' }
   if (peerNode === undefined || peerNode === '') {
-    return { where: 'nowhere', reason: `${needs} (this run: Node ${ownVersion}); set ${PEER_NODE_VARIABLE} to such a Node binary to run it in a child process, or run the bench on that Node` }
+    return {
+      where: 'nowhere',
+      reason: `${needs} (this run: Node ${ownVersion}); set ${PEER_NODE_VARIABLE} to such a Node binary to run it in a child process, or run the bench on that Node`,
+    }
   }
-  if (peerNodeVersion === undefined) return { where: 'nowhere', reason: `${PEER_NODE_VARIABLE}=${peerNode} did not start` }
-  if (!isNodeAtLeast(peerNodeVersion, REFERENCE_MIN_NODE)) return { where: 'nowhere', reason: `${needs}, and ${PEER_NODE_VARIABLE}=${peerNode} is Node ${peerNodeVersion}` }
+  if (peerNodeVersion === undefined)
+    return { where: 'nowhere', reason: `${PEER_NODE_VARIABLE}=${peerNode} did not start` }
+  if (!isNodeAtLeast(peerNodeVersion, REFERENCE_MIN_NODE))
+    return { where: 'nowhere', reason: `${needs}, and ${PEER_NODE_VARIABLE}=${peerNode} is Node ${peerNodeVersion}` }
   return { where: 'child', nodeBinary: peerNode }
 }
 
@@ -105,7 +114,11 @@ function versionOf(nodeBinary: string | undefined): string | undefined {
  */
 export async function loadReferencePeer(): Promise<BenchStarter> {
   const peerNode = process.env[PEER_NODE_VARIABLE]
-  const placement = placeReference(process.version, peerNode, isNodeAtLeast(process.version, REFERENCE_MIN_NODE) ? undefined : versionOf(peerNode))
+  const placement = placeReference(
+    process.version,
+    peerNode,
+    isNodeAtLeast(process.version, REFERENCE_MIN_NODE) ? undefined : versionOf(peerNode),
+  )
   switch (placement.where) {
     case 'in-process':
       return startReferenceInProcess()

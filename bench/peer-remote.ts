@@ -12,7 +12,13 @@ import type { Readable, Writable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import type { CodeRunRequest, CodeRunResult } from '@code-runtime/core'
 import type { BenchRuntime, BenchRuntimeConfig, BenchStarter } from './backends.js'
-import { encodeMessage, failedRunResult, parseChildMessage, type ChildMessage, type HostMessage } from './peer-line-protocol.js'
+import {
+  encodeMessage,
+  failedRunResult,
+  parseChildMessage,
+  type ChildMessage,
+  type HostMessage,
+} from './peer-line-protocol.js'
 
 const CHILD_ENTRY = fileURLToPath(new URL('./peer-child.js', import.meta.url))
 /** How long a child may take to exit after its stdin ends before it is killed. */
@@ -33,7 +39,7 @@ class RemotePeerRuntime implements BenchRuntime {
   /** Routes the child's answers; a broken child fails every pending run. */
   listen(onReady: (message: ChildMessage) => void): void {
     const lines = createInterface({ input: this.#child.stdout })
-    lines.on('line', (line) => {
+    lines.on('line', line => {
       let message: ChildMessage
       try {
         message = parseChildMessage(line)
@@ -48,7 +54,9 @@ class RemotePeerRuntime implements BenchRuntime {
         onReady(message)
       }
     })
-    this.#child.once('exit', (code, signal) => this.#fail(new Error(`the peer's child process exited (${signal ?? `code ${code ?? '?'}`})`)))
+    this.#child.once('exit', (code, signal) =>
+      this.#fail(new Error(`the peer's child process exited (${signal ?? `code ${code ?? '?'}`})`)),
+    )
   }
 
   #fail(error: Error): void {
@@ -66,8 +74,14 @@ class RemotePeerRuntime implements BenchRuntime {
     if (this.#failure !== undefined) return Promise.reject(this.#failure)
     const id = this.#nextId++
     const { signal, reuseKey } = request
-    const answered = new Promise<CodeRunResult>((resolve) => this.#pending.set(id, resolve))
-    this.send({ op: 'run', id, program: request.program, isAbortable: signal !== undefined, ...(reuseKey === undefined ? {} : { reuseKey }) })
+    const answered = new Promise<CodeRunResult>(resolve => this.#pending.set(id, resolve))
+    this.send({
+      op: 'run',
+      id,
+      program: request.program,
+      isAbortable: signal !== undefined,
+      ...(reuseKey === undefined ? {} : { reuseKey }),
+    })
     signal?.addEventListener('abort', () => this.send({ op: 'abort', id }), { once: true })
     return answered
   }
@@ -93,8 +107,14 @@ export function remotePeerStarter(nodeBinary: string): BenchStarter {
       })
       const runtime = new RemotePeerRuntime(child)
       const started = new Promise<void>((resolve, reject) => {
-        runtime.listen((message) => (message.op === 'ready' ? resolve() : message.op === 'failed' ? reject(new Error(message.message)) : undefined))
-        child.once('exit', () => reject(new Error(`the peer's child process exited before it was ready: ${stderr.trim().split('\n').at(-1) ?? ''}`)))
+        runtime.listen(message =>
+          message.op === 'ready' ? resolve() : message.op === 'failed' ? reject(new Error(message.message)) : undefined,
+        )
+        child.once('exit', () =>
+          reject(
+            new Error(`the peer's child process exited before it was ready: ${stderr.trim().split('\n').at(-1) ?? ''}`),
+          ),
+        )
         child.once('error', reject)
       })
       runtime.send({ op: 'start', config })

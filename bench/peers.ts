@@ -18,18 +18,21 @@ export interface PeerEntry {
   readonly notApplicable: Readonly<Partial<Record<WorkloadName, string>>>
 }
 
-const MEMORY_NOT_WIRED = 'the memory workload runs in a fresh Node process that starts backends from the backend table only'
+const MEMORY_NOT_WIRED =
+  'the memory workload runs in a fresh Node process that starts backends from the backend table only'
 
 export const PEERS: readonly PeerEntry[] = [
   {
     name: 'reference',
-    description: 'the seed\'s reference, `@deepseek-ai/dsh-code-runtime-worker-thread` from npm: a fresh worker per run, no pool',
+    description:
+      "the seed's reference, `@deepseek-ai/dsh-code-runtime-worker-thread` from npm: a fresh worker per run, no pool",
     load: loadReferencePeer,
     notApplicable: { memory: MEMORY_NOT_WIRED },
   },
   {
     name: 'isolated-vm',
-    description: 'a runner on `isolated-vm` (pinned): a fresh `ivm.Isolate` + context per run in the host process, bindings as `ivm.Reference`s called with `apply` (JSON string each way), `computeMs` as the script timeout, abort by disposing the isolate',
+    description:
+      'a runner on `isolated-vm` (pinned): a fresh `ivm.Isolate` + context per run in the host process, bindings as `ivm.Reference`s called with `apply` (JSON string each way), `computeMs` as the script timeout, abort by disposing the isolate',
     load: loadIsolatedVmPeer,
     notApplicable: { memory: MEMORY_NOT_WIRED },
   },

@@ -12,11 +12,21 @@ function samples(values: number[]): Measurement {
 
 function rate(runsPerSecond: number): Measurement {
   const latencyMs = summarizeSamples([1])
-  return { kind: 'rate', unit: 'runs/s', runsPerSecond, runs: 1, seconds: 1, callers: 1, latencyMs, cpuMsPerRun: 1, problems: NO_PROBLEMS }
+  return {
+    kind: 'rate',
+    unit: 'runs/s',
+    runsPerSecond,
+    runs: 1,
+    seconds: 1,
+    callers: 1,
+    latencyMs,
+    cpuMsPerRun: 1,
+    problems: NO_PROBLEMS,
+  }
 }
 
 describe('ratios to the floors', () => {
-  it('takes a sampled workload\'s median and a throughput\'s wall time per run', () => {
+  it("takes a sampled workload's median and a throughput's wall time per run", () => {
     assert.equal(msPerRun(samples([10, 30, 20])), 20)
     assert.equal(msPerRun(rate(50)), 20)
   })

@@ -6,12 +6,31 @@ import type { WorkloadName } from './workloads.js'
 
 function rate(runsPerSecond: number): Measurement {
   const latencyMs = { count: 1, median: 1, p90: 1, min: 1, max: 1, mean: 1 }
-  return { kind: 'rate', unit: 'runs/s', runsPerSecond, runs: 1, seconds: 1, callers: 4, latencyMs, cpuMsPerRun: 1, problems: { failedRuns: 0, reasons: [] } }
+  return {
+    kind: 'rate',
+    unit: 'runs/s',
+    runsPerSecond,
+    runs: 1,
+    seconds: 1,
+    callers: 4,
+    latencyMs,
+    cpuMsPerRun: 1,
+    problems: { failedRuns: 0, reasons: [] },
+  }
 }
 
 function resultsOf(subjects: Subject[], cells: ResultCell[], workloads: WorkloadName[]): BenchResults {
   return {
-    machine: { date: '', node: 'v20', cpuModel: '', cores: 2, platform: '', totalMemoryGiB: 1, loadAverageAtStart: 0, loadAverageAtEnd: 0 },
+    machine: {
+      date: '',
+      node: 'v20',
+      cpuModel: '',
+      cores: 2,
+      platform: '',
+      totalMemoryGiB: 1,
+      loadAverageAtStart: 0,
+      loadAverageAtEnd: 0,
+    },
     options: { isQuick: true, workloads, backends: ['worker-thread', 'process'] },
     plan: FULL_PLAN,
     workloadDescriptions: {},
@@ -35,10 +54,15 @@ const SUBJECTS: Subject[] = [
 ]
 
 function rowsOf(table: string): string[][] {
-  return table.split('\n').map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()))
+  return table.split('\n').map(line =>
+    line
+      .split('|')
+      .slice(1, -1)
+      .map(cell => cell.trim()),
+  )
 }
 
-describe('the table\'s reuse columns', () => {
+describe("the table's reuse columns", () => {
   it('follow their backend, with their ratio to the isolated-vm peer; a backend without reuse gets none', () => {
     const cells: ResultCell[] = [
       { subject: 'worker-thread reuse', workload: 'throughput', measurement: rate(600) },
@@ -46,10 +70,18 @@ describe('the table\'s reuse columns', () => {
     ]
     const [header = [], , row = []] = rowsOf(renderTable(resultsOf(SUBJECTS, cells, ['throughput'])))
     const reuseAt = header.indexOf('worker-thread reuse')
-    assert.deepEqual(header.slice(reuseAt, reuseAt + 3), ['worker-thread reuse', 'worker-thread reuse / isolated-vm', 'process'])
+    assert.deepEqual(header.slice(reuseAt, reuseAt + 3), [
+      'worker-thread reuse',
+      'worker-thread reuse / isolated-vm',
+      'process',
+    ])
     assert.equal(row[reuseAt], '600 runs/s')
     assert.equal(row[reuseAt + 1], '1.50×')
-    assert.equal(header.filter((name) => name.startsWith('process')).length, 3, 'process, process cold, process / cold: no reuse columns')
+    assert.equal(
+      header.filter(name => name.startsWith('process')).length,
+      3,
+      'process, process cold, process / cold: no reuse columns',
+    )
   })
 
   it('leave a workload the reuse column does not run as a dash, not as a measurement or n/a', () => {
@@ -58,8 +90,16 @@ describe('the table\'s reuse columns', () => {
   })
 
   it('drop the ratio column when the isolated-vm peer is not in the run', () => {
-    const [header = []] = rowsOf(renderTable(resultsOf(SUBJECTS.filter((subject) => subject.role !== 'peer'), [], ['throughput'])))
+    const [header = []] = rowsOf(
+      renderTable(
+        resultsOf(
+          SUBJECTS.filter(subject => subject.role !== 'peer'),
+          [],
+          ['throughput'],
+        ),
+      ),
+    )
     assert.ok(header.includes('worker-thread reuse'))
-    assert.ok(!header.some((name) => name.includes('/ isolated-vm')))
+    assert.ok(!header.some(name => name.includes('/ isolated-vm')))
   })
 })

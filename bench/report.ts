@@ -109,7 +109,7 @@ export function formatRatio(measured: Measurement | undefined, cold: Measurement
 }
 
 function cellOf(results: BenchResults, subject: string, workload: WorkloadName): Measurement | undefined {
-  return results.cells.find((cell) => cell.subject === subject && cell.workload === workload)?.measurement
+  return results.cells.find(cell => cell.subject === subject && cell.workload === workload)?.measurement
 }
 
 function tableRow(cells: readonly string[]): string {
@@ -118,16 +118,18 @@ function tableRow(cells: readonly string[]): string {
 
 /** The backend × workload table, with the cold baselines, the floor and the targets. */
 export function renderTable(results: BenchResults): string {
-  const backends = results.subjects.filter((subject) => subject.role === 'backend')
-  const floor = results.subjects.find((subject) => subject.role === 'floor')
-  const peers = results.subjects.filter((subject) => subject.role === 'peer')
-  const hasTargets = backends.some((subject) => subject.id === TARGET_BACKEND)
-  const reuseOf = (backend: Subject): Subject[] => results.subjects.filter((subject) => subject.role === 'reuse' && subject.backend === backend.id)
-  const reusePeer = peers.find((peer) => peer.id === REUSE_TARGET_PEER)
+  const backends = results.subjects.filter(subject => subject.role === 'backend')
+  const floor = results.subjects.find(subject => subject.role === 'floor')
+  const peers = results.subjects.filter(subject => subject.role === 'peer')
+  const hasTargets = backends.some(subject => subject.id === TARGET_BACKEND)
+  const reuseOf = (backend: Subject): Subject[] =>
+    results.subjects.filter(subject => subject.role === 'reuse' && subject.backend === backend.id)
+  const reusePeer = peers.find(peer => peer.id === REUSE_TARGET_PEER)
   const header = ['workload']
   for (const backend of backends) {
     header.push(backend.id, `${backend.id} cold`, `${backend.id} / cold`)
-    for (const reuse of reuseOf(backend)) header.push(reuse.id, ...(reusePeer === undefined ? [] : [`${reuse.id} / ${reusePeer.id}`]))
+    for (const reuse of reuseOf(backend))
+      header.push(reuse.id, ...(reusePeer === undefined ? [] : [`${reuse.id} / ${reusePeer.id}`]))
   }
   if (floor !== undefined) header.push(floor.id)
   for (const peer of peers) header.push(peer.id, ...(hasTargets ? [`${TARGET_BACKEND} / ${peer.id}`] : []))
@@ -141,17 +143,27 @@ export function renderTable(results: BenchResults): string {
       row.push(formatMeasurement(measured), formatMeasurement(cold), formatRatio(measured, cold))
       for (const reuse of reuseOf(backend)) {
         const reused = cellOf(results, reuse.id, workload)
-        row.push(formatMeasurement(reused), ...(reusePeer === undefined ? [] : [formatRatio(reused, cellOf(results, reusePeer.id, workload))]))
+        row.push(
+          formatMeasurement(reused),
+          ...(reusePeer === undefined ? [] : [formatRatio(reused, cellOf(results, reusePeer.id, workload))]),
+        )
       }
     }
     if (floor !== undefined) row.push(formatMeasurement(cellOf(results, floor.id, workload)))
     for (const peer of peers) {
       const measured = cellOf(results, peer.id, workload)
-      row.push(formatMeasurement(measured), ...(hasTargets ? [formatRatio(cellOf(results, TARGET_BACKEND, workload), measured)] : []))
+      row.push(
+        formatMeasurement(measured),
+        ...(hasTargets ? [formatRatio(cellOf(results, TARGET_BACKEND, workload), measured)] : []),
+      )
     }
     if (hasTargets) {
       const target = targetOf(workload)
-      row.push(target === undefined ? '—' : `${target.text}: ${judgeTarget(target, cellOf(results, TARGET_BACKEND, workload))}`)
+      row.push(
+        target === undefined
+          ? '—'
+          : `${target.text}: ${judgeTarget(target, cellOf(results, TARGET_BACKEND, workload))}`,
+      )
     }
     lines.push(tableRow(row))
   }
@@ -168,7 +180,9 @@ function renderNotes(results: BenchResults): string[] {
   }
   notes.push(`- Pause before every sampled run, in every column: ${results.pauseMs} ms.`)
   const { loadAverageAtStart, loadAverageAtEnd, cores } = results.machine
-  notes.push(`- Load average (1 min) ${loadAverageAtStart.toFixed(1)} at the start and ${loadAverageAtEnd.toFixed(1)} at the end, on ${cores} cores: above ${cores} the machine was shared and every wall-clock number is inflated.`)
+  notes.push(
+    `- Load average (1 min) ${loadAverageAtStart.toFixed(1)} at the start and ${loadAverageAtEnd.toFixed(1)} at the end, on ${cores} cores: above ${cores} the machine was shared and every wall-clock number is inflated.`,
+  )
   if (results.bigValue !== undefined) {
     const { rows, jsonBytes, copyFloor } = results.bigValue
     notes.push(
@@ -180,7 +194,9 @@ function renderNotes(results: BenchResults): string[] {
     if (measurement.kind === 'skipped' || measurement.kind === 'failed') {
       notes.push(`- ${cell.subject} / ${cell.workload} ${measurement.kind}: ${measurement.reason}.`)
     } else if (measurement.problems.failedRuns > 0) {
-      notes.push(`- ${cell.subject} / ${cell.workload}: ${measurement.problems.failedRuns} runs did not do the work: ${measurement.problems.reasons.join(' · ')}`)
+      notes.push(
+        `- ${cell.subject} / ${cell.workload}: ${measurement.problems.failedRuns} runs did not do the work: ${measurement.problems.reasons.join(' · ')}`,
+      )
     }
     if (measurement.kind === 'rate') {
       notes.push(
@@ -202,14 +218,14 @@ function renderMethod(results: BenchResults): string[] {
     '- Latency is what the caller sees: from `run()` to its settled result, with a fresh request object per run and the same `tools` namespace (`echo`, `bigValue`, `never`) in every workload.',
     '- Spawn-ahead refill: every worker serves one run and the pool spawns its replacement when a run takes one. To measure a caller who finds a worker ready, every sampled run waits first until the pool has refilled. The wait is measured, not guessed: before the workloads each backend times `return 1` with `spawnAhead: 0` (a cold spawn plus a run, which bounds the refill of one worker); its refill pause is twice the slowest of those, kept between 60 ms and 2 s, and every sampled run in every column (the floor too, so no worker of another column is still exiting during it) waits the largest refill pause. Throughput and memory have no pauses.',
     `- Throughput: one caller (throughput1) and ${plan.callers} concurrent callers (throughput) run \`return 1\` back to back for ${plan.throughputMs / 1000} s each, no pauses: the end-to-end cost of fresh workers.`,
-    '- trivial-b2b: `return 1` with no pause before a run, each column measured alone (the others idle), so a pool refills only in the time the caller gives it: what a stream of agents\' runs sees; trivial beside it is the same run after the refill pause.',
+    "- trivial-b2b: `return 1` with no pause before a run, each column measured alone (the others idle), so a pool refills only in the time the caller gives it: what a stream of agents' runs sees; trivial beside it is the same run after the refill pause.",
     "- session: `return 1` as a later run of one open session per column (`runtime.openSession()`, a first run not measured): no spawn and no fresh context on its path, beside trivial, the same program as a one-shot run. Only the repository's backends have sessions (the floor and the peers are n/a, the cold and reuse columns do not run it).",
     `- Memory: host RSS (worker threads live in the host process, so it covers them) after ${plan.memoryFirstRuns} and after ${plan.memoryTotalRuns} runs of \`return 1\` with a fresh substrate per run, and after ${plan.fastMemoryFirstRuns} and ${plan.fastMemoryTotalRuns} where runs are fast (the reuse columns, the floor), by ${plan.callers} callers, no pauses, each read after terminated workers had time to exit and a forced GC; the cell is the growth between the two readings. For backends that run programs in child processes, the children's memory is not in this number. Each column measures in a fresh Node process, so what earlier workloads left in the heap does not blur the readings.`,
     '- hotloop: `computeMs: 1000`; the sample is elapsed − 1000 ms, so in the cold column it includes the spawn (the budget starts once the worker is ready). abort: `abort()` 100 ms into a run awaiting a never-settling binding; the sample is the time from `abort()` to the settled result.',
     '- Baselines, measured in the same benchmark run: **cold** is the same backend with `spawnAhead: 0` (a cold spawn per run, same pauses); **floor** is the same program in the host thread: amaro strip-only, the same `(async function () {…})` wrapper, `vm.Script` in a fresh `vm.createContext()` per run, plain async binding functions (values are not copied, so bigvalue is a lower bound no isolating backend can reach) and a captured console; its `computeMs` is a vm timeout.',
     '- The ratio columns are backend / cold and worker-thread / peer: below 1× is faster for times, above 1× is more runs/s for throughput.',
-    '- Reuse columns (backends with a reuse mode): **reuse** is `reuseWorkers: true` with no `reuseKey` (any run may get a recycled worker, a fresh context per run); **reuse-key** adds a `reuseKey` per caller (the throughput and memory callers are 4 tenants; sampled runs are one tenant), so a worker is recycled only within its tenant. hotloop and abort are not run there (both end with the worker stopped). Beside each is its ratio to the isolated-vm peer: the issue\'s target is reuse throughput ≥ that peer\'s.',
-    '- Peers, measured in the same run and in the same interleaved turns as the columns above: **reference** is the seed\'s reference from npm (`@deepseek-ai/dsh-code-runtime-worker-thread`, a fresh worker per run, no pool; needs Node ≥ 22.13: on an older Node it runs in a child process of the Node binary named by `BENCH_PEER_NODE`, timed here, so its times include one pipe round trip and its throughput CPU leaves out the child; with neither it is skipped with a note); **isolated-vm** is a runner on the `isolated-vm` package with a fresh isolate and context per run in the host process (no spawn, none of our limits or checks). n/a marks a workload a peer does not run, with the reason in the notes.',
+    "- Reuse columns (backends with a reuse mode): **reuse** is `reuseWorkers: true` with no `reuseKey` (any run may get a recycled worker, a fresh context per run); **reuse-key** adds a `reuseKey` per caller (the throughput and memory callers are 4 tenants; sampled runs are one tenant), so a worker is recycled only within its tenant. hotloop and abort are not run there (both end with the worker stopped). Beside each is its ratio to the isolated-vm peer: the issue's target is reuse throughput ≥ that peer's.",
+    "- Peers, measured in the same run and in the same interleaved turns as the columns above: **reference** is the seed's reference from npm (`@deepseek-ai/dsh-code-runtime-worker-thread`, a fresh worker per run, no pool; needs Node ≥ 22.13: on an older Node it runs in a child process of the Node binary named by `BENCH_PEER_NODE`, timed here, so its times include one pipe round trip and its throughput CPU leaves out the child; with neither it is skipped with a note); **isolated-vm** is a runner on the `isolated-vm` package with a fresh isolate and context per run in the host process (no spawn, none of our limits or checks). n/a marks a workload a peer does not run, with the reason in the notes.",
   ]
 }
 
@@ -225,14 +241,18 @@ export function renderMarkdown(results: BenchResults): string {
     renderTable(results),
     '',
     ...renderFloors(results),
-    ...results.typeCheck === undefined ? [] : 'failed' in results.typeCheck ? ['## Type check', '', `Failed: ${results.typeCheck.failed}`, ''] : renderTypeCheckSection(results.typeCheck),
+    ...(results.typeCheck === undefined
+      ? []
+      : 'failed' in results.typeCheck
+        ? ['## Type check', '', `Failed: ${results.typeCheck.failed}`, '']
+        : renderTypeCheckSection(results.typeCheck)),
     '## Notes',
     '',
     ...renderNotes(results),
     '',
     '## Workloads',
     '',
-    ...options.workloads.map((workload) => `- **${workload}**: ${results.workloadDescriptions[workload] ?? ''}`),
+    ...options.workloads.map(workload => `- **${workload}**: ${results.workloadDescriptions[workload] ?? ''}`),
     '',
     '## Method',
     '',

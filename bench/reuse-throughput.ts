@@ -32,7 +32,7 @@ const COLUMNS: readonly Column[] = [
   { name: 'fresh worker per run', reuseWorkers: false, keyOf: () => undefined },
   { name: 'reuse, no key', reuseWorkers: true, keyOf: () => undefined },
   { name: 'reuse, 1 key', reuseWorkers: true, keyOf: () => 'tenant' },
-  { name: 'reuse, 4 keys (one per caller)', reuseWorkers: true, keyOf: (index) => `tenant-${index}` },
+  { name: 'reuse, 4 keys (one per caller)', reuseWorkers: true, keyOf: index => `tenant-${index}` },
 ]
 
 /** Runs/s of one column over `ms` of back-to-back runs, after a short warm-up. */
@@ -43,13 +43,18 @@ async function measure(column: Column, ms: number): Promise<number> {
       const reuseKey = column.keyOf(index)
       let runs = 0
       while (performance.now() < until) {
-        const result = await runtime.run({ program: 'return 1', bindings: [], ...(reuseKey === undefined ? {} : { reuseKey }) })
+        const result = await runtime.run({
+          program: 'return 1',
+          bindings: [],
+          ...(reuseKey === undefined ? {} : { reuseKey }),
+        })
         if (result.error !== undefined) throw new Error(`${column.name}: ${result.error.message}`)
         runs++
       }
       return runs
     }
-    const callers = (until: number): Promise<number[]> => Promise.all(Array.from({ length: CALLERS }, (_, index) => caller(index, until)))
+    const callers = (until: number): Promise<number[]> =>
+      Promise.all(Array.from({ length: CALLERS }, (_, index) => caller(index, until)))
     await callers(performance.now() + Math.min(500, ms / 4))
     const started = performance.now()
     const counts = await callers(started + ms)
@@ -61,10 +66,12 @@ async function measure(column: Column, ms: number): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '3' } } })
+  const { values } = parseArgs({
+    options: { rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '3' } },
+  })
   const rounds = Number(values.rounds)
   const ms = Number(values.seconds) * 1000
-  const samples = new Map<string, number[]>(COLUMNS.map((column) => [column.name, []]))
+  const samples = new Map<string, number[]>(COLUMNS.map(column => [column.name, []]))
   for (let round = 0; round < rounds; round++) {
     for (let step = 0; step < COLUMNS.length; step++) {
       const column = COLUMNS[(round + step) % COLUMNS.length]

@@ -28,7 +28,7 @@ export const REUSE_VARIANTS: readonly ReuseVariant[] = [
 const NOT_REUSED: readonly WorkloadName[] = ['hotloop', 'abort', 'session']
 
 /** The workloads the reuse columns run. */
-export const REUSE_WORKLOADS: readonly WorkloadName[] = WORKLOAD_NAMES.filter((name) => !NOT_REUSED.includes(name))
+export const REUSE_WORKLOADS: readonly WorkloadName[] = WORKLOAD_NAMES.filter(name => !NOT_REUSED.includes(name))
 
 /** The peer the reuse columns are compared to: the target is its throughput. */
 export const REUSE_TARGET_PEER = 'isolated-vm'

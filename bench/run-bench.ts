@@ -42,7 +42,14 @@ import { loadPeer, PEERS } from './peers.js'
 import { keyedPerCaller, REUSE_VARIANTS, REUSE_WORKLOADS } from './reuse-variants.js'
 import { inSession } from './session-runs.js'
 import { formatMs } from './statistics.js'
-import { formatMeasurement, renderMarkdown, writeResults, type BenchResults, type ResultCell, type Subject } from './report.js'
+import {
+  formatMeasurement,
+  renderMarkdown,
+  writeResults,
+  type BenchResults,
+  type ResultCell,
+  type Subject,
+} from './report.js'
 import { measureTypeCheckInChild } from './type-check.js'
 import { measureNatsSection, renderNatsSection } from './nats.js'
 import {
@@ -79,11 +86,13 @@ function configFor(measured: MeasuredSubject, workload: Workload): BenchRuntimeC
   return workload.kind === 'sampled' ? { ...measured.config, ...workload.config } : measured.config
 }
 
-type Started = { readonly ok: true; readonly runtime: BenchRuntime } | { readonly ok: false; readonly measurement: Measurement }
+type Started =
+  { readonly ok: true; readonly runtime: BenchRuntime } | { readonly ok: false; readonly measurement: Measurement }
 
 /** Why `measured` does not run `workload`, as a cell; `undefined` when it does. */
 function skippedCell(measured: MeasuredSubject, workload: Workload): Measurement | undefined {
-  if (measured.subject.role === 'cold' && workload.coldSkipReason !== undefined) return { kind: 'skipped', reason: workload.coldSkipReason }
+  if (measured.subject.role === 'cold' && workload.coldSkipReason !== undefined)
+    return { kind: 'skipped', reason: workload.coldSkipReason }
   const notApplicable = measured.notApplicable?.[workload.name]
   return notApplicable === undefined ? undefined : { kind: 'skipped', reason: notApplicable, isNotApplicable: true }
 }
@@ -123,17 +132,28 @@ async function failedOnThrow(measure: () => Promise<Measurement>): Promise<Measu
  * Every column's measurement of a sampled workload: taken interleaved, or for a back-to-back
  * workload one column after another, so no other column's run gives a pool time to refill.
  */
-async function measureSampledWorkload(subjects: readonly MeasuredSubject[], workload: SampledWorkload, plan: MeasurePlan, pauseMs: number): Promise<Measurement[]> {
+async function measureSampledWorkload(
+  subjects: readonly MeasuredSubject[],
+  workload: SampledWorkload,
+  plan: MeasurePlan,
+  pauseMs: number,
+): Promise<Measurement[]> {
   if (workload.isBackToBack !== true) return measureSampledTogether(subjects, workload, plan, pauseMs)
   const measurements: Measurement[] = []
-  for (const measured of subjects) measurements.push(...(await measureSampledTogether([measured], workload, plan, pauseMs)))
+  for (const measured of subjects)
+    measurements.push(...(await measureSampledTogether([measured], workload, plan, pauseMs)))
   return measurements
 }
 
 /** The given columns' measurements of a sampled workload, their runs interleaved. */
-async function measureSampledTogether(subjects: readonly MeasuredSubject[], workload: SampledWorkload, plan: MeasurePlan, pauseMs: number): Promise<Measurement[]> {
-  const started = await Promise.all(subjects.map((measured) => startFor(measured, workload)))
-  const runtimes = started.flatMap((start) => (start.ok ? [start.runtime] : []))
+async function measureSampledTogether(
+  subjects: readonly MeasuredSubject[],
+  workload: SampledWorkload,
+  plan: MeasurePlan,
+  pauseMs: number,
+): Promise<Measurement[]> {
+  const started = await Promise.all(subjects.map(measured => startFor(measured, workload)))
+  const runtimes = started.flatMap(start => (start.ok ? [start.runtime] : []))
   try {
     let measured: Measurement[]
     try {
@@ -143,14 +163,21 @@ async function measureSampledTogether(subjects: readonly MeasuredSubject[], work
       measured = runtimes.map(() => failed)
     }
     let next = 0
-    return started.map((start) => (start.ok ? measured[next++] ?? { kind: 'failed', reason: 'no measurement' } : start.measurement))
+    return started.map(start =>
+      start.ok ? (measured[next++] ?? { kind: 'failed', reason: 'no measurement' }) : start.measurement,
+    )
   } finally {
-    await Promise.all(runtimes.map((runtime) => runtime.dispose()))
+    await Promise.all(runtimes.map(runtime => runtime.dispose()))
   }
 }
 
 /** One column's measurement of a throughput or memory workload, the columns one after another. */
-async function measureAloneWorkload(measured: MeasuredSubject, workload: ThroughputWorkload | MemoryWorkload, plan: MeasurePlan, pauseMs: number): Promise<Measurement> {
+async function measureAloneWorkload(
+  measured: MeasuredSubject,
+  workload: ThroughputWorkload | MemoryWorkload,
+  plan: MeasurePlan,
+  pauseMs: number,
+): Promise<Measurement> {
   const skipped = skippedCell(measured, workload)
   if (skipped !== undefined) return skipped
   progress(`[${measured.subject.id}] ${workload.name}: measuring`)
@@ -175,7 +202,12 @@ async function measureAloneWorkload(measured: MeasuredSubject, workload: Through
 }
 
 /** Every column's measurement of `workload`, in column order. */
-async function measureWorkload(subjects: readonly MeasuredSubject[], workload: Workload, plan: MeasurePlan, pauseMs: number): Promise<Measurement[]> {
+async function measureWorkload(
+  subjects: readonly MeasuredSubject[],
+  workload: Workload,
+  plan: MeasurePlan,
+  pauseMs: number,
+): Promise<Measurement[]> {
   if (workload.kind === 'sampled') return measureSampledWorkload(subjects, workload, plan, pauseMs)
   const measurements: Measurement[] = []
   for (const measured of subjects) measurements.push(await measureAloneWorkload(measured, workload, plan, pauseMs))
@@ -187,7 +219,7 @@ async function prepareBackends(options: BenchOptions, plan: MeasurePlan) {
   const subjects: MeasuredSubject[] = []
   const refillPauses: Record<string, RefillPause> = {}
   const skippedBackends: { backend: string; reason: string }[] = []
-  for (const entry of BACKENDS.filter((backend) => options.backends.includes(backend.name))) {
+  for (const entry of BACKENDS.filter(backend => options.backends.includes(backend.name))) {
     const load = await loadBackend(entry)
     if (!load.ok) {
       skippedBackends.push({ backend: load.name, reason: load.reason })
@@ -205,10 +237,16 @@ async function prepareBackends(options: BenchOptions, plan: MeasurePlan) {
       continue
     }
     refillPauses[backend.name] = refill
-    progress(`[${backend.name}] cold \`return 1\` max ${refill.coldRunMs.max.toFixed(1)} ms: pause ${refill.pauseMs} ms`)
+    progress(
+      `[${backend.name}] cold \`return 1\` max ${refill.coldRunMs.max.toFixed(1)} ms: pause ${refill.pauseMs} ms`,
+    )
     subjects.push(
       { subject: { id: backend.name, role: 'backend', backend: backend.name }, starter: backend, config: {} },
-      { subject: { id: `${backend.name} cold`, role: 'cold', backend: backend.name }, starter: backend, config: { spawnAhead: 0 } },
+      {
+        subject: { id: `${backend.name} cold`, role: 'cold', backend: backend.name },
+        starter: backend,
+        config: { spawnAhead: 0 },
+      },
     )
     if (entry.hasReuse === true) subjects.push(...reuseSubjects(backend))
   }
@@ -217,7 +255,7 @@ async function prepareBackends(options: BenchOptions, plan: MeasurePlan) {
 
 /** The reuse columns of a backend that has a reuse mode. */
 function reuseSubjects(backend: LoadedBackend): MeasuredSubject[] {
-  return REUSE_VARIANTS.map((variant) => ({
+  return REUSE_VARIANTS.map(variant => ({
     subject: { id: `${backend.name} ${variant.suffix}`, role: 'reuse', backend: backend.name },
     starter: variant.isKeyedPerCaller ? keyedPerCaller(backend) : backend,
     config: variant.config,
@@ -235,7 +273,10 @@ async function measureAllFloors(plan: MeasurePlan): Promise<FloorResult[]> {
   const liveVm = await startLiveVmFloor()
   try {
     const floors = await measureFloors([bareWorkerFloor, bareChildFloor, ...sandboxFloors, liveVm], plan)
-    for (const floor of floors) progress(`[${floor.name}] median ${formatMs(floor.wallMs.median)} ms, host CPU ${formatMs(floor.hostCpuMsPerRound)} ms per round`)
+    for (const floor of floors)
+      progress(
+        `[${floor.name}] median ${formatMs(floor.wallMs.median)} ms, host CPU ${formatMs(floor.hostCpuMsPerRound)} ms per round`,
+      )
     return floors
   } finally {
     await liveVm.dispose()
@@ -262,7 +303,12 @@ async function preparePeers(skipped: { backend: string; reason: string }[]): Pro
       progress(`[${load.name}] skipped: ${load.reason}`)
       continue
     }
-    subjects.push({ subject: { id: entry.name, role: 'peer' }, starter: load.starter, config: {}, notApplicable: entry.notApplicable })
+    subjects.push({
+      subject: { id: entry.name, role: 'peer' },
+      starter: load.starter,
+      config: {},
+      notApplicable: entry.notApplicable,
+    })
   }
   return subjects
 }
@@ -285,7 +331,9 @@ async function measureTypeCheck(isQuick: boolean): Promise<BenchResults['typeChe
   progress('typecheck: measuring in a child process')
   try {
     const measurement = await measureTypeCheckInChild(isQuick ? 20 : 60)
-    progress(`typecheck: warm median ${formatMs(measurement.warm.median)} ms, p90 ${formatMs(measurement.warm.p90)} ms, first ${formatMs(measurement.firstMs)} ms`)
+    progress(
+      `typecheck: warm median ${formatMs(measurement.warm.median)} ms, p90 ${formatMs(measurement.warm.p90)} ms, first ${formatMs(measurement.firstMs)} ms`,
+    )
     return measurement
   } catch (error) {
     return { failed: describeError(error) }
@@ -295,21 +343,23 @@ async function measureTypeCheck(isQuick: boolean): Promise<BenchResults['typeChe
 async function runBench(options: BenchOptions): Promise<void> {
   const loadAverageAtStart = loadavg()[0] ?? Number.NaN
   const plan = options.isQuick ? QUICK_PLAN : FULL_PLAN
-  const workloads = WORKLOADS.filter((workload) => options.workloads.includes(workload.name))
+  const workloads = WORKLOADS.filter(workload => options.workloads.includes(workload.name))
   const bigValue = options.workloads.includes('bigvalue') ? buildBigValue() : undefined
   // `--only typecheck` alone measures no runtime: no backends, floors or peers to prepare.
   const hasRuntimeWork = workloads.length > 0
-  const { subjects, refillPauses, skippedBackends } = hasRuntimeWork ? await prepareBackends(options, plan) : { subjects: [], refillPauses: {}, skippedBackends: [] }
+  const { subjects, refillPauses, skippedBackends } = hasRuntimeWork
+    ? await prepareBackends(options, plan)
+    : { subjects: [], refillPauses: {}, skippedBackends: [] }
   const floors = hasRuntimeWork ? await measureAllFloors(plan) : []
   if (hasRuntimeWork) {
     subjects.push({ subject: { id: 'floor', role: 'floor' }, starter: floorStarter, config: {} })
     subjects.push(...(await preparePeers(skippedBackends)))
   }
-  const pauseMs = Math.max(MIN_REFILL_PAUSE_MS, ...Object.values(refillPauses).map((refill) => refill.pauseMs))
+  const pauseMs = Math.max(MIN_REFILL_PAUSE_MS, ...Object.values(refillPauses).map(refill => refill.pauseMs))
   progress(`pause before every sampled run: ${pauseMs} ms`)
   const cells: ResultCell[] = []
   for (const workload of workloads) {
-    const runners = subjects.filter((measured) => measured.workloads?.includes(workload.name) ?? true)
+    const runners = subjects.filter(measured => measured.workloads?.includes(workload.name) ?? true)
     const measurements = await measureWorkload(runners, workload, plan, pauseMs)
     runners.forEach((measured, index) => {
       const measurement = measurements[index] ?? { kind: 'failed', reason: 'no measurement' }
@@ -325,18 +375,25 @@ async function runBench(options: BenchOptions): Promise<void> {
     options: { isQuick: options.isQuick, workloads: options.workloads, backends: options.backends },
     plan,
     workloadDescriptions,
-    bigValue: bigValue === undefined
-      ? undefined
-      : { rows: bigValue.rows.length, jsonBytes: bigValue.jsonBytes, copyFloor: measureCopyFloor(bigValue.rows, plan.runs) },
+    bigValue:
+      bigValue === undefined
+        ? undefined
+        : {
+            rows: bigValue.rows.length,
+            jsonBytes: bigValue.jsonBytes,
+            copyFloor: measureCopyFloor(bigValue.rows, plan.runs),
+          },
     pauseMs,
     refillPauses,
     skippedBackends,
     floors,
-    subjects: subjects.map((measured) => measured.subject),
+    subjects: subjects.map(measured => measured.subject),
     cells,
-    ...typeCheck === undefined ? {} : { typeCheck },
+    ...(typeCheck === undefined ? {} : { typeCheck }),
   }
-  const nats = options.sections.includes('nats') ? renderNatsSection(await measureNatsSection(options.isQuick, progress)) : ''
+  const nats = options.sections.includes('nats')
+    ? renderNatsSection(await measureNatsSection(options.isQuick, progress))
+    : ''
   process.stdout.write(renderMarkdown(results) + (nats === '' ? '' : `\n${nats}`))
   const directory = await resultsDirectoryFor(options)
   await writeResults(results, directory)
@@ -346,7 +403,10 @@ async function runBench(options: BenchOptions): Promise<void> {
 
 let options: BenchOptions | undefined
 try {
-  options = parseBenchOptions(process.argv.slice(2), BACKENDS.map((backend) => backend.name))
+  options = parseBenchOptions(
+    process.argv.slice(2),
+    BACKENDS.map(backend => backend.name),
+  )
 } catch (error) {
   if (!(error instanceof BenchUsageError)) throw error
   process.stderr.write(`${error.message}\n\n${USAGE}\n`)

@@ -8,7 +8,10 @@ import type { CodeRunRequest, CodeRunResult } from '@code-runtime/core'
 import type { BenchRuntime } from './backends.js'
 
 /** Opens a session on `runtime`, runs its first program, and serves every later run from it. */
-export async function inSession(runtime: BenchRuntime, openSession: NonNullable<BenchRuntime['openSession']>): Promise<BenchRuntime> {
+export async function inSession(
+  runtime: BenchRuntime,
+  openSession: NonNullable<BenchRuntime['openSession']>,
+): Promise<BenchRuntime> {
   const session = await openSession()
   const first = await session.run({ program: 'return 1', bindings: [] })
   if (first.error !== undefined) {

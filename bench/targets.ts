@@ -58,5 +58,5 @@ export function judgeTarget(target: Target, measurement: Measurement | undefined
 
 /** The target of `workload`, if the issue sets one. */
 export function targetOf(workload: WorkloadName): Target | undefined {
-  return TARGETS.find((target) => target.workload === workload)
+  return TARGETS.find(target => target.workload === workload)
 }

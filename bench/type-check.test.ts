@@ -10,6 +10,9 @@ describe('bench type check section', () => {
     assert.equal(measurement.isClean, true)
     assert.equal(measurement.warm.count, 2)
     assert.ok(measurement.firstMs > 0 && measurement.warm.median > 0)
-    assert.match(renderTypeCheckSection(measurement).join('\n'), /^## Type check\n[\s\S]*\| wall \| [\d.]+ ms \(goal ≤ 30: (met|not met)\)/)
+    assert.match(
+      renderTypeCheckSection(measurement).join('\n'),
+      /^## Type check\n[\s\S]*\| wall \| [\d.]+ ms \(goal ≤ 30: (met|not met)\)/,
+    )
   })
 })

@@ -45,7 +45,7 @@ export const TYPE_CHECK_GOALS = { warmMedianMs: 30, firstMs: 1_000 } as const
 const CORPUS_SERVERS = ['everything', 'filesystem', 'memory', 'sequential-thinking', 'synthetic']
 
 function readCorpus(): CodeModeToolDescription[] {
-  return CORPUS_SERVERS.flatMap((server) => {
+  return CORPUS_SERVERS.flatMap(server => {
     const url = new URL(`../../packages/code-mode/test/fixtures/corpus/${server}.json`, import.meta.url)
     return (JSON.parse(readFileSync(url, 'utf8')) as { tools: CodeModeToolDescription[] }).tools
   })
@@ -126,7 +126,7 @@ function gcIfExposed(): boolean {
 export async function measureTypeCheck(warmChecks: number): Promise<TypeCheckMeasurement> {
   const hasGc = gcIfExposed()
   const heapBefore = process.memoryUsage().heapUsed
-  const tools = readCorpus().map((tool) => ({ ...tool, execute: () => Promise.resolve(null) }))
+  const tools = readCorpus().map(tool => ({ ...tool, execute: () => Promise.resolve(null) }))
   const codeMode = createCodeMode({ tools, runtime: { run: () => Promise.reject(new Error('the bench only checks')) } })
   const cpuMs = (since: NodeJS.CpuUsage): number => {
     const used = process.cpuUsage(since)
@@ -163,7 +163,11 @@ export async function measureTypeCheck(warmChecks: number): Promise<TypeCheckMea
 /** Runs the measurement in a fresh Node process (with `--expose-gc`) and reads its JSON. */
 export async function measureTypeCheckInChild(warmChecks: number): Promise<TypeCheckMeasurement> {
   const script = fileURLToPath(import.meta.url)
-  const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', script, '--json', '--checks', String(warmChecks)], { maxBuffer: 1024 * 1024 })
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--expose-gc', script, '--json', '--checks', String(warmChecks)],
+    { maxBuffer: 1024 * 1024 },
+  )
   return JSON.parse(stdout) as TypeCheckMeasurement
 }
 
@@ -181,13 +185,17 @@ export function renderTypeCheckSection(measurement: TypeCheckMeasurement): strin
     `| wall | ${formatMs(warm.median)} ms (goal ≤ ${TYPE_CHECK_GOALS.warmMedianMs}: ${met(warm.median, TYPE_CHECK_GOALS.warmMedianMs)}) | ${formatMs(warm.p90)} ms | ${formatMs(warm.min)} ms | ${formatMs(firstMs)} ms (goal ≤ ${TYPE_CHECK_GOALS.firstMs}: ${met(firstMs, TYPE_CHECK_GOALS.firstMs)}) | ${Number.isNaN(heapGrowthMiB) ? 'n/a (no --expose-gc)' : `${heapGrowthMiB.toFixed(1)} MiB`} |`,
     `| CPU | ${formatMs(warmCpu.median)} ms | ${formatMs(warmCpu.p90)} ms | ${formatMs(warmCpu.min)} ms | ${formatMs(firstCpuMs)} ms | |`,
     '',
-    'Wall time is what a caller waits: on a shared machine it includes waiting for a core, and the min is the closest to an idle machine. CPU time counts every thread of the process (the garbage collector\'s helpers too), so it can exceed the wall time of the single-threaded check.',
+    "Wall time is what a caller waits: on a shared machine it includes waiting for a core, and the min is the closest to an idle machine. CPU time counts every thread of the process (the garbage collector's helpers too), so it can exceed the wall time of the single-threaded check.",
     '',
   ]
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { checks: { type: 'string', default: '60' }, json: { type: 'boolean', default: false } } })
+  const { values } = parseArgs({
+    options: { checks: { type: 'string', default: '60' }, json: { type: 'boolean', default: false } },
+  })
   const measurement = await measureTypeCheck(Number(values.checks))
-  process.stdout.write(values.json === true ? `${JSON.stringify(measurement)}\n` : `${renderTypeCheckSection(measurement).join('\n')}\n`)
+  process.stdout.write(
+    values.json === true ? `${JSON.stringify(measurement)}\n` : `${renderTypeCheckSection(measurement).join('\n')}\n`,
+  )
 }

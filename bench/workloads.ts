@@ -127,7 +127,7 @@ export function benchBindings(): CodeBindingNamespace[] {
     {
       global: 'tools',
       functions: {
-        echo: (args) => Promise.resolve(args as CodeJsonValue),
+        echo: args => Promise.resolve(args as CodeJsonValue),
         bigValue: () => Promise.resolve(buildBigValue().rows),
         never: () => new Promise<CodeJsonValue>(() => {}),
       },
@@ -141,7 +141,7 @@ function describeFailure(result: CodeRunResult): string | undefined {
 }
 
 function expectValue(expected: () => CodeJsonValue): ResultCheck {
-  return (result) => {
+  return result => {
     const failure = describeFailure(result)
     if (failure !== undefined) return failure
     if (result.value === expected()) return undefined
@@ -150,7 +150,10 @@ function expectValue(expected: () => CodeJsonValue): ResultCheck {
 }
 
 function expectFailure(kind: CodeRunFailureKind): ResultCheck {
-  return (result) => (result.error?.kind === kind ? undefined : `expected a '${kind}' failure, got ${describeFailure(result) ?? 'a value'}`)
+  return result =>
+    result.error?.kind === kind
+      ? undefined
+      : `expected a '${kind}' failure, got ${describeFailure(result) ?? 'a value'}`
 }
 
 const TYPED_PROGRAM = `interface Item {
@@ -201,7 +204,9 @@ function expectTypedSummary(result: CodeRunResult): string | undefined {
   const failure = describeFailure(result)
   if (failure !== undefined) return failure
   const count = (result.value as { count?: unknown } | undefined)?.count
-  return count === 50 ? undefined : `returned ${JSON.stringify(result.value)?.slice(0, 80) ?? 'nothing'}, expected an object with count 50`
+  return count === 50
+    ? undefined
+    : `returned ${JSON.stringify(result.value)?.slice(0, 80) ?? 'nothing'}, expected an object with count 50`
 }
 
 const COLD_MEMORY_SKIP = 'thousands of cold spawns would take minutes; the cold baseline is not run for memory'
@@ -220,7 +225,8 @@ export const WORKLOADS: readonly Workload[] = [
   {
     kind: 'sampled',
     name: 'trivial-b2b',
-    description: '`return 1`, back to back: each run starts as soon as the previous one settled, no pause for a pool to refill',
+    description:
+      '`return 1`, back to back: each run starts as soon as the previous one settled, no pause for a pool to refill',
     program: 'return 1',
     metric: 'elapsed',
     config: {},
@@ -230,7 +236,8 @@ export const WORKLOADS: readonly Workload[] = [
   {
     kind: 'sampled',
     name: 'session',
-    description: '`return 1` as a later run of one open session (no spawn, its context kept), beside trivial, the same one-shot run',
+    description:
+      '`return 1` as a later run of one open session (no spawn, its context kept), beside trivial, the same one-shot run',
     program: 'return 1',
     metric: 'elapsed',
     config: {},
@@ -251,7 +258,8 @@ export const WORKLOADS: readonly Workload[] = [
     kind: 'sampled',
     name: 'seq100',
     description: '100 sequential `await tools.echo({ i })`',
-    program: 'let sum = 0\nfor (let i = 0; i < 100; i++) sum += (await tools.echo({ i }) as { i: number }).i\nreturn sum',
+    program:
+      'let sum = 0\nfor (let i = 0; i < 100; i++) sum += (await tools.echo({ i }) as { i: number }).i\nreturn sum',
     metric: 'elapsed',
     config: {},
     check: expectValue(() => 4_950),
@@ -260,7 +268,8 @@ export const WORKLOADS: readonly Workload[] = [
     kind: 'sampled',
     name: 'par100',
     description: '100 `tools.echo({ i })` under `Promise.all`',
-    program: 'const echoed = await Promise.all(Array.from({ length: 100 }, (_, i) => tools.echo({ i }) as Promise<{ i: number }>))\nreturn echoed.reduce((sum, { i }) => sum + i, 0)',
+    program:
+      'const echoed = await Promise.all(Array.from({ length: 100 }, (_, i) => tools.echo({ i }) as Promise<{ i: number }>))\nreturn echoed.reduce((sum, { i }) => sum + i, 0)',
     metric: 'elapsed',
     config: {},
     check: expectValue(() => 4_950),
@@ -269,7 +278,8 @@ export const WORKLOADS: readonly Workload[] = [
     kind: 'sampled',
     name: 'calls10k',
     description: '10 000 sequential `await tools.echo({ i })` in one run',
-    program: 'let sum = 0\nfor (let i = 0; i < 10_000; i++) sum += (await tools.echo({ i }) as { i: number }).i\nreturn sum',
+    program:
+      'let sum = 0\nfor (let i = 0; i < 10_000; i++) sum += (await tools.echo({ i }) as { i: number }).i\nreturn sum',
     metric: 'elapsed',
     config: {},
     check: expectValue(() => 49_995_000),
@@ -290,7 +300,9 @@ export const WORKLOADS: readonly Workload[] = [
     program: "for (let i = 0; i < 10_000; i++) console.log('log line', i)",
     metric: 'elapsed',
     config: {},
-    check: (result) => describeFailure(result) ?? (result.logs.length === 10_000 ? undefined : `kept ${result.logs.length} log lines, expected 10000`),
+    check: result =>
+      describeFailure(result) ??
+      (result.logs.length === 10_000 ? undefined : `kept ${result.logs.length} log lines, expected 10000`),
   },
   {
     kind: 'sampled',
@@ -322,14 +334,16 @@ export const WORKLOADS: readonly Workload[] = [
   {
     kind: 'throughput',
     name: 'throughput',
-    description: 'runs/s of `return 1` from concurrent callers (the plan\'s `callers`, 4), back to back, no pauses, a fresh substrate per run',
+    description:
+      "runs/s of `return 1` from concurrent callers (the plan's `callers`, 4), back to back, no pauses, a fresh substrate per run",
     program: 'return 1',
     check: expectValue(() => 1),
   },
   {
     kind: 'memory',
     name: 'memory',
-    description: 'host RSS after a first batch of `return 1` runs and after many more (worker threads live in the host process)',
+    description:
+      'host RSS after a first batch of `return 1` runs and after many more (worker threads live in the host process)',
     program: 'return 1',
     check: expectValue(() => 1),
     coldSkipReason: COLD_MEMORY_SKIP,

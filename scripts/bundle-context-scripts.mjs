@@ -25,17 +25,49 @@ const output = `${guest}/context-scripts.generated.ts`
 /** Every in-context script: the filename it runs under, its entry module and the function it evaluates to. */
 export const CONTEXT_SCRIPTS = [
   { filename: 'code-runtime:primordials', entry: `${guest}/primordials.ts`, export: 'capturePrimordials' },
-  { filename: 'code-runtime:stack-traces', entry: `${guest}/context-stack-traces.ts`, export: 'installStackTraceFilter' },
+  {
+    filename: 'code-runtime:stack-traces',
+    entry: `${guest}/context-stack-traces.ts`,
+    export: 'installStackTraceFilter',
+  },
   { filename: 'code-runtime:guards', entry: `${guest}/builtin-guards.ts`, export: 'installBuiltinGuards' },
   { filename: 'code-runtime:bootstrap', entry: `${guest}/context-bootstrap.ts`, export: 'contextBootstrap' },
-  { filename: 'code-runtime:array-buffer-guard', entry: `${guest}/array-buffer-guard.ts`, export: 'installArrayBufferGuard' },
-  { filename: 'code-runtime:deferred-work-guard', entry: `${guest}/deferred-work-guard.ts`, export: 'installDeferredWorkGuard' },
-  { filename: 'code-runtime:globals/node-errors', entry: `${guest}/context-globals/node-errors.ts`, export: 'createNodeErrors' },
-  { filename: 'code-runtime:globals/text-units', entry: `${guest}/context-globals/text-units.ts`, export: 'createTextUnits' },
-  { filename: 'code-runtime:globals/text-codec', entry: `${guest}/context-globals/text-codec.ts`, export: 'createTextCodec' },
+  {
+    filename: 'code-runtime:array-buffer-guard',
+    entry: `${guest}/array-buffer-guard.ts`,
+    export: 'installArrayBufferGuard',
+  },
+  {
+    filename: 'code-runtime:deferred-work-guard',
+    entry: `${guest}/deferred-work-guard.ts`,
+    export: 'installDeferredWorkGuard',
+  },
+  {
+    filename: 'code-runtime:globals/node-errors',
+    entry: `${guest}/context-globals/node-errors.ts`,
+    export: 'createNodeErrors',
+  },
+  {
+    filename: 'code-runtime:globals/text-units',
+    entry: `${guest}/context-globals/text-units.ts`,
+    export: 'createTextUnits',
+  },
+  {
+    filename: 'code-runtime:globals/text-codec',
+    entry: `${guest}/context-globals/text-codec.ts`,
+    export: 'createTextCodec',
+  },
   { filename: 'code-runtime:globals/base64', entry: `${guest}/context-globals/base64.ts`, export: 'createBase64' },
-  { filename: 'code-runtime:globals/structured-clone', entry: `${guest}/context-globals/structured-clone.ts`, export: 'createStructuredClone' },
-  { filename: 'code-runtime:globals/url-search-params', entry: `${guest}/context-globals/url-search-params.ts`, export: 'createURLSearchParams' },
+  {
+    filename: 'code-runtime:globals/structured-clone',
+    entry: `${guest}/context-globals/structured-clone.ts`,
+    export: 'createStructuredClone',
+  },
+  {
+    filename: 'code-runtime:globals/url-search-params',
+    entry: `${guest}/context-globals/url-search-params.ts`,
+    export: 'createURLSearchParams',
+  },
   { filename: 'code-runtime:globals/url', entry: `${guest}/context-globals/url.ts`, export: 'createURL' },
   { filename: 'code-runtime:globals/crypto', entry: `${guest}/context-globals/crypto.ts`, export: 'createCrypto' },
 ]
@@ -46,7 +78,8 @@ export const CONTEXT_SCRIPTS = [
  */
 const CONTEXT_NAMES = new Set([
   ...vm.runInNewContext('Object.getOwnPropertyNames(globalThis)'),
-  'Float16Array', 'Iterator',
+  'Float16Array',
+  'Iterator',
 ])
 // `console` of a fresh context is V8's own, and in a program context it is the sandbox's: a
 // script of ours that logged would write into the program's output.
@@ -56,7 +89,7 @@ CONTEXT_NAMES.delete('console')
 export function freeNamesOf(text) {
   const ast = parse(text, { ecmaVersion: 'latest', sourceType: 'script', ranges: true })
   const scopes = analyze(ast, { ecmaVersion: 2022, sourceType: 'script' })
-  return [...new Set(scopes.globalScope.through.map((reference) => reference.identifier.name))].sort()
+  return [...new Set(scopes.globalScope.through.map(reference => reference.identifier.name))].sort()
 }
 
 /** The script text of one entry: a single function expression, strict, with its imports inside. */
@@ -64,7 +97,12 @@ async function scriptText({ filename, entry, export: exported }) {
   const result = await build({
     absWorkingDir: root,
     // Only the one function: constants the host also imports from the module are left out.
-    stdin: { contents: `export { ${exported} } from './${entry}'`, resolveDir: root, sourcefile: `${filename}.ts`, loader: 'ts' },
+    stdin: {
+      contents: `export { ${exported} } from './${entry}'`,
+      resolveDir: root,
+      sourcefile: `${filename}.ts`,
+      loader: 'ts',
+    },
     bundle: true,
     write: false,
     treeShaking: true,
@@ -76,16 +114,19 @@ async function scriptText({ filename, entry, export: exported }) {
     logLevel: 'silent',
     legalComments: 'none',
   })
-  if (result.warnings.length > 0) throw new Error(`${filename}: ${result.warnings.map((warning) => warning.text).join('; ')}`)
+  if (result.warnings.length > 0)
+    throw new Error(`${filename}: ${result.warnings.map(warning => warning.text).join('; ')}`)
   // An ES module bundle is the modules' code in order, then one `export { name }`: that statement
   // becomes the function's return, and everything the modules declared stays local to it.
   const bundled = result.outputFiles[0].text
   const exportStatement = `export {\n  ${exported}\n};\n`
-  if (!bundled.endsWith(exportStatement)) throw new Error(`${filename}: ${entry} does not export ${exported}, or the bundle took an unexpected shape`)
+  if (!bundled.endsWith(exportStatement))
+    throw new Error(`${filename}: ${entry} does not export ${exported}, or the bundle took an unexpected shape`)
   const body = bundled.slice(0, -exportStatement.length)
   const text = `(function () {\n'use strict';\n${body}return ${exported}\n})()`
-  const outside = freeNamesOf(text).filter((name) => !CONTEXT_NAMES.has(name))
-  if (outside.length > 0) throw new Error(`${filename} (${entry}) reads names a fresh context does not have: ${outside.join(', ')}`)
+  const outside = freeNamesOf(text).filter(name => !CONTEXT_NAMES.has(name))
+  if (outside.length > 0)
+    throw new Error(`${filename} (${entry}) reads names a fresh context does not have: ${outside.join(', ')}`)
   return text
 }
 

@@ -20,9 +20,18 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 
 /** Guest entries and their bundles, relative to the repository. */
 const GUEST_BUNDLES = [
-  { entry: 'packages/worker-thread/dist/src/guest/worker-entry.js', bundle: 'packages/worker-thread/dist/src/guest/worker-entry.cjs' },
-  { entry: 'packages/worker-thread/dist/src/guest/worker-loader.js', bundle: 'packages/worker-thread/dist/src/guest/worker-loader.cjs' },
-  { entry: 'packages/process/dist/src/guest/child-entry.js', bundle: 'packages/process/dist/src/guest/child-entry.cjs' },
+  {
+    entry: 'packages/worker-thread/dist/src/guest/worker-entry.js',
+    bundle: 'packages/worker-thread/dist/src/guest/worker-entry.cjs',
+  },
+  {
+    entry: 'packages/worker-thread/dist/src/guest/worker-loader.js',
+    bundle: 'packages/worker-thread/dist/src/guest/worker-loader.cjs',
+  },
+  {
+    entry: 'packages/process/dist/src/guest/child-entry.js',
+    bundle: 'packages/process/dist/src/guest/child-entry.cjs',
+  },
 ]
 
 for (const { entry, bundle } of GUEST_BUNDLES) {
@@ -54,7 +63,9 @@ for (const { entry, bundle } of GUEST_BUNDLES) {
  */
 async function writeWorkerCodeCache() {
   const cacheModule = new URL('../packages/worker-thread/dist/src/guest/bundle-code-cache.js', import.meta.url).href
-  const bundlePath = fileURLToPath(new URL('../packages/worker-thread/dist/src/guest/worker-entry.cjs', import.meta.url))
+  const bundlePath = fileURLToPath(
+    new URL('../packages/worker-thread/dist/src/guest/worker-entry.cjs', import.meta.url),
+  )
   const producer = `
     const { parentPort } = require('node:worker_threads')
     const { writeFileSync } = require('node:fs')
@@ -70,15 +81,21 @@ async function writeWorkerCodeCache() {
   rmSync(`${bundlePath}.v8cache`, { force: true })
   rmSync(`${bundlePath}.contexts.v8cache`, { force: true })
   await new Promise((resolve, reject) => {
-    const worker = new Worker(producer, { eval: true, env: {}, execArgv: [], argv: [], workerData: { maxArrayBufferBytes: 256 * 1024 * 1024 } })
+    const worker = new Worker(producer, {
+      eval: true,
+      env: {},
+      execArgv: [],
+      argv: [],
+      workerData: { maxArrayBufferBytes: 256 * 1024 * 1024 },
+    })
     let written = false
-    worker.on('message', (message) => {
+    worker.on('message', message => {
       if (message?.kind !== 'cache-written') return
       written = true
       void worker.terminate()
     })
     worker.on('error', reject)
-    worker.on('exit', (code) => {
+    worker.on('exit', code => {
       if (written) resolve()
       else reject(new Error(`the code-cache worker exited (${code}) before writing the cache`))
     })

@@ -12,20 +12,20 @@ function start(label, command, args, ready) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] })
     let seen = ''
-    child.stderr.on('data', (chunk) => {
+    child.stderr.on('data', chunk => {
       const text = chunk.toString()
       seen += text
       for (const line of text.split('\n').filter(Boolean)) process.stderr.write(`[${label}] ${line}\n`)
       if (ready.test(seen)) resolve(child)
     })
-    child.once('error', (error) => reject(new Error(`${label}: ${error.message}`)))
-    child.once('exit', (code) => reject(new Error(`${label} exited (${code}) before it was ready`)))
+    child.once('error', error => reject(new Error(`${label}: ${error.message}`)))
+    child.once('exit', code => reject(new Error(`${label} exited (${code}) before it was ready`)))
   })
 }
 
 function stop(child) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
+  return new Promise(resolve => {
     child.once('exit', () => resolve())
     child.kill('SIGTERM')
   })
@@ -39,10 +39,30 @@ try {
   const url = server.url
   process.stderr.write(`[nats-server] ready at ${url}\n`)
   for (const name of ['runner-1', 'runner-2']) {
-    started.push(await start(name, process.execPath, [CLI, 'runner', '--nats', url, '--insecure-no-auth', '--concurrency', '2'], /takes up to/))
+    started.push(
+      await start(
+        name,
+        process.execPath,
+        [CLI, 'runner', '--nats', url, '--insecure-no-auth', '--concurrency', '2'],
+        /takes up to/,
+      ),
+    )
   }
-  const run = spawn(process.execPath, [CLI, 'run', 'packages/mcp/examples/programs/notes-digest.ts', '--config', 'packages/mcp/examples/servers.json', '--nats', url, '--insecure-no-auth'], { stdio: 'inherit' })
-  exitCode = await new Promise((resolve) => run.once('exit', (code) => resolve(code ?? 1)))
+  const run = spawn(
+    process.execPath,
+    [
+      CLI,
+      'run',
+      'packages/mcp/examples/programs/notes-digest.ts',
+      '--config',
+      'packages/mcp/examples/servers.json',
+      '--nats',
+      url,
+      '--insecure-no-auth',
+    ],
+    { stdio: 'inherit' },
+  )
+  exitCode = await new Promise(resolve => run.once('exit', code => resolve(code ?? 1)))
 } catch (error) {
   process.stderr.write(`cluster-demo: ${error.message}\n`)
 } finally {

@@ -24,12 +24,17 @@ function findTests(directory) {
 const only = process.argv.slice(2)
 const files = []
 // The bench's own unit tests (option parsing, ratio maths) run with the packages'; its measuring is `npm run bench`.
-const dists = [...readdirSync('packages').sort().map((name) => join('packages', name, 'dist')), join('bench', 'dist')]
+const dists = [
+  ...readdirSync('packages')
+    .sort()
+    .map(name => join('packages', name, 'dist')),
+  join('bench', 'dist'),
+]
 for (const dist of dists) {
   if (!existsSync(dist)) continue
   files.push(...findTests(dist))
 }
-const selected = only.length === 0 ? files : files.filter((file) => only.some((part) => file.includes(part)))
+const selected = only.length === 0 ? files : files.filter(file => only.some(part => file.includes(part)))
 if (selected.length === 0) {
   console.error('No test files found: run `npm run build` first.')
   process.exit(1)
@@ -38,5 +43,9 @@ if (selected.length === 0) {
 // files at once finish the suite ~20 % sooner even on two cores; Node's own default (one file fewer
 // than the cores) would run them one by one there. Larger machines keep Node's default.
 const concurrency = Math.max(2, availableParallelism() - 1)
-const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...selected.sort()], { stdio: 'inherit' })
+const result = spawnSync(
+  process.execPath,
+  ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...selected.sort()],
+  { stdio: 'inherit' },
+)
 process.exit(result.status ?? 1)

@@ -16,10 +16,27 @@ import { startCodeRuntime } from '@code-runtime/core'
 
 /** The built-ins the sandbox's guards and context scripts replace or wrap. */
 const DEFAULT_DIRECTORIES = [
-  'Array', 'String', 'Map', 'Set', 'JSON', 'Error', 'ArrayBuffer', 'TypedArray', 'TypedArrayConstructors',
-  'RegExp/prototype/Symbol.split', 'RegExp/prototype/Symbol.match', 'RegExp/prototype/Symbol.replace',
-  'Object/keys', 'Object/values', 'Object/entries', 'Object/getOwnPropertyNames', 'Object/getOwnPropertyDescriptors',
-  'Object/assign', 'Object/freeze', 'Object/seal', 'Reflect/ownKeys',
+  'Array',
+  'String',
+  'Map',
+  'Set',
+  'JSON',
+  'Error',
+  'ArrayBuffer',
+  'TypedArray',
+  'TypedArrayConstructors',
+  'RegExp/prototype/Symbol.split',
+  'RegExp/prototype/Symbol.match',
+  'RegExp/prototype/Symbol.replace',
+  'Object/keys',
+  'Object/values',
+  'Object/entries',
+  'Object/getOwnPropertyNames',
+  'Object/getOwnPropertyDescriptors',
+  'Object/assign',
+  'Object/freeze',
+  'Object/seal',
+  'Reflect/ownKeys',
 ]
 
 function readOptions(argv) {
@@ -33,8 +50,12 @@ function readOptions(argv) {
     else if (options.root === undefined) options.root = argument
     else throw new Error(`Unknown argument ${argument}`)
   }
-  if (options.root === undefined) throw new Error('Usage: node scripts/test262.mjs <test262-dir> [--backend worker-thread|process] [--jobs N] [--only dirs] [--list]')
-  if (!['worker-thread', 'process'].includes(options.backend)) throw new Error(`--backend is worker-thread or process, not ${options.backend}`)
+  if (options.root === undefined)
+    throw new Error(
+      'Usage: node scripts/test262.mjs <test262-dir> [--backend worker-thread|process] [--jobs N] [--only dirs] [--list]',
+    )
+  if (!['worker-thread', 'process'].includes(options.backend))
+    throw new Error(`--backend is worker-thread or process, not ${options.backend}`)
   if (!(options.jobs >= 1)) throw new Error('--jobs is a positive number')
   return options
 }
@@ -52,18 +73,29 @@ function testFiles(directory) {
 /** The front matter fields a run needs: includes, flags and the negative expectation. */
 function metadataOf(source) {
   const block = /\/\*---([\s\S]*?)---\*\//.exec(source)?.[1] ?? ''
-  const listField = (name) => {
+  const listField = name => {
     const inline = new RegExp(`^\\s*${name}:\\s*\\[([^\\]]*)\\]`, 'm').exec(block)
-    if (inline) return inline[1].split(',').map((item) => item.trim()).filter(Boolean)
+    if (inline)
+      return inline[1]
+        .split(',')
+        .map(item => item.trim())
+        .filter(Boolean)
     const multiline = new RegExp(`^\\s*${name}:\\s*\\n((?:\\s+-\\s*.+\\n?)+)`, 'm').exec(block)
-    return multiline ? multiline[1].split('\n').map((line) => line.replace(/^\s*-\s*/, '').trim()).filter(Boolean) : []
+    return multiline
+      ? multiline[1]
+          .split('\n')
+          .map(line => line.replace(/^\s*-\s*/, '').trim())
+          .filter(Boolean)
+      : []
   }
-  const negative = /^\s*negative:\s*\n\s+phase:\s*(\S+)\s*\n\s+type:\s*(\S+)/m.exec(block) ?? /^\s*negative:\s*\n\s+type:\s*(\S+)\s*\n\s+phase:\s*(\S+)/m.exec(block)
+  const negative =
+    /^\s*negative:\s*\n\s+phase:\s*(\S+)\s*\n\s+type:\s*(\S+)/m.exec(block) ??
+    /^\s*negative:\s*\n\s+type:\s*(\S+)\s*\n\s+phase:\s*(\S+)/m.exec(block)
   const flags = listField('flags')
   return {
     includes: listField('includes'),
     flags,
-    negativeType: negative === null ? undefined : (/^\s*negative:\s*\n\s+phase/m.test(block) ? negative[2] : negative[1]),
+    negativeType: negative === null ? undefined : /^\s*negative:\s*\n\s+phase/m.test(block) ? negative[2] : negative[1],
   }
 }
 
@@ -72,15 +104,23 @@ function runsOf(root, file, harness) {
   const source = readFileSync(file, 'utf8')
   const metadata = metadataOf(source)
   if (metadata.flags.includes('module') || metadata.flags.includes('CanBlockIsTrue')) return []
-  const prelude = metadata.flags.includes('raw') ? '' : [
-    HOST_PRELUDE, harness('assert.js'), harness('sta.js'),
-    ...(metadata.flags.includes('async') ? [harness('doneprintHandle.js')] : []),
-    ...metadata.includes.map(harness),
-  ].join('\n')
-  const modes = metadata.flags.includes('raw') || metadata.flags.includes('noStrict') ? ['non-strict']
-    : metadata.flags.includes('onlyStrict') ? ['strict'] : ['non-strict', 'strict']
+  const prelude = metadata.flags.includes('raw')
+    ? ''
+    : [
+        HOST_PRELUDE,
+        harness('assert.js'),
+        harness('sta.js'),
+        ...(metadata.flags.includes('async') ? [harness('doneprintHandle.js')] : []),
+        ...metadata.includes.map(harness),
+      ].join('\n')
+  const modes =
+    metadata.flags.includes('raw') || metadata.flags.includes('noStrict')
+      ? ['non-strict']
+      : metadata.flags.includes('onlyStrict')
+        ? ['strict']
+        : ['non-strict', 'strict']
   const name = relative(join(root, 'test', 'built-ins'), file)
-  return modes.map((mode) => ({
+  return modes.map(mode => ({
     name: `${name} (${mode})`,
     program: `${mode === 'strict' ? '"use strict";\n' : ''}${prelude}\n${source}`,
     async: metadata.flags.includes('async'),
@@ -104,7 +144,7 @@ function judged(run, outcome) {
     return outcome.error !== undefined && new RegExp(`^${run.negativeType}\\b`).test(outcome.error) ? 'pass' : 'fail'
   }
   if (outcome.error !== undefined) return 'fail'
-  if (run.async) return outcome.logs.some((line) => line === 'Test262:AsyncTestComplete') ? 'pass' : 'fail'
+  if (run.async) return outcome.logs.some(line => line === 'Test262:AsyncTestComplete') ? 'pass' : 'fail'
   return 'pass'
 }
 
@@ -115,14 +155,20 @@ const WRAPPER_TAIL = '\n})()'
 async function runPlain(run) {
   const logs = []
   const context = vm.createContext({}, { codeGeneration: { strings: false, wasm: false } })
-  context.console = { log: (message) => logs.push(String(message)) }
+  context.console = { log: message => logs.push(String(message)) }
   // The realm's own Error.prototype.toString: what the sandbox reports.
-  const describe = vm.runInContext('(error) => { try { return error instanceof Error ? error.name + ": " + error.message : String(error) } catch { return "unprintable" } }', context)
+  const describe = vm.runInContext(
+    '(error) => { try { return error instanceof Error ? error.name + ": " + error.message : String(error) } catch { return "unprintable" } }',
+    context,
+  )
   try {
     const script = new vm.Script(`${WRAPPER_HEAD}${run.program}${WRAPPER_TAIL}`, { filename: 'program.ts' })
     const giveUp = new AbortController()
     try {
-      await Promise.race([script.runInContext(context, { timeout: 10_000 }), delay(10_000, undefined, { signal: giveUp.signal }).catch(() => {})])
+      await Promise.race([
+        script.runInContext(context, { timeout: 10_000 }),
+        delay(10_000, undefined, { signal: giveUp.signal }).catch(() => {}),
+      ])
     } finally {
       giveUp.abort()
     }
@@ -161,7 +207,7 @@ async function inParallel(items, jobs, work) {
 
 const options = readOptions(process.argv.slice(2))
 const harnessCache = new Map()
-const harness = (name) => {
+const harness = name => {
   if (!harnessCache.has(name)) harnessCache.set(name, readFileSync(join(options.root, 'harness', name), 'utf8'))
   return harnessCache.get(name)
 }
@@ -176,10 +222,10 @@ for (const directory of options.only) {
 const started = await startBackend(options.backend)
 const counts = { plainPass: 0, sandboxPass: 0, onlySandboxFails: 0, onlyPlainFails: 0, transformFails: 0 }
 /** The type stripper refuses what TypeScript does not parse (a `with` statement): not a guard's doing. */
-const isTransformFailure = (error) => error !== undefined && /^Line \d+, col \d+: SyntaxError/.test(error)
+const isTransformFailure = error => error !== undefined && /^Line \d+, col \d+: SyntaxError/.test(error)
 const differences = []
 try {
-  await inParallel(runs, options.jobs, async (run) => {
+  await inParallel(runs, options.jobs, async run => {
     const plain = judged(run, await runPlain(run))
     const sandboxOutcome = await runSandboxed(started.runtime, run)
     const sandbox = judged(run, sandboxOutcome)
@@ -196,5 +242,7 @@ try {
   await started.dispose()
 }
 if (options.list) for (const line of differences.sort()) console.log(line)
-console.log(`${files} files, ${runs.length} runs on ${options.backend}: ${counts.plainPass} pass in a plain vm context, ${counts.sandboxPass} in the sandbox; ` +
-  `${counts.onlySandboxFails} fail only in the sandbox (and ${counts.transformFails} more that the type stripper refuses), ${counts.onlyPlainFails} only in the plain context.`)
+console.log(
+  `${files} files, ${runs.length} runs on ${options.backend}: ${counts.plainPass} pass in a plain vm context, ${counts.sandboxPass} in the sandbox; ` +
+    `${counts.onlySandboxFails} fail only in the sandbox (and ${counts.transformFails} more that the type stripper refuses), ${counts.onlyPlainFails} only in the plain context.`,
+)

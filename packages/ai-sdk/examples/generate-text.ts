@@ -23,11 +23,13 @@ const tools = {
 const { runtime, dispose } = await startCodeRuntime(WorkerThreadCodeRuntime, {})
 const result = await generateText({
   // Your provider's model goes here, e.g. openai('gpt-5') or anthropic('claude-sonnet-4-5').
-  model: scriptedModel("const { celsius } = await tools.getWeather({ city: 'Rome' })\nreturn `${(await tools.convert({ celsius })).fahrenheit} °F`"),
+  model: scriptedModel(
+    "const { celsius } = await tools.getWeather({ city: 'Rome' })\nreturn `${(await tools.convert({ celsius })).fahrenheit} °F`",
+  ),
   prompt: 'How warm is it in Rome, in Fahrenheit?',
   tools: { run_code: codeModeTool({ tools, runtime }) },
   stopWhen: stepCountIs(3),
 })
 const run = result.steps[0]?.staticToolResults[0]?.output // the run's structured result
-console.log(result.text, run?.state === 'done' ? run.calls.map((call) => call.member).join(' ') : '')
+console.log(result.text, run?.state === 'done' ? run.calls.map(call => call.member).join(' ') : '')
 await dispose()

@@ -24,7 +24,7 @@ export function scriptedModel(program: string): MockLanguageModelV4 {
           warnings: [],
         }
       }
-      const result = last.content.find((part) => part.type === 'tool-result')
+      const result = last.content.find(part => part.type === 'tool-result')
       const read = result?.output.type === 'text' ? result.output.value : 'the program failed'
       return {
         content: [{ type: 'text', text: `It is ${read}.` }],

@@ -5,7 +5,16 @@
  * the tool's own validator first.
  */
 import { jsonSchema, tool, type generateText, type JSONSchema7, type Tool, type ToolSet } from 'ai'
-import { CodeModeError, createCodeMode, type ApproveToolCall, type CodeMode, type CodeModeOptions, type CodeModeTool, type CodeModeToolAnnotations, type RunCodeInput } from '@code-runtime/code-mode'
+import {
+  CodeModeError,
+  createCodeMode,
+  type ApproveToolCall,
+  type CodeMode,
+  type CodeModeOptions,
+  type CodeModeTool,
+  type CodeModeToolAnnotations,
+  type RunCodeInput,
+} from '@code-runtime/code-mode'
 import { streamRun } from './live-logs.js'
 import { needsApproval, readToolSet, type SdkToolEntry } from './read-tool-set.js'
 import { modelOutputOf, type CodeModeToolOutput } from './run-code-output.js'
@@ -20,11 +29,15 @@ type ToolsContextOf<TOOLS extends ToolSet> = NonNullable<Parameters<typeof gener
  * required when a tool's `contextSchema` requires one; when no tool has a typed context it is the
  * SDK's untyped context, which `toolsContext` does not ask for.
  */
-export type RunCodeToolsContext<TOOLS extends ToolSet> = [ToolsContextOf<TOOLS>] extends [never] ? Record<string, unknown> : ToolsContextOf<TOOLS>
+export type RunCodeToolsContext<TOOLS extends ToolSet> = [ToolsContextOf<TOOLS>] extends [never]
+  ? Record<string, unknown>
+  : ToolsContextOf<TOOLS>
 
 /** Options of {@link codeModeTool}. */
-export interface CodeModeToolOptions<TOOLS extends ToolSet = ToolSet>
-  extends Pick<CodeModeOptions, 'runtime' | 'namespace' | 'errorClassName' | 'maxParallel' | 'maxResultChars' | 'typeCheck' | 'session'> {
+export interface CodeModeToolOptions<TOOLS extends ToolSet = ToolSet> extends Pick<
+  CodeModeOptions,
+  'runtime' | 'namespace' | 'errorClassName' | 'maxParallel' | 'maxResultChars' | 'typeCheck' | 'session'
+> {
   /** The tools programs may call, as you would give them to `generateText`; the key is the tool's name. */
   readonly tools: TOOLS
   /**
@@ -44,16 +57,36 @@ export interface CodeModeToolOptions<TOOLS extends ToolSet = ToolSet>
 }
 
 /** The run_code tool {@link codeModeTool} returns. */
-export type CodeModeAiTool<TOOLS extends ToolSet = ToolSet> = Tool<RunCodeInput, CodeModeToolOutput, RunCodeToolsContext<TOOLS>>
+export type CodeModeAiTool<TOOLS extends ToolSet = ToolSet> = Tool<
+  RunCodeInput,
+  CodeModeToolOutput,
+  RunCodeToolsContext<TOOLS>
+>
 
-const OPTION_NAMES = new Set(['tools', 'runtime', 'namespace', 'errorClassName', 'maxParallel', 'maxResultChars', 'typeCheck', 'session', 'toolAnnotations', 'onLog', 'approve'])
+const OPTION_NAMES = new Set([
+  'tools',
+  'runtime',
+  'namespace',
+  'errorClassName',
+  'maxParallel',
+  'maxResultChars',
+  'typeCheck',
+  'session',
+  'toolAnnotations',
+  'onLog',
+  'approve',
+])
 
 const codeModes = new WeakMap<object, CodeMode>()
 
 function refuseUnknownOptions(options: object): void {
   for (const key of Object.keys(options)) {
     if (!OPTION_NAMES.has(key)) {
-      throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', `Invalid codeModeTool options: unknown option ${JSON.stringify(key)}; the options are ${[...OPTION_NAMES].join(', ')}.`, { field: key })
+      throw new CodeModeError(
+        'CODE_MODE_INVALID_OPTIONS',
+        `Invalid codeModeTool options: unknown option ${JSON.stringify(key)}; the options are ${[...OPTION_NAMES].join(', ')}.`,
+        { field: key },
+      )
     }
   }
 }
@@ -63,9 +96,13 @@ function codeModeToolOf(entry: SdkToolEntry): CodeModeTool {
   // `destructiveHint` given in toolAnnotations marks the tool, it does not make calls wait.
   // Every call runs through run_code's wrapToolCall, which knows what only the run_code call
   // knows (its id, the messages, the context); this execute is never reached.
-  return { ...entry.description, needsApproval: entry.needsApproval !== undefined, execute: async () => {
-    throw new Error(`${entry.name} runs only inside a run_code call.`)
-  } }
+  return {
+    ...entry.description,
+    needsApproval: entry.needsApproval !== undefined,
+    execute: async () => {
+      throw new Error(`${entry.name} runs only inside a run_code call.`)
+    },
+  }
 }
 
 /**
@@ -89,10 +126,18 @@ export function codeModeTool<TOOLS extends ToolSet>(options: CodeModeToolOptions
   refuseUnknownOptions(options)
   const { tools, toolAnnotations, onLog, approve, ...codeModeOptions } = options
   if (approve !== undefined && typeof approve !== 'function') {
-    throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', 'Invalid codeModeTool options: approve must be a function (request, { signal }) => decision.', { field: 'approve' })
+    throw new CodeModeError(
+      'CODE_MODE_INVALID_OPTIONS',
+      'Invalid codeModeTool options: approve must be a function (request, { signal }) => decision.',
+      { field: 'approve' },
+    )
   }
-  const entries = readToolSet(tools, toolAnnotations as Readonly<Record<string, CodeModeToolAnnotations | undefined>> | undefined, approve !== undefined)
-  const byName = new Map(entries.map((entry) => [entry.name, entry]))
+  const entries = readToolSet(
+    tools,
+    toolAnnotations as Readonly<Record<string, CodeModeToolAnnotations | undefined>> | undefined,
+    approve !== undefined,
+  )
+  const byName = new Map(entries.map(entry => [entry.name, entry]))
   const codeMode = createCodeMode({ ...codeModeOptions, tools: entries.map(codeModeToolOf) })
 
   const runCode = tool<RunCodeInput, CodeModeToolOutput, RunCodeToolsContext<TOOLS>>({
@@ -100,19 +145,26 @@ export function codeModeTool<TOOLS extends ToolSet>(options: CodeModeToolOptions
     inputSchema: jsonSchema<RunCodeInput>(codeMode.tool.inputSchema as JSONSchema7),
     execute: (input, { toolCallId, messages, abortSignal, context, experimental_sandbox: sandbox }) => {
       const calls = new RunCalls({ toolCallId, messages, context, sandbox })
-      return streamRun((log, signal) => codeMode.tool.execute(input, {
-        signal,
-        ...approve === undefined ? {} : { approve: askUnlessNotNeeded(approve, byName, calls) },
-        onLog: onLog === undefined ? log : (text) => {
-          log(text)
-          onLog(text, { toolCallId })
-        },
-        wrapToolCall: async (call) => {
-          const entry = byName.get(call.tool)
-          if (entry === undefined) throw new Error(`${call.tool} could not be called.`)
-          return calls.call(entry, call.args, call.signal)
-        },
-      }), abortSignal)
+      return streamRun(
+        (log, signal) =>
+          codeMode.tool.execute(input, {
+            signal,
+            ...(approve === undefined ? {} : { approve: askUnlessNotNeeded(approve, byName, calls) }),
+            onLog:
+              onLog === undefined
+                ? log
+                : text => {
+                    log(text)
+                    onLog(text, { toolCallId })
+                  },
+            wrapToolCall: async call => {
+              const entry = byName.get(call.tool)
+              if (entry === undefined) throw new Error(`${call.tool} could not be called.`)
+              return calls.call(entry, call.args, call.signal)
+            },
+          }),
+        abortSignal,
+      )
     },
     toModelOutput: ({ output }) => modelOutputOf(output),
   })
@@ -124,10 +176,15 @@ export function codeModeTool<TOOLS extends ToolSet>(options: CodeModeToolOptions
  * The run's approver: a tool whose `needsApproval` is a function is asked first whether this call
  * needs approval (with the options the SDK would give it); only then is the person asked.
  */
-function askUnlessNotNeeded(approve: ApproveToolCall, byName: ReadonlyMap<string, SdkToolEntry>, calls: RunCalls): ApproveToolCall {
+function askUnlessNotNeeded(
+  approve: ApproveToolCall,
+  byName: ReadonlyMap<string, SdkToolEntry>,
+  calls: RunCalls,
+): ApproveToolCall {
   return async (request, context) => {
     const decides = byName.get(request.tool)?.needsApproval
-    if (typeof decides === 'function' && !(await decides(request.args, calls.approvalOptions(request.tool)))) return { action: 'allow' }
+    if (typeof decides === 'function' && !(await decides(request.args, calls.approvalOptions(request.tool))))
+      return { action: 'allow' }
     return approve(request, context)
   }
 }
@@ -139,7 +196,10 @@ function askUnlessNotNeeded(approve: ApproveToolCall, byName: ReadonlyMap<string
  */
 export async function disposeCodeModeTool(runCode: Tool): Promise<void> {
   const codeMode = codeModes.get(runCode)
-  if (codeMode === undefined) throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', 'disposeCodeModeTool() takes a tool made by codeModeTool().', { field: 'tool' })
+  if (codeMode === undefined)
+    throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', 'disposeCodeModeTool() takes a tool made by codeModeTool().', {
+      field: 'tool',
+    })
   await codeMode.dispose()
 }
 
@@ -149,5 +209,9 @@ export async function disposeCodeModeTool(runCode: Tool): Promise<void> {
  * applies to them: `tools: { run_code: codeModeTool({ tools, runtime }), ...toolsNeedingApproval(tools) }`.
  */
 export function toolsNeedingApproval<TOOLS extends ToolSet>(tools: TOOLS): Partial<TOOLS> {
-  return Object.fromEntries(Object.entries(tools).filter(([, candidate]) => typeof candidate === 'object' && candidate !== null && needsApproval(candidate))) as Partial<TOOLS>
+  return Object.fromEntries(
+    Object.entries(tools).filter(
+      ([, candidate]) => typeof candidate === 'object' && candidate !== null && needsApproval(candidate),
+    ),
+  ) as Partial<TOOLS>
 }

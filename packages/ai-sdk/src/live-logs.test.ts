@@ -12,7 +12,12 @@ function output(logs: readonly string[]): RunCodeOutput {
 }
 
 /** A run the test drives: `log` prints, `finish` settles it. */
-function drivenRun(): { start: StartRun; log(text: string): void; finish(error?: Error): void; signal(): AbortSignal | undefined } {
+function drivenRun(): {
+  start: StartRun
+  log(text: string): void
+  finish(error?: Error): void
+  signal(): AbortSignal | undefined
+} {
   let onLog: ((text: string) => void) | undefined
   let settle: ((value: RunCodeOutput) => void) | undefined
   let fail: ((error: Error) => void) | undefined
@@ -53,7 +58,13 @@ describe('streamRun', () => {
     assert.deepEqual((await outputs.next()).value, { state: 'running', logs: ['a', 'b', 'c'] })
     const last = outputs.next()
     run.finish()
-    assert.deepEqual((await last).value, { state: 'done', logs: ['a', 'b', 'c'], calls: [], text: 'a\nb\nc', isError: false })
+    assert.deepEqual((await last).value, {
+      state: 'done',
+      logs: ['a', 'b', 'c'],
+      calls: [],
+      text: 'a\nb\nc',
+      isError: false,
+    })
     assert.equal((await outputs.next()).done, true)
   })
 

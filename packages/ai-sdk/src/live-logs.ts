@@ -18,7 +18,10 @@ export type StartRun = (onLog: (text: string) => void, signal: AbortSignal) => P
  * Runs the program started by `start`, yielding progress while it runs and its result last.
  * A consumer that stops early (the generator's `return`) aborts the run.
  */
-export async function* streamRun(start: StartRun, signal: AbortSignal | undefined): AsyncGenerator<CodeModeToolOutput, void, undefined> {
+export async function* streamRun(
+  start: StartRun,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<CodeModeToolOutput, void, undefined> {
   const logs: string[] = []
   let wake: (() => void) | undefined
   const onLog = (text: string): void => {
@@ -40,7 +43,7 @@ export async function* streamRun(start: StartRun, signal: AbortSignal | undefine
     let shown = 0
     while (!ended) {
       if (logs.length === shown) {
-        await new Promise<void>((resolve) => {
+        await new Promise<void>(resolve => {
           wake = resolve
         })
         if (ended) break

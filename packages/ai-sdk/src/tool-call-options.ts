@@ -18,7 +18,11 @@ export interface RunCallSource {
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function'
+  )
 }
 
 /** The calls of one run: numbers them, so each inner call has its own id. */
@@ -38,7 +42,11 @@ export class RunCalls {
    */
   /** What a tool's `needsApproval` function is given for a call of this run (before the call has its own id). */
   approvalOptions(name: string): { toolCallId: string; messages: ModelMessage[]; context: unknown } {
-    return { toolCallId: `${this.#source.toolCallId}:${name}:approval`, messages: this.#source.messages, context: this.#contextOf(name) }
+    return {
+      toolCallId: `${this.#source.toolCallId}:${name}:approval`,
+      messages: this.#source.messages,
+      context: this.#contextOf(name),
+    }
   }
 
   /** The tool's own entry of run_code's context (its context as `toolsContext` would hold it). */
@@ -58,7 +66,7 @@ export class RunCalls {
       messages,
       abortSignal: signal,
       context: await checkToolContext(entry.name, entry.contextSchema, ownContext),
-      ...sandbox === undefined ? {} : { experimental_sandbox: sandbox },
+      ...(sandbox === undefined ? {} : { experimental_sandbox: sandbox }),
     }
     const result = entry.execute(input, options)
     if (!isAsyncIterable(result)) return await result

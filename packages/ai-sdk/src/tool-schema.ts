@@ -4,18 +4,33 @@
  * Schema the model would see and checks arguments with the validator the SDK would run.
  */
 import { asSchema, type FlexibleSchema, type Schema } from 'ai'
-import { CodeModeError, foreignToolSchema, type ForeignSchemaCheck, type ForeignSchemaIssue, type JsonSchema, type StandardToolSchema } from '@code-runtime/code-mode'
+import {
+  CodeModeError,
+  foreignToolSchema,
+  type ForeignSchemaCheck,
+  type ForeignSchemaIssue,
+  type JsonSchema,
+  type StandardToolSchema,
+} from '@code-runtime/code-mode'
 import { isObjectRecord } from '@code-runtime/core/internal'
 
 /** Which schema of a tool is read: named in refusals. */
 export type ToolSchemaRole = 'inputSchema' | 'outputSchema' | 'contextSchema'
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  )
 }
 
 function refuseSchema(toolName: string, role: ToolSchemaRole, problem: string): never {
-  throw new CodeModeError('CODE_MODE_INVALID_TOOL', `Invalid tool: ${JSON.stringify(toolName)} has an ${role} that ${problem}.`, { field: `tools.${toolName}.${role}` })
+  throw new CodeModeError(
+    'CODE_MODE_INVALID_TOOL',
+    `Invalid tool: ${JSON.stringify(toolName)} has an ${role} that ${problem}.`,
+    { field: `tools.${toolName}.${role}` },
+  )
 }
 
 function messageOf(error: unknown): string {
@@ -28,7 +43,11 @@ export function readSdkSchema(toolName: string, role: ToolSchemaRole, schema: un
     return asSchema(schema as FlexibleSchema<unknown> | undefined)
   } catch (error) {
     // asSchema calls anything that is neither a Schema nor a Standard Schema as a lazy schema.
-    refuseSchema(toolName, role, `the AI SDK cannot read (${messageOf(error)}): use a Zod schema, a Standard Schema, or wrap JSON Schema in jsonSchema()`)
+    refuseSchema(
+      toolName,
+      role,
+      `the AI SDK cannot read (${messageOf(error)}): use a Zod schema, a Standard Schema, or wrap JSON Schema in jsonSchema()`,
+    )
   }
 }
 
@@ -38,7 +57,9 @@ function issuesOf(value: unknown): readonly ForeignSchemaIssue[] | undefined {
   for (const issue of value as unknown[]) {
     if (!isObjectRecord(issue) || typeof issue.message !== 'string') return undefined
     const path = Array.isArray(issue.path)
-      ? (issue.path as unknown[]).map((segment) => (isObjectRecord(segment) && 'key' in segment ? segment.key : segment)).filter((key): key is PropertyKey => ['string', 'number', 'symbol'].includes(typeof key))
+      ? (issue.path as unknown[])
+          .map(segment => (isObjectRecord(segment) && 'key' in segment ? segment.key : segment))
+          .filter((key): key is PropertyKey => ['string', 'number', 'symbol'].includes(typeof key))
       : undefined
     issues.push(path === undefined ? { message: issue.message } : { message: issue.message, path })
   }
@@ -53,7 +74,10 @@ function issuesOf(value: unknown): readonly ForeignSchemaIssue[] | undefined {
 export function validationIssues(error: unknown): readonly ForeignSchemaIssue[] {
   if (isObjectRecord(error) || error instanceof Error) {
     const record = error as unknown as Readonly<Record<string, unknown>>
-    const found = issuesOf(record.issues) ?? issuesOf(record.cause) ?? (isObjectRecord(record.cause) ? issuesOf(record.cause.issues) : undefined)
+    const found =
+      issuesOf(record.issues) ??
+      issuesOf(record.cause) ??
+      (isObjectRecord(record.cause) ? issuesOf(record.cause.issues) : undefined)
     if (found !== undefined) return found
   }
   return [{ message: messageOf(error) }]
@@ -76,22 +100,34 @@ async function checkWith(schema: Schema<unknown>, value: unknown): Promise<Forei
  *   read, one whose JSON Schema export fails (a Zod `z.date()`), or one whose JSON Schema is only
  *   available as a promise.
  */
-export function readToolSchema(toolName: string, role: 'inputSchema' | 'outputSchema', schema: unknown): StandardToolSchema {
+export function readToolSchema(
+  toolName: string,
+  role: 'inputSchema' | 'outputSchema',
+  schema: unknown,
+): StandardToolSchema {
   const read = readSdkSchema(toolName, role, schema)
   let jsonSchema: unknown
   try {
     jsonSchema = read.jsonSchema
   } catch (error) {
-    refuseSchema(toolName, role, `cannot be written as JSON Schema (${messageOf(error)}): tool arguments arrive as JSON, so describe them with types JSON can carry`)
+    refuseSchema(
+      toolName,
+      role,
+      `cannot be written as JSON Schema (${messageOf(error)}): tool arguments arrive as JSON, so describe them with types JSON can carry`,
+    )
   }
   if (isPromiseLike(jsonSchema)) {
     // The SDK text is the run_code tool's description, which the SDK reads synchronously.
-    refuseSchema(toolName, role, 'gives its JSON Schema as a promise: Code Mode writes the SDK text when codeModeTool() is called, so resolve it first, e.g. jsonSchema(await loadSchema())')
+    refuseSchema(
+      toolName,
+      role,
+      'gives its JSON Schema as a promise: Code Mode writes the SDK text when codeModeTool() is called, so resolve it first, e.g. jsonSchema(await loadSchema())',
+    )
   }
   if (!isObjectRecord(jsonSchema)) refuseSchema(toolName, role, 'gives no JSON Schema object')
   const source = { vendor: 'ai-sdk', jsonSchema: jsonSchema as JsonSchema }
   return role === 'inputSchema' && read.validate !== undefined
-    ? foreignToolSchema({ ...source, validate: (value) => checkWith(read, value) })
+    ? foreignToolSchema({ ...source, validate: value => checkWith(read, value) })
     : foreignToolSchema(source)
 }
 
@@ -99,11 +135,17 @@ export function readToolSchema(toolName: string, role: 'inputSchema' | 'outputSc
  * Checks a tool's context against its `contextSchema`, as the SDK does before it runs a tool.
  * @throws the SDK validator's error, so the call fails with the validator's words.
  */
-export async function checkToolContext(toolName: string, schema: Schema<unknown> | undefined, context: unknown): Promise<unknown> {
+export async function checkToolContext(
+  toolName: string,
+  schema: Schema<unknown> | undefined,
+  context: unknown,
+): Promise<unknown> {
   if (schema?.validate === undefined) return context
   const result = await schema.validate(context)
   if (result.success) return result.value
   const [first] = validationIssues(result.error)
   const where = first?.path === undefined || first.path.length === 0 ? '' : ` at ${first.path.map(String).join('.')}`
-  throw new Error(`The context of ${toolName} does not match its contextSchema${where}: ${first?.message ?? 'invalid'}. Pass it in the run_code tool's context under ${JSON.stringify(toolName)}.`)
+  throw new Error(
+    `The context of ${toolName} does not match its contextSchema${where}: ${first?.message ?? 'invalid'}. Pass it in the run_code tool's context under ${JSON.stringify(toolName)}.`,
+  )
 }

@@ -44,23 +44,48 @@ describe('codeModeTool with an approver', () => {
     const runCode = codeModeTool({
       tools: payments(paid),
       runtime: started.runtime,
-      approve: (request) => (asked.push(request), request.tool === 'pay' ? { action: 'allow' } : { action: 'decline', reason: 'never' }),
+      approve: request => (
+        asked.push(request),
+        request.tool === 'pay' ? { action: 'allow' } : { action: 'decline', reason: 'never' }
+      ),
     })
     const description = String(runCode.description)
     assert.match(description, /@needsApproval \*\/\n {2}deleteAccount\(/)
     assert.match(description, /@needsApproval \*\/\n {2}pay\(/)
     const model = scriptedModel([
-      "await tools.pay({ amount: 5 })\nawait tools.pay({ amount: 500 })\ntry { await tools.deleteAccount() } catch (error) { return error.message }",
+      'await tools.pay({ amount: 5 })\nawait tools.pay({ amount: 500 })\ntry { await tools.deleteAccount() } catch (error) { return error.message }',
     ])
-    const result = await generateText({ model, prompt: 'Pay and close.', tools: { run_code: runCode }, stopWhen: stepCountIs(3), telemetry: NO_TELEMETRY })
+    const result = await generateText({
+      model,
+      prompt: 'Pay and close.',
+      tools: { run_code: runCode },
+      stopWhen: stepCountIs(3),
+      telemetry: NO_TELEMETRY,
+    })
     const output = result.steps[0]?.staticToolResults[0]?.output as CodeModeToolResult
-    assert.equal(output.result, 'tools.deleteAccount: the person declined this call, so it was not made. Their reason: never')
+    assert.equal(
+      output.result,
+      'tools.deleteAccount: the person declined this call, so it was not made. Their reason: never',
+    )
     assert.deepEqual(paid, [5, 500])
-    assert.deepEqual(asked.map((request) => [request.tool, request.args]), [['pay', { amount: 500 }], ['deleteAccount', {}]])
-    assert.deepEqual(output.calls.map((call) => call.approval?.decision), ['allowed', 'allowed', 'declined'])
+    assert.deepEqual(
+      asked.map(request => [request.tool, request.args]),
+      [
+        ['pay', { amount: 500 }],
+        ['deleteAccount', {}],
+      ],
+    )
+    assert.deepEqual(
+      output.calls.map(call => call.approval?.decision),
+      ['allowed', 'allowed', 'declined'],
+    )
   })
 
   it('refuses an approver that is not a function', () => {
-    assert.throws(() => codeModeTool({ tools: payments([]), runtime: started.runtime, approve: 'yes' as never }), (error: unknown) => CodeModeError.is(error) && error.code === 'CODE_MODE_INVALID_OPTIONS' && error.field === 'approve')
+    assert.throws(
+      () => codeModeTool({ tools: payments([]), runtime: started.runtime, approve: 'yes' as never }),
+      (error: unknown) =>
+        CodeModeError.is(error) && error.code === 'CODE_MODE_INVALID_OPTIONS' && error.field === 'approve',
+    )
   })
 })

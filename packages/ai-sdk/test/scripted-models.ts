@@ -9,7 +9,8 @@ import { startCodeRuntime, type StartedCodeRuntime } from '@code-runtime/core'
 import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
 
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV4['doGenerate']>>
-type StreamPart = Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer PART> ? PART : never
+type StreamPart =
+  Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer PART> ? PART : never
 type Prompt = MockLanguageModelV4['doGenerateCalls'][number]['prompt']
 
 export const USAGE: GenerateResult['usage'] = {
@@ -28,10 +29,12 @@ export function startRuntime(): Promise<StartedCodeRuntime<WorkerThreadCodeRunti
 export function lastToolOutput(prompt: Prompt): string {
   const last = prompt.at(-1)
   if (last?.role !== 'tool') return 'no tool result'
-  const part = last.content.find((entry) => entry.type === 'tool-result')
+  const part = last.content.find(entry => entry.type === 'tool-result')
   if (part === undefined) return 'no tool result'
   const { output } = part
-  return output.type === 'text' || output.type === 'error-text' ? `${output.type}: ${output.value}` : `${output.type}: ${JSON.stringify(output)}`
+  return output.type === 'text' || output.type === 'error-text'
+    ? `${output.type}: ${output.value}`
+    : `${output.type}: ${JSON.stringify(output)}`
 }
 
 function runCodeCall(index: number, code: string): { toolCallId: string; input: string } {
@@ -46,7 +49,12 @@ export function scriptedModel(programs: readonly string[]): MockLanguageModelV4 
       const index = step++
       const code = programs[index]
       if (code === undefined) {
-        return { content: [{ type: 'text', text: lastToolOutput(prompt) }], finishReason: { unified: 'stop', raw: undefined }, usage: USAGE, warnings: [] }
+        return {
+          content: [{ type: 'text', text: lastToolOutput(prompt) }],
+          finishReason: { unified: 'stop', raw: undefined },
+          usage: USAGE,
+          warnings: [],
+        }
       }
       return {
         content: [{ type: 'tool-call', toolName: 'run_code', ...runCodeCall(index, code) }],
@@ -65,19 +73,20 @@ export function scriptedStreamingModel(programs: readonly string[]): MockLanguag
     doStream: async ({ prompt }) => {
       const index = step++
       const code = programs[index]
-      const parts: StreamPart[] = code === undefined
-        ? [
-            { type: 'stream-start', warnings: [] },
-            { type: 'text-start', id: 'text-1' },
-            { type: 'text-delta', id: 'text-1', delta: lastToolOutput(prompt) },
-            { type: 'text-end', id: 'text-1' },
-            { type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage: USAGE },
-          ]
-        : [
-            { type: 'stream-start', warnings: [] },
-            { type: 'tool-call', toolName: 'run_code', ...runCodeCall(index, code) },
-            { type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage: USAGE },
-          ]
+      const parts: StreamPart[] =
+        code === undefined
+          ? [
+              { type: 'stream-start', warnings: [] },
+              { type: 'text-start', id: 'text-1' },
+              { type: 'text-delta', id: 'text-1', delta: lastToolOutput(prompt) },
+              { type: 'text-end', id: 'text-1' },
+              { type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage: USAGE },
+            ]
+          : [
+              { type: 'stream-start', warnings: [] },
+              { type: 'tool-call', toolName: 'run_code', ...runCodeCall(index, code) },
+              { type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage: USAGE },
+            ]
       return { stream: convertArrayToReadableStream(parts) }
     },
   })
@@ -91,7 +100,7 @@ export interface Deferred<T> {
 
 export function createDeferred<T = void>(): Deferred<T> {
   let resolve!: (value: T) => void
-  const promise = new Promise<T>((settle) => {
+  const promise = new Promise<T>(settle => {
     resolve = settle
   })
   return { promise, resolve }

@@ -27,22 +27,39 @@ describe('codeModeTool in streamText', () => {
   it('streams a preliminary result with the logs so far before the final one', async () => {
     // The tool finishes only once the stream has shown the log line: no timing, an event.
     const shown = createDeferred()
-    const tools = { hold: tool({ description: 'Waits for the test.', inputSchema: z.object({}), execute: async () => {
-      await shown.promise
-      return 'released'
-    } }) }
-    const model = scriptedStreamingModel(["console.log('fetching the report')\nconst state = await tools.hold()\nconsole.log(state)\nreturn 'done'"])
-    const result = streamText({ model, prompt: 'Fetch it.', tools: { run_code: codeModeTool({ tools, runtime: started.runtime }) }, stopWhen: stepCountIs(3), telemetry: NO_TELEMETRY })
+    const tools = {
+      hold: tool({
+        description: 'Waits for the test.',
+        inputSchema: z.object({}),
+        execute: async () => {
+          await shown.promise
+          return 'released'
+        },
+      }),
+    }
+    const model = scriptedStreamingModel([
+      "console.log('fetching the report')\nconst state = await tools.hold()\nconsole.log(state)\nreturn 'done'",
+    ])
+    const result = streamText({
+      model,
+      prompt: 'Fetch it.',
+      tools: { run_code: codeModeTool({ tools, runtime: started.runtime }) },
+      stopWhen: stepCountIs(3),
+      telemetry: NO_TELEMETRY,
+    })
     const seen: SeenResult[] = []
     for await (const part of result.fullStream) {
       if (part.type !== 'tool-result' || part.toolName !== 'run_code' || part.dynamic === true) continue
       seen.push({ preliminary: part.preliminary === true, output: part.output })
       if (part.output.state === 'running' && part.output.logs.includes('fetching the report')) shown.resolve()
     }
-    const progress = seen.filter((entry) => entry.output.state === 'running')
+    const progress = seen.filter(entry => entry.output.state === 'running')
     assert.ok(progress.length >= 1, 'a progress output reached the stream')
     assert.deepEqual(progress[0]?.output.logs, ['fetching the report'])
-    assert.ok(progress.every((entry) => entry.preliminary), 'progress outputs are preliminary results')
+    assert.ok(
+      progress.every(entry => entry.preliminary),
+      'progress outputs are preliminary results',
+    )
     const last = seen.at(-1)
     assert.equal(last?.preliminary, false)
     assert.equal(last?.output.state, 'done')
@@ -52,13 +69,22 @@ describe('codeModeTool in streamText', () => {
 
   it('coalesces a flood of 10 000 log lines into a few progress outputs', async () => {
     const tools = { ping: tool({ inputSchema: z.object({}), execute: async () => 'pong' }) }
-    const model = scriptedStreamingModel(["for (let line = 0; line < 10000; line++) console.log('line ' + line)\nreturn await tools.ping()"])
-    const result = streamText({ model, prompt: 'Flood.', tools: { run_code: codeModeTool({ tools, runtime: started.runtime }) }, stopWhen: stepCountIs(3), telemetry: NO_TELEMETRY })
+    const model = scriptedStreamingModel([
+      "for (let line = 0; line < 10000; line++) console.log('line ' + line)\nreturn await tools.ping()",
+    ])
+    const result = streamText({
+      model,
+      prompt: 'Flood.',
+      tools: { run_code: codeModeTool({ tools, runtime: started.runtime }) },
+      stopWhen: stepCountIs(3),
+      telemetry: NO_TELEMETRY,
+    })
     const outputs: CodeModeToolOutput[] = []
     for await (const part of result.fullStream) {
-      if (part.type === 'tool-result' && part.toolName === 'run_code' && part.dynamic !== true) outputs.push(part.output)
+      if (part.type === 'tool-result' && part.toolName === 'run_code' && part.dynamic !== true)
+        outputs.push(part.output)
     }
-    const progress = outputs.filter((output) => output.state === 'running')
+    const progress = outputs.filter(output => output.state === 'running')
     // One progress output per burst of lines the consumer had not seen, never one per line.
     assert.ok(progress.length < 200, `${progress.length} progress outputs`)
     let previous = 0

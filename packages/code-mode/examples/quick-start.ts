@@ -2,14 +2,16 @@ import { startCodeRuntime } from '@code-runtime/core'
 import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
 import { createCodeMode, type CodeModeTool } from '@code-runtime/code-mode'
 
-const tools: CodeModeTool[] = [{
-  name: 'get-weather',
-  description: 'Current weather for a city.',
-  inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-  outputSchema: { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] },
-  annotations: { readOnlyHint: true },
-  execute: async (args) => ({ celsius: (args as { city: string }).city === 'Oslo' ? 4 : 21 }),
-}]
+const tools: CodeModeTool[] = [
+  {
+    name: 'get-weather',
+    description: 'Current weather for a city.',
+    inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    outputSchema: { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] },
+    annotations: { readOnlyHint: true },
+    execute: async args => ({ celsius: (args as { city: string }).city === 'Oslo' ? 4 : 21 }),
+  },
+]
 
 const { runtime, dispose } = await startCodeRuntime(WorkerThreadCodeRuntime, {})
 const codeMode = createCodeMode({ tools, runtime })

@@ -3,13 +3,29 @@ import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
 import { createCodeMode, type CodeModeTool } from '@code-runtime/code-mode'
 
 let fetches = 0
-const tools: CodeModeTool[] = [{
-  name: 'list-orders',
-  description: 'Every order of the shop.',
-  inputSchema: { type: 'object', properties: {} },
-  outputSchema: { type: 'array', items: { type: 'object', properties: { id: { type: 'number' }, total: { type: 'number' } }, required: ['id', 'total'] } },
-  execute: async () => (fetches++, [{ id: 1, total: 30 }, { id: 2, total: 12 }, { id: 3, total: 58 }]),
-}]
+const tools: CodeModeTool[] = [
+  {
+    name: 'list-orders',
+    description: 'Every order of the shop.',
+    inputSchema: { type: 'object', properties: {} },
+    outputSchema: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { id: { type: 'number' }, total: { type: 'number' } },
+        required: ['id', 'total'],
+      },
+    },
+    execute: async () => (
+      fetches++,
+      [
+        { id: 1, total: 30 },
+        { id: 2, total: 12 },
+        { id: 3, total: 58 },
+      ]
+    ),
+  },
+]
 
 const { runtime, dispose } = await startCodeRuntime(WorkerThreadCodeRuntime, {})
 const codeMode = createCodeMode({ tools, runtime, session: true })

@@ -28,13 +28,13 @@ const SERVERS = [
     name: 'filesystem',
     packageName: '@modelcontextprotocol/server-filesystem',
     // The server refuses to start without an allowed directory; any empty one will do.
-    prepare: (scratch) => ({ args: [scratch], env: {} }),
+    prepare: scratch => ({ args: [scratch], env: {} }),
   },
   {
     name: 'memory',
     packageName: '@modelcontextprotocol/server-memory',
     // Without MEMORY_FILE_PATH the server writes beside its own source inside node_modules.
-    prepare: (scratch) => ({ args: [], env: { MEMORY_FILE_PATH: join(scratch, 'memory.jsonl') } }),
+    prepare: scratch => ({ args: [], env: { MEMORY_FILE_PATH: join(scratch, 'memory.jsonl') } }),
   },
   {
     name: 'everything',

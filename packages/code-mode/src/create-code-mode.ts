@@ -2,7 +2,15 @@
  * Code Mode in one call: tools in; the model-facing SDK, the `run_code` tool and the dispatch of
  * the program's calls back to the tools out. Works with any `CodeRuntime`.
  */
-import { type CodeBindingFunction, type CodeBindingNamespace, type CodeJsonValue, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import {
+  type CodeBindingFunction,
+  type CodeBindingNamespace,
+  type CodeJsonValue,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeSession,
+  type CodeSessionOptions,
+} from '@code-runtime/core'
 import { readIntegerField, refuseConfigField } from '@code-runtime/core/internal'
 import { argumentValidatorOf } from './run/argument-validation.js'
 import { keptNamesLimitOutput, refusedRunOutput, typeHintsBlock } from './run/checked-run-output.js'
@@ -15,8 +23,19 @@ import { emitParsedSdk, type EmittedSdk } from './sdk/sdk-emitter.js'
 import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY } from './sdk/sdk-options.js'
 import { RunApprovals, toolNeedsApproval, type ApproveToolCall, type ToolCallRecord } from './run/tool-approval.js'
 import { ToolCallScheduler } from './run/tool-call-scheduler.js'
-import { parseToolDescriptions, type CodeModeTool, type JsonSchema, type ParsedToolDescription } from './tools/tool-definition.js'
-import { DEFAULT_TYPE_CHECK_MODE, TYPE_CHECK_MODES, UNCHECKED_PROGRAM, type ProgramCheck, type TypeCheckMode } from './type-check/program-check.js'
+import {
+  parseToolDescriptions,
+  type CodeModeTool,
+  type JsonSchema,
+  type ParsedToolDescription,
+} from './tools/tool-definition.js'
+import {
+  DEFAULT_TYPE_CHECK_MODE,
+  TYPE_CHECK_MODES,
+  UNCHECKED_PROGRAM,
+  type ProgramCheck,
+  type TypeCheckMode,
+} from './type-check/program-check.js'
 import { createProgramChecker, type ProgramChecker } from './type-check/program-checker.js'
 
 /** The part of a code runtime Code Mode uses: any `CodeRuntime` fits. */
@@ -108,14 +127,20 @@ type ApprovedRunResult = Omit<CodeRunResult, 'calls'> & { readonly calls: readon
 function structureRunResult(result: ApprovedRunResult): RunCodeOutput['structured'] {
   const { logs, calls, usage } = result
   if (result.error !== undefined) return { logs, error: result.error, calls, usage }
-  return 'value' in result && result.value !== undefined ? { logs, result: result.value, calls, usage } : { logs, calls, usage }
+  return 'value' in result && result.value !== undefined
+    ? { logs, result: result.value, calls, usage }
+    : { logs, calls, usage }
 }
 
 /**
  * The run's result with each approval decision on its call, and a failure that came while calls
  * waited for a person saying so (a wall ceiling that expired while waiting, most often).
  */
-function withApprovalNotes(result: CodeRunResult, approvals: RunApprovals, waitingAtEnd: readonly string[]): ApprovedRunResult {
+function withApprovalNotes(
+  result: CodeRunResult,
+  approvals: RunApprovals,
+  waitingAtEnd: readonly string[],
+): ApprovedRunResult {
   const calls = approvals.annotate(result.calls)
   if (result.error === undefined || waitingAtEnd.length === 0) return { ...result, calls }
   const note = ` This happened while ${waitingAtEnd.join(', ')} waited for a person's approval.`
@@ -135,16 +160,28 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   const { namespace, errorClassName } = resolveSdkEmitterOptions(
     options.namespace === undefined && options.errorClassName === undefined
       ? undefined
-      : { ...(options.namespace === undefined ? {} : { namespace: options.namespace }), ...(options.errorClassName === undefined ? {} : { errorClassName: options.errorClassName }) },
+      : {
+          ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+          ...(options.errorClassName === undefined ? {} : { errorClassName: options.errorClassName }),
+        },
   )
   if (typeof options.runtime?.run !== 'function') {
     refuseConfigField(OPTIONS_PLACE, 'runtime', 'must be a code runtime with a run() method', options.runtime)
   }
   const limits = { maxParallel: options.maxParallel, maxResultChars: options.maxResultChars }
-  const maxParallel = readIntegerField(OPTIONS_PLACE, limits, 'maxParallel', { default: DEFAULT_MAX_PARALLEL, min: 1, max: 1_000 })
-  const maxResultChars = readIntegerField(OPTIONS_PLACE, limits, 'maxResultChars', { default: DEFAULT_MAX_RESULT_CHARS, min: 200, max: MAX_RESULT_CHARS_LIMIT })
+  const maxParallel = readIntegerField(OPTIONS_PLACE, limits, 'maxParallel', {
+    default: DEFAULT_MAX_PARALLEL,
+    min: 1,
+    max: 1_000,
+  })
+  const maxResultChars = readIntegerField(OPTIONS_PLACE, limits, 'maxResultChars', {
+    default: DEFAULT_MAX_RESULT_CHARS,
+    min: 200,
+    max: MAX_RESULT_CHARS_LIMIT,
+  })
   const typeCheck = options.typeCheck ?? DEFAULT_TYPE_CHECK_MODE
-  if (!TYPE_CHECK_MODES.includes(typeCheck)) refuseConfigField(OPTIONS_PLACE, 'typeCheck', "must be 'off', 'calls' or 'strict'", options.typeCheck)
+  if (!TYPE_CHECK_MODES.includes(typeCheck))
+    refuseConfigField(OPTIONS_PLACE, 'typeCheck', "must be 'off', 'calls' or 'strict'", options.typeCheck)
   if (options.approve !== undefined && typeof options.approve !== 'function') {
     refuseConfigField(OPTIONS_PLACE, 'approve', 'must be a function (request, { signal }) => decision', options.approve)
   }
@@ -153,7 +190,9 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   const sdk = emitParsedSdk(descriptions, { namespace, errorClassName })
   for (const tool of options.tools) {
     if (typeof tool.execute !== 'function') {
-      throw new CodeModeError('CODE_MODE_INVALID_TOOL', `Invalid tool: ${tool.name}.execute must be a function.`, { field: `${tool.name}.execute` })
+      throw new CodeModeError('CODE_MODE_INVALID_TOOL', `Invalid tool: ${tool.name}.execute must be a function.`, {
+        field: `${tool.name}.execute`,
+      })
     }
   }
   const tools = options.tools.map((tool, index) => {
@@ -170,16 +209,24 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   const runtime = options.runtime
   const sessionOptions = readSessionOption(options.session)
   if (sessionOptions !== undefined && !hasSessions(runtime)) {
-    refuseConfigField(OPTIONS_PLACE, 'runtime', 'must have openSession() for a session (a started CodeRuntime has it)', runtime)
+    refuseConfigField(
+      OPTIONS_PLACE,
+      'runtime',
+      'must have openSession() for a session (a started CodeRuntime has it)',
+      runtime,
+    )
   }
-  const ownSession = sessionOptions === undefined ? undefined : new RunCodeSession(runtime as Required<CodeModeRuntime>, sessionOptions)
+  const ownSession =
+    sessionOptions === undefined ? undefined : new RunCodeSession(runtime as Required<CodeModeRuntime>, sessionOptions)
   let disposed = false
 
   // Built on the first check and kept warm for the Code Mode's life; TypeScript loads only then.
   let checker: Promise<ProgramChecker> | undefined
   function warmChecker(): Promise<ProgramChecker> {
     // The runtime validates only the arguments of tools whose schema compiled: only those can certainly fail.
-    const schemas = new Map<string, JsonSchema>(tools.filter((entry) => entry.check !== undefined).map((entry) => [entry.member, entry.inputSchema]))
+    const schemas = new Map<string, JsonSchema>(
+      tools.filter(entry => entry.check !== undefined).map(entry => [entry.member, entry.inputSchema]),
+    )
     checker ??= createProgramChecker({ declarations: sdk.declarations, namespace, schemas }).catch((error: unknown) => {
       checker = undefined
       throw error
@@ -188,7 +235,10 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   }
 
   /** The check of a program (of `session`, knowing the names it kept), and what it keeps, typed. */
-  async function checkInSession(code: string, session: RunCodeSession | undefined): Promise<{ check: ProgramCheck; kept: ReadonlyMap<string, string> }> {
+  async function checkInSession(
+    code: string,
+    session: RunCodeSession | undefined,
+  ): Promise<{ check: ProgramCheck; kept: ReadonlyMap<string, string> }> {
     if (typeCheck === 'off') return { check: UNCHECKED_PROGRAM, kept: new Map() }
     const checker = await warmChecker()
     if (session === undefined) return { check: checker.check(code, typeCheck), kept: new Map() }
@@ -202,11 +252,16 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   function sessionOf(runOptions: RunCodeOptions): RunCodeSession | undefined {
     const chosen = runOptions.session ?? ownSession
     if (chosen === undefined || chosen instanceof RunCodeSession) return chosen
-    throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', 'Invalid run options: session must come from createCodeModeSession().', { field: 'session' })
+    throw new CodeModeError(
+      'CODE_MODE_INVALID_OPTIONS',
+      'Invalid run options: session must come from createCodeModeSession().',
+      { field: 'session' },
+    )
   }
 
   async function run(code: string, runOptions: RunCodeOptions = {}): Promise<RunCodeOutput> {
-    if (disposed) throw new CodeModeError('CODE_MODE_SESSION_CLOSED', 'This Code Mode was disposed; it runs no more programs.')
+    if (disposed)
+      throw new CodeModeError('CODE_MODE_SESSION_CLOSED', 'This Code Mode was disposed; it runs no more programs.')
     const session = sessionOf(runOptions)
     if (session === undefined) return runChecked(code, runOptions, undefined)
     // Check, run and what the run kept, one program at a time: the next check must know its names.
@@ -216,15 +271,23 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     })
   }
 
-  async function runChecked(code: string, runOptions: RunCodeOptions, session: RunCodeSession | undefined): Promise<RunCodeOutput> {
+  async function runChecked(
+    code: string,
+    runOptions: RunCodeOptions,
+    session: RunCodeSession | undefined,
+  ): Promise<RunCodeOutput> {
     // A checker that cannot answer (a program that overflows the compiler's stack, TypeScript
     // missing) must not stop a run: the runtime checks arguments again, so it runs unchecked.
-    const { check: programCheck, kept } = await checkInSession(code, session).catch(() => ({ check: UNCHECKED_PROGRAM, kept: new Map<string, string>() }))
+    const { check: programCheck, kept } = await checkInSession(code, session).catch(() => ({
+      check: UNCHECKED_PROGRAM,
+      kept: new Map<string, string>(),
+    }))
     if (programCheck.refused) return refusedRunOutput(programCheck.errors, maxResultChars)
     if (session !== undefined) {
       let fresh = 0
       for (const name of kept.keys()) if (!session.names.has(name)) fresh++
-      if (fresh > 0 && session.names.size + fresh > session.maxKeptNames) return keptNamesLimitOutput(fresh, session.names.size, session.maxKeptNames, maxResultChars)
+      if (fresh > 0 && session.names.size + fresh > session.maxKeptNames)
+        return keptNamesLimitOutput(fresh, session.names.size, session.maxKeptNames, maxResultChars)
     }
     const scheduler = new ToolCallScheduler(maxParallel, runOptions.signal)
     const approvals = new RunApprovals(runOptions.approve ?? approve, runOptions.description)
@@ -237,13 +300,17 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         const args = checked.value
         // Waits before the dispatch queue: an unanswered call holds up no other call.
         if (needsApproval) {
-          const request = tool.annotations === undefined ? { tool: tool.name, member, args } : { tool: tool.name, member, args, annotations: tool.annotations }
+          const request =
+            tool.annotations === undefined
+              ? { tool: tool.name, member, args }
+              : { tool: tool.name, member, args, annotations: tool.annotations }
           await approvals.require(request, call?.index, `${namespace}.${member}`, scheduler.signal)
         }
         const execute = (signal: AbortSignal): Promise<unknown> => tool.execute(args, { signal })
-        const value = await scheduler.submit(safe, wrap === undefined
-          ? execute
-          : (signal) => wrap({ tool: tool.name, args, signal }, () => execute(signal)))
+        const value = await scheduler.submit(
+          safe,
+          wrap === undefined ? execute : signal => wrap({ tool: tool.name, args, signal }, () => execute(signal)),
+        )
         // A tool that resolves nothing has still succeeded; the program sees null.
         return (value === undefined ? null : value) as CodeJsonValue
       }
@@ -275,8 +342,10 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       await scheduler.drain(new Error('The run ended before this tool call finished.'))
     }
     const approved = withApprovalNotes(result, approvals, waitingAtEnd)
-    const structured = ended === undefined ? structureRunResult(approved) : { ...structureRunResult(approved), sessionEnded: ended }
-    if (result.error === undefined) return { text: renderRunResult(approved, maxResultChars), structured, isError: false }
+    const structured =
+      ended === undefined ? structureRunResult(approved) : { ...structureRunResult(approved), sessionEnded: ended }
+    if (result.error === undefined)
+      return { text: renderRunResult(approved, maxResultChars), structured, isError: false }
     const note = ended === undefined ? '' : `\n${sessionEndedNote(ended)}`
     const hints = typeHintsBlock(programCheck.hints, maxResultChars - note.length)
     return {

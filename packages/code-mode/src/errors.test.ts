@@ -8,8 +8,22 @@ const BRAND = Symbol.for('code-runtime.error')
 
 describe('CodeModeError.is', () => {
   it('answers false, never throws, for a value whose brand lookup throws or runs a getter', () => {
-    const throwingProxy = new Proxy({}, { get: () => { throw new Error('trap') }, getOwnPropertyDescriptor: () => { throw new Error('trap') } })
-    const throwingGetter = Object.defineProperty({}, BRAND, { get: () => { throw new Error('getter') } })
+    const throwingProxy = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('trap')
+        },
+        getOwnPropertyDescriptor: () => {
+          throw new Error('trap')
+        },
+      },
+    )
+    const throwingGetter = Object.defineProperty({}, BRAND, {
+      get: () => {
+        throw new Error('getter')
+      },
+    })
     const answeringGetter = Object.defineProperty({}, BRAND, { get: () => 'code-mode' })
     assert.equal(CodeModeError.is(throwingProxy), false)
     assert.equal(CodeModeError.is(throwingGetter), false)
@@ -29,13 +43,17 @@ describe('CodeModeError.is', () => {
   })
 
   it('recognises a branded error of another realm', () => {
-    const foreign = vm.runInNewContext(`Object.defineProperty(new Error('x'), Symbol.for('code-runtime.error'), { value: 'code-mode' })`) as unknown
+    const foreign = vm.runInNewContext(
+      `Object.defineProperty(new Error('x'), Symbol.for('code-runtime.error'), { value: 'code-mode' })`,
+    ) as unknown
     assert.equal(foreign instanceof Error, false)
     assert.equal(CodeModeError.is(foreign), true)
   })
 
   it('recognises an error of a second copy of the module, where instanceof fails', async () => {
-    const copy = await import(new URL('./errors.js?copy', import.meta.url).href) as { CodeModeError: typeof CodeModeError }
+    const copy = (await import(new URL('./errors.js?copy', import.meta.url).href)) as {
+      CodeModeError: typeof CodeModeError
+    }
     const theirs = new copy.CodeModeError('CODE_MODE_INVALID_TOOL', 'bad tool')
     assert.equal(theirs instanceof CodeModeError, false)
     assert.equal(CodeModeError.is(theirs), true)

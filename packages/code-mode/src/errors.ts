@@ -45,8 +45,8 @@ export class CodeModeError extends CodeRuntimeFamilyError<CodeModeErrorCode> {
  */
 export function codeModeErrorPlace(code: CodeModeErrorCode, what: string): ConfigPlace {
   return {
-    refuse: ({ field, rule, value, text }) => new CodeModeError(code, `Invalid ${what}: ${text}.`,
-      { ...field === undefined ? {} : { field }, value, rule }),
+    refuse: ({ field, rule, value, text }) =>
+      new CodeModeError(code, `Invalid ${what}: ${text}.`, { ...(field === undefined ? {} : { field }), value, rule }),
   }
 }
 

@@ -24,7 +24,13 @@ export {
   type ToolCallStart,
 } from './run/run-code-tool.js'
 // run_code at the edge, for front ends that list the tool themselves (an MCP server): one listing, one decoder of its arguments
-export { listRunCode, safeParseRunCodeInput, type DecodedRunCodeInput, type RunCodeInput, type RunCodeListing } from './run/run-code-input.js'
+export {
+  listRunCode,
+  safeParseRunCodeInput,
+  type DecodedRunCodeInput,
+  type RunCodeInput,
+  type RunCodeListing,
+} from './run/run-code-input.js'
 // Approvals: calls that wait for a person (createCodeMode's `approve` hook), and the decisions in the call record
 export {
   toolNeedsApproval,
@@ -35,7 +41,12 @@ export {
   type ToolCallRecord,
 } from './run/tool-approval.js'
 // The arguments of a call as a person approving it reads them: every field named, none dropped
-export { APPROVAL_SUMMARY_LIMITS, showProgramText, summarizeApprovalArguments, type ApprovalSummary } from './run/approval-summary.js'
+export {
+  APPROVAL_SUMMARY_LIMITS,
+  showProgramText,
+  summarizeApprovalArguments,
+  type ApprovalSummary,
+} from './run/approval-summary.js'
 // The type check before a run: modes, diagnostics, and their text for a model
 export {
   DEFAULT_TYPE_CHECK_MODE,
@@ -59,13 +70,22 @@ export {
 // Schemas as tool authors write them: JSON Schema, or Zod 4.2+ and any Standard JSON Schema
 export type { StandardToolSchema, ToolSchema } from './tools/tool-schema.js'
 // A framework's own schema (JSON Schema plus its check) as a tool schema: for framework adapters
-export { foreignToolSchema, type ForeignSchemaCheck, type ForeignSchemaIssue, type ForeignToolSchemaSource } from './tools/foreign-tool-schema.js'
+export {
+  foreignToolSchema,
+  type ForeignSchemaCheck,
+  type ForeignSchemaIssue,
+  type ForeignToolSchemaSource,
+} from './tools/foreign-tool-schema.js'
 
 // SDK emitter: tool definitions → model-facing TypeScript
 export { emitSdk, fenceTypeScript, type EmittedSdk } from './sdk/sdk-emitter.js'
 export { DEFAULT_SDK_EMITTER_OPTIONS, type SdkEmitterOptions } from './sdk/sdk-options.js'
 export { preferredMemberName } from './sdk/tool-names.js'
-export { schemaToTypeScript, type SchemaToTypeScriptOptions, type SchemaTypeScript } from './sdk/schema-to-typescript.js'
+export {
+  schemaToTypeScript,
+  type SchemaToTypeScriptOptions,
+  type SchemaTypeScript,
+} from './sdk/schema-to-typescript.js'
 
 // Host-facing errors
 export { CodeModeError, type CodeModeErrorCode, type CodeModeErrorDetails } from './errors.js'

@@ -6,7 +6,14 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { createCodeMode, emitSdk, toolNeedsApproval, type ApproveToolCall, type CodeModeTool, type ToolApprovalRequest } from '@code-runtime/code-mode'
+import {
+  createCodeMode,
+  emitSdk,
+  toolNeedsApproval,
+  type ApproveToolCall,
+  type CodeModeTool,
+  type ToolApprovalRequest,
+} from '@code-runtime/code-mode'
 import { createDeferred, sleep, startRuntime } from './code-mode-runtime.js'
 
 interface Ledger {
@@ -22,7 +29,7 @@ function ledgerTools(): Ledger {
       name: 'lookup',
       inputSchema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
       annotations: { readOnlyHint: true },
-      execute: async (args) => {
+      execute: async args => {
         await sleep(5)
         ran.push(`lookup ${(args as { key: string }).key}`)
         return `value of ${(args as { key: string }).key}`
@@ -33,7 +40,7 @@ function ledgerTools(): Ledger {
       description: 'Deletes a file.',
       inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
       annotations: { readOnlyHint: false, destructiveHint: true },
-      execute: async (args) => {
+      execute: async args => {
         ran.push(`delete ${(args as { path: string }).path}`)
         return 'deleted'
       },
@@ -42,7 +49,7 @@ function ledgerTools(): Ledger {
       name: 'send',
       inputSchema: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'] },
       needsApproval: true,
-      execute: async (args) => {
+      execute: async args => {
         ran.push(`send ${(args as { to: string }).to}`)
         return 'sent'
       },
@@ -64,19 +71,31 @@ describe('approvals: the policy and the SDK', () => {
 
   it('marks members that need approval and tells the model a call may be declined', () => {
     const sdk = emitSdk(ledgerTools().tools)
-    assert.match(sdk.declarations, /Deletes a file\. @tool delete-file @destructive @needsApproval \*\/\n {2}delete_file\(/)
+    assert.match(
+      sdk.declarations,
+      /Deletes a file\. @tool delete-file @destructive @needsApproval \*\/\n {2}delete_file\(/,
+    )
     assert.match(sdk.declarations, /@needsApproval \*\/\n {2}send\(/)
     assert.doesNotMatch(sdk.declarations, /@needsApproval \*\/\n {2}lookup\(/)
-    assert.match(sdk.instructions, /A @needsApproval call waits for a person, who may decline it: it then throws ToolCallError/)
+    assert.match(
+      sdk.instructions,
+      /A @needsApproval call waits for a person, who may decline it: it then throws ToolCallError/,
+    )
     // An SDK without such tools reads as before.
     assert.doesNotMatch(emitSdk([ledgerTools().tools[0] as CodeModeTool]).instructions, /needsApproval/)
   })
 
   it('refuses a needsApproval that is not a boolean, and an approve that is not a function', async () => {
-    assert.throws(() => emitSdk([{ name: 'x', inputSchema: {}, needsApproval: 'yes' as unknown as boolean }]), /tools\[0\]\.needsApproval must be a boolean/)
+    assert.throws(
+      () => emitSdk([{ name: 'x', inputSchema: {}, needsApproval: 'yes' as unknown as boolean }]),
+      /tools\[0\]\.needsApproval must be a boolean/,
+    )
     const started = await startRuntime()
     try {
-      assert.throws(() => createCodeMode({ tools: [], runtime: started.runtime, approve: 'allow' as unknown as ApproveToolCall }), /approve must be a function/)
+      assert.throws(
+        () => createCodeMode({ tools: [], runtime: started.runtime, approve: 'allow' as unknown as ApproveToolCall }),
+        /approve must be a function/,
+      )
     } finally {
       await started.dispose()
     }
@@ -99,7 +118,7 @@ describe('approvals in a run', () => {
     const codeMode = createCodeMode({
       tools,
       runtime: started.runtime,
-      approve: async (request) => {
+      approve: async request => {
         asked.push(request)
         await answer.promise
         return { action: 'allow' }
@@ -112,7 +131,16 @@ describe('approvals in a run', () => {
     // Both lookups finish while the delete is still waiting for its answer.
     while (ran.length < 2) await sleep(5)
     assert.deepEqual([...ran].sort(), ['lookup x', 'lookup y'])
-    assert.deepEqual(asked, [{ tool: 'delete-file', member: 'delete_file', args: { path: '/tmp/a' }, summary: 'path: "/tmp/a"', programDescription: 'clean up after looking', annotations: { readOnlyHint: false, destructiveHint: true } }])
+    assert.deepEqual(asked, [
+      {
+        tool: 'delete-file',
+        member: 'delete_file',
+        args: { path: '/tmp/a' },
+        summary: 'path: "/tmp/a"',
+        programDescription: 'clean up after looking',
+        annotations: { readOnlyHint: false, destructiveHint: true },
+      },
+    ])
     answer.resolve()
     const output = await running
     assert.equal(output.isError, false, output.text)
@@ -129,25 +157,45 @@ describe('approvals in a run', () => {
 
   it("rejects a declined call in the program with the person's reason, and the program goes on", async () => {
     const { ran, tools } = ledgerTools()
-    const codeMode = createCodeMode({ tools, runtime: started.runtime, approve: () => ({ action: 'decline', reason: 'not this one' }) })
-    const output = await codeMode.run("let note = ''\ntry { await tools.send({ to: 'all' }) } catch (error) { note = `${error.name} ${error.toolName}: ${error.message}` }\nreturn [note, await tools.lookup({ key: 'z' })]")
+    const codeMode = createCodeMode({
+      tools,
+      runtime: started.runtime,
+      approve: () => ({ action: 'decline', reason: 'not this one' }),
+    })
+    const output = await codeMode.run(
+      "let note = ''\ntry { await tools.send({ to: 'all' }) } catch (error) { note = `${error.name} ${error.toolName}: ${error.message}` }\nreturn [note, await tools.lookup({ key: 'z' })]",
+    )
     assert.equal(output.isError, false, output.text)
-    assert.deepEqual(output.structured.result, ['ToolCallError send: tools.send: the person declined this call, so it was not made. Their reason: not this one', 'value of z'])
+    assert.deepEqual(output.structured.result, [
+      'ToolCallError send: tools.send: the person declined this call, so it was not made. Their reason: not this one',
+      'value of z',
+    ])
     assert.deepEqual(ran, ['lookup z'])
     const [sendCall] = output.structured.calls
     assert.equal(sendCall?.outcome, 'declined')
-    assert.deepEqual({ ...sendCall?.approval, waitMs: 0 }, { decision: 'declined', decidedBy: 'approver', reason: 'not this one', waitMs: 0 })
+    assert.deepEqual(
+      { ...sendCall?.approval, waitMs: 0 },
+      { decision: 'declined', decidedBy: 'approver', reason: 'not this one', waitMs: 0 },
+    )
   })
 
   it('asks once for a run answered "allow for the rest of this run", and again in the next run', async () => {
     const { ran, tools } = ledgerTools()
     let questions = 0
-    const codeMode = createCodeMode({ tools, runtime: started.runtime, approve: () => (questions++, { action: 'allow-run' }) })
-    const program = "await tools.send({ to: 'a' })\nawait tools.delete_file({ path: 'b' })\nreturn await tools.send({ to: 'c' })"
+    const codeMode = createCodeMode({
+      tools,
+      runtime: started.runtime,
+      approve: () => (questions++, { action: 'allow-run' }),
+    })
+    const program =
+      "await tools.send({ to: 'a' })\nawait tools.delete_file({ path: 'b' })\nreturn await tools.send({ to: 'c' })"
     const first = await codeMode.run(program)
     assert.equal(first.structured.result, 'sent')
     assert.equal(questions, 1)
-    assert.deepEqual(first.structured.calls.map((call) => call.approval?.decidedBy), ['approver', 'allowed-for-run', 'allowed-for-run'])
+    assert.deepEqual(
+      first.structured.calls.map(call => call.approval?.decidedBy),
+      ['approver', 'allowed-for-run', 'allowed-for-run'],
+    )
     await codeMode.run("await tools.send({ to: 'd' })")
     assert.equal(questions, 2)
     assert.deepEqual(ran, ['send a', 'delete b', 'send c', 'send d'])
@@ -158,7 +206,10 @@ describe('approvals in a run', () => {
     const codeMode = createCodeMode({ tools, runtime: started.runtime })
     const output = await codeMode.run("await tools.delete_file({ path: '/etc' })")
     assert.equal(output.isError, true)
-    assert.match(output.text, /tools\.delete_file needs a person's approval, and no one can give it here; the call was not made\./)
+    assert.match(
+      output.text,
+      /tools\.delete_file needs a person's approval, and no one can give it here; the call was not made\./,
+    )
     assert.deepEqual(ran, [])
     assert.equal(output.structured.calls[0]?.outcome, 'declined')
     assert.equal(output.structured.calls[0]?.approval?.decidedBy, 'no-approver')
@@ -168,10 +219,19 @@ describe('approvals in a run', () => {
   it('declines without asking a call whose arguments are too large to show in full: the tool never runs', async () => {
     const { ran, tools } = ledgerTools()
     let questions = 0
-    const codeMode = createCodeMode({ tools, runtime: started.runtime, approve: () => (questions++, { action: 'allow' }) })
-    const output = await codeMode.run("const extra = Object.fromEntries(Array.from({ length: 600 }, (_, i) => ['k' + i, i]))\ntry { await tools.send({ to: 'x', ...extra }) } catch (error) { return error.message }")
+    const codeMode = createCodeMode({
+      tools,
+      runtime: started.runtime,
+      approve: () => (questions++, { action: 'allow' }),
+    })
+    const output = await codeMode.run(
+      "const extra = Object.fromEntries(Array.from({ length: 600 }, (_, i) => ['k' + i, i]))\ntry { await tools.send({ to: 'x', ...extra }) } catch (error) { return error.message }",
+    )
     assert.equal(output.isError, false, output.text)
-    assert.match(String(output.structured.result), /^tools\.send needs a person's approval and was declined without asking anyone: the arguments have more than 500 fields/)
+    assert.match(
+      String(output.structured.result),
+      /^tools\.send needs a person's approval and was declined without asking anyone: the arguments have more than 500 fields/,
+    )
     assert.equal(questions, 0)
     assert.deepEqual(ran, [])
     assert.equal(output.structured.calls[0]?.outcome, 'declined')
@@ -180,20 +240,40 @@ describe('approvals in a run', () => {
 
   it('declines a call whose approver throws or answers nonsense, saying so', async () => {
     const { ran, tools } = ledgerTools()
-    const throwing = createCodeMode({ tools, runtime: started.runtime, approve: () => { throw new Error('prompt crashed') } })
+    const throwing = createCodeMode({
+      tools,
+      runtime: started.runtime,
+      approve: () => {
+        throw new Error('prompt crashed')
+      },
+    })
     let output = await throwing.run("try { await tools.send({ to: 'x' }) } catch (error) { return error.message }")
-    assert.equal(output.structured.result, 'tools.send was not approved: asking for approval failed, so the call was not made.')
+    assert.equal(
+      output.structured.result,
+      'tools.send was not approved: asking for approval failed, so the call was not made.',
+    )
     assert.equal(output.structured.calls[0]?.approval?.decidedBy, 'approver-failed')
-    const nonsense = createCodeMode({ tools, runtime: started.runtime, approve: () => ({ action: 'yes' }) as unknown as { action: 'allow' } })
+    const nonsense = createCodeMode({
+      tools,
+      runtime: started.runtime,
+      approve: () => ({ action: 'yes' }) as unknown as { action: 'allow' },
+    })
     output = await nonsense.run("try { await tools.send({ to: 'x' }) } catch (error) { return error.message }")
-    assert.equal(output.structured.result, 'tools.send was not approved: the approver gave no valid answer, so the call was not made.')
+    assert.equal(
+      output.structured.result,
+      'tools.send was not approved: the approver gave no valid answer, so the call was not made.',
+    )
     assert.deepEqual(ran, [])
   })
 
   it('does not charge the wait to the compute budget', async () => {
     const { tools } = ledgerTools()
     // computeMs is 200: a wait three times as long still lets the run finish.
-    const codeMode = createCodeMode({ tools, runtime: started.runtime, approve: async () => (await sleep(600), { action: 'allow' }) })
+    const codeMode = createCodeMode({
+      tools,
+      runtime: started.runtime,
+      approve: async () => (await sleep(600), { action: 'allow' }),
+    })
     const output = await codeMode.run("return await tools.send({ to: 'slow' })")
     assert.equal(output.isError, false, output.text)
     assert.equal(output.structured.result, 'sent')
@@ -256,7 +336,9 @@ describe('approvals: a run with its own approver', () => {
     try {
       const { ran, tools } = ledgerTools()
       const codeMode = createCodeMode({ tools, runtime: started.runtime, approve: () => ({ action: 'decline' }) })
-      const output = await codeMode.run("return await tools.send({ to: 'x' })", { approve: () => ({ action: 'allow' }) })
+      const output = await codeMode.run("return await tools.send({ to: 'x' })", {
+        approve: () => ({ action: 'allow' }),
+      })
       assert.equal(output.structured.result, 'sent')
       assert.deepEqual(ran, ['send x'])
     } finally {
@@ -270,9 +352,16 @@ describe('approvals: a refusal made without asking anyone', () => {
     const started = await startRuntime()
     try {
       const { ran, tools } = ledgerTools()
-      const codeMode = createCodeMode({ tools, runtime: started.runtime, approve: () => ({ action: 'decline', unasked: true, reason: 'no one is at the terminal' }) })
+      const codeMode = createCodeMode({
+        tools,
+        runtime: started.runtime,
+        approve: () => ({ action: 'decline', unasked: true, reason: 'no one is at the terminal' }),
+      })
       const output = await codeMode.run("try { await tools.send({ to: 'x' }) } catch (error) { return error.message }")
-      assert.equal(output.structured.result, "tools.send needs a person's approval and was declined without asking anyone: no one is at the terminal. The call was not made.")
+      assert.equal(
+        output.structured.result,
+        "tools.send needs a person's approval and was declined without asking anyone: no one is at the terminal. The call was not made.",
+      )
       assert.deepEqual(ran, [])
     } finally {
       await started.dispose()

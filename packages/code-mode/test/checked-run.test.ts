@@ -3,31 +3,44 @@
 // time carries the checker's hints.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { createCodeMode, formatProgramDiagnostics, type CodeModeTool, type TypeCheckMode } from '@code-runtime/code-mode'
+import {
+  createCodeMode,
+  formatProgramDiagnostics,
+  type CodeModeTool,
+  type TypeCheckMode,
+} from '@code-runtime/code-mode'
 import { startRuntime } from './code-mode-runtime.js'
 
 const REFUSAL = 'The program was refused before it ran (no tool was called): 1 type error.'
 const HINTS_HEADING = 'Type hints (the checker flagged these; one may explain the failure):'
 
 function recordingTools(called: string[]): CodeModeTool[] {
-  return [{
-    name: 'get-user',
-    description: 'A user by id.',
-    inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-    outputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-    execute: async (args) => {
-      called.push(`get-user ${(args as { id: string }).id}`)
-      return { name: 'Ada' }
+  return [
+    {
+      name: 'get-user',
+      description: 'A user by id.',
+      inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      outputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      execute: async args => {
+        called.push(`get-user ${(args as { id: string }).id}`)
+        return { name: 'Ada' }
+      },
     },
-  }, {
-    name: 'send-mail',
-    description: 'Sends a mail.',
-    inputSchema: { type: 'object', properties: { to: { type: 'string' }, subject: { type: 'string' } }, required: ['to', 'subject'], additionalProperties: false },
-    execute: async (args) => {
-      called.push(`send-mail ${(args as { to: string }).to}`)
-      return { sent: true }
+    {
+      name: 'send-mail',
+      description: 'Sends a mail.',
+      inputSchema: {
+        type: 'object',
+        properties: { to: { type: 'string' }, subject: { type: 'string' } },
+        required: ['to', 'subject'],
+        additionalProperties: false,
+      },
+      execute: async args => {
+        called.push(`send-mail ${(args as { to: string }).to}`)
+        return { sent: true }
+      },
     },
-  }]
+  ]
 }
 
 /** Two side effects, then a call with a misspelled field (`subjet`) that the runtime would refuse (the schema is closed). */
@@ -47,7 +60,9 @@ describe('createCodeMode with the type check', () => {
 
   function codeMode(called: string[], typeCheck?: TypeCheckMode) {
     const tools = recordingTools(called)
-    return createCodeMode(typeCheck === undefined ? { tools, runtime: started.runtime } : { tools, runtime: started.runtime, typeCheck })
+    return createCodeMode(
+      typeCheck === undefined ? { tools, runtime: started.runtime } : { tools, runtime: started.runtime, typeCheck },
+    )
   }
 
   it('refuses a program whose third call cannot pass, before any tool is called', async () => {
@@ -59,10 +74,16 @@ describe('createCodeMode with the type check', () => {
     assert.equal(output.structured.usage, undefined)
     assert.equal(output.structured.error?.kind, 'refused')
     const diagnostics = output.structured.diagnostics ?? []
-    assert.deepEqual(diagnostics.map((diagnostic) => [diagnostic.category, diagnostic.line, diagnostic.column, diagnostic.suggestion]), [['unknown-field', 3, 40, 'subject']])
+    assert.deepEqual(
+      diagnostics.map(diagnostic => [diagnostic.category, diagnostic.line, diagnostic.column, diagnostic.suggestion]),
+      [['unknown-field', 3, 40, 'subject']],
+    )
     assert.equal(output.text, `${REFUSAL}\n${formatProgramDiagnostics(diagnostics)}`)
     assert.equal(output.structured.error.message, output.text)
-    assert.match(output.text, /line 3, column 40: .*'subjet' does not exist .*Did you mean to write 'subject'\?\n {4}subjet$/)
+    assert.match(
+      output.text,
+      /line 3, column 40: .*'subjet' does not exist .*Did you mean to write 'subject'\?\n {4}subjet$/,
+    )
   })
 
   it('runs the same program once it is fixed', async () => {
@@ -84,12 +105,17 @@ describe('createCodeMode with the type check', () => {
 
   it('appends the hints to a run that passed the check and failed', async () => {
     const called: string[] = []
-    const output = await codeMode(called).run("const user = await tools.get_user({ id: 'u1' })\nreturn user.names.length")
+    const output = await codeMode(called).run(
+      "const user = await tools.get_user({ id: 'u1' })\nreturn user.names.length",
+    )
     assert.equal(output.isError, true)
     assert.deepEqual(called, ['get-user u1'])
     assert.equal(output.structured.error?.kind, 'exception')
     const hints = output.structured.diagnostics ?? []
-    assert.deepEqual(hints.map((hint) => [hint.category, hint.line, hint.suggestion]), [['other', 2, 'name']])
+    assert.deepEqual(
+      hints.map(hint => [hint.category, hint.line, hint.suggestion]),
+      [['other', 2, 'name']],
+    )
     assert.ok(output.text.endsWith(`\n\n${HINTS_HEADING}\n${formatProgramDiagnostics(hints)}`), output.text)
   })
 
@@ -103,7 +129,9 @@ describe('createCodeMode with the type check', () => {
   })
 
   it('keeps the hints to itself when the run succeeds', async () => {
-    const output = await codeMode([]).run("const user = await tools.get_user({ id: 'u1' })\nconst n: number = user.name as unknown as string\nreturn n")
+    const output = await codeMode([]).run(
+      "const user = await tools.get_user({ id: 'u1' })\nconst n: number = user.name as unknown as string\nreturn n",
+    )
     assert.equal(output.isError, false)
     assert.equal(output.text, 'Ada')
     assert.equal(output.structured.diagnostics, undefined)
@@ -119,7 +147,11 @@ describe('createCodeMode with the type check', () => {
   })
 
   it('runs the HTML-like comments the runtime reads as comments, in every mode, as with the check off', async () => {
-    for (const program of ['<!-- note\nreturn 41 + 1', 'const x = 42\n--> note\nreturn x', 'var \u{1E5D0} = 42; return \u{1E5D0}']) {
+    for (const program of [
+      '<!-- note\nreturn 41 + 1',
+      'const x = 42\n--> note\nreturn x',
+      'var \u{1E5D0} = 42; return \u{1E5D0}',
+    ]) {
       for (const mode of ['off', 'calls', 'strict'] as const) {
         const output = await codeMode([], mode).run(program)
         assert.equal(output.text, '42', `${mode}: ${program}`)

@@ -2,7 +2,9 @@
 import { startCodeRuntime, type StartedCodeRuntime } from '@code-runtime/core'
 import { WorkerThreadCodeRuntime, type WorkerThreadConfigInput } from '@code-runtime/worker-thread'
 
-export function startRuntime(config: WorkerThreadConfigInput = {}): Promise<StartedCodeRuntime<WorkerThreadCodeRuntime>> {
+export function startRuntime(
+  config: WorkerThreadConfigInput = {},
+): Promise<StartedCodeRuntime<WorkerThreadCodeRuntime>> {
   return startCodeRuntime(WorkerThreadCodeRuntime, config)
 }
 
@@ -12,16 +14,21 @@ export function startRuntime(config: WorkerThreadConfigInput = {}): Promise<Star
  */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const rejectWithReason = (): void => reject(signal?.reason instanceof Error ? signal.reason : new Error(String(signal?.reason)))
+    const rejectWithReason = (): void =>
+      reject(signal?.reason instanceof Error ? signal.reason : new Error(String(signal?.reason)))
     if (signal?.aborted === true) {
       rejectWithReason()
       return
     }
     const timer = setTimeout(resolve, ms)
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer)
-      rejectWithReason()
-    }, { once: true })
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        rejectWithReason()
+      },
+      { once: true },
+    )
   })
 }
 
@@ -33,7 +40,7 @@ export interface Deferred<T> {
 
 export function createDeferred<T = void>(): Deferred<T> {
   let resolve!: (value: T) => void
-  const promise = new Promise<T>((settle) => {
+  const promise = new Promise<T>(settle => {
     resolve = settle
   })
   return { promise, resolve }

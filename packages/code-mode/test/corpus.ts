@@ -23,11 +23,14 @@ export function readCorpus(server: CorpusServer): readonly CodeModeToolDescripti
 
 /** Every tool of every corpus file, in file order. */
 export function readFullCorpus(): readonly CodeModeToolDescription[] {
-  return CORPUS_SERVERS.flatMap((server) => readCorpus(server))
+  return CORPUS_SERVERS.flatMap(server => readCorpus(server))
 }
 
 /** Characters of the raw definitions: the JSON a model would otherwise read for each tool. */
 export function rawDefinitionChars(tools: readonly CodeModeToolDescription[]): number {
-  return tools.reduce((sum, { name, description, inputSchema, outputSchema }) =>
-    sum + JSON.stringify({ name, description, inputSchema, outputSchema }).length, 0)
+  return tools.reduce(
+    (sum, { name, description, inputSchema, outputSchema }) =>
+      sum + JSON.stringify({ name, description, inputSchema, outputSchema }).length,
+    0,
+  )
 }

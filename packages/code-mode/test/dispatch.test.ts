@@ -38,7 +38,12 @@ function instrumentedTools(events: ToolEvents): CodeModeTool[] {
   const held = (name: string, readOnly: boolean): CodeModeTool => ({
     name,
     description: `${readOnly ? 'Reads' : 'Writes'} something slowly.`,
-    inputSchema: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { id: { type: 'integer' } },
+      required: ['id'],
+      additionalProperties: false,
+    },
     annotations: { readOnlyHint: readOnly },
     async execute(args, { signal }) {
       const call = `${name}#${(args as { id: number }).id}`
@@ -66,10 +71,13 @@ function instrumentedTools(events: ToolEvents): CodeModeTool[] {
       annotations: { readOnlyHint: true },
       execute: (_args, { signal }) => {
         events.hangStarted.resolve()
-        return sleep(1_000_000, signal).then(() => null, (error: unknown) => {
-          events.aborted.push('hang')
-          throw error
-        })
+        return sleep(1_000_000, signal).then(
+          () => null,
+          (error: unknown) => {
+            events.aborted.push('hang')
+            throw error
+          },
+        )
       },
     },
     {
@@ -131,9 +139,13 @@ describe('Code Mode dispatch', () => {
     const output = await codeMode.run('return await Promise.all([1, 2, 3, 4].map((id) => tools.read_item({ id })))')
     assert.equal(output.isError, false)
     assert.deepEqual(output.structured.result, [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }])
-    assert.deepEqual(events.order.slice(0, 3), ['start read-item#1', 'start read-item#2', 'start read-item#3'], 'the first three run together, in order')
+    assert.deepEqual(
+      events.order.slice(0, 3),
+      ['start read-item#1', 'start read-item#2', 'start read-item#3'],
+      'the first three run together, in order',
+    )
     assert.equal(events.maxInFlight, 3, 'never more than maxParallel at once')
-    const firstEnd = events.order.findIndex((event) => event.startsWith('end '))
+    const firstEnd = events.order.findIndex(event => event.startsWith('end '))
     assert.ok(events.order.indexOf('start read-item#4') > firstEnd, 'the fourth waits for a free slot')
   })
 
@@ -143,29 +155,42 @@ describe('Code Mode dispatch', () => {
       'return await Promise.all([tools.read_item({ id: 1 }), tools.write_item({ id: 2 }), tools.read_item({ id: 3 })])',
     )
     assert.equal(output.isError, false)
-    assert.deepEqual(events.order, [
-      'start read-item#1', 'end read-item#1',
-      'start write-item#2', 'end write-item#2',
-      'start read-item#3', 'end read-item#3',
-    ], 'the write waits for the read before it, and the read after it waits for the write')
+    assert.deepEqual(
+      events.order,
+      [
+        'start read-item#1',
+        'end read-item#1',
+        'start write-item#2',
+        'end write-item#2',
+        'start read-item#3',
+        'end read-item#3',
+      ],
+      'the write waits for the read before it, and the read after it waits for the write',
+    )
   })
 
   it('rejects invalid arguments before the tool runs, naming the field', async () => {
     events.reset()
     // The id comes through JSON.parse (type any), so the type check cannot know it fails and the
     // runtime's own argument check is what refuses it.
-    const output = await codeMode.run([
-      'try { await tools.read_item({ id: JSON.parse(\'"seven"\') }) } catch (error) {',
-      '  return [error instanceof ToolCallError, error.toolName, error.message]',
-      '}',
-    ].join('\n'))
+    const output = await codeMode.run(
+      [
+        'try { await tools.read_item({ id: JSON.parse(\'"seven"\') }) } catch (error) {',
+        '  return [error instanceof ToolCallError, error.toolName, error.message]',
+        '}',
+      ].join('\n'),
+    )
     assert.deepEqual(output.structured.result, [true, 'read_item', 'tools.read_item: args.id must be integer.'])
     assert.deepEqual(events.order, [])
-    assert.deepEqual(output.structured.calls.map((call) => [call.member, call.outcome]), [['read_item', 'error']])
+    assert.deepEqual(
+      output.structured.calls.map(call => [call.member, call.outcome]),
+      [['read_item', 'error']],
+    )
   })
 
   it('reports a failed tool as a ToolCallError carrying the tool message', async () => {
-    const program = 'try { await tools.explode({ why: "test" }) } catch (e) { return { is: e instanceof ToolCallError, name: e.toolName, message: e.message } }'
+    const program =
+      'try { await tools.explode({ why: "test" }) } catch (e) { return { is: e instanceof ToolCallError, name: e.toolName, message: e.message } }'
     const output = await codeMode.run(program)
     assert.deepEqual(output.structured.result, { is: true, name: 'explode', message: 'disk on fire' })
     assert.equal(output.structured.calls[0]?.outcome, 'error')
@@ -182,11 +207,16 @@ describe('Code Mode dispatch', () => {
 
   it('aborts and drains in-flight calls when the run settles, and records them', async () => {
     events.reset()
-    const output = await codeMode.run('tools.hang({}); tools.hang({}); await tools.read_item({ id: 9 }); return "done early"')
+    const output = await codeMode.run(
+      'tools.hang({}); tools.hang({}); await tools.read_item({ id: 9 }); return "done early"',
+    )
     assert.equal(output.structured.result, 'done early')
-    const hangs = output.structured.calls.filter((call) => call.member === 'hang')
+    const hangs = output.structured.calls.filter(call => call.member === 'hang')
     assert.equal(hangs.length, 2, 'both hanging calls are recorded')
-    assert.ok(hangs.every((call) => call.outcome === 'in-flight'), 'the run ended before they settled: their side effects may still happen')
+    assert.ok(
+      hangs.every(call => call.outcome === 'in-flight'),
+      'the run ended before they settled: their side effects may still happen',
+    )
     assert.deepEqual(events.aborted, ['hang', 'hang'])
   })
 

@@ -11,7 +11,12 @@ describe('examples/emit-sdk', () => {
     const example = fileURLToPath(new URL('../examples/emit-sdk.js', import.meta.url))
     const output = execFileSync(process.execPath, [example], { encoding: 'utf8' })
     assert.ok(output.includes('  /** Current weather for a city. @tool get-weather @readOnly */\n'), output)
-    assert.ok(output.includes('get_weather(args: { /** City name, e.g. Berlin */ city: string }): Promise<{ celsius: number; sky: "clear" | "cloudy" | "rain" }>'), output)
+    assert.ok(
+      output.includes(
+        'get_weather(args: { /** City name, e.g. Berlin */ city: string }): Promise<{ celsius: number; sky: "clear" | "cloudy" | "rain" }>',
+      ),
+      output,
+    )
     assert.ok(output.includes('get-weather is called as tools.get_weather'), output)
   })
 

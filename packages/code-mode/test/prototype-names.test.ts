@@ -13,8 +13,11 @@ function echoTool(name: string): CodeModeTool {
   return {
     name,
     description: `Echoes its arguments (${name}).`,
-    inputSchema: { type: 'object', properties: Object.fromEntries(PROTOTYPE_NAMES.map((property) => [property, { type: 'number' }])) },
-    execute: async (args) => ({ tool: name, keys: Object.keys(args as object) }),
+    inputSchema: {
+      type: 'object',
+      properties: Object.fromEntries(PROTOTYPE_NAMES.map(property => [property, { type: 'number' }])),
+    },
+    execute: async args => ({ tool: name, keys: Object.keys(args as object) }),
   }
 }
 

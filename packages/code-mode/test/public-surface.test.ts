@@ -38,7 +38,11 @@ describe('public surface of @code-runtime/code-mode', () => {
     const { CodeModeError, emitSdk } = (await import(specifier)) as typeof CodeMode
     const codes: string[] = []
     for (const attempt of [
-      () => emitSdk([{ name: 'a', inputSchema: {} }, { name: 'a', inputSchema: {} }]),
+      () =>
+        emitSdk([
+          { name: 'a', inputSchema: {} },
+          { name: 'a', inputSchema: {} },
+        ]),
       () => emitSdk([{ name: 1, inputSchema: {} } as unknown as { name: string; inputSchema: Record<string, never> }]),
       () => emitSdk([], { namespace: '1x' }),
     ]) {

@@ -11,7 +11,7 @@ const isUpdating = process.env.UPDATE_GOLDEN === '1'
 
 describe('SDK golden files', () => {
   for (const server of CORPUS_SERVERS) {
-    it(`emits the recorded SDK for the ${server} corpus`, (t) => {
+    it(`emits the recorded SDK for the ${server} corpus`, t => {
       const { declarations } = emitSdk(readCorpus(server))
       const goldenUrl = packageFileUrl(`test/fixtures/golden/${server}.d.ts`)
       if (isUpdating) {
@@ -27,7 +27,10 @@ describe('SDK golden files', () => {
     for (const server of CORPUS_SERVERS) {
       const tools = readCorpus(server)
       const expected = emitSdk(tools).text
-      const interleaved = [...tools.filter((_, index) => index % 2 === 1), ...tools.filter((_, index) => index % 2 === 0)]
+      const interleaved = [
+        ...tools.filter((_, index) => index % 2 === 1),
+        ...tools.filter((_, index) => index % 2 === 0),
+      ]
       assert.equal(emitSdk([...tools].reverse()).text, expected, server)
       assert.equal(emitSdk(interleaved).text, expected, server)
     }

@@ -11,20 +11,33 @@ const MAX_SIZE_RATIO = 0.65
 function commentText(sdk: string): string {
   return sdk
     .split('\n')
-    .map((line) => line.trim().replace(/^\/\*\*\s?/, '').replace(/^\*(?:\s|$)/, '').replace(/\s?\*\/$/, ''))
+    .map(line =>
+      line
+        .trim()
+        .replace(/^\/\*\*\s?/, '')
+        .replace(/^\*(?:\s|$)/, '')
+        .replace(/\s?\*\/$/, ''),
+    )
     .join('\n')
 }
 
 /** A description as it may appear in a comment: lines trimmed at the end, `*\/` broken. */
 function asCommented(description: string): string {
-  return description.split(/\r\n|[\r\n]/).map((line) => line.trimEnd()).join('\n').trim().replace(/\*\//g, '*\\/')
+  return description
+    .split(/\r\n|[\r\n]/)
+    .map(line => line.trimEnd())
+    .join('\n')
+    .trim()
+    .replace(/\*\//g, '*\\/')
 }
 
 describe('SDK size', () => {
   const tools = readFullCorpus()
 
-  it('covers at least 100 tools', (t) => {
-    t.diagnostic(`${tools.length} tools: ${CORPUS_SERVERS.map((server) => `${server} ${readCorpus(server).length}`).join(', ')}`)
+  it('covers at least 100 tools', t => {
+    t.diagnostic(
+      `${tools.length} tools: ${CORPUS_SERVERS.map(server => `${server} ${readCorpus(server).length}`).join(', ')}`,
+    )
     assert.ok(tools.length >= 100, `${tools.length} tools`)
   })
 
@@ -36,12 +49,12 @@ describe('SDK size', () => {
     }
   })
 
-  it(`takes at most ${MAX_SIZE_RATIO * 100} % of the characters of the raw definitions`, (t) => {
+  it(`takes at most ${MAX_SIZE_RATIO * 100} % of the characters of the raw definitions`, t => {
     const rawChars = rawDefinitionChars(tools)
     const sdkChars = emitSdk(tools).text.length
     const ratio = sdkChars / rawChars
     t.diagnostic(`full corpus: SDK ${sdkChars} chars / raw ${rawChars} chars = ${(ratio * 100).toFixed(1)} %`)
-    const real = CORPUS_SERVERS.filter((server) => server !== 'synthetic').flatMap((server) => readCorpus(server))
+    const real = CORPUS_SERVERS.filter(server => server !== 'synthetic').flatMap(server => readCorpus(server))
     const realRatio = emitSdk(real).text.length / rawDefinitionChars(real)
     t.diagnostic(`real MCP servers only (${real.length} tools): ${(realRatio * 100).toFixed(1)} %`)
     assert.ok(ratio <= MAX_SIZE_RATIO, `ratio ${ratio.toFixed(3)} exceeds ${MAX_SIZE_RATIO}`)

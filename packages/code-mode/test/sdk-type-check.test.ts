@@ -29,7 +29,7 @@ describe('SDK type check', () => {
 
   it('declares every member as an async function', () => {
     const checks = [...fullSdk.memberNames.values()]
-      .map((member) => `void (tools.${member} satisfies (...args: never[]) => Promise<unknown>)`)
+      .map(member => `void (tools.${member} satisfies (...args: never[]) => Promise<unknown>)`)
       .join('\n')
     assert.deepEqual(typeCheck({ 'sdk.ts': fullSdk.declarations, 'members.ts': asProgram(checks) }), [])
   })
@@ -69,21 +69,29 @@ describe('SDK type check', () => {
   // declarations the program (or a model reading the SDK) could take for real.
   it('keeps hostile names, descriptions and values inside their comments and strings', () => {
     const injection = '*/ declare const evil: number; /*'
-    const sdk = emitSdk([{
-      name: `x${injection}`,
-      description: `${injection}\n${injection}`,
-      inputSchema: {
-        type: 'object',
-        properties: {
-          [injection]: { type: 'string', description: injection, default: injection, pattern: injection, format: injection },
-          choice: { enum: [injection, '"; declare const evil: number; "'] },
-          ref: { $ref: `https://example.com/${injection}` },
-          pattern: { type: 'object', patternProperties: { [injection]: { type: 'string' } } },
-          named: { $ref: `#/$defs/${injection.replace(/~/g, '~0').replace(/\//g, '~1')}` },
+    const sdk = emitSdk([
+      {
+        name: `x${injection}`,
+        description: `${injection}\n${injection}`,
+        inputSchema: {
+          type: 'object',
+          properties: {
+            [injection]: {
+              type: 'string',
+              description: injection,
+              default: injection,
+              pattern: injection,
+              format: injection,
+            },
+            choice: { enum: [injection, '"; declare const evil: number; "'] },
+            ref: { $ref: `https://example.com/${injection}` },
+            pattern: { type: 'object', patternProperties: { [injection]: { type: 'string' } } },
+            named: { $ref: `#/$defs/${injection.replace(/~/g, '~0').replace(/\//g, '~1')}` },
+          },
+          $defs: { [injection]: { type: 'string' } },
         },
-        $defs: { [injection]: { type: 'string' } },
       },
-    }])
+    ])
     assert.ok(sdk.declarations.includes('type DeclareConstEvilNumber = string'), sdk.declarations)
     const program = asProgram('return evil')
     const diagnostics = typeCheck({ 'sdk.ts': sdk.declarations, 'program.ts': program })
@@ -104,7 +112,10 @@ describe('SDK type check', () => {
     for (const mistake of mistakes) {
       const diagnostics = typeCheck({ 'sdk.ts': fullSdk.declarations, 'program.ts': asProgram(mistake) })
       assert.ok(diagnostics.length > 0, `expected an error for ${mistake}`)
-      assert.ok(diagnostics.every((diagnostic) => diagnostic.startsWith('program.ts:')), diagnostics.join('\n'))
+      assert.ok(
+        diagnostics.every(diagnostic => diagnostic.startsWith('program.ts:')),
+        diagnostics.join('\n'),
+      )
     }
   })
 })

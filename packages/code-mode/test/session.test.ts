@@ -8,7 +8,13 @@ import { readFile } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { CodeRuntimeError, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
-import { CodeModeError, createCodeMode, createCodeModeSession, RUN_CODE_SESSION_SENTENCE, type CodeModeTool } from '@code-runtime/code-mode'
+import {
+  CodeModeError,
+  createCodeMode,
+  createCodeModeSession,
+  RUN_CODE_SESSION_SENTENCE,
+  type CodeModeTool,
+} from '@code-runtime/code-mode'
 import { startRuntime } from './code-mode-runtime.js'
 
 let fetches = 0
@@ -16,16 +22,26 @@ const orders: CodeModeTool = {
   name: 'list-orders',
   description: 'Every order.',
   inputSchema: { type: 'object', properties: {} },
-  outputSchema: { type: 'array', items: { type: 'object', properties: { id: { type: 'number' }, total: { type: 'number' } }, required: ['id', 'total'] } },
+  outputSchema: {
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { id: { type: 'number' }, total: { type: 'number' } },
+      required: ['id', 'total'],
+    },
+  },
   execute: async () => {
     fetches++
-    return [{ id: 1, total: 30 }, { id: 2, total: 12 }]
+    return [
+      { id: 1, total: 30 },
+      { id: 2, total: 12 },
+    ]
   },
 }
 
 /** A rejection of `promise`, for `assert.rejects` with a predicate over the error's code. */
 function withCode(code: string): (error: unknown) => boolean {
-  return (error) => CodeModeError.is(error) && error.code === code
+  return error => CodeModeError.is(error) && error.code === code
 }
 
 describe('run_code bound to a session', () => {
@@ -39,7 +55,10 @@ describe('run_code bound to a session', () => {
     const codeMode = createCodeMode({ tools: [orders], runtime: started.runtime, session: true })
     try {
       fetches = 0
-      const first = await codeMode.tool.execute({ code: 'const rows = await tools.list_orders()\nfunction total() { return rows.reduce((sum, row) => sum + row.total, 0) }', description: 'fetch' })
+      const first = await codeMode.tool.execute({
+        code: 'const rows = await tools.list_orders()\nfunction total() { return rows.reduce((sum, row) => sum + row.total, 0) }',
+        description: 'fetch',
+      })
       assert.equal(first.isError, false, first.text)
       const second = await codeMode.tool.execute({ code: 'total() + rows.length', description: 'use' })
       assert.equal(second.text, '44')
@@ -64,7 +83,14 @@ describe('run_code bound to a session', () => {
   it('types the kept names for the check: strict mode passes on them and refuses a wrong member with the real type', async () => {
     const codeMode = createCodeMode({ tools: [orders], runtime: started.runtime, session: true, typeCheck: 'strict' })
     try {
-      assert.equal((await codeMode.run('const rows = await tools.list_orders()\nconst label = "total"\nconst twice = (n: number) => n * 2')).isError, false)
+      assert.equal(
+        (
+          await codeMode.run(
+            'const rows = await tools.list_orders()\nconst label = "total"\nconst twice = (n: number) => n * 2',
+          )
+        ).isError,
+        false,
+      )
       assert.deepEqual(await codeMode.check('rows.length + twice(1)'), { refused: false, errors: [], hints: [] })
       const used = await codeMode.run('`${label}: ${twice(rows[0]!.total)}`')
       assert.equal(used.text, 'total: 60')
@@ -82,7 +108,7 @@ describe('run_code bound to a session', () => {
     const echo: CodeModeTool = {
       name: 'echo',
       inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
-      execute: async (args) => (args as { a: string }).a,
+      execute: async args => (args as { a: string }).a,
     }
     const codeMode = createCodeMode({ tools: [echo], runtime: started.runtime, session: true })
     try {
@@ -121,10 +147,19 @@ describe('run_code bound to a session', () => {
   it('declares `any` what cannot be printed for the next program: a program-local type, a class, a global name', async () => {
     const codeMode = createCodeMode({ tools: [orders], runtime: started.runtime, session: true, typeCheck: 'strict' })
     try {
-      const first = await codeMode.run('interface Row { id: number }\nconst picked: Row[] = [{ id: 7 }]\nclass Box { constructor(public readonly size: number) {} }\nconst box = 1')
+      const first = await codeMode.run(
+        'interface Row { id: number }\nconst picked: Row[] = [{ id: 7 }]\nclass Box { constructor(public readonly size: number) {} }\nconst box = 1',
+      )
       // Parameter properties do not run here: the class is refused by the check; a plain class is kept.
       assert.equal(first.structured.error?.kind, 'refused')
-      assert.equal((await codeMode.run('interface Row { id: number }\nconst picked: Row[] = [{ id: 7 }]\nclass Box { size = 3 }\nconst box = new Box()')).isError, false)
+      assert.equal(
+        (
+          await codeMode.run(
+            'interface Row { id: number }\nconst picked: Row[] = [{ id: 7 }]\nclass Box { size = 3 }\nconst box = new Box()',
+          )
+        ).isError,
+        false,
+      )
       const used = await codeMode.run('[picked[0].id, new Box().size, box.size, picked[0].anything ?? null]')
       assert.equal(used.isError, false, used.text)
       assert.equal(used.text.replace(/\s+/g, ''), '[7,3,3,null]')
@@ -170,7 +205,10 @@ describe('run_code bound to a session', () => {
       await codeMode.run('const before = 1')
       const lost = await codeMode.run('for (;;) {}')
       assert.equal(lost.structured.error?.kind, 'timeout')
-      assert.match(lost.text, /The session's variables are gone: its sandbox stopped\. The next run starts a new session\.$/)
+      assert.match(
+        lost.text,
+        /The session's variables are gone: its sandbox stopped\. The next run starts a new session\.$/,
+      )
       assert.equal(lost.structured.sessionEnded, 'lost')
       const fresh = await codeMode.run('typeof before')
       assert.equal(fresh.text, 'undefined')
@@ -184,7 +222,7 @@ describe('run_code bound to a session', () => {
     const codeMode = createCodeMode({ tools: [orders], runtime: started.runtime, session: { idleMs: 100 } })
     try {
       await codeMode.run('const soon = 1')
-      await new Promise((resolve) => setTimeout(resolve, 400))
+      await new Promise(resolve => setTimeout(resolve, 400))
       const expired = await codeMode.run('soon')
       assert.equal(expired.structured.error?.kind, 'worker-exit')
       assert.match(expired.text, /its sandbox expired after sitting idle\. The next run starts a new session\.$/)
@@ -218,16 +256,32 @@ describe('run_code bound to a session', () => {
 
   it('refuses a program that would keep more names than maxKeptNames, saying to reset; with reset: true it runs', async () => {
     for (const typeCheck of ['calls', 'off'] as const) {
-      const codeMode = createCodeMode({ tools: [orders], runtime: started.runtime, session: { maxKeptNames: 2 }, typeCheck })
+      const codeMode = createCodeMode({
+        tools: [orders],
+        runtime: started.runtime,
+        session: { maxKeptNames: 2 },
+        typeCheck,
+      })
       try {
         assert.equal((await codeMode.tool.execute({ code: 'const a = 1', description: 'one' })).isError, false)
-        const refused = await codeMode.tool.execute({ code: 'const b = 2\nconst c = 3\na = 9', description: 'two more' })
+        const refused = await codeMode.tool.execute({
+          code: 'const b = 2\nconst c = 3\na = 9',
+          description: 'two more',
+        })
         assert.equal(refused.isError, true, typeCheck)
         assert.match(refused.text, /at most 2 \(maxKeptNames\)/, refused.text)
         // The check says how to start over in run_code's words; unchecked, the runtime's own refusal says it.
         assert.match(refused.text, typeCheck === 'off' ? /new session/ : /reset: true/, refused.text)
-        assert.equal((await codeMode.tool.execute({ code: 'a', description: 'unchanged' })).text, '1', 'the refused run changed nothing')
-        const again = await codeMode.tool.execute({ code: 'const b = 2\nconst c = 3\nb + c', description: 'start over', reset: true })
+        assert.equal(
+          (await codeMode.tool.execute({ code: 'a', description: 'unchanged' })).text,
+          '1',
+          'the refused run changed nothing',
+        )
+        const again = await codeMode.tool.execute({
+          code: 'const b = 2\nconst c = 3\nb + c',
+          description: 'start over',
+          reset: true,
+        })
         assert.equal(again.text, '5', again.text)
       } finally {
         await codeMode.dispose()
@@ -240,7 +294,10 @@ describe('run_code bound to a session', () => {
     const codeMode = createCodeMode({ tools: [orders], runtime: own.runtime, session: true })
     await codeMode.run('const early = 1')
     await own.dispose()
-    await assert.rejects(codeMode.run('early'), (error: unknown) => CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_SESSION_CLOSED')
+    await assert.rejects(
+      codeMode.run('early'),
+      (error: unknown) => CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_SESSION_CLOSED',
+    )
     await assert.rejects(codeMode.run('early'), withCode('CODE_MODE_SESSION_UNAVAILABLE'))
   })
 
@@ -252,17 +309,37 @@ describe('run_code bound to a session', () => {
     await assert.rejects(codeMode.run('1'), withCode('CODE_MODE_SESSION_CLOSED'))
     const session = createCodeModeSession(started.runtime)
     await session.dispose()
-    await assert.rejects(createCodeMode({ tools: [orders], runtime: started.runtime }).run('1', { session }), withCode('CODE_MODE_SESSION_CLOSED'))
+    await assert.rejects(
+      createCodeMode({ tools: [orders], runtime: started.runtime }).run('1', { session }),
+      withCode('CODE_MODE_SESSION_CLOSED'),
+    )
 
     const oneShotOnly = { run: (request: CodeRunRequest): Promise<CodeRunResult> => started.runtime.run(request) }
-    assert.throws(() => createCodeMode({ tools: [orders], runtime: oneShotOnly, session: true }), withCode('CODE_MODE_INVALID_OPTIONS'))
-    assert.throws(() => createCodeMode({ tools: [orders], runtime: started.runtime, session: 'yes' as unknown as boolean }), withCode('CODE_MODE_INVALID_OPTIONS'))
+    assert.throws(
+      () => createCodeMode({ tools: [orders], runtime: oneShotOnly, session: true }),
+      withCode('CODE_MODE_INVALID_OPTIONS'),
+    )
+    assert.throws(
+      () => createCodeMode({ tools: [orders], runtime: started.runtime, session: 'yes' as unknown as boolean }),
+      withCode('CODE_MODE_INVALID_OPTIONS'),
+    )
     const refusing = {
       run: oneShotOnly.run,
-      openSession: () => Promise.reject(new CodeRuntimeError('CODE_RUNTIME_SESSIONS_UNSUPPORTED', 'The nats backend has no sessions; use run() for one-shot programs.')),
+      openSession: () =>
+        Promise.reject(
+          new CodeRuntimeError(
+            'CODE_RUNTIME_SESSIONS_UNSUPPORTED',
+            'The nats backend has no sessions; use run() for one-shot programs.',
+          ),
+        ),
     }
     const unsupported = createCodeMode({ tools: [orders], runtime: refusing, session: true })
-    await assert.rejects(unsupported.run('1'), (error: unknown) => withCode('CODE_MODE_SESSIONS_UNSUPPORTED')(error) && /cannot keep variables here: The nats backend has no sessions/.test((error as Error).message))
+    await assert.rejects(
+      unsupported.run('1'),
+      (error: unknown) =>
+        withCode('CODE_MODE_SESSIONS_UNSUPPORTED')(error) &&
+        /cannot keep variables here: The nats backend has no sessions/.test((error as Error).message),
+    )
     assert.equal(createCodeMode({ tools: [orders], runtime: oneShotOnly, session: false }).session, undefined)
   })
 })

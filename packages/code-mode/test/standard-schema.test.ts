@@ -6,12 +6,27 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { z } from 'zod'
-import { CodeModeError, createCodeMode, emitSdk, foreignToolSchema, type CodeModeTool, type ToolSchema } from '@code-runtime/code-mode'
+import {
+  CodeModeError,
+  createCodeMode,
+  emitSdk,
+  foreignToolSchema,
+  type CodeModeTool,
+  type ToolSchema,
+} from '@code-runtime/code-mode'
 import { startRuntime } from './code-mode-runtime.js'
 
 /** The same tool twice: each shape a model meets, once in Zod and once in JSON Schema by hand. */
 function weatherTools(schemas: { input: ToolSchema; output: ToolSchema }): CodeModeTool[] {
-  return [{ name: 'get-weather', description: 'Current weather.', inputSchema: schemas.input, outputSchema: schemas.output, execute: async () => ({}) }]
+  return [
+    {
+      name: 'get-weather',
+      description: 'Current weather.',
+      inputSchema: schemas.input,
+      outputSchema: schemas.output,
+      execute: async () => ({}),
+    },
+  ]
 }
 
 const zodInput = z.object({
@@ -37,7 +52,11 @@ const jsonInput = {
 const zodOutput = z.object({ celsius: z.number(), sky: z.enum(['clear', 'cloudy', 'rain']), station: z.number().int() })
 const jsonOutput = {
   type: 'object',
-  properties: { celsius: { type: 'number' }, sky: { type: 'string', enum: ['clear', 'cloudy', 'rain'] }, station: { type: 'integer' } },
+  properties: {
+    celsius: { type: 'number' },
+    sky: { type: 'string', enum: ['clear', 'cloudy', 'rain'] },
+    station: { type: 'integer' },
+  },
   required: ['celsius', 'sky', 'station'],
   additionalProperties: false,
 }
@@ -58,18 +77,28 @@ describe('Zod and JSON Schema tools', () => {
     const fromJson = emitSdk(weatherTools({ input: jsonInput, output: jsonOutput }))
     assert.equal(fromZod.text, fromJson.text)
     // Not `unknown`: every field is typed, with its description and bounds.
-    assert.match(fromZod.declarations, /\/\*\* City name, e\.g\. Berlin \*\/\n {4}city: string\n {4}\/\*\* How many days ahead @integer @minimum 1 @maximum 7 \*\/\n {4}days\?: number\n/)
-    assert.match(fromZod.declarations, /note\?: string \| null\n {2}\}\): Promise<\{\n {4}celsius: number\n {4}sky: "clear" \| "cloudy" \| "rain"\n/)
+    assert.match(
+      fromZod.declarations,
+      /\/\*\* City name, e\.g\. Berlin \*\/\n {4}city: string\n {4}\/\*\* How many days ahead @integer @minimum 1 @maximum 7 \*\/\n {4}days\?: number\n/,
+    )
+    assert.match(
+      fromZod.declarations,
+      /note\?: string \| null\n {2}\}\): Promise<\{\n {4}celsius: number\n {4}sky: "clear" \| "cloudy" \| "rain"\n/,
+    )
   })
 
   it('keeps a property named __proto__, or after another Object.prototype member, in the SDK text', () => {
-    const input = z.object(Object.fromEntries(['__proto__', 'constructor', 'toString'].map((name) => [name, z.number().optional()])))
+    const input = z.object(
+      Object.fromEntries(['__proto__', 'constructor', 'toString'].map(name => [name, z.number().optional()])),
+    )
     const { declarations } = emitSdk([{ name: 'pick', inputSchema: input }])
     assert.match(declarations, /\{ __proto__\?: number; constructor\?: number; toString\?: number \}/)
   })
 
   it('reads the input a Zod schema accepts, not what it outputs: defaulted fields stay optional', () => {
-    const sdk = emitSdk([{ name: 'page', inputSchema: z.object({ size: z.number().default(10) }), execute: async () => null }] as CodeModeTool[])
+    const sdk = emitSdk([
+      { name: 'page', inputSchema: z.object({ size: z.number().default(10) }), execute: async () => null },
+    ] as CodeModeTool[])
     assert.match(sdk.declarations, /page\(args\?: \{ \/\*\* @default 10 \*\/ size\?: number \}\)/)
   })
 
@@ -84,10 +113,15 @@ describe('Zod and JSON Schema tools', () => {
 
     // A part JSON cannot carry: the library's own reason is in the message.
     error = refusal(() => emitSdk([{ name: 'when', inputSchema: z.object({ at: z.date() }) }]))
-    assert.match(error.message, /tool "when"\) is a zod schema that cannot be read: its conversion to JSON Schema failed \(.*Date/)
+    assert.match(
+      error.message,
+      /tool "when"\) is a zod schema that cannot be read: its conversion to JSON Schema failed \(.*Date/,
+    )
 
     // Another library's wrapper (the AI SDK's jsonSchema() shape), or a map of properties.
-    error = refusal(() => emitSdk([{ name: 'wrapped', inputSchema: { jsonSchema: { type: 'object' }, validate: () => ({}) } }]))
+    error = refusal(() =>
+      emitSdk([{ name: 'wrapped', inputSchema: { jsonSchema: { type: 'object' }, validate: () => ({}) } }]),
+    )
     assert.match(error.message, /pass its `\.jsonSchema`, or use @code-runtime\/ai-sdk/)
     error = refusal(() => emitSdk([{ name: 'map', inputSchema: { city: { type: 'string' } } }]))
     assert.match(error.message, /none of its keys \(city\) is a JSON Schema keyword/)
@@ -100,8 +134,15 @@ describe('Zod and JSON Schema tools', () => {
   })
 
   it('accepts an empty schema and any object carrying a JSON Schema keyword', () => {
-    assert.doesNotThrow(() => emitSdk([{ name: 'a', inputSchema: {} }, { name: 'b', inputSchema: { $ref: '#/$defs/X', $defs: { X: { type: 'object' } } } }]))
-    assert.doesNotThrow(() => emitSdk([{ name: 'c', inputSchema: Object.assign(Object.create(null) as object, { type: 'object' }) }]))
+    assert.doesNotThrow(() =>
+      emitSdk([
+        { name: 'a', inputSchema: {} },
+        { name: 'b', inputSchema: { $ref: '#/$defs/X', $defs: { X: { type: 'object' } } } },
+      ]),
+    )
+    assert.doesNotThrow(() =>
+      emitSdk([{ name: 'c', inputSchema: Object.assign(Object.create(null) as object, { type: 'object' }) }]),
+    )
   })
 })
 
@@ -115,18 +156,23 @@ describe('a Zod tool inside a run', () => {
     await started.dispose()
   })
 
-  const tools: CodeModeTool[] = [{
-    name: 'search',
-    description: 'Searches notes.',
-    inputSchema: z.object({
-      query: z.string().min(2).transform((query) => query.trim()),
-      limit: z.number().int().positive().default(5),
-    }),
-    execute: async (args) => {
-      received.push(args)
-      return { hits: 1 }
+  const tools: CodeModeTool[] = [
+    {
+      name: 'search',
+      description: 'Searches notes.',
+      inputSchema: z.object({
+        query: z
+          .string()
+          .min(2)
+          .transform(query => query.trim()),
+        limit: z.number().int().positive().default(5),
+      }),
+      execute: async args => {
+        received.push(args)
+        return { hits: 1 }
+      },
     },
-  }]
+  ]
 
   it('gives the tool what its validator produced: transforms and defaults applied', async () => {
     received.length = 0
@@ -139,7 +185,9 @@ describe('a Zod tool inside a run', () => {
   it("refuses arguments the tool's own validator refuses, before the tool runs, in the model's words", async () => {
     received.length = 0
     const codeMode = createCodeMode({ tools, runtime: started.runtime, typeCheck: 'off' })
-    const output = await codeMode.run("try { await tools.search({ query: 'x', limit: -1 }) } catch (error) { return [error.name, error.toolName, error.message] }")
+    const output = await codeMode.run(
+      "try { await tools.search({ query: 'x', limit: -1 }) } catch (error) { return [error.name, error.toolName, error.message] }",
+    )
     assert.equal(output.isError, false, output.text)
     const [name, toolName, message] = output.structured.result as string[]
     assert.equal(name, 'ToolCallError')
@@ -159,11 +207,15 @@ describe('a Zod tool inside a run', () => {
   })
 
   it('reports a validator that throws as the refusal of that call, and the run goes on', async () => {
-    const throwing: CodeModeTool[] = [{
-      name: 'odd',
-      inputSchema: z.object({ n: z.number() }).refine(() => { throw new Error('validator broke') }),
-      execute: async () => 'ran',
-    }]
+    const throwing: CodeModeTool[] = [
+      {
+        name: 'odd',
+        inputSchema: z.object({ n: z.number() }).refine(() => {
+          throw new Error('validator broke')
+        }),
+        execute: async () => 'ran',
+      },
+    ]
     const codeMode = createCodeMode({ tools: throwing, runtime: started.runtime })
     const output = await codeMode.run('try { return await tools.odd({ n: 1 }) } catch (error) { return error.message }')
     assert.equal(output.structured.result, "tools.odd: args were refused by the tool's validator (validator broke).")
@@ -182,32 +234,46 @@ describe('a framework schema through foreignToolSchema', () => {
   const jsonSchema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }
 
   it('writes the SDK from its JSON Schema, as for the same schema given plainly', () => {
-    const wrapped = emitSdk([{ name: 'weather', inputSchema: foreignToolSchema({ vendor: 'some-framework', jsonSchema }) }])
+    const wrapped = emitSdk([
+      { name: 'weather', inputSchema: foreignToolSchema({ vendor: 'some-framework', jsonSchema }) },
+    ])
     assert.equal(wrapped.text, emitSdk([{ name: 'weather', inputSchema: jsonSchema }]).text)
   })
 
   it("checks arguments with the framework's check, its value what the tool gets and its issues what the program sees", async () => {
     const received: unknown[] = []
-    const tools: CodeModeTool[] = [{
-      name: 'weather',
-      inputSchema: foreignToolSchema({
-        vendor: 'some-framework',
-        jsonSchema,
-        validate: (value) => {
-          const city = (value as { city?: unknown }).city
-          return typeof city === 'string' && city !== '' ? { value: { city: city.toUpperCase() } } : { issues: [{ message: 'must name a city', path: ['city'] }] }
-        },
-      }),
-      execute: async (args) => (received.push(args), 'sunny'),
-    }]
+    const tools: CodeModeTool[] = [
+      {
+        name: 'weather',
+        inputSchema: foreignToolSchema({
+          vendor: 'some-framework',
+          jsonSchema,
+          validate: value => {
+            const city = (value as { city?: unknown }).city
+            return typeof city === 'string' && city !== ''
+              ? { value: { city: city.toUpperCase() } }
+              : { issues: [{ message: 'must name a city', path: ['city'] }] }
+          },
+        }),
+        execute: async args => (received.push(args), 'sunny'),
+      },
+    ]
     const codeMode = createCodeMode({ tools, runtime: started.runtime, typeCheck: 'off' })
-    const output = await codeMode.run("const a = await tools.weather({ city: 'oslo' })\ntry { await tools.weather({ city: '' }) } catch (error) { return [a, error.message] }")
+    const output = await codeMode.run(
+      "const a = await tools.weather({ city: 'oslo' })\ntry { await tools.weather({ city: '' }) } catch (error) { return [a, error.message] }",
+    )
     assert.deepEqual(output.structured.result, ['sunny', 'tools.weather: args.city: must name a city.'])
     assert.deepEqual(received, [{ city: 'OSLO' }])
   })
 
   it('falls back to the JSON Schema check without a framework check', async () => {
-    const tools: CodeModeTool[] = [{ name: 'weather', inputSchema: foreignToolSchema({ vendor: 'some-framework', jsonSchema }), execute: async () => 'sunny' }]
+    const tools: CodeModeTool[] = [
+      {
+        name: 'weather',
+        inputSchema: foreignToolSchema({ vendor: 'some-framework', jsonSchema }),
+        execute: async () => 'sunny',
+      },
+    ]
     const codeMode = createCodeMode({ tools, runtime: started.runtime, typeCheck: 'off' })
     const output = await codeMode.run('try { await tools.weather({}) } catch (error) { return error.message }')
     assert.equal(output.structured.result, 'tools.weather: args.city is required.')

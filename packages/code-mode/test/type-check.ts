@@ -19,7 +19,10 @@ export const STRICT_OPTIONS: ts.CompilerOptions = {
  * Type-checks the given files together and returns each diagnostic as `file:line: message`.
  * @param files file names (e.g. `sdk.ts`) to their text.
  */
-export function typeCheck(files: Readonly<Record<string, string>>, options: ts.CompilerOptions = STRICT_OPTIONS): string[] {
+export function typeCheck(
+  files: Readonly<Record<string, string>>,
+  options: ts.CompilerOptions = STRICT_OPTIONS,
+): string[] {
   const virtualFiles = new Map(Object.entries(files).map(([name, text]) => [VIRTUAL_ROOT + name, text]))
   const host = ts.createCompilerHost(options, true)
   const { getSourceFile, fileExists, readFile } = host
@@ -29,10 +32,10 @@ export function typeCheck(files: Readonly<Record<string, string>>, options: ts.C
       ? getSourceFile.call(host, fileName, languageVersion, onError, shouldCreate)
       : ts.createSourceFile(fileName, text, languageVersion, true)
   }
-  host.fileExists = (fileName) => virtualFiles.has(fileName) || fileExists.call(host, fileName)
-  host.readFile = (fileName) => virtualFiles.get(fileName) ?? readFile.call(host, fileName)
+  host.fileExists = fileName => virtualFiles.has(fileName) || fileExists.call(host, fileName)
+  host.readFile = fileName => virtualFiles.get(fileName) ?? readFile.call(host, fileName)
   const program = ts.createProgram([...virtualFiles.keys()], options, host)
-  return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+  return ts.getPreEmitDiagnostics(program).map(diagnostic => {
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')
     if (diagnostic.file === undefined || diagnostic.start === undefined) return message
     const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start)

@@ -17,11 +17,7 @@ import {
   type CodeRunRequest,
   type CodeRunResult,
 } from '@code-runtime/core'
-import {
-  readConfigObject,
-  readIntegerField,
-  validateRunRequest,
-} from '@code-runtime/core/internal'
+import { readConfigObject, readIntegerField, validateRunRequest } from '@code-runtime/core/internal'
 import {
   OutputLedger,
   formatLosslessJsonRefusal,
@@ -45,8 +41,11 @@ class LiteralRuntime extends CodeRuntime {
   constructor(ctx: Context, config: LiteralRuntimeConfig) {
     // Validate config before registering: a bad config fails the plugin load.
     const record = readConfigObject('literal', config, ['maxOutputBytes'])
-    const maxOutputBytes = readIntegerField('literal', record, 'maxOutputBytes',
-      { default: 1_024, min: 4, max: Number.MAX_SAFE_INTEGER })
+    const maxOutputBytes = readIntegerField('literal', record, 'maxOutputBytes', {
+      default: 1_024,
+      min: 4,
+      max: Number.MAX_SAFE_INTEGER,
+    })
     super(ctx)
     this.maxOutputBytes = maxOutputBytes
     ctx.effect(() => () => {

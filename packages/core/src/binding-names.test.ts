@@ -25,7 +25,10 @@ function assertRefused(action: () => unknown, code: string, ...fragments: string
   assert.ok(CodeRuntimeError.is(caught), `expected a CodeRuntimeError, got ${String(caught)}`)
   assert.equal(caught.code, code)
   for (const fragment of fragments) {
-    assert.ok(caught.message.includes(fragment), `message ${JSON.stringify(caught.message)} lacks ${JSON.stringify(fragment)}`)
+    assert.ok(
+      caught.message.includes(fragment),
+      `message ${JSON.stringify(caught.message)} lacks ${JSON.stringify(fragment)}`,
+    )
   }
   return caught
 }
@@ -39,7 +42,21 @@ function withErrorClass(errorClass: unknown): unknown[] {
 }
 
 void describe('validateBindings: accepted names [#names]', () => {
-  for (const name of ['tools', 'Tools', '_tools', 'tools2', 'a', 'A_B_C', 'process', 'Math', 'window', 'print', '__x', 'x__', '__x_']) {
+  for (const name of [
+    'tools',
+    'Tools',
+    '_tools',
+    'tools2',
+    'a',
+    'A_B_C',
+    'process',
+    'Math',
+    'window',
+    'print',
+    '__x',
+    'x__',
+    '__x_',
+  ]) {
     void it(`accepts the global ${JSON.stringify(name)}`, () => {
       const [namespace] = validateBindings(withGlobal(name))
       assert.equal(namespace?.global, name)
@@ -52,17 +69,42 @@ void describe('validateBindings: accepted names [#names]', () => {
 
   void it('accepts several namespaces with distinct globals and error classes', () => {
     const namespaces = validateBindings([
-      { global: 'tools', functions: { search: noop }, errorClass: { name: 'ToolError', memberNameProperty: 'toolName' } },
-      { global: 'memory', functions: { read: noop }, errorClass: { name: 'MemoryError', memberNameProperty: 'operation' } },
+      {
+        global: 'tools',
+        functions: { search: noop },
+        errorClass: { name: 'ToolError', memberNameProperty: 'toolName' },
+      },
+      {
+        global: 'memory',
+        functions: { read: noop },
+        errorClass: { name: 'MemoryError', memberNameProperty: 'operation' },
+      },
       { global: 'files', functions: {} },
     ])
-    assert.deepEqual(namespaces.map((namespace) => namespace.global), ['tools', 'memory', 'files'])
+    assert.deepEqual(
+      namespaces.map(namespace => namespace.global),
+      ['tools', 'memory', 'files'],
+    )
     assert.deepEqual(namespaces[0]?.errorClass, { name: 'ToolError', memberNameProperty: 'toolName' })
     assert.equal(namespaces[2]?.errorClass, undefined)
     assert.equal(Object.hasOwn(namespaces[2] ?? {}, 'errorClass'), false)
   })
 
-  for (const property of ['toolName', 'x', '_', '__x', 'x__', '__', '___', 'name2', 'Name', 'MESSAGE', 'member name', '$', 'ünïcode']) {
+  for (const property of [
+    'toolName',
+    'x',
+    '_',
+    '__x',
+    'x__',
+    '__',
+    '___',
+    'name2',
+    'Name',
+    'MESSAGE',
+    'member name',
+    '$',
+    'ünïcode',
+  ]) {
     void it(`accepts the memberNameProperty ${JSON.stringify(property)}`, () => {
       const [namespace] = validateBindings(withErrorClass({ name: 'ToolError', memberNameProperty: property }))
       assert.equal(namespace?.errorClass?.memberNameProperty, property)
@@ -122,8 +164,13 @@ void describe('validateBindings: refused globals [#global-names]', () => {
   ]
   for (const [name, rule] of cases) {
     void it(`refuses the global ${JSON.stringify(name)}`, () => {
-      const error = assertRefused(() => validateBindings(withGlobal(name)), 'CODE_RUNTIME_INVALID_BINDINGS',
-        'bindings[0].global', JSON.stringify(name), rule)
+      const error = assertRefused(
+        () => validateBindings(withGlobal(name)),
+        'CODE_RUNTIME_INVALID_BINDINGS',
+        'bindings[0].global',
+        JSON.stringify(name),
+        rule,
+      )
       assert.equal(error.field, 'bindings[0].global')
       assert.equal(error.value, name)
       assert.equal(typeof error.rule, 'string')
@@ -139,89 +186,163 @@ void describe('validateBindings: refused globals [#global-names]', () => {
 
   void it('refuses a global that is not a string', () => {
     for (const value of [undefined, null, 1, {}, ['tools']]) {
-      assertRefused(() => validateBindings(withGlobal(value)), 'CODE_RUNTIME_INVALID_BINDINGS',
-        'bindings[0].global', 'must be a string')
+      assertRefused(
+        () => validateBindings(withGlobal(value)),
+        'CODE_RUNTIME_INVALID_BINDINGS',
+        'bindings[0].global',
+        'must be a string',
+      )
     }
   })
 
   void it('refuses a duplicate global and names the first holder', () => {
-    const error = assertRefused(() => validateBindings([
-      { global: 'tools', functions: {} },
-      { global: 'files', functions: {} },
-      { global: 'tools', functions: {} },
-    ]), 'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[2].global', '"tools"', 'already taken by bindings[0].global')
+    const error = assertRefused(
+      () =>
+        validateBindings([
+          { global: 'tools', functions: {} },
+          { global: 'files', functions: {} },
+          { global: 'tools', functions: {} },
+        ]),
+      'CODE_RUNTIME_INVALID_BINDINGS',
+      'bindings[2].global',
+      '"tools"',
+      'already taken by bindings[0].global',
+    )
     assert.equal(error.field, 'bindings[2].global')
   })
 })
 
 void describe('validateBindings: refused error classes [#error-class-names] [#member-name-property]', () => {
   void it('refuses an error-class name that breaks the global name rules', () => {
-    for (const [name, rule] of [['Tool Error', 'must match'], ['$Error', 'no $'], ['class', 'reserved word'],
-      ['lambda', 'reserved word of Python'], ['console', 'reserves for itself'], ['__name__', 'reserves for itself']]) {
-      assertRefused(() => validateBindings(withErrorClass({ name, memberNameProperty: 'toolName' })),
-        'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[0].errorClass.name', JSON.stringify(name), rule as string)
+    for (const [name, rule] of [
+      ['Tool Error', 'must match'],
+      ['$Error', 'no $'],
+      ['class', 'reserved word'],
+      ['lambda', 'reserved word of Python'],
+      ['console', 'reserves for itself'],
+      ['__name__', 'reserves for itself'],
+    ]) {
+      assertRefused(
+        () => validateBindings(withErrorClass({ name, memberNameProperty: 'toolName' })),
+        'CODE_RUNTIME_INVALID_BINDINGS',
+        'bindings[0].errorClass.name',
+        JSON.stringify(name),
+        rule as string,
+      )
     }
   })
 
   void it('refuses an error-class name equal to its own namespace global', () => {
-    assertRefused(() => validateBindings([
-      { global: 'tools', functions: {}, errorClass: { name: 'tools', memberNameProperty: 'toolName' } },
-    ]), 'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[0].errorClass.name', '"tools"', 'already taken by bindings[0].global')
+    assertRefused(
+      () =>
+        validateBindings([
+          { global: 'tools', functions: {}, errorClass: { name: 'tools', memberNameProperty: 'toolName' } },
+        ]),
+      'CODE_RUNTIME_INVALID_BINDINGS',
+      'bindings[0].errorClass.name',
+      '"tools"',
+      'already taken by bindings[0].global',
+    )
   })
 
   void it('refuses an error-class name equal to a later namespace global, blaming the error class', () => {
-    assertRefused(() => validateBindings([
-      { global: 'tools', functions: {}, errorClass: { name: 'files', memberNameProperty: 'toolName' } },
-      { global: 'files', functions: {} },
-    ]), 'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[0].errorClass.name', '"files"', 'already taken by bindings[1].global')
+    assertRefused(
+      () =>
+        validateBindings([
+          { global: 'tools', functions: {}, errorClass: { name: 'files', memberNameProperty: 'toolName' } },
+          { global: 'files', functions: {} },
+        ]),
+      'CODE_RUNTIME_INVALID_BINDINGS',
+      'bindings[0].errorClass.name',
+      '"files"',
+      'already taken by bindings[1].global',
+    )
   })
 
   void it("refuses an error-class name equal to another namespace's error-class name", () => {
-    assertRefused(() => validateBindings([
-      { global: 'tools', functions: {}, errorClass: { name: 'CallError', memberNameProperty: 'toolName' } },
-      { global: 'files', functions: {}, errorClass: { name: 'CallError', memberNameProperty: 'operation' } },
-    ]), 'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[1].errorClass.name', '"CallError"',
-    'already taken by bindings[0].errorClass.name')
+    assertRefused(
+      () =>
+        validateBindings([
+          { global: 'tools', functions: {}, errorClass: { name: 'CallError', memberNameProperty: 'toolName' } },
+          { global: 'files', functions: {}, errorClass: { name: 'CallError', memberNameProperty: 'operation' } },
+        ]),
+      'CODE_RUNTIME_INVALID_BINDINGS',
+      'bindings[1].errorClass.name',
+      '"CallError"',
+      'already taken by bindings[0].errorClass.name',
+    )
   })
 
   void it('refuses an errorClass that is not an object', () => {
     for (const value of [null, 'ToolError', 1, true]) {
-      assertRefused(() => validateBindings(withErrorClass(value)), 'CODE_RUNTIME_INVALID_BINDINGS',
-        'bindings[0].errorClass', 'must be an object')
+      assertRefused(
+        () => validateBindings(withErrorClass(value)),
+        'CODE_RUNTIME_INVALID_BINDINGS',
+        'bindings[0].errorClass',
+        'must be an object',
+      )
     }
   })
 
   void it('refuses an error-class name or memberNameProperty that is not a string', () => {
-    assertRefused(() => validateBindings(withErrorClass({ memberNameProperty: 'toolName' })),
-      'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[0].errorClass.name', 'must be a string')
-    assertRefused(() => validateBindings(withErrorClass({ name: 'ToolError', memberNameProperty: 7 })),
-      'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[0].errorClass.memberNameProperty', 'must be a string')
+    assertRefused(
+      () => validateBindings(withErrorClass({ memberNameProperty: 'toolName' })),
+      'CODE_RUNTIME_INVALID_BINDINGS',
+      'bindings[0].errorClass.name',
+      'must be a string',
+    )
+    assertRefused(
+      () => validateBindings(withErrorClass({ name: 'ToolError', memberNameProperty: 7 })),
+      'CODE_RUNTIME_INVALID_BINDINGS',
+      'bindings[0].errorClass.memberNameProperty',
+      'must be a string',
+    )
   })
 
   void it('refuses an empty memberNameProperty', () => {
-    assertRefused(() => validateBindings(withErrorClass({ name: 'ToolError', memberNameProperty: '' })),
-      'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[0].errorClass.memberNameProperty', '""', 'must not be empty')
+    assertRefused(
+      () => validateBindings(withErrorClass({ name: 'ToolError', memberNameProperty: '' })),
+      'CODE_RUNTIME_INVALID_BINDINGS',
+      'bindings[0].errorClass.memberNameProperty',
+      '""',
+      'must not be empty',
+    )
   })
 
   for (const property of ['name', 'message', 'stack', 'args', 'with_traceback', 'add_note']) {
     void it(`refuses the memberNameProperty ${JSON.stringify(property)}`, () => {
-      const error = assertRefused(() => validateBindings(withErrorClass({ name: 'ToolError', memberNameProperty: property })),
-        'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[0].errorClass.memberNameProperty', JSON.stringify(property),
-        'errors need for themselves')
+      const error = assertRefused(
+        () => validateBindings(withErrorClass({ name: 'ToolError', memberNameProperty: property })),
+        'CODE_RUNTIME_INVALID_BINDINGS',
+        'bindings[0].errorClass.memberNameProperty',
+        JSON.stringify(property),
+        'errors need for themselves',
+      )
       assert.equal(error.value, property)
     })
   }
 
   for (const property of ['__x__', '__init__', '____', '__class__', '__a b__']) {
     void it(`refuses the dunder memberNameProperty ${JSON.stringify(property)}`, () => {
-      assertRefused(() => validateBindings(withErrorClass({ name: 'ToolError', memberNameProperty: property })),
-        'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[0].errorClass.memberNameProperty', JSON.stringify(property), 'dunder')
+      assertRefused(
+        () => validateBindings(withErrorClass({ name: 'ToolError', memberNameProperty: property })),
+        'CODE_RUNTIME_INVALID_BINDINGS',
+        'bindings[0].errorClass.memberNameProperty',
+        JSON.stringify(property),
+        'dunder',
+      )
     })
   }
 
   void it('exports the refused member-name properties and the dunder pattern it applies', () => {
-    assert.deepEqual([...RESERVED_MEMBER_NAME_PROPERTIES].sort(),
-      ['add_note', 'args', 'message', 'name', 'stack', 'with_traceback'])
+    assert.deepEqual([...RESERVED_MEMBER_NAME_PROPERTIES].sort(), [
+      'add_note',
+      'args',
+      'message',
+      'name',
+      'stack',
+      'with_traceback',
+    ])
     assert.ok(DUNDER_PATTERN.test('__x__'))
     assert.ok(!DUNDER_PATTERN.test('__x'))
   })
@@ -242,8 +363,13 @@ void describe('validateBindings: members [#member-names]', () => {
   })
 
   void it('accepts members from a null-prototype object and arbitrary member names', () => {
-    const functions = Object.assign(Object.create(null) as Record<string, CodeBindingFunction>,
-      { 'get-user': noop, '': noop, '0': noop, 'with space': noop, 'ünï': noop })
+    const functions = Object.assign(Object.create(null) as Record<string, CodeBindingFunction>, {
+      'get-user': noop,
+      '': noop,
+      '0': noop,
+      'with space': noop,
+      ünï: noop,
+    })
     const [namespace] = validateBindings([{ global: 'tools', functions }])
     assert.deepEqual([...(namespace?.functions.keys() ?? [])].sort(), ['', '0', 'get-user', 'with space', 'ünï'])
   })
@@ -257,37 +383,63 @@ void describe('validateBindings: members [#member-names]', () => {
 
   void it('accepts a member that is not a function and rejects only a call to it, without showing the value', async () => {
     const cases: readonly (readonly [unknown, string])[] = [
-      [null, 'null'], [undefined, 'undefined'], [1, 'a number'], ['sk-secret', 'a string'], [{ key: 'sk-secret' }, 'an object'],
+      [null, 'null'],
+      [undefined, 'undefined'],
+      [1, 'a number'],
+      ['sk-secret', 'a string'],
+      [{ key: 'sk-secret' }, 'an object'],
     ]
     for (const [member, kind] of cases) {
       const [namespace] = validateBindings([{ global: 'tools', functions: { search: member, echo: noop } }])
       assert.deepEqual([...(namespace?.functions.keys() ?? [])], ['search', 'echo'])
       const call = namespace?.functions.get('search')
       assert.equal(typeof call, 'function')
-      await assert.rejects(async () => call?.({}), (error: unknown) => {
-        assert.ok(error instanceof Error)
-        assert.equal(error.message, `tools.search cannot be called: the host bound ${kind} to it, not a function. Use another member.`)
-        assert.ok(!error.message.includes('sk-secret'), 'the bound value stays on the host')
-        return true
-      })
+      await assert.rejects(
+        async () => call?.({}),
+        (error: unknown) => {
+          assert.ok(error instanceof Error)
+          assert.equal(
+            error.message,
+            `tools.search cannot be called: the host bound ${kind} to it, not a function. Use another member.`,
+          )
+          assert.ok(!error.message.includes('sk-secret'), 'the bound value stays on the host')
+          return true
+        },
+      )
     }
   })
 
   void it('refuses a member defined by a getter', () => {
-    const functions = { get search() { return noop } }
-    assertRefused(() => validateBindings([{ global: 'tools', functions }]),
-      'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[0].functions["search"]', 'getter')
+    const functions = {
+      get search() {
+        return noop
+      },
+    }
+    assertRefused(
+      () => validateBindings([{ global: 'tools', functions }]),
+      'CODE_RUNTIME_INVALID_BINDINGS',
+      'bindings[0].functions["search"]',
+      'getter',
+    )
   })
 
   void it('refuses a symbol-keyed member', () => {
-    assertRefused(() => validateBindings([{ global: 'tools', functions: { [Symbol('search')]: noop } }]),
-      'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[0].functions', 'string keys')
+    assertRefused(
+      () => validateBindings([{ global: 'tools', functions: { [Symbol('search')]: noop } }]),
+      'CODE_RUNTIME_INVALID_BINDINGS',
+      'bindings[0].functions',
+      'string keys',
+    )
   })
 
   void it('refuses functions that are not an object of functions', () => {
     for (const functions of [undefined, null, [noop], noop, 'search']) {
-      assertRefused(() => validateBindings([{ global: 'tools', functions }]),
-        'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[0].functions', 'must be an object of functions')
+      assertRefused(
+        () => validateBindings([{ global: 'tools', functions }]),
+        'CODE_RUNTIME_INVALID_BINDINGS',
+        'bindings[0].functions',
+        'must be an object of functions',
+      )
     }
   })
 
@@ -296,7 +448,12 @@ void describe('validateBindings: members [#member-names]', () => {
       assertRefused(() => validateBindings(bindings), 'CODE_RUNTIME_INVALID_BINDINGS', 'bindings', 'must be an array')
     }
     for (const namespace of [null, 'tools', 3]) {
-      assertRefused(() => validateBindings([namespace]), 'CODE_RUNTIME_INVALID_BINDINGS', 'bindings[0]', 'must be an object')
+      assertRefused(
+        () => validateBindings([namespace]),
+        'CODE_RUNTIME_INVALID_BINDINGS',
+        'bindings[0]',
+        'must be an object',
+      )
     }
   })
 })
@@ -322,32 +479,47 @@ void describe('validateRunRequest [#request]', () => {
 
   void it('refuses a request that is not an object', () => {
     for (const request of [undefined, null, 'return 1', 1]) {
-      assertRefused(() => validateRunRequest(request as unknown as CodeRunRequest),
-        'CODE_RUNTIME_INVALID_REQUEST', 'expected an object')
+      assertRefused(
+        () => validateRunRequest(request as unknown as CodeRunRequest),
+        'CODE_RUNTIME_INVALID_REQUEST',
+        'expected an object',
+      )
     }
   })
 
   void it('refuses a program that is not a string', () => {
     for (const program of [undefined, null, 1, ['return 1'], { source: 'return 1' }]) {
-      const error = assertRefused(() => validateRunRequest({ program, bindings: [] } as unknown as CodeRunRequest),
-        'CODE_RUNTIME_INVALID_REQUEST', 'program must be a string')
+      const error = assertRefused(
+        () => validateRunRequest({ program, bindings: [] } as unknown as CodeRunRequest),
+        'CODE_RUNTIME_INVALID_REQUEST',
+        'program must be a string',
+      )
       assert.equal(error.field, 'program')
     }
   })
 
   void it('refuses a signal that is not an AbortSignal', () => {
     for (const signal of [null, true, { aborted: false }, new AbortController()]) {
-      const error = assertRefused(() => validateRunRequest({ program: '', bindings: [], signal } as unknown as CodeRunRequest),
-        'CODE_RUNTIME_INVALID_REQUEST', 'signal must be an AbortSignal')
+      const error = assertRefused(
+        () => validateRunRequest({ program: '', bindings: [], signal } as unknown as CodeRunRequest),
+        'CODE_RUNTIME_INVALID_REQUEST',
+        'signal must be an AbortSignal',
+      )
       assert.equal(error.field, 'signal')
     }
   })
 
   void it('refuses missing or invalid bindings as invalid bindings', () => {
-    assertRefused(() => validateRunRequest({ program: '' } as unknown as CodeRunRequest),
-      'CODE_RUNTIME_INVALID_BINDINGS', 'bindings')
-    assertRefused(() => validateRunRequest({ program: '', bindings: [{ global: 'await', functions: {} }] }),
-      'CODE_RUNTIME_INVALID_BINDINGS', '"await"')
+    assertRefused(
+      () => validateRunRequest({ program: '' } as unknown as CodeRunRequest),
+      'CODE_RUNTIME_INVALID_BINDINGS',
+      'bindings',
+    )
+    assertRefused(
+      () => validateRunRequest({ program: '', bindings: [{ global: 'await', functions: {} }] }),
+      'CODE_RUNTIME_INVALID_BINDINGS',
+      '"await"',
+    )
   })
 
   void it('keeps a reuse key of 1 to MAX_REUSE_KEY_LENGTH characters and leaves it absent when none is given', () => {
@@ -359,8 +531,11 @@ void describe('validateRunRequest [#request]', () => {
 
   void it('refuses a reuse key that is empty, too long or not a string', () => {
     for (const reuseKey of ['', 'k'.repeat(MAX_REUSE_KEY_LENGTH + 1), null, 42, ['a'], { key: 'a' }]) {
-      const error = assertRefused(() => validateRunRequest({ program: '', bindings: [], reuseKey } as unknown as CodeRunRequest),
-        'CODE_RUNTIME_INVALID_REQUEST', `reuseKey must be a non-empty string of at most ${MAX_REUSE_KEY_LENGTH} characters`)
+      const error = assertRefused(
+        () => validateRunRequest({ program: '', bindings: [], reuseKey } as unknown as CodeRunRequest),
+        'CODE_RUNTIME_INVALID_REQUEST',
+        `reuseKey must be a non-empty string of at most ${MAX_REUSE_KEY_LENGTH} characters`,
+      )
       assert.equal(error.field, 'reuseKey')
     }
   })

@@ -4,19 +4,67 @@
  * including a future Python one (hence the Python keywords and the refusal of `$`).
  */
 import { CodeRuntimeError, describeValue } from './errors.js'
-import { MAX_REUSE_KEY_LENGTH, type CodeBindingErrorClass, type CodeBindingFunction, type CodeBindingNamespace, type CodeRunRequest } from './types.js'
+import {
+  MAX_REUSE_KEY_LENGTH,
+  type CodeBindingErrorClass,
+  type CodeBindingFunction,
+  type CodeBindingNamespace,
+  type CodeRunRequest,
+} from './types.js'
 
 /** A namespace global or error-class name: an ASCII identifier without `$`. */
 export const BINDING_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 /** ECMAScript reserved words, strict-mode reserved words, and `arguments`/`eval`. */
 export const ECMASCRIPT_RESERVED_WORDS: ReadonlySet<string> = new Set([
-  'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete',
-  'do', 'else', 'enum', 'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'import',
-  'in', 'instanceof', 'new', 'null', 'return', 'super', 'switch', 'this', 'throw', 'true', 'try',
-  'typeof', 'var', 'void', 'while', 'with', 'yield',
-  'implements', 'interface', 'let', 'package', 'private', 'protected', 'public', 'static',
-  'arguments', 'eval',
+  'await',
+  'break',
+  'case',
+  'catch',
+  'class',
+  'const',
+  'continue',
+  'debugger',
+  'default',
+  'delete',
+  'do',
+  'else',
+  'enum',
+  'export',
+  'extends',
+  'false',
+  'finally',
+  'for',
+  'function',
+  'if',
+  'import',
+  'in',
+  'instanceof',
+  'new',
+  'null',
+  'return',
+  'super',
+  'switch',
+  'this',
+  'throw',
+  'true',
+  'try',
+  'typeof',
+  'var',
+  'void',
+  'while',
+  'with',
+  'yield',
+  'implements',
+  'interface',
+  'let',
+  'package',
+  'private',
+  'protected',
+  'public',
+  'static',
+  'arguments',
+  'eval',
 ])
 
 /** Read-only value properties of the JavaScript global object: binding one can never work. */
@@ -24,20 +72,64 @@ export const ECMASCRIPT_READONLY_GLOBALS: ReadonlySet<string> = new Set(['undefi
 
 /** Python keywords and the soft keywords `match`, `case`, `type` and `_`. */
 export const PYTHON_RESERVED_WORDS: ReadonlySet<string> = new Set([
-  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue',
-  'def', 'del', 'elif', 'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in',
-  'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try', 'while', 'with',
-  'yield', 'match', 'case', 'type', '_',
+  'False',
+  'None',
+  'True',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
+  'yield',
+  'match',
+  'case',
+  'type',
+  '_',
 ])
 
 /** Globals the runtimes own themselves; no namespace or error class may take them. */
 export const RESERVED_GLOBALS: ReadonlySet<string> = new Set([
-  'console', '__dsh_main__', '__builtins__', '__name__', '__debug__',
+  'console',
+  '__dsh_main__',
+  '__builtins__',
+  '__name__',
+  '__debug__',
 ])
 
 /** Properties an error class needs for itself (JavaScript and Python), refused as `memberNameProperty`. */
 export const RESERVED_MEMBER_NAME_PROPERTIES: ReadonlySet<string> = new Set([
-  'name', 'message', 'stack', 'args', 'with_traceback', 'add_note',
+  'name',
+  'message',
+  'stack',
+  'args',
+  'with_traceback',
+  'add_note',
 ])
 
 /** Python's dunder form `__x__`, refused as `memberNameProperty`. */
@@ -99,8 +191,11 @@ function readErrorClass(field: string, value: unknown): CodeBindingErrorClass {
   }
   if (memberNameProperty === '') refuseBindings(`${field}.memberNameProperty`, memberNameProperty, 'must not be empty')
   if (RESERVED_MEMBER_NAME_PROPERTIES.has(memberNameProperty)) {
-    refuseBindings(`${field}.memberNameProperty`, memberNameProperty,
-      `is a property errors need for themselves (refused: ${[...RESERVED_MEMBER_NAME_PROPERTIES].join(', ')})`)
+    refuseBindings(
+      `${field}.memberNameProperty`,
+      memberNameProperty,
+      `is a property errors need for themselves (refused: ${[...RESERVED_MEMBER_NAME_PROPERTIES].join(', ')})`,
+    )
   }
   if (DUNDER_PATTERN.test(memberNameProperty)) {
     refuseBindings(`${field}.memberNameProperty`, memberNameProperty, 'must not have the dunder form __x__')
@@ -115,7 +210,12 @@ function readErrorClass(field: string, value: unknown): CodeBindingErrorClass {
  * a configuration string by mistake must not hand its content to the program.
  */
 function uncallableMember(global: string, member: string, value: unknown): CodeBindingFunction {
-  const kind = value === null || value === undefined ? String(value) : typeof value === 'object' ? 'an object' : `a ${typeof value}`
+  const kind =
+    value === null || value === undefined
+      ? String(value)
+      : typeof value === 'object'
+        ? 'an object'
+        : `a ${typeof value}`
   const message = `${global}.${member} cannot be called: the host bound ${kind} to it, not a function. Use another member.`
   return () => Promise.reject(new Error(message))
 }
@@ -129,9 +229,13 @@ function readFunctions(field: string, global: string, value: unknown): ReadonlyM
     if (typeof key !== 'string') refuseBindings(field, value, 'must have string keys only')
     const descriptor = Reflect.getOwnPropertyDescriptor(value, key)
     if (descriptor === undefined || descriptor.enumerable !== true) continue
-    if (!('value' in descriptor)) refuseBindings(`${field}[${JSON.stringify(key)}]`, undefined, 'must be a data property, not a getter')
+    if (!('value' in descriptor))
+      refuseBindings(`${field}[${JSON.stringify(key)}]`, undefined, 'must be a data property, not a getter')
     const member: unknown = descriptor.value
-    functions.set(key, typeof member === 'function' ? member as CodeBindingFunction : uncallableMember(global, key, member))
+    functions.set(
+      key,
+      typeof member === 'function' ? (member as CodeBindingFunction) : uncallableMember(global, key, member),
+    )
   }
   return functions
 }
@@ -158,9 +262,11 @@ export function validateBindings(bindings: unknown): readonly ValidatedNamespace
     if (earlier !== undefined) refuseBindings(`${field}.global`, global, `is already taken by ${earlier}`)
     takenGlobals.set(global, `${field}.global`)
     const members = readFunctions(`${field}.functions`, global, functions)
-    namespaces.push(errorClass === undefined
-      ? { global, functions: members }
-      : { global, functions: members, errorClass: readErrorClass(`${field}.errorClass`, errorClass) })
+    namespaces.push(
+      errorClass === undefined
+        ? { global, functions: members }
+        : { global, functions: members, errorClass: readErrorClass(`${field}.errorClass`, errorClass) },
+    )
   }
   // Error-class names are checked once every namespace global is known, so the order of the
   // namespaces does not change which one is blamed.
@@ -172,7 +278,7 @@ export function validateBindings(bindings: unknown): readonly ValidatedNamespace
     if (earlier !== undefined) refuseBindings(field, errorClass.name, `is already taken by ${earlier}`)
     takenGlobals.set(errorClass.name, field)
   }
-  return Object.freeze(namespaces.map((namespace) => Object.freeze(namespace)))
+  return Object.freeze(namespaces.map(namespace => Object.freeze(namespace)))
 }
 
 /**
@@ -182,31 +288,46 @@ export function validateBindings(bindings: unknown): readonly ValidatedNamespace
  */
 export function validateRunRequest(request: CodeRunRequest): ValidatedRunRequest {
   if (typeof request !== 'object' || request === null) {
-    throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
+    throw new CodeRuntimeError(
+      'CODE_RUNTIME_INVALID_REQUEST',
       `Invalid run request: expected an object { program, bindings, signal? }, got ${describeValue(request)}.`,
-      { field: 'request', value: request })
+      { field: 'request', value: request },
+    )
   }
-  const { program, bindings, signal, onLog, recordCallValues, reuseKey } = request as Partial<Record<keyof CodeRunRequest, unknown>>
+  const { program, bindings, signal, onLog, recordCallValues, reuseKey } = request as Partial<
+    Record<keyof CodeRunRequest, unknown>
+  >
   if (typeof program !== 'string') {
-    throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
+    throw new CodeRuntimeError(
+      'CODE_RUNTIME_INVALID_REQUEST',
       `Invalid run request: program must be a string, got ${describeValue(program)}.`,
-      { field: 'program', value: program })
+      { field: 'program', value: program },
+    )
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
+    throw new CodeRuntimeError(
+      'CODE_RUNTIME_INVALID_REQUEST',
       `Invalid run request: signal must be an AbortSignal, got ${describeValue(signal)}.`,
-      { field: 'signal', value: signal })
+      { field: 'signal', value: signal },
+    )
   }
   if (onLog !== undefined && typeof onLog !== 'function') {
-    throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
+    throw new CodeRuntimeError(
+      'CODE_RUNTIME_INVALID_REQUEST',
       `Invalid run request: onLog must be a function, got ${describeValue(onLog)}.`,
-      { field: 'onLog', value: onLog })
+      { field: 'onLog', value: onLog },
+    )
   }
   const recordCallValuesBytes = readRecordCallValues(recordCallValues)
-  if (reuseKey !== undefined && (typeof reuseKey !== 'string' || reuseKey.length === 0 || reuseKey.length > MAX_REUSE_KEY_LENGTH)) {
-    throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
+  if (
+    reuseKey !== undefined &&
+    (typeof reuseKey !== 'string' || reuseKey.length === 0 || reuseKey.length > MAX_REUSE_KEY_LENGTH)
+  ) {
+    throw new CodeRuntimeError(
+      'CODE_RUNTIME_INVALID_REQUEST',
       `Invalid run request: reuseKey must be a non-empty string of at most ${MAX_REUSE_KEY_LENGTH} characters, got ${describeValue(reuseKey)}.`,
-      { field: 'reuseKey', value: reuseKey })
+      { field: 'reuseKey', value: reuseKey },
+    )
   }
   const namespaces = validateBindings(bindings)
   const validated: { -readonly [K in keyof ValidatedRunRequest]: ValidatedRunRequest[K] } = { program, namespaces }
@@ -221,9 +342,11 @@ function readRecordCallValues(value: unknown): number | undefined {
   if (value === undefined) return undefined
   const maxBytes = typeof value === 'object' && value !== null ? (value as { maxBytes?: unknown }).maxBytes : undefined
   if (typeof maxBytes !== 'number' || !Number.isSafeInteger(maxBytes) || maxBytes < 0) {
-    throw new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST',
+    throw new CodeRuntimeError(
+      'CODE_RUNTIME_INVALID_REQUEST',
       `Invalid run request: recordCallValues must be { maxBytes } with maxBytes a non-negative integer, got ${describeValue(maxBytes ?? value)}.`,
-      { field: 'recordCallValues.maxBytes', value: maxBytes ?? value })
+      { field: 'recordCallValues.maxBytes', value: maxBytes ?? value },
+    )
   }
   return maxBytes
 }

@@ -64,6 +64,11 @@ export abstract class CodeRuntime extends Service {
    */
   openSession(options?: CodeSessionOptions): Promise<CodeSession> {
     void options
-    return Promise.reject(new CodeRuntimeError('CODE_RUNTIME_SESSIONS_UNSUPPORTED', `The ${this.isolation} backend has no sessions; use run() for one-shot programs.`))
+    return Promise.reject(
+      new CodeRuntimeError(
+        'CODE_RUNTIME_SESSIONS_UNSUPPORTED',
+        `The ${this.isolation} backend has no sessions; use run() for one-shot programs.`,
+      ),
+    )
   }
 }

@@ -68,4 +68,3 @@ export interface CodeSession {
    */
   dispose(): Promise<void>
 }
-

@@ -13,7 +13,13 @@ import {
   readStringListField,
   readStringRecordField,
 } from './config-fields.js'
-import { joinConfigPath, nestConfigLabel, refuseConfigField, type ConfigPlace, type ConfigRefusal } from './config-place.js'
+import {
+  joinConfigPath,
+  nestConfigLabel,
+  refuseConfigField,
+  type ConfigPlace,
+  type ConfigRefusal,
+} from './config-place.js'
 
 const LABEL = 'worker-thread'
 const KNOWN = ['computeMs', 'maxWallMs', 'reuseWorkers', 'mode', 'name'] as const
@@ -28,7 +34,10 @@ function assertInvalidConfig(action: () => unknown, ...fragments: string[]): Cod
   assert.ok(CodeRuntimeError.is(caught), `expected a CodeRuntimeError, got ${String(caught)}`)
   assert.equal(caught.code, 'CODE_RUNTIME_INVALID_CONFIG')
   for (const fragment of fragments) {
-    assert.ok(caught.message.includes(fragment), `message ${JSON.stringify(caught.message)} lacks ${JSON.stringify(fragment)}`)
+    assert.ok(
+      caught.message.includes(fragment),
+      `message ${JSON.stringify(caught.message)} lacks ${JSON.stringify(fragment)}`,
+    )
   }
   return caught
 }
@@ -45,16 +54,22 @@ void describe('readConfigObject [#invalid-config]', () => {
   })
 
   void it('refuses an unknown key and lists the known ones', () => {
-    const error = assertInvalidConfig(() => readConfigObject(LABEL, { computeMS: 5 }, KNOWN),
-      'Invalid worker-thread config', 'unknown field "computeMS"',
-      'known fields are computeMs, maxWallMs, reuseWorkers, mode, name')
+    const error = assertInvalidConfig(
+      () => readConfigObject(LABEL, { computeMS: 5 }, KNOWN),
+      'Invalid worker-thread config',
+      'unknown field "computeMS"',
+      'known fields are computeMs, maxWallMs, reuseWorkers, mode, name',
+    )
     assert.equal(error.field, 'computeMS')
     assert.ok(error.message.includes('unknown field "computeMS" (did you mean "computeMs"?)'), error.message)
   })
 
   void it('refuses a key that only an Object.prototype method has', () => {
     assertInvalidConfig(() => readConfigObject(LABEL, { toString: 1 }, KNOWN), 'unknown field "toString"')
-    assertInvalidConfig(() => readConfigObject(LABEL, JSON.parse('{"__proto__": 1}'), KNOWN), 'unknown field "__proto__"')
+    assertInvalidConfig(
+      () => readConfigObject(LABEL, JSON.parse('{"__proto__": 1}'), KNOWN),
+      'unknown field "__proto__"',
+    )
   })
 
   void it('refuses a config that is not a plain object', () => {
@@ -62,7 +77,11 @@ void describe('readConfigObject [#invalid-config]', () => {
       computeMs = 5
     }
     for (const input of [5, 'computeMs=5', true, [1, 2], new Map([['computeMs', 5]]), new Date(0), new Options()]) {
-      assertInvalidConfig(() => readConfigObject(LABEL, input, KNOWN), 'Invalid worker-thread config', 'expected a plain object')
+      assertInvalidConfig(
+        () => readConfigObject(LABEL, input, KNOWN),
+        'Invalid worker-thread config',
+        'expected a plain object',
+      )
     }
   })
 
@@ -88,7 +107,10 @@ void describe('readIntegerField [#invalid-config]', () => {
 
   void it('names the field, the rule and the value received', () => {
     const error = assertInvalidConfig(() => readIntegerField(LABEL, { computeMs: -5 }, 'computeMs', rule))
-    assert.equal(error.message, 'Invalid worker-thread config: computeMs must be an integer from 1 to 2147483647, got -5.')
+    assert.equal(
+      error.message,
+      'Invalid worker-thread config: computeMs must be an integer from 1 to 2147483647, got -5.',
+    )
     assert.equal(error.field, 'computeMs')
     assert.equal(error.value, -5)
     assert.equal(error.rule, 'must be an integer from 1 to 2147483647')
@@ -107,8 +129,11 @@ void describe('readIntegerField [#invalid-config]', () => {
       [true, 'got true'],
     ]
     for (const [value, shown] of cases) {
-      assertInvalidConfig(() => readIntegerField(LABEL, { computeMs: value }, 'computeMs', rule),
-        'computeMs must be an integer from 1 to 2147483647', shown)
+      assertInvalidConfig(
+        () => readIntegerField(LABEL, { computeMs: value }, 'computeMs', rule),
+        'computeMs must be an integer from 1 to 2147483647',
+        shown,
+      )
     }
   })
 })
@@ -129,10 +154,15 @@ void describe('readNumberField [#invalid-config]', () => {
 
   void it('names the field, the rule and the value received', () => {
     const error = assertInvalidConfig(() => readNumberField(LABEL, { computeMs: 0 }, 'computeMs', budget))
-    assert.equal(error.message, 'Invalid worker-thread config: computeMs must be a finite number greater than 0 and at most 2147483647, got 0.')
+    assert.equal(
+      error.message,
+      'Invalid worker-thread config: computeMs must be a finite number greater than 0 and at most 2147483647, got 0.',
+    )
     assert.equal(error.rule, 'must be a finite number greater than 0 and at most 2147483647')
-    assertInvalidConfig(() => readNumberField(LABEL, { heap: 7.5 }, 'heap', { default: 512, min: 8, max: 65_536 }),
-      'heap must be a finite number from 8 to 65536, got 7.5')
+    assertInvalidConfig(
+      () => readNumberField(LABEL, { heap: 7.5 }, 'heap', { default: 512, min: 8, max: 65_536 }),
+      'heap must be a finite number from 8 to 65536, got 7.5',
+    )
   })
 
   void it('refuses non-finite, zero, negative and out-of-range values and non-numbers', () => {
@@ -150,8 +180,11 @@ void describe('readNumberField [#invalid-config]', () => {
       [5000n, 'got 5000n'],
     ]
     for (const [value, shown] of cases) {
-      assertInvalidConfig(() => readNumberField(LABEL, { computeMs: value }, 'computeMs', budget),
-        'computeMs must be a finite number greater than 0', shown)
+      assertInvalidConfig(
+        () => readNumberField(LABEL, { computeMs: value }, 'computeMs', budget),
+        'computeMs must be a finite number greater than 0',
+        shown,
+      )
     }
   })
 })
@@ -164,9 +197,16 @@ void describe('readBooleanField [#invalid-config]', () => {
   })
 
   void it('refuses anything but true or false', () => {
-    for (const [value, shown] of [[1, 'got 1'], ['true', 'got "true"'], [null, 'got null']] as const) {
-      assertInvalidConfig(() => readBooleanField(LABEL, { reuseWorkers: value }, 'reuseWorkers', false),
-        'Invalid worker-thread config: reuseWorkers must be true or false', shown)
+    for (const [value, shown] of [
+      [1, 'got 1'],
+      ['true', 'got "true"'],
+      [null, 'got null'],
+    ] as const) {
+      assertInvalidConfig(
+        () => readBooleanField(LABEL, { reuseWorkers: value }, 'reuseWorkers', false),
+        'Invalid worker-thread config: reuseWorkers must be true or false',
+        shown,
+      )
     }
   })
 })
@@ -180,9 +220,16 @@ void describe('readOneOfField [#invalid-config]', () => {
   })
 
   void it('refuses other values and lists the choices', () => {
-    for (const [value, shown] of [['FAST', 'got "FAST"'], ['', 'got ""'], [1, 'got 1']] as const) {
-      assertInvalidConfig(() => readOneOfField(LABEL, { mode: value }, 'mode', choices, 'safe'),
-        'Invalid worker-thread config: mode must be one of "fast", "safe"', shown)
+    for (const [value, shown] of [
+      ['FAST', 'got "FAST"'],
+      ['', 'got ""'],
+      [1, 'got 1'],
+    ] as const) {
+      assertInvalidConfig(
+        () => readOneOfField(LABEL, { mode: value }, 'mode', choices, 'safe'),
+        'Invalid worker-thread config: mode must be one of "fast", "safe"',
+        shown,
+      )
     }
   })
 })
@@ -194,14 +241,21 @@ void describe('readStringField [#invalid-config]', () => {
   })
 
   void it('refuses an empty string or a non-string', () => {
-    for (const [value, shown] of [['', 'got ""'], [3, 'got 3'], [['a'], 'got an array']] as const) {
-      assertInvalidConfig(() => readStringField(LABEL, { name: value }, 'name', 'runtime'),
-        'Invalid worker-thread config: name must be a non-empty string', shown)
+    for (const [value, shown] of [
+      ['', 'got ""'],
+      [3, 'got 3'],
+      [['a'], 'got an array'],
+    ] as const) {
+      assertInvalidConfig(
+        () => readStringField(LABEL, { name: value }, 'name', 'runtime'),
+        'Invalid worker-thread config: name must be a non-empty string',
+        shown,
+      )
     }
   })
 })
 
-void describe('readers at a place of the caller\'s own', () => {
+void describe("readers at a place of the caller's own", () => {
   class FileError extends Error {
     readonly refusal: ConfigRefusal
     constructor(refusal: ConfigRefusal) {
@@ -209,7 +263,7 @@ void describe('readers at a place of the caller\'s own', () => {
       this.refusal = refusal
     }
   }
-  const root: ConfigPlace = { refuse: (refusal) => new FileError(refusal) }
+  const root: ConfigPlace = { refuse: refusal => new FileError(refusal) }
   const server = nestConfigLabel(nestConfigLabel(root, 'mcpServers'), 'files')
 
   function refusalOf(action: () => unknown): FileError {
@@ -222,9 +276,14 @@ void describe('readers at a place of the caller\'s own', () => {
     assert.fail('expected a refusal')
   }
 
-  void it('names the whole path of a nested field and throws the place\'s error', () => {
-    const error = refusalOf(() => readIntegerField(server, { timeoutMs: 0 }, 'timeoutMs', { min: 1, max: 10, unit: 'milliseconds' }))
-    assert.equal(error.message, 'servers.json: mcpServers.files.timeoutMs must be an integer from 1 to 10 (milliseconds), got 0.')
+  void it("names the whole path of a nested field and throws the place's error", () => {
+    const error = refusalOf(() =>
+      readIntegerField(server, { timeoutMs: 0 }, 'timeoutMs', { min: 1, max: 10, unit: 'milliseconds' }),
+    )
+    assert.equal(
+      error.message,
+      'servers.json: mcpServers.files.timeoutMs must be an integer from 1 to 10 (milliseconds), got 0.',
+    )
     assert.equal(error.refusal.field, 'mcpServers.files.timeoutMs')
     assert.equal(error.refusal.value, 0)
   })
@@ -239,8 +298,14 @@ void describe('readers at a place of the caller\'s own', () => {
   })
 
   void it('treats a field without a default as required', () => {
-    assert.match(refusalOf(() => readStringField(server, {}, 'command')).message, /mcpServers\.files\.command must be a non-empty string, got undefined\.$/)
-    assert.match(refusalOf(() => readIntegerField(server, {}, 'n', { min: 1, max: 2 })).message, /n must be an integer from 1 to 2, got undefined/)
+    assert.match(
+      refusalOf(() => readStringField(server, {}, 'command')).message,
+      /mcpServers\.files\.command must be a non-empty string, got undefined\.$/,
+    )
+    assert.match(
+      refusalOf(() => readIntegerField(server, {}, 'n', { min: 1, max: 2 })).message,
+      /n must be an integer from 1 to 2, got undefined/,
+    )
   })
 
   void it('reads string lists and records as frozen copies, or their defaults', () => {
@@ -253,16 +318,31 @@ void describe('readers at a place of the caller\'s own', () => {
     const env = readStringRecordField(root, { env: { A: '1' } }, 'env', {})
     assert.deepEqual(env, { A: '1' })
     assert.ok(Object.isFrozen(env))
-    assert.match(refusalOf(() => readStringRecordField(server, { env: { A: 1 } }, 'env', {})).message, /mcpServers\.files\.env\.A must be a string, got 1\./)
-    assert.match(refusalOf(() => readStringRecordField(server, { env: ['A=1'] }, 'env', {})).message, /env must be an object of string values, got an array\./)
+    assert.match(
+      refusalOf(() => readStringRecordField(server, { env: { A: 1 } }, 'env', {})).message,
+      /mcpServers\.files\.env\.A must be a string, got 1\./,
+    )
+    assert.match(
+      refusalOf(() => readStringRecordField(server, { env: ['A=1'] }, 'env', {})).message,
+      /env must be an object of string values, got an array\./,
+    )
   })
 
   void it('reads a nested record that must be present, refusing unknown keys with a suggestion', () => {
     assert.deepEqual(readRecordField(root, { mcpServers: { files: {} } }, 'mcpServers'), { files: {} })
-    assert.match(refusalOf(() => readRecordField(root, {}, 'mcpServers', { expected: 'an object of servers by name' })).message,
-      /^servers\.json: mcpServers must be an object of servers by name, got undefined\.$/)
-    const error = refusalOf(() => readRecordField(nestConfigLabel(root, 'mcpServers'), { files: { comand: 'x' } }, 'files', { knownFields: ['command', 'args'] }))
-    assert.equal(error.message, 'servers.json: mcpServers.files has an unknown field "comand" (did you mean "command"?); known fields are command, args.')
+    assert.match(
+      refusalOf(() => readRecordField(root, {}, 'mcpServers', { expected: 'an object of servers by name' })).message,
+      /^servers\.json: mcpServers must be an object of servers by name, got undefined\.$/,
+    )
+    const error = refusalOf(() =>
+      readRecordField(nestConfigLabel(root, 'mcpServers'), { files: { comand: 'x' } }, 'files', {
+        knownFields: ['command', 'args'],
+      }),
+    )
+    assert.equal(
+      error.message,
+      'servers.json: mcpServers.files has an unknown field "comand" (did you mean "command"?); known fields are command, args.',
+    )
     assert.equal(error.refusal.field, 'mcpServers.files.comand')
   })
 

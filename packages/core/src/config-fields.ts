@@ -44,11 +44,15 @@ function editDistance(left: string, right: string): number {
  * edits (a typo is the commonest config bug) and listing them all.
  * @throws the refusal of `label`, whose `field` is the unknown key's path and `value` the key.
  */
-export function refuseUnknownConfigFields(label: ConfigLabel, record: ConfigRecord, knownFields: readonly string[]): void {
+export function refuseUnknownConfigFields(
+  label: ConfigLabel,
+  record: ConfigRecord,
+  knownFields: readonly string[],
+): void {
   const place = configPlaceOf(label)
   for (const key of Object.keys(record)) {
     if (knownFields.includes(key)) continue
-    const close = knownFields.find((candidate) => editDistance(candidate.toLowerCase(), key.toLowerCase()) <= 2)
+    const close = knownFields.find(candidate => editDistance(candidate.toLowerCase(), key.toLowerCase()) <= 2)
     const hint = close === undefined ? '' : ` (did you mean ${JSON.stringify(close)}?)`
     const where = place.path === undefined ? '' : `${place.path} has an `
     throw place.refuse({
@@ -69,9 +73,10 @@ export function readConfigObject(label: ConfigLabel, input: unknown, knownFields
   if (input === undefined || input === null) return {}
   if (!isPlainObject(input)) {
     const place = configPlaceOf(label)
-    const text = place.path === undefined
-      ? `expected a plain object, got ${describeValue(input)}`
-      : `${place.path} must be a plain object, got ${describeValue(input)}`
+    const text =
+      place.path === undefined
+        ? `expected a plain object, got ${describeValue(input)}`
+        : `${place.path} must be a plain object, got ${describeValue(input)}`
     throw place.refuse({ field: place.path, rule: 'must be a plain object', value: input, text })
   }
   refuseUnknownConfigFields(label, input, knownFields)
@@ -91,7 +96,12 @@ export interface RecordFieldRule {
  * when given. Read its fields with the place `nestConfigLabel(label, field)`.
  * @throws the refusal of `label`.
  */
-export function readRecordField(label: ConfigLabel, config: ConfigRecord, field: string, rule: RecordFieldRule = {}): ConfigRecord {
+export function readRecordField(
+  label: ConfigLabel,
+  config: ConfigRecord,
+  field: string,
+  rule: RecordFieldRule = {},
+): ConfigRecord {
   const value = config[field]
   if (!isPlainObject(value)) refuseConfigField(label, field, `must be ${rule.expected ?? 'an object'}`, value)
   if (rule.knownFields !== undefined) refuseUnknownConfigFields(nestConfigLabel(label, field), value, rule.knownFields)
@@ -116,7 +126,12 @@ function unitSuffix(unit: string | undefined): string {
  * Reads an integer in `[min, max]`, or the default when the field is absent (`undefined`).
  * @throws the refusal of `label` (`CODE_RUNTIME_INVALID_CONFIG` for a string label).
  */
-export function readIntegerField(label: ConfigLabel, config: ConfigRecord, field: string, rule: IntegerFieldRule): number {
+export function readIntegerField(
+  label: ConfigLabel,
+  config: ConfigRecord,
+  field: string,
+  rule: IntegerFieldRule,
+): number {
   const value = config[field]
   if (value === undefined && rule.default !== undefined) return rule.default
   if (typeof value !== 'number' || !Number.isInteger(value) || value < rule.min || value > rule.max) {
@@ -143,14 +158,21 @@ export interface NumberFieldRule {
  * that loads there must load here. `NaN`, `±Infinity` and anything outside the range are refused.
  * @throws the refusal of `label` (`CODE_RUNTIME_INVALID_CONFIG` for a string label).
  */
-export function readNumberField(label: ConfigLabel, config: ConfigRecord, field: string, rule: NumberFieldRule): number {
+export function readNumberField(
+  label: ConfigLabel,
+  config: ConfigRecord,
+  field: string,
+  rule: NumberFieldRule,
+): number {
   const value = config[field]
   if (value === undefined && rule.default !== undefined) return rule.default
-  const isBelowMin = (number: number): boolean => rule.minIsExclusive === true ? number <= rule.min : number < rule.min
+  const isBelowMin = (number: number): boolean =>
+    rule.minIsExclusive === true ? number <= rule.min : number < rule.min
   if (typeof value !== 'number' || !Number.isFinite(value) || isBelowMin(value) || value > rule.max) {
-    const range = rule.minIsExclusive === true
-      ? `greater than ${rule.min} and at most ${rule.max}`
-      : `from ${rule.min} to ${rule.max}`
+    const range =
+      rule.minIsExclusive === true
+        ? `greater than ${rule.min} and at most ${rule.max}`
+        : `from ${rule.min} to ${rule.max}`
     refuseConfigField(label, field, `must be a finite number ${range}${unitSuffix(rule.unit)}`, value)
   }
   return value
@@ -160,7 +182,12 @@ export function readNumberField(label: ConfigLabel, config: ConfigRecord, field:
  * Reads a boolean, or the default when absent.
  * @throws the refusal of `label` (`CODE_RUNTIME_INVALID_CONFIG` for a string label).
  */
-export function readBooleanField(label: ConfigLabel, config: ConfigRecord, field: string, defaultValue: boolean): boolean {
+export function readBooleanField(
+  label: ConfigLabel,
+  config: ConfigRecord,
+  field: string,
+  defaultValue: boolean,
+): boolean {
   const value = config[field]
   if (value === undefined) return defaultValue
   if (typeof value !== 'boolean') refuseConfigField(label, field, 'must be true or false', value)
@@ -171,12 +198,17 @@ export function readBooleanField(label: ConfigLabel, config: ConfigRecord, field
  * Reads one of a fixed set of strings, or the default when absent.
  * @throws the refusal of `label` (`CODE_RUNTIME_INVALID_CONFIG` for a string label).
  */
-export function readOneOfField<T extends string>(label: ConfigLabel, config: ConfigRecord, field: string,
-  choices: readonly T[], defaultValue: T): T {
+export function readOneOfField<T extends string>(
+  label: ConfigLabel,
+  config: ConfigRecord,
+  field: string,
+  choices: readonly T[],
+  defaultValue: T,
+): T {
   const value = config[field]
   if (value === undefined) return defaultValue
   if (typeof value !== 'string' || !(choices as readonly string[]).includes(value)) {
-    refuseConfigField(label, field, `must be one of ${choices.map((choice) => JSON.stringify(choice)).join(', ')}`, value)
+    refuseConfigField(label, field, `must be one of ${choices.map(choice => JSON.stringify(choice)).join(', ')}`, value)
   }
   return value as T
 }
@@ -185,7 +217,12 @@ export function readOneOfField<T extends string>(label: ConfigLabel, config: Con
  * Reads a non-empty string, or the default when absent; without a default the field is required.
  * @throws the refusal of `label` (`CODE_RUNTIME_INVALID_CONFIG` for a string label).
  */
-export function readStringField(label: ConfigLabel, config: ConfigRecord, field: string, defaultValue?: string): string {
+export function readStringField(
+  label: ConfigLabel,
+  config: ConfigRecord,
+  field: string,
+  defaultValue?: string,
+): string {
   const value = config[field]
   if (value === undefined && defaultValue !== undefined) return defaultValue
   if (typeof value !== 'string' || value === '') refuseConfigField(label, field, 'must be a non-empty string', value)
@@ -196,14 +233,19 @@ export function readStringField(label: ConfigLabel, config: ConfigRecord, field:
  * Reads an array of strings (empty strings included) as a frozen copy, or the default when absent.
  * @throws the refusal of `label` (`CODE_RUNTIME_INVALID_CONFIG` for a string label).
  */
-export function readStringListField<Default extends readonly string[] | undefined>(label: ConfigLabel, config: ConfigRecord,
-  field: string, defaultValue: Default): readonly string[] | Default {
+export function readStringListField<Default extends readonly string[] | undefined>(
+  label: ConfigLabel,
+  config: ConfigRecord,
+  field: string,
+  defaultValue: Default,
+): readonly string[] | Default {
   const value = config[field]
   if (value === undefined) return defaultValue
   if (!Array.isArray(value)) refuseConfigField(label, field, 'must be an array of strings', value)
-  const items: unknown[] = [...value as unknown[]]
+  const items: unknown[] = [...(value as unknown[])]
   items.forEach((item, index) => {
-    if (typeof item !== 'string') refuseConfigField(nestConfigLabel(label, field), String(index), 'must be a string', item)
+    if (typeof item !== 'string')
+      refuseConfigField(nestConfigLabel(label, field), String(index), 'must be a string', item)
   })
   return Object.freeze(items as string[])
 }
@@ -213,8 +255,12 @@ export function readStringListField<Default extends readonly string[] | undefine
  * default when absent.
  * @throws the refusal of `label` (`CODE_RUNTIME_INVALID_CONFIG` for a string label).
  */
-export function readStringRecordField(label: ConfigLabel, config: ConfigRecord, field: string,
-  defaultValue: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+export function readStringRecordField(
+  label: ConfigLabel,
+  config: ConfigRecord,
+  field: string,
+  defaultValue: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> {
   const value = config[field]
   if (value === undefined) return defaultValue
   if (!isPlainObject(value)) refuseConfigField(label, field, 'must be an object of string values', value)

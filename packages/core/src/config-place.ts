@@ -36,8 +36,12 @@ export type ConfigLabel = string | ConfigPlace
 export function configPlaceOf(label: ConfigLabel): ConfigPlace {
   if (typeof label !== 'string') return label
   return {
-    refuse: ({ field, rule, value, text }) => new CodeRuntimeError('CODE_RUNTIME_INVALID_CONFIG', `Invalid ${label} config: ${text}.`,
-      { ...field === undefined ? {} : { field }, value, rule }),
+    refuse: ({ field, rule, value, text }) =>
+      new CodeRuntimeError('CODE_RUNTIME_INVALID_CONFIG', `Invalid ${label} config: ${text}.`, {
+        ...(field === undefined ? {} : { field }),
+        value,
+        rule,
+      }),
   }
 }
 

@@ -7,7 +7,10 @@ void describe('CodeRuntimeError', () => {
   void it('carries its code, name, details and cause', () => {
     const cause = new Error('underlying')
     const error = new CodeRuntimeError('CODE_RUNTIME_INVALID_CONFIG', 'Invalid config.', {
-      field: 'computeMs', value: -5, rule: 'must be positive', cause,
+      field: 'computeMs',
+      value: -5,
+      rule: 'must be positive',
+      cause,
     })
     assert.equal(error.code, 'CODE_RUNTIME_INVALID_CONFIG')
     assert.equal(error.name, 'CodeRuntimeError')
@@ -36,7 +39,14 @@ void describe('CodeRuntimeError', () => {
   })
 
   void it('does not throw for a value whose brand lookup throws', () => {
-    const hostile = new Proxy({}, { get: () => { throw new Error('trap') } })
+    const hostile = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('trap')
+        },
+      },
+    )
     assert.equal(CodeRuntimeError.is(hostile), false)
   })
 })
@@ -58,7 +68,7 @@ void describe('CodeRuntimeFamilyError', () => {
     assert.equal(CodeRuntimeFamilyError.is(error, 'mcp'), false)
   })
 
-  void it('tells families apart: another package\'s error is in the family but not a CodeRuntimeError', () => {
+  void it("tells families apart: another package's error is in the family but not a CodeRuntimeError", () => {
     const fromMcp = brandedWith('mcp')
     assert.equal(CodeRuntimeFamilyError.is(fromMcp), true)
     assert.equal(CodeRuntimeFamilyError.is(fromMcp, 'mcp'), true)
@@ -77,7 +87,9 @@ void describe('CodeRuntimeFamilyError', () => {
   })
 
   void it('recognises an error made by a second copy of the module, and the copy recognises ours', async () => {
-    const copy = await import(new URL('./errors.js?copy', import.meta.url).href) as { CodeRuntimeError: typeof CodeRuntimeError }
+    const copy = (await import(new URL('./errors.js?copy', import.meta.url).href)) as {
+      CodeRuntimeError: typeof CodeRuntimeError
+    }
     assert.notEqual(copy.CodeRuntimeError, CodeRuntimeError)
     const theirs = new copy.CodeRuntimeError('CODE_RUNTIME_UNAVAILABLE', 'Unavailable.')
     assert.equal(theirs instanceof CodeRuntimeFamilyError, false)
@@ -88,16 +100,39 @@ void describe('CodeRuntimeFamilyError', () => {
 
   void it('answers false, never throws and runs no getter, for hostile values', () => {
     let getterRuns = 0
-    const getter = Object.defineProperty({}, BRAND, { get: () => { getterRuns++; return 'core' } })
-    const throwingGetter = Object.defineProperty({}, BRAND, { get: () => { throw new Error('getter') } })
-    const trap = (): never => { throw new Error('trap') }
+    const getter = Object.defineProperty({}, BRAND, {
+      get: () => {
+        getterRuns++
+        return 'core'
+      },
+    })
+    const throwingGetter = Object.defineProperty({}, BRAND, {
+      get: () => {
+        throw new Error('getter')
+      },
+    })
+    const trap = (): never => {
+      throw new Error('trap')
+    }
     const throwingProxy = new Proxy({}, { get: trap, getOwnPropertyDescriptor: trap, has: trap, getPrototypeOf: trap })
     // A Proxy may claim a configurable brand it does not have; a frozen one it cannot fake.
-    const lyingProxy = new Proxy({}, { getOwnPropertyDescriptor: () => ({ value: 'core', configurable: true, writable: false, enumerable: false }) })
+    const lyingProxy = new Proxy(
+      {},
+      { getOwnPropertyDescriptor: () => ({ value: 'core', configurable: true, writable: false, enumerable: false }) },
+    )
     const revoked = Proxy.revocable({}, {})
     revoked.revoke()
     const writable = Object.defineProperty({}, BRAND, { value: 'core', writable: true })
-    for (const value of [getter, throwingGetter, throwingProxy, lyingProxy, revoked.proxy, writable, brandedWith(true), brandedWith(1)]) {
+    for (const value of [
+      getter,
+      throwingGetter,
+      throwingProxy,
+      lyingProxy,
+      revoked.proxy,
+      writable,
+      brandedWith(true),
+      brandedWith(1),
+    ]) {
       assert.equal(CodeRuntimeFamilyError.is(value), false)
       assert.equal(CodeRuntimeError.is(value), false)
     }
@@ -122,7 +157,10 @@ void describe('describeValue', () => {
     assert.equal(describeValue(null), 'null')
     assert.equal(describeValue(undefined), 'undefined')
     assert.equal(describeValue(Symbol('s')), 'symbol')
-    assert.equal(describeValue(() => 1), 'function')
+    assert.equal(
+      describeValue(() => 1),
+      'function',
+    )
   })
 
   void it('shortens long strings', () => {
@@ -133,7 +171,19 @@ void describe('describeValue', () => {
 
   void it('names objects and arrays without reading them', () => {
     let reads = 0
-    const watched = new Proxy({}, { get: () => { reads++; return undefined }, ownKeys: () => { reads++; return [] } })
+    const watched = new Proxy(
+      {},
+      {
+        get: () => {
+          reads++
+          return undefined
+        },
+        ownKeys: () => {
+          reads++
+          return []
+        },
+      },
+    )
     assert.equal(describeValue([1]), 'an array')
     assert.equal(describeValue({ a: 1 }), 'an object')
     assert.equal(describeValue(watched), 'an object')

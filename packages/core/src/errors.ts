@@ -134,9 +134,12 @@ export function thrownMessage(thrown: unknown): string {
 
 /** The refusal of a session past `maxSessions` open at once, in every backend's words. */
 export function sessionLimitError(maxSessions: number): CodeRuntimeError {
-  return new CodeRuntimeError('CODE_RUNTIME_SESSION_LIMIT', maxSessions === 0
-    ? 'Sessions are turned off on this runtime (maxSessions: 0); use run() for one-shot programs.'
-    : `${maxSessions} sessions are open (maxSessions); dispose one, or wait for one to expire, before opening another.`)
+  return new CodeRuntimeError(
+    'CODE_RUNTIME_SESSION_LIMIT',
+    maxSessions === 0
+      ? 'Sessions are turned off on this runtime (maxSessions: 0); use run() for one-shot programs.'
+      : `${maxSessions} sessions are open (maxSessions); dispose one, or wait for one to expire, before opening another.`,
+  )
 }
 
 /** Renders a received value for an error message: short, unambiguous, never throwing. */

@@ -20,8 +20,21 @@ function nestedObjects(depth: number): CodeJsonValue {
 void describe('stringifyJsonValue', () => {
   void it('gives the native text for every JSON kind', () => {
     const values: CodeJsonValue[] = [
-      null, true, false, 0, -1.5, 1e21, 5e-324, '', 'a"b\\c\n\u0001', '\ud800 lone', '€😀',
-      [], {}, [1, [2, [3]], {}], { a: { b: [] }, '': 1, __proto__: 'kept' } as unknown as CodeJsonValue,
+      null,
+      true,
+      false,
+      0,
+      -1.5,
+      1e21,
+      5e-324,
+      '',
+      'a"b\\c\n\u0001',
+      '\ud800 lone',
+      '€😀',
+      [],
+      {},
+      [1, [2, [3]], {}],
+      { a: { b: [] }, '': 1, __proto__: 'kept' } as unknown as CodeJsonValue,
     ]
     for (const value of values) assert.equal(stringifyJsonValue(value), JSON.stringify(value))
   })

@@ -5,7 +5,8 @@ import { safeLosslessJsonText, safeSnapshotLosslessJson } from './lossless-json.
 /** `count` small records, each with a nested array and object, like a tool's list result. */
 function records(count: number): unknown[] {
   const rows: unknown[] = []
-  for (let id = 0; id < count; id++) rows.push({ id, name: `row ${id}`, tags: ['a', id % 2 === 0], nested: { shelf: id } })
+  for (let id = 0; id < count; id++)
+    rows.push({ id, name: `row ${id}`, tags: ['a', id % 2 === 0], nested: { shelf: id } })
   return rows
 }
 
@@ -45,7 +46,12 @@ void describe('safeLosslessJsonText', () => {
     const cyclic = records(600)
     ;(cyclic[500] as { nested: unknown }).nested = cyclic
     const throwing = records(600)
-    Object.defineProperty(throwing[300], 'id', { get: () => { throw new Error('no') }, enumerable: true })
+    Object.defineProperty(throwing[300], 'id', {
+      get: () => {
+        throw new Error('no')
+      },
+      enumerable: true,
+    })
     for (const value of [holey, cyclic, throwing]) {
       const result = safeLosslessJsonText(value, { rootLabel: 'args' })
       assert.ok(!result.ok)
@@ -57,13 +63,22 @@ void describe('safeLosslessJsonText', () => {
     let reads = 0
     const rows = records(600)
     for (const index of [0, 255, 256, 599]) {
-      Object.defineProperty(rows[index], 'name', { get: () => { reads++; return `read ${index}` }, enumerable: true })
+      Object.defineProperty(rows[index], 'name', {
+        get: () => {
+          reads++
+          return `read ${index}`
+        },
+        enumerable: true,
+      })
     }
     const result = safeLosslessJsonText(rows)
     assert.equal(reads, 4)
     assert.ok(result.ok)
     const parsed = JSON.parse(result.text) as { name: string }[]
-    assert.deepEqual([parsed[0]?.name, parsed[255]?.name, parsed[256]?.name, parsed[599]?.name], ['read 0', 'read 255', 'read 256', 'read 599'])
+    assert.deepEqual(
+      [parsed[0]?.name, parsed[255]?.name, parsed[256]?.name, parsed[599]?.name],
+      ['read 0', 'read 255', 'read 256', 'read 599'],
+    )
   })
 })
 
@@ -72,9 +87,9 @@ void describe('safeLosslessJsonText with onPart', () => {
   /** Every part, then the returned text, each parsed, as the guest joins them. */
   function written(value: unknown, partChars: number): { parts: string[]; joined: unknown; text: string } {
     const parts: string[] = []
-    const result = safeLosslessJsonText(value, { onPart: (json) => parts.push(json), partChars })
+    const result = safeLosslessJsonText(value, { onPart: json => parts.push(json), partChars })
     assert.ok(result.ok)
-    const joined = [...parts, result.text].flatMap((json) => JSON.parse(json) as unknown[])
+    const joined = [...parts, result.text].flatMap(json => JSON.parse(json) as unknown[])
     return { parts, joined, text: result.text }
   }
 
@@ -109,17 +124,35 @@ void describe('safeLosslessJsonText with onPart', () => {
     const rows: unknown[] = records(1000)
     rows[900] = 10n
     const parts: string[] = []
-    const result = safeLosslessJsonText(rows, { onPart: (json) => parts.push(json), partChars: 1 })
+    const result = safeLosslessJsonText(rows, { onPart: json => parts.push(json), partChars: 1 })
     assert.ok(parts.length > 0, 'the refusal comes after parts were sent')
-    assert.deepEqual(result, { ok: false, refusal: { path: 'value[900]', reason: 'is a BigInt (pass a string or a number)' } })
+    assert.deepEqual(result, {
+      ok: false,
+      refusal: { path: 'value[900]', reason: 'is a BigInt (pass a string or a number)' },
+    })
   })
 
   void it('passes on what onPart throws, unchanged, and stops the walk', () => {
     const failure = new Error('port closed')
     let reads = 0
     const rows = records(1000)
-    Object.defineProperty(rows[900], 'name', { get: () => { reads++; return 'late' }, enumerable: true })
-    assert.throws(() => safeLosslessJsonText(rows, { onPart: () => { throw failure }, partChars: 1 }), (error) => error === failure)
+    Object.defineProperty(rows[900], 'name', {
+      get: () => {
+        reads++
+        return 'late'
+      },
+      enumerable: true,
+    })
+    assert.throws(
+      () =>
+        safeLosslessJsonText(rows, {
+          onPart: () => {
+            throw failure
+          },
+          partChars: 1,
+        }),
+      error => error === failure,
+    )
     assert.equal(reads, 0)
   })
 })

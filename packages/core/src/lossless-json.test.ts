@@ -28,8 +28,10 @@ function assertRefused(value: unknown, path?: string, reasonFragment?: string): 
   assert.ok(!result.ok, 'expected a refusal')
   if (path !== undefined) assert.equal(result.refusal.path, path)
   if (reasonFragment !== undefined) {
-    assert.ok(result.refusal.reason.includes(reasonFragment),
-      `reason ${JSON.stringify(result.refusal.reason)} lacks ${JSON.stringify(reasonFragment)}`)
+    assert.ok(
+      result.refusal.reason.includes(reasonFragment),
+      `reason ${JSON.stringify(result.refusal.reason)} lacks ${JSON.stringify(reasonFragment)}`,
+    )
   }
   assert.equal(isLosslessJson(value), false)
   // ...and refuses every refused one with the same path and reason.
@@ -57,8 +59,22 @@ function unnest(value: unknown, kind: 'array' | 'object'): { depth: number; leaf
 
 void describe('lossless JSON: accepted values [#json-accepted]', () => {
   void it('accepts null, booleans and finite numbers', () => {
-    for (const value of [null, true, false, 0, 1, -1, 1.5, -2.25, 1e300, -1e-300, Number.MAX_VALUE,
-      Number.MIN_VALUE, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER]) {
+    for (const value of [
+      null,
+      true,
+      false,
+      0,
+      1,
+      -1,
+      1.5,
+      -2.25,
+      1e300,
+      -1e-300,
+      Number.MAX_VALUE,
+      Number.MIN_VALUE,
+      Number.MAX_SAFE_INTEGER,
+      -Number.MAX_SAFE_INTEGER,
+    ]) {
       assert.equal(assertAccepted(value), value)
     }
   })
@@ -94,9 +110,17 @@ void describe('lossless JSON: accepted values [#json-accepted]', () => {
   })
 
   void it('accepts own enumerable getters and copies what they return', () => {
-    const copy = assertAccepted({ get computed() { return [1, 2] } }) as Record<string, unknown>
-    assert.deepEqual(Object.getOwnPropertyDescriptor(copy, 'computed'),
-      { value: [1, 2], writable: true, enumerable: true, configurable: true })
+    const copy = assertAccepted({
+      get computed() {
+        return [1, 2]
+      },
+    }) as Record<string, unknown>
+    assert.deepEqual(Object.getOwnPropertyDescriptor(copy, 'computed'), {
+      value: [1, 2],
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    })
   })
 
   void it('copies a shared non-cyclic reference once per place it appears', () => {
@@ -171,16 +195,47 @@ void describe('lossless JSON: refused objects [#json-refused]', () => {
     ['a class instance', () => new Point(), 'class'],
     ['an array subclass', () => List.from([1, 2]), 'custom prototype'],
     ['an object with a custom prototype', () => Object.create({ inherited: 1 }) as object, 'custom prototype'],
-    ['an object with a spoofed prototype whose constructor is Object', () => Object.create(fakeObjectPrototype) as object, 'custom prototype'],
-    ['an object with a null-prototype fake of Object.prototype', () => Object.create(nullFakeObjectPrototype) as object, 'custom prototype'],
-    ['an array with a spoofed Array prototype', () => Object.setPrototypeOf([1], fakeArrayPrototype) as unknown, 'custom prototype'],
+    [
+      'an object with a spoofed prototype whose constructor is Object',
+      () => Object.create(fakeObjectPrototype) as object,
+      'custom prototype',
+    ],
+    [
+      'an object with a null-prototype fake of Object.prototype',
+      () => Object.create(nullFakeObjectPrototype) as object,
+      'custom prototype',
+    ],
+    [
+      'an array with a spoofed Array prototype',
+      () => Object.setPrototypeOf([1], fakeArrayPrototype) as unknown,
+      'custom prototype',
+    ],
     ['an array with a null prototype', () => Object.setPrototypeOf([1], null) as unknown, 'custom prototype'],
-    ['an object whose prototype is an array', () => Object.setPrototypeOf({}, Array.prototype) as unknown, 'custom prototype'],
-    // eslint-disable-next-line prefer-rest-params -- the arguments object itself is the case
-    ['an arguments object', () => (function (..._rest: unknown[]) { return arguments })(1, 2), 'hidden'],
+    [
+      'an object whose prototype is an array',
+      () => Object.setPrototypeOf({}, Array.prototype) as unknown,
+      'custom prototype',
+    ],
+    [
+      'an arguments object',
+      () =>
+        (function (..._rest: unknown[]) {
+          // eslint-disable-next-line prefer-rest-params -- the arguments object itself is the case
+          return arguments
+        })(1, 2),
+      'hidden',
+    ],
     ['a Proxy of an object', () => new Proxy({ a: 1 }, {}), 'Proxy'],
     ['a Proxy of an array', () => new Proxy([1], {}), 'Proxy'],
-    ['a revoked Proxy', () => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy }, 'Proxy'],
+    [
+      'a revoked Proxy',
+      () => {
+        const { proxy, revoke } = Proxy.revocable({}, {})
+        revoke()
+        return proxy
+      },
+      'Proxy',
+    ],
   ]
   for (const [name, make, reason] of cases) {
     void it(`refuses ${name}`, () => {
@@ -216,8 +271,16 @@ void describe('lossless JSON: refused objects [#json-refused]', () => {
     assertRefused({ a: { [Symbol.iterator]: 1 } }, 'value.a', 'symbol-keyed')
     // Names and symbols are counted apart: a hidden symbol, a hidden name beside index-like keys,
     // and either on a null-prototype object are each refused on their own.
-    assertRefused(Object.defineProperty({ a: 1 }, Symbol('s'), { value: 1, enumerable: false }), 'value', 'symbol-keyed')
-    assertRefused(Object.defineProperty({ 0: 'x', 1: 'y' }, 'hidden', { value: 1, enumerable: false }), 'value', 'hidden')
+    assertRefused(
+      Object.defineProperty({ a: 1 }, Symbol('s'), { value: 1, enumerable: false }),
+      'value',
+      'symbol-keyed',
+    )
+    assertRefused(
+      Object.defineProperty({ 0: 'x', 1: 'y' }, 'hidden', { value: 1, enumerable: false }),
+      'value',
+      'hidden',
+    )
     const bare = Object.create(null) as Record<string | symbol, unknown>
     bare['a'] = 1
     bare[Symbol('s')] = 1
@@ -240,7 +303,15 @@ void describe('lossless JSON: refused objects [#json-refused]', () => {
 
   void it('never runs a trap of a Proxy', () => {
     let traps = 0
-    const handler = new Proxy({}, { get: () => { traps++; return undefined } })
+    const handler = new Proxy(
+      {},
+      {
+        get: () => {
+          traps++
+          return undefined
+        },
+      },
+    )
     assertRefused({ a: new Proxy({ b: 1 }, handler as ProxyHandler<object>) }, 'value.a', 'Proxy')
     assertRefused(new Proxy([], handler as ProxyHandler<object>), 'value', 'Proxy')
     assert.equal(traps, 0)
@@ -248,11 +319,22 @@ void describe('lossless JSON: refused objects [#json-refused]', () => {
 
   void it('never runs a trap of a Proxy used as a prototype', () => {
     let traps = 0
-    const handler = new Proxy({}, { get: () => { traps++; return undefined } })
+    const handler = new Proxy(
+      {},
+      {
+        get: () => {
+          traps++
+          return undefined
+        },
+      },
+    )
     const prototype = new Proxy(Object.prototype, handler as ProxyHandler<object>)
     assertRefused({ a: Object.create(prototype) as object }, 'value.a', 'custom prototype')
-    assertRefused(Object.setPrototypeOf([1], new Proxy(Array.prototype, handler as ProxyHandler<object>)) as unknown,
-      'value', 'custom prototype')
+    assertRefused(
+      Object.setPrototypeOf([1], new Proxy(Array.prototype, handler as ProxyHandler<object>)) as unknown,
+      'value',
+      'custom prototype',
+    )
     assert.equal(traps, 0)
   })
 })
@@ -262,8 +344,19 @@ void describe('lossless JSON: reading [#json-reading]', () => {
     let objectReads = 0
     let arrayReads = 0
     const list = [0]
-    Object.defineProperty(list, 0, { get: () => { arrayReads++; return 'element' }, enumerable: true })
-    const value = { get counted() { objectReads++; return { list } } }
+    Object.defineProperty(list, 0, {
+      get: () => {
+        arrayReads++
+        return 'element'
+      },
+      enumerable: true,
+    })
+    const value = {
+      get counted() {
+        objectReads++
+        return { list }
+      },
+    }
     const copy = snapshotLosslessJson(value)
     assert.deepEqual(copy, { counted: { list: ['element'] } })
     assert.equal(objectReads, 1)
@@ -271,12 +364,26 @@ void describe('lossless JSON: reading [#json-reading]', () => {
   })
 
   void it('refuses a value whose getter throws, naming the property', () => {
-    const value = { a: [{ get b(): number { throw new Error('no') } }] }
+    const value = {
+      a: [
+        {
+          get b(): number {
+            throw new Error('no')
+          },
+        },
+      ],
+    }
     assertRefused(value, 'value.a[0].b', 'getter that threw')
   })
 
   void it('refuses a getter that deletes a later key instead of reading past it', () => {
-    const value: Record<string, unknown> = { get first() { delete value['second']; return 1 }, second: 2 }
+    const value: Record<string, unknown> = {
+      get first() {
+        delete value['second']
+        return 1
+      },
+      second: 2,
+    }
     const result = safeSnapshotLosslessJson(value)
     assert.ok(!result.ok)
     assert.equal(result.refusal.path, 'value.second')
@@ -284,7 +391,10 @@ void describe('lossless JSON: reading [#json-reading]', () => {
 
   void it('never calls toJSON', () => {
     let calls = 0
-    const toJSON = (): string => { calls++; return 'replaced' }
+    const toJSON = (): string => {
+      calls++
+      return 'replaced'
+    }
     assertRefused({ a: 1, toJSON }, 'value.toJSON', 'function')
     assertRefused(Object.defineProperty({ a: 1 }, 'toJSON', { value: toJSON, enumerable: false }), 'value', 'hidden')
     assertRefused(Object.assign(new Date(0), { toJSON }), 'value', 'Date')
@@ -296,8 +406,12 @@ void describe('lossless JSON: reading [#json-reading]', () => {
     const parsed = JSON.parse('{"__proto__": 1, "nested": {"__proto__": {"polluted": true}}}') as unknown
     const copy = snapshotLosslessJson(parsed) as Record<string, unknown>
     assert.equal(Object.getPrototypeOf(copy), Object.prototype)
-    assert.deepEqual(Object.getOwnPropertyDescriptor(copy, '__proto__'),
-      { value: 1, writable: true, enumerable: true, configurable: true })
+    assert.deepEqual(Object.getOwnPropertyDescriptor(copy, '__proto__'), {
+      value: 1,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    })
     const nested = copy['nested'] as Record<string, unknown>
     assert.equal(Object.getPrototypeOf(nested), Object.prototype)
     assert.ok(Object.hasOwn(nested, '__proto__'))

@@ -19,7 +19,20 @@ const { isArray } = Array
 const { keys: objectKeys, hasOwn, getOwnPropertyNames, getOwnPropertySymbols } = Object
 const { isFinite } = Number
 const functionToString = Function.prototype.toString
-const { isProxy, isMap, isSet, isDate, isRegExp, isTypedArray, isAnyArrayBuffer, isPromise, isBoxedPrimitive, isNativeError, isWeakMap, isWeakSet } = types
+const {
+  isProxy,
+  isMap,
+  isSet,
+  isDate,
+  isRegExp,
+  isTypedArray,
+  isAnyArrayBuffer,
+  isPromise,
+  isBoxedPrimitive,
+  isNativeError,
+  isWeakMap,
+  isWeakSet,
+} = types
 const OBJECT_PROTOTYPE: object = Object.prototype
 const ARRAY_PROTOTYPE: object = Array.prototype
 const SetConstructor = Set
@@ -43,13 +56,11 @@ export interface LosslessJsonRefusal {
 
 /** The result of {@link safeSnapshotLosslessJson}. */
 export type LosslessJsonSnapshot =
-  | { readonly ok: true; readonly value: CodeJsonValue }
-  | { readonly ok: false; readonly refusal: LosslessJsonRefusal }
+  { readonly ok: true; readonly value: CodeJsonValue } | { readonly ok: false; readonly refusal: LosslessJsonRefusal }
 
 /** The result of {@link safeLosslessJsonText}. */
 export type LosslessJsonText =
-  | { readonly ok: true; readonly text: string }
-  | { readonly ok: false; readonly refusal: LosslessJsonRefusal }
+  { readonly ok: true; readonly text: string } | { readonly ok: false; readonly refusal: LosslessJsonRefusal }
 
 /** Options of the snapshotter. */
 export interface LosslessJsonOptions {
@@ -215,7 +226,7 @@ function cycleClosingFrame(innermost: Frame): Frame {
 
 /** The key of the child `frame` is reading now. */
 function currentKey(frame: Frame): string | number {
-  return frame.keys === undefined ? frame.index - 1 : frame.keys[frame.index - 1] as string
+  return frame.keys === undefined ? frame.index - 1 : (frame.keys[frame.index - 1] as string)
 }
 
 /** The path from the root to the child `innermost` is reading now; the root alone when `undefined`. */
@@ -288,11 +299,11 @@ function openFrame(source: object, parent: Frame | undefined, ancestors: Set<obj
  */
 function store(frame: Frame, key: string | number, value: CodeJsonValue): void {
   if (typeof key === 'number') {
-    (frame.target as CodeJsonValue[])[key - frame.offset] = value
+    ;(frame.target as CodeJsonValue[])[key - frame.offset] = value
   } else if (key === '__proto__') {
     defineProperty(frame.target, key, { value, writable: true, enumerable: true, configurable: true })
   } else {
-    (frame.target as Record<string, CodeJsonValue>)[key] = value
+    ;(frame.target as Record<string, CodeJsonValue>)[key] = value
   }
 }
 
@@ -321,7 +332,12 @@ function snapshot(root: unknown, rootLabel: string, sink?: SliceSink): CodeJsonV
   let top: Frame | undefined = first
   while (top !== undefined) {
     const frame: Frame = top
-    if (sink !== undefined && frame === first && frame.keys === undefined && frame.index - frame.offset === SLICE_ELEMENTS) {
+    if (
+      sink !== undefined &&
+      frame === first &&
+      frame.keys === undefined &&
+      frame.index - frame.offset === SLICE_ELEMENTS
+    ) {
       sink(frame.target as CodeJsonValue[])
       frame.target = []
       frame.offset = frame.index
@@ -337,7 +353,7 @@ function snapshot(root: unknown, rootLabel: string, sink?: SliceSink): CodeJsonV
       throw new Refusal(pathOf(rootLabel, frame.parent), 'is a sparse array (it has holes)')
     }
     frame.index = index + 1
-    const key = frame.keys === undefined ? index : frame.keys[index] as string
+    const key = frame.keys === undefined ? index : (frame.keys[index] as string)
     let child: unknown
     try {
       child = (frame.source as Record<string | number, unknown>)[key]

@@ -5,20 +5,35 @@ import { isObjectRecord, isPlainObject, unescapeJsonPointerSegment } from '@code
 
 void describe('isObjectRecord', () => {
   void it('takes any object but an array', () => {
-    for (const value of [{}, Object.create(null), new Map(), new Date(0), new (class Point {})()]) assert.equal(isObjectRecord(value), true)
+    for (const value of [{}, Object.create(null), new Map(), new Date(0), new (class Point {})()])
+      assert.equal(isObjectRecord(value), true)
     for (const value of [null, undefined, [], [1], 'text', 1, () => 1]) assert.equal(isObjectRecord(value), false)
   })
 })
 
 void describe('isPlainObject', () => {
   void it('takes object literals and null-prototype objects, of this realm and another', () => {
-    for (const value of [{}, { a: 1 }, Object.create(null), vm.runInNewContext('({ a: 1 })'), vm.runInNewContext('Object.create(null)')]) {
+    for (const value of [
+      {},
+      { a: 1 },
+      Object.create(null),
+      vm.runInNewContext('({ a: 1 })'),
+      vm.runInNewContext('Object.create(null)'),
+    ]) {
       assert.equal(isPlainObject(value), true)
     }
   })
 
   void it('refuses Maps, Dates, class instances and arrays, of this realm and another', () => {
-    for (const value of [new Map(), new Date(0), new (class Point {})(), [], vm.runInNewContext('[]'), vm.runInNewContext('new Map()'), null]) {
+    for (const value of [
+      new Map(),
+      new Date(0),
+      new (class Point {})(),
+      [],
+      vm.runInNewContext('[]'),
+      vm.runInNewContext('new Map()'),
+      null,
+    ]) {
       assert.equal(isPlainObject(value), false)
     }
   })

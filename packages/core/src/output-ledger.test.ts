@@ -19,9 +19,11 @@ function jsonBytes(value: unknown): number {
 
 /** The charged size of a result, computed independently of the ledger (CONTRACT section #output-bytes). */
 function resultBytes(result: CodeRunOutcome): number {
-  return jsonBytes(result.logs)
-    + (result.value === undefined ? 0 : jsonBytes(result.value))
-    + (result.error === undefined ? 0 : jsonBytes(result.error.message))
+  return (
+    jsonBytes(result.logs) +
+    (result.value === undefined ? 0 : jsonBytes(result.value)) +
+    (result.error === undefined ? 0 : jsonBytes(result.error.message))
+  )
 }
 
 /** A small deterministic PRNG (mulberry32), so a failure reproduces. */
@@ -37,16 +39,44 @@ function createRandom(seed: number): () => number {
 }
 
 // One representative per byte class, weighted towards the awkward ones.
-const PIECES = ['a', 'Z', ' ', '~', '\u007f', '"', '\\', '\b', '\t', '\n', '\f', '\r', '\u0000', '\u0001', '\u001f',
-  'é', '\u07ff', '\u0800', '€', '\u2028', '\uffff', '😀', '\u{10ffff}', '\ud800', '\udbff', '\udc00', '\udfff']
+const PIECES = [
+  'a',
+  'Z',
+  ' ',
+  '~',
+  '\u007f',
+  '"',
+  '\\',
+  '\b',
+  '\t',
+  '\n',
+  '\f',
+  '\r',
+  '\u0000',
+  '\u0001',
+  '\u001f',
+  'é',
+  '\u07ff',
+  '\u0800',
+  '€',
+  '\u2028',
+  '\uffff',
+  '😀',
+  '\u{10ffff}',
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff',
+]
 
 function randomString(random: () => number, maxLength: number): string {
   const length = Math.floor(random() * maxLength)
   let text = ''
   for (let index = 0; index < length; index++) {
-    text += random() < 0.3
-      ? String.fromCharCode(Math.floor(random() * 0x10000))
-      : PIECES[Math.floor(random() * PIECES.length)] as string
+    text +=
+      random() < 0.3
+        ? String.fromCharCode(Math.floor(random() * 0x10000))
+        : (PIECES[Math.floor(random() * PIECES.length)] as string)
   }
   return text
 }
@@ -59,7 +89,9 @@ function randomValue(random: () => number, depth: number): CodeJsonValue {
     if (leaf < 0.3) return random() < 0.5
     if (leaf < 0.6) {
       const numbers = [0, 1, -1, 0.1, -2.5, 1e21, 1e-7, 5e-324, Number.MAX_VALUE, 123456789.125, -0.000001]
-      return random() < 0.5 ? numbers[Math.floor(random() * numbers.length)] as number : (random() - 0.5) * 10 ** Math.floor(random() * 30)
+      return random() < 0.5
+        ? (numbers[Math.floor(random() * numbers.length)] as number)
+        : (random() - 0.5) * 10 ** Math.floor(random() * 30)
     }
     return randomString(random, 12)
   }
@@ -138,7 +170,23 @@ void describe('jsonStringByteLength [#output-bytes]', () => {
 void describe('jsonValueByteLength [#output-bytes]', () => {
   void it('agrees with Buffer.byteLength(JSON.stringify(v)) on fixed values', () => {
     const values: CodeJsonValue[] = [
-      null, true, false, 0, -1, 0.1, 1e21, 1e-7, 5e-324, -Number.MAX_VALUE, '', '€', [], {}, [[]], [{}], { '': [] },
+      null,
+      true,
+      false,
+      0,
+      -1,
+      0.1,
+      1e21,
+      1e-7,
+      5e-324,
+      -Number.MAX_VALUE,
+      '',
+      '€',
+      [],
+      {},
+      [[]],
+      [{}],
+      { '': [] },
       [1, 'two', null, true, { three: [3] }],
       { 'k"ey': 'v\nal', nested: { deeper: { deepest: ['😀', '\ud800'] } }, list: [1, 2, 3] },
       JSON.parse('{"__proto__": {"a": 1}, "b": [1]}') as CodeJsonValue,
@@ -332,7 +380,10 @@ void describe('OutputLedger: maxLogEntries', () => {
     const result = ledger.settleOverflow()
     assert.deepEqual(result.logs, ['', '', 'third'])
     assert.equal(result.error?.kind, 'output-limit')
-    assert.equal(result.error.message, 'Output exceeded 3 log entries (maxLogEntries). Print fewer, longer lines and return only what you need next.')
+    assert.equal(
+      result.error.message,
+      'Output exceeded 3 log entries (maxLogEntries). Print fewer, longer lines and return only what you need next.',
+    )
     assert.equal(ledger.outputBytes, resultBytes(result))
   })
 
@@ -376,7 +427,10 @@ void describe('OutputLedger [#output-cap]', () => {
   void it('charges a failure message the same way as a value', () => {
     const fits = new OutputLedger(11)
     fits.appendLog('abc')
-    assert.deepEqual(fits.settleFailure('exception', 'xy'), { logs: ['abc'], error: { kind: 'exception', message: 'xy' } })
+    assert.deepEqual(fits.settleFailure('exception', 'xy'), {
+      logs: ['abc'],
+      error: { kind: 'exception', message: 'xy' },
+    })
     const over = new OutputLedger(10)
     over.appendLog('abc')
     const result = over.settleFailure('timeout', 'xy')
@@ -441,7 +495,7 @@ void describe('OutputLedger [#output-cap]', () => {
 void describe('OutputLedger: live logs', () => {
   void it('streams entries that no outcome can cut, holds back the rest, and delivers the final logs exactly once', () => {
     const seen: string[] = []
-    const ledger = new OutputLedger(11, (text) => seen.push(text))
+    const ledger = new OutputLedger(11, text => seen.push(text))
     ledger.appendLog('abc')
     assert.deepEqual(seen, [], "'abc' could still be cut by an output-limit message, so it waits")
     const result = ledger.settleValue('xy', 4)
@@ -452,7 +506,7 @@ void describe('OutputLedger: live logs', () => {
 
   void it('streams at once under a roomy cap and hands over the cut entry on overflow', () => {
     const seen: string[] = []
-    const ledger = new OutputLedger(400, (text) => seen.push(text))
+    const ledger = new OutputLedger(400, text => seen.push(text))
     let index = 0
     while (ledger.appendLog(`line ${index}`)) index++
     assert.ok(seen.length > 0 && seen.length < index + 1)
@@ -467,7 +521,10 @@ void describe('OutputLedger: live logs', () => {
       throw new Error('observer failed')
     })
     assert.equal(ledger.appendLog('fine'), true)
-    const rejecting = new OutputLedger(1_000, () => Promise.reject(new Error('async observer failed')) as unknown as void)
+    const rejecting = new OutputLedger(
+      1_000,
+      () => Promise.reject(new Error('async observer failed')) as unknown as void,
+    )
     assert.equal(rejecting.appendLog('fine'), true)
     assert.deepEqual(ledger.settleFailure('exception', 'boom').logs, ['fine'])
   })

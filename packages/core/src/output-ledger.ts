@@ -21,7 +21,10 @@ function characterBytes(text: string, index: number): { bytes: number; units: 1 
     if (code === 0x22 || code === 0x5c) return { bytes: 2, units: 1 }
     if (code >= 0x20) return { bytes: 1, units: 1 }
     // \b \t \n \f \r have two-character escapes; other control characters need \u00XX.
-    return { bytes: code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6, units: 1 }
+    return {
+      bytes: code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d ? 2 : 6,
+      units: 1,
+    }
   }
   if (code < 0x800) return { bytes: 2, units: 1 }
   if (code >= 0xd800 && code <= 0xdbff) {
@@ -148,7 +151,9 @@ const MESSAGE_SHARE_OF_CAP = 2
  */
 export function outputLimitMessage(maxOutputBytes: number): string {
   const full = `Output exceeded ${maxOutputBytes} bytes (maxOutputBytes). Print less and return only what you need next.`
-  return jsonStringByteLength(full) * MESSAGE_SHARE_OF_CAP <= maxOutputBytes ? full : `Over maxOutputBytes (${maxOutputBytes}).`
+  return jsonStringByteLength(full) * MESSAGE_SHARE_OF_CAP <= maxOutputBytes
+    ? full
+    : `Over maxOutputBytes (${maxOutputBytes}).`
 }
 
 /**
@@ -157,7 +162,9 @@ export function outputLimitMessage(maxOutputBytes: number): string {
  */
 export function logEntriesLimitMessage(maxLogEntries: number, maxOutputBytes: number): string {
   const full = `Output exceeded ${maxLogEntries} log entries (maxLogEntries). Print fewer, longer lines and return only what you need next.`
-  return jsonStringByteLength(full) * MESSAGE_SHARE_OF_CAP <= maxOutputBytes ? full : `Over maxLogEntries (${maxLogEntries}).`
+  return jsonStringByteLength(full) * MESSAGE_SHARE_OF_CAP <= maxOutputBytes
+    ? full
+    : `Over maxLogEntries (${maxLogEntries}).`
 }
 
 /**
@@ -165,7 +172,11 @@ export function logEntriesLimitMessage(maxLogEntries: number, maxOutputBytes: nu
  * {@link outputLimitMessage}), and the longest prefix of the logs that fits beside it. The total
  * never exceeds the cap: with a tiny cap the message itself is cut.
  */
-export function buildOutputLimitResult(logs: readonly string[], maxOutputBytes: number, fullMessage = outputLimitMessage(maxOutputBytes)): CodeRunOutcome {
+export function buildOutputLimitResult(
+  logs: readonly string[],
+  maxOutputBytes: number,
+  fullMessage = outputLimitMessage(maxOutputBytes),
+): CodeRunOutcome {
   const message = fitStringPrefix(fullMessage, maxOutputBytes - 2) ?? ''
   const messageBytes = jsonStringByteLength(message)
   return { logs: fitLogsPrefix(logs, maxOutputBytes - messageBytes), error: { kind: 'output-limit', message } }
@@ -211,7 +222,9 @@ export class OutputLedger {
     // Streamed entries must survive either output-limit message, so the longer one decides.
     const messageBytes = Math.max(
       jsonStringByteLength(outputLimitMessage(maxOutputBytes)),
-      options.maxLogEntries === undefined ? 0 : jsonStringByteLength(logEntriesLimitMessage(options.maxLogEntries, maxOutputBytes)),
+      options.maxLogEntries === undefined
+        ? 0
+        : jsonStringByteLength(logEntriesLimitMessage(options.maxLogEntries, maxOutputBytes)),
     )
     this.#liveLimitBytes = maxOutputBytes - messageBytes
   }
@@ -282,11 +295,21 @@ export class OutputLedger {
       return this.#finish(this.#overflowResult())
     }
     this.#outputBytes = this.#logsBytes + messageBytes
-    return this.#finish({ logs: this.logs, error: budget === undefined ? { kind, message } : { kind, message, budget: { name: budget.name, limit: budget.limit } } })
+    return this.#finish({
+      logs: this.logs,
+      error:
+        budget === undefined
+          ? { kind, message }
+          : { kind, message, budget: { name: budget.name, limit: budget.limit } },
+    })
   }
 
   #overflowResult(): CodeRunOutcome {
-    return buildOutputLimitResult(this.logs, this.maxOutputBytes, this.#overflowMessage ?? outputLimitMessage(this.maxOutputBytes))
+    return buildOutputLimitResult(
+      this.logs,
+      this.maxOutputBytes,
+      this.#overflowMessage ?? outputLimitMessage(this.maxOutputBytes),
+    )
   }
 
   // Hands the observer the entries of the final logs it has not seen yet (those held back near
@@ -305,8 +328,12 @@ export class OutputLedger {
     try {
       const returned: unknown = this.#onLog(entry)
       // An async observer's rejection must not surface as an unhandled rejection.
-      if (typeof returned === 'object' && returned !== null && typeof (returned as { then?: unknown }).then === 'function') {
-        (returned as Promise<unknown>).then(undefined, () => {})
+      if (
+        typeof returned === 'object' &&
+        returned !== null &&
+        typeof (returned as { then?: unknown }).then === 'function'
+      ) {
+        ;(returned as Promise<unknown>).then(undefined, () => {})
       }
     } catch {
       // The observer's failure is its own; the run goes on.

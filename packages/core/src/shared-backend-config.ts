@@ -53,22 +53,53 @@ export interface SharedBackendConfigOptions {
  * Reads the shared fields of a config already checked by `readConfigObject`.
  * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG` naming the field, the rule and the value.
  */
-export function readSharedBackendConfig(label: string, config: ConfigRecord, options: SharedBackendConfigOptions): SharedBackendConfig {
+export function readSharedBackendConfig(
+  label: string,
+  config: ConfigRecord,
+  options: SharedBackendConfigOptions,
+): SharedBackendConfig {
   const defaults = DEFAULT_SHARED_BACKEND_CONFIG
   const heapRule = { default: defaults.maxOldGenerationSizeMb, min: 8, max: 65_536 }
   return {
     // Budgets take fractions, as in the reference runtime (`computeMs: 5000.5` loads there).
-    computeMs: readNumberField(label, config, 'computeMs', { default: defaults.computeMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
-    maxWallMs: readNumberField(label, config, 'maxWallMs', { default: defaults.maxWallMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
+    computeMs: readNumberField(label, config, 'computeMs', {
+      default: defaults.computeMs,
+      min: 0,
+      minIsExclusive: true,
+      max: MAX_TIMER_MS,
+    }),
+    maxWallMs: readNumberField(label, config, 'maxWallMs', {
+      default: defaults.maxWallMs,
+      min: 0,
+      minIsExclusive: true,
+      max: MAX_TIMER_MS,
+    }),
     // 4 bytes hold the smallest output, `[]` plus `""`.
-    maxOutputBytes: readIntegerField(label, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),
-    maxLogEntries: readIntegerField(label, config, 'maxLogEntries', { default: defaults.maxLogEntries, min: 1, max: Number.MAX_SAFE_INTEGER }),
-    maxPendingCallBytes: readIntegerField(label, config, 'maxPendingCallBytes', { default: defaults.maxPendingCallBytes, min: 1024, max: Number.MAX_SAFE_INTEGER }),
+    maxOutputBytes: readIntegerField(label, config, 'maxOutputBytes', {
+      default: defaults.maxOutputBytes,
+      min: 4,
+      max: Number.MAX_SAFE_INTEGER,
+    }),
+    maxLogEntries: readIntegerField(label, config, 'maxLogEntries', {
+      default: defaults.maxLogEntries,
+      min: 1,
+      max: Number.MAX_SAFE_INTEGER,
+    }),
+    maxPendingCallBytes: readIntegerField(label, config, 'maxPendingCallBytes', {
+      default: defaults.maxPendingCallBytes,
+      min: 1024,
+      max: Number.MAX_SAFE_INTEGER,
+    }),
     maxOldGenerationSizeMb: options.wholeHeapMb
       ? readIntegerField(label, config, 'maxOldGenerationSizeMb', heapRule)
       : readNumberField(label, config, 'maxOldGenerationSizeMb', heapRule),
     spawnAhead: readIntegerField(label, config, 'spawnAhead', { default: defaults.spawnAhead, min: 0, max: 64 }),
     maxSessions: readIntegerField(label, config, 'maxSessions', { default: defaults.maxSessions, min: 0, max: 4096 }),
-    sessionIdleMs: readNumberField(label, config, 'sessionIdleMs', { default: defaults.sessionIdleMs, min: 0, minIsExclusive: true, max: MAX_TIMER_MS }),
+    sessionIdleMs: readNumberField(label, config, 'sessionIdleMs', {
+      default: defaults.sessionIdleMs,
+      min: 0,
+      minIsExclusive: true,
+      max: MAX_TIMER_MS,
+    }),
   }
 }

@@ -11,7 +11,7 @@ describe('timerDelayMs', () => {
     // The timer it bounds really waits: one with the raw delay would fire first.
     const order: string[] = []
     const bounded = setTimeout(() => order.push('bounded'), timerDelayMs(MAX_TIMER_MS + 5_000))
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await new Promise(resolve => setTimeout(resolve, 20))
     clearTimeout(bounded)
     assert.deepEqual(order, [])
   })

@@ -4,13 +4,7 @@
  */
 
 /** A value that crosses every boundary losslessly as compact JSON (CONTRACT section #lossless-json). */
-export type CodeJsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | CodeJsonValue[]
-  | { [key: string]: CodeJsonValue }
+export type CodeJsonValue = null | boolean | number | string | CodeJsonValue[] | { [key: string]: CodeJsonValue }
 
 /** What the runtime tells a binding function about the call, beside the program's argument. */
 export interface CodeBindingCall {
@@ -134,13 +128,7 @@ export interface CodeRunUsage {
  * - `invalid-output`: the completion value is not lossless JSON;
  * - `output-limit`: logs plus value or message exceeded `maxOutputBytes`.
  */
-export type CodeRunFailureKind =
-  | 'exception'
-  | 'timeout'
-  | 'abort'
-  | 'worker-exit'
-  | 'invalid-output'
-  | 'output-limit'
+export type CodeRunFailureKind = 'exception' | 'timeout' | 'abort' | 'worker-exit' | 'invalid-output' | 'output-limit'
 
 /** The list of failure kinds, in the order of {@link CodeRunFailureKind}. */
 export const CODE_RUN_FAILURE_KINDS: readonly CodeRunFailureKind[] = Object.freeze([

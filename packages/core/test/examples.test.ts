@@ -15,7 +15,7 @@ void describe('README examples', () => {
     const lines = stdout.trimEnd().split('\n')
     assert.equal(lines.length, 6)
     // Each run prints its outcome as JSON, then its output bytes and calls from usage and the call record.
-    const outcomes = lines.slice(0, 4).map((line) => {
+    const outcomes = lines.slice(0, 4).map(line => {
       const tail = / \((\d+) output bytes, 0 calls\)$/.exec(line)
       assert.ok(tail !== null, `no usage after ${line}`)
       return JSON.parse(line.slice(0, tail.index)) as { value?: unknown; error?: { kind: string; message: string } }

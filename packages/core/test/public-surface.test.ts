@@ -162,7 +162,7 @@ function importClosure(entry: string): { files: string[]; packages: string[] } {
 }
 
 function uniqueMatches(text: string, pattern: RegExp): string[] {
-  return [...new Set([...text.matchAll(pattern)].map((match) => match[1] as string))].sort()
+  return [...new Set([...text.matchAll(pattern)].map(match => match[1] as string))].sort()
 }
 
 void describe('@code-runtime/core public surface', () => {
@@ -186,7 +186,10 @@ void describe('@code-runtime/core public surface', () => {
     assert.deepEqual(uniqueMatches(declarations, /\btype (\w+)/g), [...INTERNAL_TYPE_EXPORTS].sort())
     assert.doesNotMatch(declarations, /export \*/)
     const atRoot = new Set([...VALUE_EXPORTS, ...TYPE_EXPORTS])
-    assert.deepEqual([...INTERNAL_VALUE_EXPORTS, ...INTERNAL_TYPE_EXPORTS].filter((name) => atRoot.has(name)), [])
+    assert.deepEqual(
+      [...INTERNAL_VALUE_EXPORTS, ...INTERNAL_TYPE_EXPORTS].filter(name => atRoot.has(name)),
+      [],
+    )
   })
 
   void it('has exactly the listed error codes', () => {
@@ -206,9 +209,15 @@ void describe('@code-runtime/core public surface', () => {
       engines: { node: string }
     }
     assert.equal(manifest.type, 'module')
-    assert.deepEqual(Object.keys(manifest.exports).sort(), ['.', './conformance', './internal', './json', './package.json'])
+    assert.deepEqual(Object.keys(manifest.exports).sort(), [
+      '.',
+      './conformance',
+      './internal',
+      './json',
+      './package.json',
+    ])
     assert.ok(manifest.files.includes('!dist/src/**/*.test.*'), 'compiled unit tests stay out of the package')
-    assert.ok(!manifest.files.some((entry) => entry.startsWith('dist/test') || entry.startsWith('dist/examples')))
+    assert.ok(!manifest.files.some(entry => entry.startsWith('dist/test') || entry.startsWith('dist/examples')))
     assert.equal(manifest.engines.node, '^20.18.0 || ^22.8.0 || >=24.0.0')
   })
 
@@ -221,17 +230,34 @@ void describe('@code-runtime/core public surface', () => {
   void it('keeps cordis out of the json subpath, so a sandbox can load it', () => {
     const { files, packages } = importClosure('dist/src/json.js')
     assert.ok(files.length > 1)
-    assert.deepEqual(packages.filter((specifier) => !specifier.startsWith('node:')), [])
-    assert.ok(importClosure('dist/src/index.js').packages.includes('@deepseek-ai/cordis'), 'the closure walk finds cordis')
+    assert.deepEqual(
+      packages.filter(specifier => !specifier.startsWith('node:')),
+      [],
+    )
+    assert.ok(
+      importClosure('dist/src/index.js').packages.includes('@deepseek-ai/cordis'),
+      'the closure walk finds cordis',
+    )
   })
 
   void it('keeps cordis out of the internal subpath too: a sibling reads config without loading the seam', () => {
-    assert.deepEqual(importClosure('dist/src/internal.js').packages.filter((specifier) => !specifier.startsWith('node:')), [])
+    assert.deepEqual(
+      importClosure('dist/src/internal.js').packages.filter(specifier => !specifier.startsWith('node:')),
+      [],
+    )
   })
 
   void it('documents every export, error code and failure kind in the README', () => {
     const readme = readPackageFile('README.md')
-    for (const name of [...VALUE_EXPORTS, ...TYPE_EXPORTS, ...INTERNAL_VALUE_EXPORTS, ...INTERNAL_TYPE_EXPORTS, ...JSON_SUBPATH_EXPORTS, ...JSON_SUBPATH_TYPE_EXPORTS, ...ERROR_CODES]) {
+    for (const name of [
+      ...VALUE_EXPORTS,
+      ...TYPE_EXPORTS,
+      ...INTERNAL_VALUE_EXPORTS,
+      ...INTERNAL_TYPE_EXPORTS,
+      ...JSON_SUBPATH_EXPORTS,
+      ...JSON_SUBPATH_TYPE_EXPORTS,
+      ...ERROR_CODES,
+    ]) {
       // `name`, `name(args)` or `Name<T>`, each at the start of an API line or table row.
       assert.ok(new RegExp(`(^- |^\\| )\`${name}[\`(<]`, 'm').test(readme), `README.md does not document \`${name}\``)
     }
@@ -247,7 +273,7 @@ void describe('CodeRuntimeError.is across realms and copies', () => {
   void it('recognises an error made by a second copy of the module, where instanceof fails', async () => {
     // A package loaded twice (two versions in node_modules) has two CodeRuntimeError classes.
     const copyUrl = new URL('../src/errors.js?second-copy', import.meta.url).href
-    const copy = await import(copyUrl) as { CodeRuntimeError: typeof CodeRuntimeError }
+    const copy = (await import(copyUrl)) as { CodeRuntimeError: typeof CodeRuntimeError }
     assert.notEqual(copy.CodeRuntimeError, CodeRuntimeError)
     const foreign = new copy.CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'Disposed.')
     assert.equal(foreign instanceof CodeRuntimeError, false)

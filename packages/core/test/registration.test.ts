@@ -54,7 +54,10 @@ void describe('registration as ctx.codeRuntime [#service]', () => {
     const invalidBindings = runtime.run({ program: '', bindings: [{ global: 'console', functions: {} }] })
     assert.ok(invalidBindings instanceof Promise)
     await assertRejectsWithCode(invalidBindings, 'CODE_RUNTIME_INVALID_BINDINGS', '"console"')
-    await assertRejectsWithCode(runtime.run({ program: 42 } as unknown as CodeRunRequest), 'CODE_RUNTIME_INVALID_REQUEST')
+    await assertRejectsWithCode(
+      runtime.run({ program: 42 } as unknown as CodeRunRequest),
+      'CODE_RUNTIME_INVALID_REQUEST',
+    )
     assert.equal(runtime.validatedRunCount, 0)
     await ctx.fiber.dispose()
   })
@@ -95,8 +98,11 @@ void describe('registration as ctx.codeRuntime [#service]', () => {
 
   void it('fails the plugin load on invalid config and registers nothing', async () => {
     const ctx = new Context()
-    await assertRejectsWithCode(Promise.resolve(ctx.plugin(StubRuntime, { maxOutputBytes: 3 })),
-      'CODE_RUNTIME_INVALID_CONFIG', 'maxOutputBytes must be an integer from 4')
+    await assertRejectsWithCode(
+      Promise.resolve(ctx.plugin(StubRuntime, { maxOutputBytes: 3 })),
+      'CODE_RUNTIME_INVALID_CONFIG',
+      'maxOutputBytes must be an integer from 4',
+    )
     assert.equal(ctx.get(CODE_RUNTIME_SERVICE_NAME), undefined)
     await ctx.fiber.dispose()
   })
@@ -125,13 +131,23 @@ void describe('startCodeRuntime [#service]', () => {
 
   void it('rejects with the backend error when the config is invalid', async () => {
     const invalid: ReadonlyArray<readonly [unknown, string]> = [
-      [{ maxOutputBytes: -5 }, 'Invalid stub config: maxOutputBytes must be an integer from 4 to 9007199254740991, got -5.'],
-      [{ maxOutputByte: 10 }, 'unknown field "maxOutputByte" (did you mean "maxOutputBytes"?); known fields are maxOutputBytes'],
+      [
+        { maxOutputBytes: -5 },
+        'Invalid stub config: maxOutputBytes must be an integer from 4 to 9007199254740991, got -5.',
+      ],
+      [
+        { maxOutputByte: 10 },
+        'unknown field "maxOutputByte" (did you mean "maxOutputBytes"?); known fields are maxOutputBytes',
+      ],
       ['fast', 'expected a plain object'],
       [new Map(), 'expected a plain object'],
     ]
     for (const [config, fragment] of invalid) {
-      await assertRejectsWithCode(startCodeRuntime(StubRuntime, config as StubRuntimeConfig), 'CODE_RUNTIME_INVALID_CONFIG', fragment)
+      await assertRejectsWithCode(
+        startCodeRuntime(StubRuntime, config as StubRuntimeConfig),
+        'CODE_RUNTIME_INVALID_CONFIG',
+        fragment,
+      )
     }
   })
 

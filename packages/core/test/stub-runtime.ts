@@ -4,17 +4,8 @@
  * `{ logs: [] }` to every valid request.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import {
-  CodeRuntime,
-  CodeRuntimeError,
-  type CodeRunRequest,
-  type CodeRunResult,
-} from '@code-runtime/core'
-import {
-  readConfigObject,
-  readIntegerField,
-  validateRunRequest,
-} from '@code-runtime/core/internal'
+import { CodeRuntime, CodeRuntimeError, type CodeRunRequest, type CodeRunResult } from '@code-runtime/core'
+import { readConfigObject, readIntegerField, validateRunRequest } from '@code-runtime/core/internal'
 
 /** Config of {@link StubRuntime}; one field, so the config readers have something to refuse. */
 export interface StubRuntimeConfig {
@@ -28,7 +19,9 @@ export function resolveStubRuntimeConfig(input: unknown): Required<StubRuntimeCo
   const record = readConfigObject('stub', input, ['maxOutputBytes'])
   return Object.freeze({
     maxOutputBytes: readIntegerField('stub', record, 'maxOutputBytes', {
-      default: DEFAULT_STUB_MAX_OUTPUT_BYTES, min: 4, max: Number.MAX_SAFE_INTEGER,
+      default: DEFAULT_STUB_MAX_OUTPUT_BYTES,
+      min: 4,
+      max: Number.MAX_SAFE_INTEGER,
     }),
   })
 }
@@ -59,7 +52,10 @@ export class StubRuntime extends CodeRuntime {
 
   async run(request: CodeRunRequest): Promise<CodeRunResult> {
     if (this.isDisposed) {
-      throw new CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'This stub runtime was disposed; start a new one to run programs.')
+      throw new CodeRuntimeError(
+        'CODE_RUNTIME_DISPOSED',
+        'This stub runtime was disposed; start a new one to run programs.',
+      )
     }
     validateRunRequest(request)
     this.validatedRunCount++

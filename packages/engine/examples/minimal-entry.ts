@@ -4,7 +4,7 @@ import { GuestSession, hardenRealm } from '@code-runtime/engine/guest'
 
 const port = parentPort!
 process.on('unhandledRejection', () => {}) // a program's forgotten rejection is its own business
-const session = new GuestSession({ send: (message) => port.postMessage(message) })
+const session = new GuestSession({ send: message => port.postMessage(message) })
 hardenRealm()
-port.on('message', (raw) => session.receive(raw))
+port.on('message', raw => session.receive(raw))
 port.postMessage({ kind: 'guest-ready' })

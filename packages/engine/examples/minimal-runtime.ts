@@ -1,5 +1,11 @@
 // examples/minimal-runtime.ts: the service, a CodeRuntime whose run is the engine's
-import { CodeRuntime, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import {
+  CodeRuntime,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeSession,
+  type CodeSessionOptions,
+} from '@code-runtime/core'
 import { MAX_TIMER_MS, readConfigObject, readIntegerField, readNumberField } from '@code-runtime/core/internal'
 import { RunEngine, runLimitsOf } from '@code-runtime/engine'
 import { minimalFactory } from './minimal-substrate.js'
@@ -25,9 +31,22 @@ export class MinimalCodeRuntime extends CodeRuntime {
     super(ctx)
     const config = readConfigObject('minimal', input, ['computeMs', 'maxWallMs', 'maxOutputBytes', 'maxSessions'])
     const ms = (field: 'computeMs' | 'maxWallMs'): number =>
-      readNumberField('minimal', config, field, { default: LIMITS[field], min: 0, minIsExclusive: true, max: MAX_TIMER_MS })
-    const maxOutputBytes = readIntegerField('minimal', config, 'maxOutputBytes', { default: LIMITS.maxOutputBytes, min: 4, max: 2 ** 53 - 1 })
-    const maxSessions = readIntegerField('minimal', config, 'maxSessions', { default: LIMITS.maxSessions, min: 0, max: 64 })
+      readNumberField('minimal', config, field, {
+        default: LIMITS[field],
+        min: 0,
+        minIsExclusive: true,
+        max: MAX_TIMER_MS,
+      })
+    const maxOutputBytes = readIntegerField('minimal', config, 'maxOutputBytes', {
+      default: LIMITS.maxOutputBytes,
+      min: 4,
+      max: 2 ** 53 - 1,
+    })
+    const maxSessions = readIntegerField('minimal', config, 'maxSessions', {
+      default: LIMITS.maxSessions,
+      min: 0,
+      max: 64,
+    })
     const limits = { ...LIMITS, computeMs: ms('computeMs'), maxWallMs: ms('maxWallMs'), maxOutputBytes, maxSessions }
     this.engine = new RunEngine({ factory: minimalFactory(limits.maxOldGenerationSizeMb), ...runLimitsOf(limits) })
     // Disposing the plugin disposes the engine: in-flight runs settle as `abort`, workers exit.

@@ -13,13 +13,15 @@ class MinimalSubstrate implements Substrate {
   constructor(worker: Worker) {
     this.worker = worker
     this.baseline = worker.performance.eventLoopUtilization()
-    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()))
-    worker.on('message', (raw) => this.listener?.message(raw)) // the engine decodes and checks it
+    this.exited = new Promise(resolve => worker.once('exit', () => resolve()))
+    worker.on('message', raw => this.listener?.message(raw)) // the engine decodes and checks it
     // An error in the worker is followed by its exit; running out of heap is the one worth naming.
     worker.on('error', (error: Error & { code?: unknown }) => {
       this.outOfMemory ||= error.code === 'ERR_WORKER_OUT_OF_MEMORY'
     })
-    worker.on('exit', (code) => this.listener?.exit(this.outOfMemory ? { kind: 'out-of-memory' } : { kind: 'exited', code }))
+    worker.on('exit', code =>
+      this.listener?.exit(this.outOfMemory ? { kind: 'out-of-memory' } : { kind: 'exited', code }),
+    )
   }
 
   send(message: HostToGuestMessage): void {
@@ -47,13 +49,14 @@ class MinimalSubstrate implements Substrate {
 /** Spawns one worker per substrate, with a heap cap (a session's own, when it has one); ready once its guest says so. */
 export function minimalFactory(maxOldGenerationSizeMb: number): SubstrateFactory {
   return {
-    spawn: (options = {}) => new Promise((resolve, reject) => {
-      const entry = new URL('./minimal-entry.js', import.meta.url)
-      const heapMb = options.maxOldGenerationSizeMb ?? maxOldGenerationSizeMb
-      const worker = new Worker(entry, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: heapMb } })
-      worker.once('message', () => resolve(new MinimalSubstrate(worker))) // guest-ready
-      worker.once('error', reject)
-      worker.once('exit', () => reject(new Error('the worker exited before it was ready')))
-    }),
+    spawn: (options = {}) =>
+      new Promise((resolve, reject) => {
+        const entry = new URL('./minimal-entry.js', import.meta.url)
+        const heapMb = options.maxOldGenerationSizeMb ?? maxOldGenerationSizeMb
+        const worker = new Worker(entry, { execArgv: [], resourceLimits: { maxOldGenerationSizeMb: heapMb } })
+        worker.once('message', () => resolve(new MinimalSubstrate(worker))) // guest-ready
+        worker.once('error', reject)
+        worker.once('exit', () => reject(new Error('the worker exited before it was ready')))
+      }),
   }
 }

@@ -3,7 +3,13 @@
 // of a run (validate, transform, budgets, the binding bridge, the output ledger, the result).
 
 // The engine a backend's `run()` delegates to, and how a backend's config becomes its limits
-export { RunEngine, runLimitsOf, type RunEngineOptions, type RunLimits, type RunLimitsConfig } from './host/run-engine.js'
+export {
+  RunEngine,
+  runLimitsOf,
+  type RunEngineOptions,
+  type RunLimits,
+  type RunLimitsConfig,
+} from './host/run-engine.js'
 export { DEFAULT_IDLE_LIMITS, type IdleLimits } from './host/idle-substrates.js'
 
 // What a backend implements

@@ -10,7 +10,14 @@
  * Busy time is whatever the test sets in `busy`: a same-thread guest cannot be measured apart
  * from the test, and a compute budget is easier to drive by hand.
  */
-import type { HostToGuestMessage, SpawnOptions, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '../src/index.js'
+import type {
+  HostToGuestMessage,
+  SpawnOptions,
+  Substrate,
+  SubstrateExit,
+  SubstrateFactory,
+  SubstrateListener,
+} from '../src/index.js'
 import { GuestSession } from '../src/guest/index.js'
 import type { BridgeReply } from '../src/host/binding-bridge.js'
 import type { CallResultMessage } from '../src/protocol/messages.js'
@@ -50,7 +57,7 @@ export function deferred<T>(): Deferred<T> {
 
 /** Lets pending immediates (message deliveries) and their continuations run. */
 export async function drain(turns = 5): Promise<void> {
-  for (let turn = 0; turn < turns; turn++) await new Promise((resolve) => setImmediate(resolve))
+  for (let turn = 0; turn < turns; turn++) await new Promise(resolve => setImmediate(resolve))
 }
 
 /** What every in-memory substrate shares: the listener, busy time, termination and exit. */
@@ -68,7 +75,7 @@ abstract class InMemorySubstrate implements Substrate {
   private hasExited = false
 
   constructor() {
-    this.exited = new Promise((resolve) => {
+    this.exited = new Promise(resolve => {
       this.resolveExited = resolve
     })
   }
@@ -144,7 +151,7 @@ export class GuestSubstrate extends InMemorySubstrate {
 
   private newSession(): GuestSession {
     return new GuestSession({
-      send: (message) => {
+      send: message => {
         const copy = structuredClone(message)
         setImmediate(() => {
           if (this.alive) this.listener?.message(copy)
@@ -211,6 +218,7 @@ export class InMemoryFactory<S extends Substrate> implements SubstrateFactory {
 /** A scripted guest that ends every run at once with `value`. */
 export function answerRunStart(valueJson: string | null): GuestScript {
   return (message, substrate) => {
-    if (message.kind === 'run-start') setImmediate(() => substrate.emit({ kind: 'run-end', outcome: 'value', valueJson }))
+    if (message.kind === 'run-start')
+      setImmediate(() => substrate.emit({ kind: 'run-end', outcome: 'value', valueJson }))
   }
 }

@@ -21,7 +21,9 @@ const toFahrenheit = tool(async ({ celsius }) => (celsius * 9) / 5 + 32, {
 const { runtime, dispose } = await startCodeRuntime(WorkerThreadCodeRuntime, {})
 const runCode = codeModeTool({ tools: [getWeather, toFahrenheit], runtime })
 const agent = createAgent({ model: scriptedModel(), tools: [runCode] })
-const { messages } = await agent.invoke({ messages: [{ role: 'user', content: 'How much warmer is Rome than Oslo, in °F?' }] })
+const { messages } = await agent.invoke({
+  messages: [{ role: 'user', content: 'How much warmer is Rome than Oslo, in °F?' }],
+})
 const artifact = messages.find(ToolMessage.isInstance)?.artifact as RunCodeArtifact
 console.log(messages.at(-1)?.text, artifact.calls.length)
 await dispose()

@@ -36,7 +36,8 @@ export class ScriptedChatModel extends BaseChatModel {
   async _generate(messages: BaseMessage[]): Promise<ChatResult> {
     const reply = this.#replies[this.seen.length]
     this.seen.push(messages)
-    if (reply === undefined) throw new Error(`The script has ${this.#replies.length} replies; call ${this.seen.length} has none.`)
+    if (reply === undefined)
+      throw new Error(`The script has ${this.#replies.length} replies; call ${this.seen.length} has none.`)
     const message = typeof reply === 'function' ? reply(messages) : reply
     return { generations: [{ message, text: typeof message.content === 'string' ? message.content : '' }] }
   }
@@ -52,10 +53,10 @@ export function scriptedModel(): ScriptedChatModel {
   const code = [
     "const [oslo, rome] = await Promise.all(['Oslo', 'Rome'].map((city) => tools.get_weather({ city })))",
     'const gap = await tools.to_fahrenheit({ celsius: rome.celsius - oslo.celsius })',
-    "return `${gap - 32} °F`",
+    'return `${gap - 32} °F`',
   ].join('\n')
   return new ScriptedChatModel([
     callTool('run_code', { code, description: 'how much warmer Rome is than Oslo, in °F' }),
-    (messages) => new AIMessage(`Rome is warmer by ${String(messages.filter(ToolMessage.isInstance).at(-1)?.content)}.`),
+    messages => new AIMessage(`Rome is warmer by ${String(messages.filter(ToolMessage.isInstance).at(-1)?.content)}.`),
   ])
 }

@@ -5,7 +5,13 @@
  * structured outcome (logs, result, error, calls, usage) as its artifact, for the app.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { createCodeMode, type CodeMode, type CodeModeOptions, type RunCodeInput, type RunCodeOutput } from '@code-runtime/code-mode'
+import {
+  createCodeMode,
+  type CodeMode,
+  type CodeModeOptions,
+  type RunCodeInput,
+  type RunCodeOutput,
+} from '@code-runtime/code-mode'
 import type { CallbackManagerForToolRun } from '@langchain/core/callbacks/manager'
 import { patchConfig, type RunnableConfig } from '@langchain/core/runnables'
 import { DynamicStructuredTool, type ClientTool, type ToolRunnableConfig } from '@langchain/core/tools'
@@ -55,12 +61,17 @@ export function codeModeTool(options: CodeModeToolOptions): CodeModeLangChainToo
   const runConfig = new AsyncLocalStorage<ToolRunnableConfig>()
   const codeMode = createCodeMode({ ...codeModeOptions, tools: toCodeModeTools(tools, runConfig) })
 
-  async function func(input: RunCodeInput, runManager?: CallbackManagerForToolRun, config?: RunnableConfig): Promise<RunCodeToolOutput> {
+  async function func(
+    input: RunCodeInput,
+    runManager?: CallbackManagerForToolRun,
+    config?: RunnableConfig,
+  ): Promise<RunCodeToolOutput> {
     // The inner tools' runs nest under this one, as tool() does for the tools it wraps.
-    const childConfig: ToolRunnableConfig = runManager === undefined ? config ?? {} : patchConfig(config, { callbacks: runManager.getChild() })
+    const childConfig: ToolRunnableConfig =
+      runManager === undefined ? (config ?? {}) : patchConfig(config, { callbacks: runManager.getChild() })
     const output = await codeMode.tool.execute(input, {
-      ...config?.signal === undefined ? {} : { signal: config.signal },
-      ...onLog === undefined ? {} : { onLog },
+      ...(config?.signal === undefined ? {} : { signal: config.signal }),
+      ...(onLog === undefined ? {} : { onLog }),
       wrapToolCall: (_call, execute) => runConfig.run(childConfig, execute),
     })
     return [output.text, output.structured]

@@ -6,7 +6,13 @@
  */
 import type { AsyncLocalStorage } from 'node:async_hooks'
 import { CodeModeError, type CodeModeTool } from '@code-runtime/code-mode'
-import { isRunnableToolLike, isStructuredTool, isStructuredToolParams, type ClientTool, type ToolRunnableConfig } from '@langchain/core/tools'
+import {
+  isRunnableToolLike,
+  isStructuredTool,
+  isStructuredToolParams,
+  type ClientTool,
+  type ToolRunnableConfig,
+} from '@langchain/core/tools'
 import { readInputSchema } from './input-schema.js'
 import { programValueOf } from './tool-output.js'
 
@@ -18,7 +24,12 @@ function refuse(field: string, problem: string): never {
 function nameOf(value: unknown): string {
   if (typeof value !== 'object' || value === null) return ''
   const record = value as { name?: unknown; function?: { name?: unknown } }
-  const name = typeof record.name === 'string' ? record.name : typeof record.function?.name === 'string' ? record.function.name : undefined
+  const name =
+    typeof record.name === 'string'
+      ? record.name
+      : typeof record.function?.name === 'string'
+        ? record.function.name
+        : undefined
   return name === undefined ? '' : `(${JSON.stringify(name)})`
 }
 
@@ -26,15 +37,23 @@ function nameOf(value: unknown): string {
 function checkRunnable(field: string, value: unknown): asserts value is ClientTool {
   const named = nameOf(value)
   const refuseTool = (problem: string): never => refuse(field, named === '' ? problem : `${named} ${problem}`)
-  const isTool = isRunnableToolLike(value) || (typeof value === 'object' && value !== null && isStructuredTool(value as ClientTool & object))
+  const isTool =
+    isRunnableToolLike(value) ||
+    (typeof value === 'object' && value !== null && isStructuredTool(value as ClientTool & object))
   if (isTool && typeof (value as { invoke?: unknown }).invoke === 'function') return
   if (isStructuredToolParams(value)) {
-    refuseTool(`is a tool definition without a function: the model can call it but only your app can run it. Give it to the model beside run_code, or make it a tool with tool(func, { name, description, schema }).`)
+    refuseTool(
+      `is a tool definition without a function: the model can call it but only your app can run it. Give it to the model beside run_code, or make it a tool with tool(func, { name, description, schema }).`,
+    )
   }
   if (typeof value === 'object' && value !== null && 'type' in value) {
-    refuseTool(`is a provider tool or a tool definition (it has \`type\`, no function): the provider or your app runs it, not a program. Give it to the model beside run_code.`)
+    refuseTool(
+      `is a provider tool or a tool definition (it has \`type\`, no function): the provider or your app runs it, not a program. Give it to the model beside run_code.`,
+    )
   }
-  refuseTool(`is not a LangChain tool: pass tools made with tool(func, { name, description, schema }), DynamicStructuredTool, a StructuredTool subclass or runnable.asTool().`)
+  refuseTool(
+    `is not a LangChain tool: pass tools made with tool(func, { name, description, schema }), DynamicStructuredTool, a StructuredTool subclass or runnable.asTool().`,
+  )
 }
 
 /**
@@ -44,7 +63,13 @@ function checkRunnable(field: string, value: unknown): asserts value is ClientTo
  */
 function innerConfig(config: ToolRunnableConfig | undefined, signal: AbortSignal): ToolRunnableConfig {
   if (config === undefined) return { signal }
-  const { toolCall: _toolCall, toolCallId: _toolCallId, runId: _runId, runName: _runName, ...rest } = config as ToolRunnableConfig & { toolCallId?: unknown }
+  const {
+    toolCall: _toolCall,
+    toolCallId: _toolCallId,
+    runId: _runId,
+    runName: _runName,
+    ...rest
+  } = config as ToolRunnableConfig & { toolCallId?: unknown }
   return { ...rest, signal }
 }
 
@@ -53,7 +78,10 @@ function innerConfig(config: ToolRunnableConfig | undefined, signal: AbortSignal
  * call belongs to (set around each call by the run's `wrapToolCall`).
  * @throws {CodeModeError} `CODE_MODE_INVALID_TOOL` naming the tool (`tools[2]`, `tools[2].schema`).
  */
-export function toCodeModeTools(tools: readonly ClientTool[], runConfig: AsyncLocalStorage<ToolRunnableConfig>): CodeModeTool[] {
+export function toCodeModeTools(
+  tools: readonly ClientTool[],
+  runConfig: AsyncLocalStorage<ToolRunnableConfig>,
+): CodeModeTool[] {
   if (!Array.isArray(tools)) refuse('tools', 'must be an array of LangChain tools.')
   return tools.map((value: unknown, index): CodeModeTool => {
     checkRunnable(`tools[${index}]`, value)
@@ -68,7 +96,10 @@ export function toCodeModeTools(tools: readonly ClientTool[], runConfig: AsyncLo
         const config = innerConfig(runConfig.getStore(), signal)
         // As a tool call without an id: LangChain then takes `args` as they are (never mistaking
         // an argument object for a tool call) and resolves the tool's content, not a ToolMessage.
-        const output: unknown = await tool.invoke({ type: 'tool_call', name: tool.name, args: args as Record<string, unknown> }, config)
+        const output: unknown = await tool.invoke(
+          { type: 'tool_call', name: tool.name, args: args as Record<string, unknown> },
+          config,
+        )
         return programValueOf(tool.name, output)
       },
     }

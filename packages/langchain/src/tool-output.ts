@@ -26,7 +26,9 @@ export function programValueOf(toolName: string, output: unknown): unknown {
     return output.content
   }
   if (isDirectToolOutput(output)) {
-    throw new Error(`${toolName} returned a graph update (a LangGraph Command), which a program cannot receive; call this tool directly, beside run_code.`)
+    throw new Error(
+      `${toolName} returned a graph update (a LangGraph Command), which a program cannot receive; call this tool directly, beside run_code.`,
+    )
   }
   return output
 }

@@ -21,26 +21,40 @@ import { callTool, ScriptedChatModel } from '../examples/scripted-model.js'
 class ToolRunRecorder extends BaseCallbackHandler {
   name = 'tool-run-recorder'
   readonly runs: { name: string | undefined; runId: string; parentRunId: string | undefined }[] = []
-  override handleToolStart(_tool: unknown, _input: string, runId: string, parentRunId?: string, _tags?: string[], _metadata?: Record<string, unknown>, runName?: string): void {
+  override handleToolStart(
+    _tool: unknown,
+    _input: string,
+    runId: string,
+    parentRunId?: string,
+    _tags?: string[],
+    _metadata?: Record<string, unknown>,
+    runName?: string,
+  ): void {
     this.runs.push({ name: runName, runId, parentRunId })
   }
 }
 
 function weatherTools() {
   const received: unknown[] = []
-  const getWeather = tool(async (args) => {
-    received.push(args)
-    return { celsius: args.city === 'Oslo' ? 4 : 21, days: args.days }
-  }, {
-    name: 'get_weather',
-    description: 'Current weather for a city.',
-    // A transform and a default: the tool must get what its own schema makes of the arguments.
-    schema: z.object({ city: z.string().trim(), days: z.number().int().default(1) }),
-  })
-  const toFahrenheit = tool(async ({ celsius }) => {
-    received.push({ celsius })
-    return (celsius * 9) / 5 + 32
-  }, { name: 'to_fahrenheit', description: 'Celsius to Fahrenheit.', schema: z.object({ celsius: z.number() }) })
+  const getWeather = tool(
+    async args => {
+      received.push(args)
+      return { celsius: args.city === 'Oslo' ? 4 : 21, days: args.days }
+    },
+    {
+      name: 'get_weather',
+      description: 'Current weather for a city.',
+      // A transform and a default: the tool must get what its own schema makes of the arguments.
+      schema: z.object({ city: z.string().trim(), days: z.number().int().default(1) }),
+    },
+  )
+  const toFahrenheit = tool(
+    async ({ celsius }) => {
+      received.push({ celsius })
+      return (celsius * 9) / 5 + 32
+    },
+    { name: 'to_fahrenheit', description: 'Celsius to Fahrenheit.', schema: z.object({ celsius: z.number() }) },
+  )
   return { tools: [getWeather, toFahrenheit], received }
 }
 
@@ -66,7 +80,8 @@ describe('run_code in createAgent', () => {
     const runCode = codeModeTool({ tools, runtime: started.runtime })
     const model = new ScriptedChatModel([
       callTool('run_code', { code: PROGRAM, description: 'Oslo in Fahrenheit' }),
-      (messages) => new AIMessage(`It is ${String(messages.at(-1)?.content).includes('39.2') ? '39.2' : '?'} °F in Oslo.`),
+      messages =>
+        new AIMessage(`It is ${String(messages.at(-1)?.content).includes('39.2') ? '39.2' : '?'} °F in Oslo.`),
     ])
     const agent = createAgent({ model, tools: [runCode] })
     const { messages } = await agent.invoke({ messages: [{ role: 'user', content: 'How warm is Oslo in °F?' }] })
@@ -75,7 +90,10 @@ describe('run_code in createAgent', () => {
     assert.deepEqual(received, [{ city: 'Oslo', days: 1 }, { celsius: 4 }])
 
     // The model was given run_code alone, described by the SDK.
-    assert.deepEqual(model.boundTools.map((bound) => (bound as { name?: string }).name), ['run_code'])
+    assert.deepEqual(
+      model.boundTools.map(bound => (bound as { name?: string }).name),
+      ['run_code'],
+    )
     assert.equal(runCode.description, runCode.codeMode.tool.description)
     assert.match(runCode.description, /get_weather\(args: \{[\s\S]*city: string[\s\S]*days\?: number/)
 
@@ -90,7 +108,13 @@ describe('run_code in createAgent', () => {
     const artifact = toolMessage.artifact as RunCodeArtifact
     assert.deepEqual(artifact.result, { fahrenheit: 39.2, days: 1 })
     assert.deepEqual(artifact.logs, ['converted'])
-    assert.deepEqual(artifact.calls.map((call) => [call.member, call.outcome]), [['get_weather', 'ok'], ['to_fahrenheit', 'ok']])
+    assert.deepEqual(
+      artifact.calls.map(call => [call.member, call.outcome]),
+      [
+        ['get_weather', 'ok'],
+        ['to_fahrenheit', 'ok'],
+      ],
+    )
     assert.equal(artifact.error, undefined)
 
     // The model's second step was sent that text, and answered from it.
@@ -103,12 +127,21 @@ describe('run_code in createAgent', () => {
     const { tools } = weatherTools()
     const runCode = codeModeTool({ tools, runtime: started.runtime })
     const recorder = new ToolRunRecorder()
-    const model = new ScriptedChatModel([callTool('run_code', { code: PROGRAM, description: 'Oslo in Fahrenheit' }), new AIMessage('done')])
+    const model = new ScriptedChatModel([
+      callTool('run_code', { code: PROGRAM, description: 'Oslo in Fahrenheit' }),
+      new AIMessage('done'),
+    ])
     const agent = createAgent({ model, tools: [runCode] })
     await agent.invoke({ messages: [{ role: 'user', content: 'Oslo?' }] }, { callbacks: [recorder] })
-    const outer = recorder.runs.find((run) => run.name === 'run_code')
+    const outer = recorder.runs.find(run => run.name === 'run_code')
     assert.ok(outer, JSON.stringify(recorder.runs))
-    const inner = recorder.runs.filter((run) => run.name !== 'run_code')
-    assert.deepEqual(inner.map((run) => [run.name, run.parentRunId]), [['get_weather', outer.runId], ['to_fahrenheit', outer.runId]])
+    const inner = recorder.runs.filter(run => run.name !== 'run_code')
+    assert.deepEqual(
+      inner.map(run => [run.name, run.parentRunId]),
+      [
+        ['get_weather', outer.runId],
+        ['to_fahrenheit', outer.runId],
+      ],
+    )
   })
 })

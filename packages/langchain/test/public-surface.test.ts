@@ -13,7 +13,7 @@ describe('public surface of @code-runtime/langchain', () => {
     assert.deepEqual(Object.keys(entry).sort(), ['codeModeTool'])
   })
 
-  it('throws Code Mode\'s branded errors with stable codes', async () => {
+  it("throws Code Mode's branded errors with stable codes", async () => {
     const specifier: string = '@code-runtime/langchain'
     const { codeModeTool } = (await import(specifier)) as typeof LangChainCodeMode
     const { CodeModeError } = await import('@code-runtime/code-mode')

@@ -39,7 +39,12 @@ const jsonInput: JSONSchema = {
     days: { type: 'integer', minimum: 1, maximum: 7, description: 'How many days ahead' },
     units: { type: 'string', enum: ['metric', 'imperial'], default: 'metric' },
     tags: { type: 'array', items: { type: 'string' } },
-    at: { type: 'object', properties: { lat: { type: 'number' }, lon: { type: 'number' } }, required: ['lat', 'lon'], additionalProperties: false },
+    at: {
+      type: 'object',
+      properties: { lat: { type: 'number' }, lon: { type: 'number' } },
+      required: ['lat', 'lon'],
+      additionalProperties: false,
+    },
     note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
   },
   required: ['city'],
@@ -47,7 +52,12 @@ const jsonInput: JSONSchema = {
 }
 
 function forecast(schema: InteropZodType | JSONSchema): ClientTool {
-  return new DynamicStructuredTool({ name: 'forecast', description: 'The weather ahead.', schema, func: async () => 'sunny' })
+  return new DynamicStructuredTool({
+    name: 'forecast',
+    description: 'The weather ahead.',
+    schema,
+    func: async () => 'sunny',
+  })
 }
 
 function refusal(action: () => unknown): CodeModeError {
@@ -71,25 +81,33 @@ describe('LangChain tool schemas in the SDK', () => {
 
   it('gives Zod 4, Zod 3 and JSON Schema tools of the same shape the same SDK text', () => {
     // LangChain's Zod 3 types do not hold under exactOptionalPropertyTypes (our tsconfig): the cast is for the compiler only.
-    const [fromZod4, fromZod3, fromJson] = [zod4Input, zod3Input as unknown as InteropZodType, jsonInput]
-      .map((schema) => codeModeTool({ tools: [forecast(schema)], runtime: started.runtime }).description)
+    const [fromZod4, fromZod3, fromJson] = [zod4Input, zod3Input as unknown as InteropZodType, jsonInput].map(
+      schema => codeModeTool({ tools: [forecast(schema)], runtime: started.runtime }).description,
+    )
     assert.equal(fromZod4, fromJson)
     assert.equal(fromZod3, fromJson)
     // Typed field by field, defaults optional (the input side), never `unknown`.
-    assert.match(fromJson ?? '', /\/\*\* City name, e\.g\. Berlin \*\/\n {4}city: string\n {4}\/\*\* How many days ahead @integer @minimum 1 @maximum 7 \*\/\n {4}days\?: number\n/)
+    assert.match(
+      fromJson ?? '',
+      /\/\*\* City name, e\.g\. Berlin \*\/\n {4}city: string\n {4}\/\*\* How many days ahead @integer @minimum 1 @maximum 7 \*\/\n {4}days\?: number\n/,
+    )
     assert.match(fromJson ?? '', /\/\*\* @default "metric" \*\/\n {4}units\?: "metric" \| "imperial"/)
     assert.match(fromJson ?? '', /note\?: string \| null/)
   })
 
   it('keeps every tool: LangChain tools carry no approval flag, so none is left out of the SDK', () => {
-    const tools = ['read_file', 'delete_file'].map((name) => tool(async () => 'ok', { name, description: `${name}.`, schema: z.object({ path: z.string() }) }))
+    const tools = ['read_file', 'delete_file'].map(name =>
+      tool(async () => 'ok', { name, description: `${name}.`, schema: z.object({ path: z.string() }) }),
+    )
     const runCode = codeModeTool({ tools, runtime: started.runtime })
     assert.deepEqual([...runCode.codeMode.sdk.memberNames.keys()], ['delete_file', 'read_file'])
   })
 
   it('refuses a tool definition without a function (StructuredToolParams), naming it', () => {
     const definition = { name: 'lookup', description: 'Client-side lookup.', schema: z.object({ id: z.string() }) }
-    const error = refusal(() => codeModeTool({ tools: [definition as unknown as ClientTool], runtime: started.runtime }))
+    const error = refusal(() =>
+      codeModeTool({ tools: [definition as unknown as ClientTool], runtime: started.runtime }),
+    )
     assert.equal(error.code, 'CODE_MODE_INVALID_TOOL')
     assert.equal(error.field, 'tools[0]')
     assert.match(error.message, /"lookup"/)
@@ -101,7 +119,10 @@ describe('LangChain tool schemas in the SDK', () => {
     const hosted = { type: 'web_search_20250305', name: 'web_search', max_uses: 3 }
     let error = refusal(() => codeModeTool({ tools: [hosted as unknown as ClientTool], runtime: started.runtime }))
     assert.match(error.message, /tools\[0\] \("web_search"\) is a provider tool/)
-    const definition = { type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: {} } } }
+    const definition = {
+      type: 'function',
+      function: { name: 'get_time', parameters: { type: 'object', properties: {} } },
+    }
     error = refusal(() => codeModeTool({ tools: [definition as unknown as ClientTool], runtime: started.runtime }))
     assert.match(error.message, /\("get_time"\)/)
     assert.equal(error.code, 'CODE_MODE_INVALID_TOOL')
@@ -119,13 +140,17 @@ describe('LangChain tool schemas in the SDK', () => {
     const mapOfProperties = { city: { type: 'string' } } as unknown as JSONSchema
     let error = refusal(() => codeModeTool({ tools: [forecast(mapOfProperties)], runtime: started.runtime }))
     assert.match(error.message, /tools\[0\]\.schema \(tool "forecast"\) is not a JSON Schema/)
-    const otherLibrary = { '~standard': { version: 1, vendor: 'valibot', validate: (value: unknown) => ({ value }) } } as unknown as JSONSchema
+    const otherLibrary = {
+      '~standard': { version: 1, vendor: 'valibot', validate: (value: unknown) => ({ value }) },
+    } as unknown as JSONSchema
     error = refusal(() => codeModeTool({ tools: [forecast(otherLibrary)], runtime: started.runtime }))
     assert.match(error.message, /Standard Schema that is not Zod/)
   })
 
   it('refuses a value that is not a tool, and two tools with one name', () => {
-    let error = refusal(() => codeModeTool({ tools: [(() => 'hi') as unknown as ClientTool], runtime: started.runtime }))
+    let error = refusal(() =>
+      codeModeTool({ tools: [(() => 'hi') as unknown as ClientTool], runtime: started.runtime }),
+    )
     assert.match(error.message, /is not a LangChain tool/)
     const twice = [1, 2].map(() => tool(async () => 1, { name: 'same', description: 'Same.', schema: z.object({}) }))
     error = refusal(() => codeModeTool({ tools: twice, runtime: started.runtime }))

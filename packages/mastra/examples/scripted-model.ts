@@ -30,7 +30,8 @@ export function lastToolOutput(prompt: Prompt): { type: string; value: unknown }
  * Mastra 1.71 types models with its own copy of the AI SDK's model spec, which lacks the
  * `interrupted` finish reason of the installed `ai`; the two are the same at run time.
  */
-export type ScriptedModel = Extract<MastraModelConfig, { specificationVersion: 'v4' }> & Pick<MockLanguageModelV4, 'doGenerateCalls'>
+export type ScriptedModel = Extract<MastraModelConfig, { specificationVersion: 'v4' }> &
+  Pick<MockLanguageModelV4, 'doGenerateCalls'>
 
 /**
  * A scripted model: one `run_code` call per program (step by step), then a text answer that
@@ -39,12 +40,19 @@ export type ScriptedModel = Extract<MastraModelConfig, { specificationVersion: '
 export function scriptedModel(programs: readonly string[]): ScriptedModel {
   let step = 0
   const model = new MockLanguageModelV4({
-    doGenerate: async (options) => {
+    doGenerate: async options => {
       const program = programs[step]
       step += 1
       if (program !== undefined) {
         return {
-          content: [{ type: 'tool-call', toolCallId: `call-${step}`, toolName: 'run_code', input: JSON.stringify({ code: program, description: `step ${step}` }) }],
+          content: [
+            {
+              type: 'tool-call',
+              toolCallId: `call-${step}`,
+              toolName: 'run_code',
+              input: JSON.stringify({ code: program, description: `step ${step}` }),
+            },
+          ],
           finishReason: { unified: 'tool-calls', raw: undefined },
           usage: USAGE,
           warnings: [],

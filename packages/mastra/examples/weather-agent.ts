@@ -19,7 +19,7 @@ const toFahrenheit = createTool({
   description: 'Converts degrees Celsius to Fahrenheit.',
   inputSchema: z.object({ celsius: z.number() }),
   outputSchema: z.number(),
-  execute: async ({ celsius }) => celsius * 9 / 5 + 32,
+  execute: async ({ celsius }) => (celsius * 9) / 5 + 32,
 })
 
 const { runtime, dispose } = await startCodeRuntime(WorkerThreadCodeRuntime, {})
@@ -27,8 +27,10 @@ const agent = new Agent({
   id: 'weather',
   name: 'Weather',
   instructions: 'Answer with one short program.',
-  model: scriptedModel([`const [oslo, rome] = await Promise.all(['Oslo', 'Rome'].map((city) => tools.getWeather({ city })))
-return await tools.toFahrenheit({ celsius: rome.celsius - oslo.celsius }) - 32`]),
+  model: scriptedModel([
+    `const [oslo, rome] = await Promise.all(['Oslo', 'Rome'].map((city) => tools.getWeather({ city })))
+return await tools.toFahrenheit({ celsius: rome.celsius - oslo.celsius }) - 32`,
+  ]),
   tools: { run_code: codeModeTool({ tools: { getWeather, toFahrenheit }, runtime }) },
 })
 const result = await agent.generate('How many °F warmer is Rome than Oslo?')

@@ -2,7 +2,15 @@
  * Code Mode for Mastra in one call: an Agent's tools in, one Mastra tool (`run_code`) out, whose
  * description is the SDK the model writes programs against and whose execution runs them.
  */
-import { CodeModeError, createCodeMode, type CodeModeOptions, type CodeModeRuntime, type RunCodeInput, type RunCodeOptions, type RunCodeOutput } from '@code-runtime/code-mode'
+import {
+  CodeModeError,
+  createCodeMode,
+  type CodeModeOptions,
+  type CodeModeRuntime,
+  type RunCodeInput,
+  type RunCodeOptions,
+  type RunCodeOutput,
+} from '@code-runtime/code-mode'
 import { refuseConfigField, refuseUnknownConfigFields, type ConfigPlace } from '@code-runtime/core/internal'
 import type { ToolsInput } from '@mastra/core/agent'
 import { toStandardSchema, type PublicSchema } from '@mastra/core/schema'
@@ -28,19 +36,36 @@ export type RunCodeMastraTool = Tool<RunCodeInput, RunCodeOutput>
 /** The default Mastra id of the tool {@link codeModeTool} returns. */
 export const RUN_CODE_TOOL_ID = 'run_code'
 
-const KNOWN_OPTIONS = ['tools', 'runtime', 'id', 'namespace', 'errorClassName', 'maxParallel', 'maxResultChars', 'typeCheck', 'session', 'onLog'] as const
+const KNOWN_OPTIONS = [
+  'tools',
+  'runtime',
+  'id',
+  'namespace',
+  'errorClassName',
+  'maxParallel',
+  'maxResultChars',
+  'typeCheck',
+  'session',
+  'onLog',
+] as const
 
 const INVALID_OPTIONS: ConfigPlace = {
-  refuse: ({ field, rule, value, text }) => new CodeModeError('CODE_MODE_INVALID_OPTIONS', `Invalid codeModeTool options: ${text}.`,
-    { ...field === undefined ? {} : { field }, value, rule }),
+  refuse: ({ field, rule, value, text }) =>
+    new CodeModeError('CODE_MODE_INVALID_OPTIONS', `Invalid codeModeTool options: ${text}.`, {
+      ...(field === undefined ? {} : { field }),
+      value,
+      rule,
+    }),
 }
 
 function readOptions(options: CodeModeToolOptions): { id: string; onLog?: (text: string) => void } {
-  if (typeof options !== 'object' || options === null) refuseConfigField(INVALID_OPTIONS, 'options', 'must be an object { tools, runtime, ... }', options)
+  if (typeof options !== 'object' || options === null)
+    refuseConfigField(INVALID_OPTIONS, 'options', 'must be an object { tools, runtime, ... }', options)
   refuseUnknownConfigFields(INVALID_OPTIONS, options as unknown as Readonly<Record<string, unknown>>, KNOWN_OPTIONS)
   const { id = RUN_CODE_TOOL_ID, onLog } = options
   if (typeof id !== 'string' || id === '') refuseConfigField(INVALID_OPTIONS, 'id', 'must be a non-empty string', id)
-  if (onLog !== undefined && typeof onLog !== 'function') refuseConfigField(INVALID_OPTIONS, 'onLog', 'must be a function', onLog)
+  if (onLog !== undefined && typeof onLog !== 'function')
+    refuseConfigField(INVALID_OPTIONS, 'onLog', 'must be a function', onLog)
   return onLog === undefined ? { id } : { id, onLog }
 }
 
@@ -73,12 +98,12 @@ export function codeModeTool(options: CodeModeToolOptions): RunCodeMastraTool {
     inputSchema,
     // Typed `unknown` by Mastra for a tool without an outputSchema. run_code has none on purpose:
     // Mastra would check every result against it, and the model never reads it.
-    toModelOutput: (output) => modelOutputOf(output as RunCodeOutput),
+    toModelOutput: output => modelOutputOf(output as RunCodeOutput),
     async execute(input, context): Promise<RunCodeOutput> {
       const runContext: RunCodeToolContext = context
       const runOptions: RunCodeOptions = {
-        ...context.abortSignal === undefined ? {} : { signal: context.abortSignal },
-        ...onLog === undefined ? {} : { onLog },
+        ...(context.abortSignal === undefined ? {} : { signal: context.abortSignal }),
+        ...(onLog === undefined ? {} : { onLog }),
         wrapToolCall: (_call, execute) => withRunContext(runContext, execute),
       }
       return codeMode.tool.execute(input, runOptions)

@@ -4,7 +4,13 @@
  * (`validateToolInput`, with the repairs it makes to model-written arguments), so that a program's
  * call is refused exactly when Mastra would refuse it.
  */
-import { CodeModeError, foreignToolSchema, type ForeignSchemaIssue, type JsonSchema, type StandardToolSchema } from '@code-runtime/code-mode'
+import {
+  CodeModeError,
+  foreignToolSchema,
+  type ForeignSchemaIssue,
+  type JsonSchema,
+  type StandardToolSchema,
+} from '@code-runtime/code-mode'
 import { standardSchemaToJSONSchema, type StandardSchemaWithJSON } from '@mastra/core/schema'
 import { validateToolInput, type ValidationError } from '@mastra/core/tools'
 
@@ -18,7 +24,9 @@ type FormattedErrors = ValidationError['validationErrors']
 
 /** The problems of Mastra's formatted validation errors, each with its path, outermost first. */
 function issuesOf(errors: FormattedErrors, path: readonly string[] = []): ForeignSchemaIssue[] {
-  const issues: ForeignSchemaIssue[] = errors.errors.map((message) => (path.length === 0 ? { message } : { message, path }))
+  const issues: ForeignSchemaIssue[] = errors.errors.map(message =>
+    path.length === 0 ? { message } : { message, path },
+  )
   const fields = errors.fields as Readonly<Record<string, FormattedErrors | undefined>> | undefined
   for (const [key, nested] of Object.entries(fields ?? {})) {
     if (nested !== undefined) issues.push(...issuesOf(nested, [...path, key]))
@@ -32,9 +40,11 @@ function toJsonSchema(field: string, schema: StandardSchemaWithJSON, io: 'input'
     return standardSchemaToJSONSchema(schema, { io }) as JsonSchema
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
-    throw new CodeModeError('CODE_MODE_INVALID_TOOL',
+    throw new CodeModeError(
+      'CODE_MODE_INVALID_TOOL',
       `Invalid tool: ${field}.${io}Schema cannot be read as JSON Schema (${reason}); describe the tool's ${io} with types JSON can carry.`,
-      { field: `${field}.${io}Schema` })
+      { field: `${field}.${io}Schema` },
+    )
   }
 }
 
@@ -43,12 +53,16 @@ function toJsonSchema(field: string, schema: StandardSchemaWithJSON, io: 'input'
  * Mastra's `validateToolInput`.
  * @throws {CodeModeError} `CODE_MODE_INVALID_TOOL` when the schema has no JSON Schema form.
  */
-export function mastraInputSchema(field: string, toolId: string, schema: StandardSchemaWithJSON | undefined): StandardToolSchema {
+export function mastraInputSchema(
+  field: string,
+  toolId: string,
+  schema: StandardSchemaWithJSON | undefined,
+): StandardToolSchema {
   if (schema === undefined) return foreignToolSchema({ vendor: VENDOR, jsonSchema: NO_INPUT_SCHEMA })
   return foreignToolSchema({
     vendor: VENDOR,
     jsonSchema: toJsonSchema(field, schema, 'input'),
-    validate: (value) => {
+    validate: value => {
       const checked = validateToolInput(schema, value, toolId)
       if (checked.error !== undefined) {
         const issues = issuesOf(checked.error.validationErrors)

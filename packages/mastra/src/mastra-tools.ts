@@ -8,13 +8,23 @@ import type { CodeModeTool, CodeModeToolAnnotations } from '@code-runtime/code-m
 import { CodeModeError } from '@code-runtime/code-mode'
 import { isPlainObject, joinConfigPath, refuseConfigField, type ConfigPlace } from '@code-runtime/core/internal'
 import type { ToolsInput } from '@mastra/core/agent'
-import { isProviderDefinedTool, isValidationError, isVercelTool, MASTRA_TOOL_MARKER, type Tool } from '@mastra/core/tools'
+import {
+  isProviderDefinedTool,
+  isValidationError,
+  isVercelTool,
+  MASTRA_TOOL_MARKER,
+  type Tool,
+} from '@mastra/core/tools'
 import { mastraInputSchema, mastraOutputSchema } from './mastra-tool-schema.js'
 import { toolCallContext } from './tool-context.js'
 
 const INVALID_TOOL: ConfigPlace = {
-  refuse: ({ field, rule, value, text }) => new CodeModeError('CODE_MODE_INVALID_TOOL', `Invalid tool: ${text}.`,
-    { ...field === undefined ? {} : { field }, value, rule }),
+  refuse: ({ field, rule, value, text }) =>
+    new CodeModeError('CODE_MODE_INVALID_TOOL', `Invalid tool: ${text}.`, {
+      ...(field === undefined ? {} : { field }),
+      value,
+      rule,
+    }),
 }
 
 const BESIDE = 'pass it to the Agent beside run_code'
@@ -30,27 +40,44 @@ function isMastraTool(value: object): value is Tool {
 
 /** True for a tool a person must approve or resume: Code Mode has no way to ask one yet. */
 function needsPerson(tool: Tool): boolean {
-  return tool.requireApproval === true
-    || typeof tool.requireApproval === 'function'
-    || typeof tool.needsApprovalFn === 'function'
-    || tool.suspendSchema !== undefined
-    || tool.resumeSchema !== undefined
+  return (
+    tool.requireApproval === true ||
+    typeof tool.requireApproval === 'function' ||
+    typeof tool.needsApprovalFn === 'function' ||
+    tool.suspendSchema !== undefined ||
+    tool.resumeSchema !== undefined
+  )
 }
 
 /** Reads one entry of the record, refusing what a program cannot call. */
 function readMastraTool(field: string, value: unknown): Tool {
-  if (typeof value !== 'object' || value === null) refuseConfigField(INVALID_TOOL, field, 'must be a Mastra tool made with createTool() from @mastra/core/tools', value)
+  if (typeof value !== 'object' || value === null)
+    refuseConfigField(
+      INVALID_TOOL,
+      field,
+      'must be a Mastra tool made with createTool() from @mastra/core/tools',
+      value,
+    )
   if (isProviderDefinedTool(value)) {
     refuse(field, `is a provider-defined tool (${value.id}), which the model's provider runs, not a program: ${BESIDE}`)
   }
   if (!isMastraTool(value)) {
     if (isVercelTool(value)) {
-      refuse(field, `is an AI SDK tool; Code Mode runs Mastra tools: make it with createTool() from @mastra/core/tools (its description, schema and execute), or ${BESIDE}`)
+      refuse(
+        field,
+        `is an AI SDK tool; Code Mode runs Mastra tools: make it with createTool() from @mastra/core/tools (its description, schema and execute), or ${BESIDE}`,
+      )
     }
-    refuse(field, `is not a Mastra tool: make it with createTool() from @mastra/core/tools (provider placeholders such as webSearchTool run at the model's provider: ${BESIDE})`)
+    refuse(
+      field,
+      `is not a Mastra tool: make it with createTool() from @mastra/core/tools (provider placeholders such as webSearchTool run at the model's provider: ${BESIDE})`,
+    )
   }
   if (typeof value.execute !== 'function') {
-    refuse(field, `has no execute function, so a program cannot run it (a client-side tool runs in the app): give it an execute, or ${BESIDE}`)
+    refuse(
+      field,
+      `has no execute function, so a program cannot run it (a client-side tool runs in the app): give it an execute, or ${BESIDE}`,
+    )
   }
   return value
 }
@@ -61,8 +88,8 @@ function toCodeModeTool(name: string, field: string, tool: Tool, execute: NonNul
     name,
     description: tool.description,
     inputSchema: mastraInputSchema(field, tool.id, tool.inputSchema),
-    ...tool.outputSchema === undefined ? {} : { outputSchema: mastraOutputSchema(field, tool.outputSchema) },
-    ...annotations === undefined ? {} : { annotations },
+    ...(tool.outputSchema === undefined ? {} : { outputSchema: mastraOutputSchema(field, tool.outputSchema) }),
+    ...(annotations === undefined ? {} : { annotations }),
     async execute(args, { signal }) {
       const output = await execute(args, toolCallContext(name, signal))
       // Mastra's execute reports a failed check (of the output, of the request context) as a
@@ -83,7 +110,12 @@ function toCodeModeTool(name: string, field: string, tool: Tool, execute: NonNul
  */
 export function readMastraTools(tools: ToolsInput): CodeModeTool[] {
   if (!isPlainObject(tools)) {
-    refuseConfigField(INVALID_TOOL, 'tools', 'must be a record of Mastra tools, as Agent takes them ({ search: searchTool })', tools)
+    refuseConfigField(
+      INVALID_TOOL,
+      'tools',
+      'must be a record of Mastra tools, as Agent takes them ({ search: searchTool })',
+      tools,
+    )
   }
   const read: CodeModeTool[] = []
   for (const [name, value] of Object.entries(tools)) {

@@ -20,9 +20,12 @@ export function withRunContext<T>(context: RunCodeToolContext, call: () => T): T
 
 /** A `suspend` for tools called from a program: it rejects, so the program sees why. */
 function refuseSuspend(toolName: string): () => Promise<never> {
-  return () => Promise.reject(new Error(
-    `${toolName} tried to suspend, which a tool called from run_code cannot do; give it to the agent beside run_code instead.`,
-  ))
+  return () =>
+    Promise.reject(
+      new Error(
+        `${toolName} tried to suspend, which a tool called from run_code cannot do; give it to the agent beside run_code instead.`,
+      ),
+    )
 }
 
 /**
@@ -33,16 +36,30 @@ function refuseSuspend(toolName: string): () => Promise<never> {
 export function toolCallContext(toolName: string, signal: AbortSignal): ToolExecutionContext {
   const outer = runContext.getStore()
   const suspend = refuseSuspend(toolName)
-  const { suspend: _suspend, resumeData: _resumeData, suspendPayload: _suspendPayload, ...rest } = outer ?? { observe: noopObserve }
+  const {
+    suspend: _suspend,
+    resumeData: _resumeData,
+    suspendPayload: _suspendPayload,
+    ...rest
+  } = outer ?? { observe: noopObserve }
   const context: ToolExecutionContext = { ...rest, abortSignal: signal, suspend }
   if (rest.agent !== undefined) {
-    const { resumeData: _agentResumeData, suspendPayload: _agentSuspendPayload, suspendedToolRunId: _agentRunId, ...agent } = rest.agent
+    const {
+      resumeData: _agentResumeData,
+      suspendPayload: _agentSuspendPayload,
+      suspendedToolRunId: _agentRunId,
+      ...agent
+    } = rest.agent
     context.agent = { ...agent, suspend }
   }
   if (rest.workflow !== undefined) {
-    const { resumeData: _workflowResumeData, suspendPayload: _workflowSuspendPayload, suspendedToolRunId: _workflowRunId, ...workflow } = rest.workflow
+    const {
+      resumeData: _workflowResumeData,
+      suspendPayload: _workflowSuspendPayload,
+      suspendedToolRunId: _workflowRunId,
+      ...workflow
+    } = rest.workflow
     context.workflow = { ...workflow, suspend }
   }
   return context
 }
-

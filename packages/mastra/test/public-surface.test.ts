@@ -20,7 +20,8 @@ describe('public surface of @code-runtime/mastra', () => {
     const runtime = { run: () => Promise.reject(new Error('never runs')) }
     const codes: string[] = []
     for (const attempt of [
-      () => codeModeTool({ tools: { x: 'not a tool' } as unknown as CodeModeMastra.CodeModeToolOptions['tools'], runtime }),
+      () =>
+        codeModeTool({ tools: { x: 'not a tool' } as unknown as CodeModeMastra.CodeModeToolOptions['tools'], runtime }),
       () => codeModeTool({ tools: {}, runtime, namespace: '1x' }),
     ]) {
       try {

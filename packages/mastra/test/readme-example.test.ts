@@ -12,7 +12,9 @@ describe('the README example', () => {
   it('runs an Agent whose model calls run_code, and prints its answer and the calls made', async () => {
     const script = fileURLToPath(new URL('../examples/weather-agent.js', import.meta.url))
     // Offline: no usage report, no provider lists fetched.
-    const { stdout } = await run(process.execPath, [script], { env: { ...process.env, MASTRA_TELEMETRY_DISABLED: '1', MASTRA_OFFLINE: '1' } })
+    const { stdout } = await run(process.execPath, [script], {
+      env: { ...process.env, MASTRA_TELEMETRY_DISABLED: '1', MASTRA_OFFLINE: '1' },
+    })
     assert.equal(stdout, 'The program said: 30.6 | 3 tool calls\n')
   })
 

@@ -19,6 +19,10 @@ export function scriptedAgent(tools: ToolsInput, programs: readonly string[]): {
 }
 
 /** The run_code outputs Mastra recorded in a generate result, in order. */
-export function runCodeOutputs(result: { toolResults: ReadonlyArray<{ payload: { toolName: string; result?: unknown } }> }): RunCodeOutput[] {
-  return result.toolResults.filter((chunk) => chunk.payload.toolName === 'run_code').map((chunk) => chunk.payload.result as RunCodeOutput)
+export function runCodeOutputs(result: {
+  toolResults: ReadonlyArray<{ payload: { toolName: string; result?: unknown } }>
+}): RunCodeOutput[] {
+  return result.toolResults
+    .filter(chunk => chunk.payload.toolName === 'run_code')
+    .map(chunk => chunk.payload.result as RunCodeOutput)
 }

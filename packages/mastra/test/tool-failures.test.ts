@@ -13,7 +13,11 @@ import type { RunCodeOutput } from '@code-runtime/code-mode'
 import { runCodeOutputs, scriptedAgent, startRuntime } from './support.js'
 
 /** Runs one program through an Agent whose run_code has these tools; resolves its output. */
-async function runProgram(options: CodeModeToolOptions, program: string, abortSignal?: AbortSignal): Promise<{ output: RunCodeOutput; finishReason: string | undefined }> {
+async function runProgram(
+  options: CodeModeToolOptions,
+  program: string,
+  abortSignal?: AbortSignal,
+): Promise<{ output: RunCodeOutput; finishReason: string | undefined }> {
   const { agent } = scriptedAgent({ run_code: codeModeTool(options) }, [program])
   const result = await agent.generate('go', abortSignal === undefined ? {} : { abortSignal })
   const [output] = runCodeOutputs(result)
@@ -21,7 +25,8 @@ async function runProgram(options: CodeModeToolOptions, program: string, abortSi
   return { output, finishReason: result.finishReason }
 }
 
-const CAUGHT = (call: string): string => `try { return await ${call} } catch (error) { return [error.name, error.toolName, error.message] }`
+const CAUGHT = (call: string): string =>
+  `try { return await ${call} } catch (error) { return [error.name, error.toolName, error.message] }`
 
 describe('failures of Mastra tools inside a program', () => {
   let started: Awaited<ReturnType<typeof startRuntime>>
@@ -33,14 +38,29 @@ describe('failures of Mastra tools inside a program', () => {
   })
 
   it('rejects the call with the message of a tool that throws', async () => {
-    const charge = createTool({ id: 'charge', description: 'Charges a card.', inputSchema: z.object({ cents: z.number() }), execute: async () => { throw new Error('card declined') } })
-    const { output } = await runProgram({ tools: { charge }, runtime: started.runtime }, CAUGHT('tools.charge({ cents: 500 })'))
+    const charge = createTool({
+      id: 'charge',
+      description: 'Charges a card.',
+      inputSchema: z.object({ cents: z.number() }),
+      execute: async () => {
+        throw new Error('card declined')
+      },
+    })
+    const { output } = await runProgram(
+      { tools: { charge }, runtime: started.runtime },
+      CAUGHT('tools.charge({ cents: 500 })'),
+    )
     assert.deepEqual(output.structured.result, ['ToolCallError', 'charge', 'card declined'])
   })
 
   it("refuses arguments Mastra's own input check refuses, before the tool runs", async () => {
     let ran = 0
-    const search = createTool({ id: 'search', description: 'Searches.', inputSchema: z.object({ query: z.string().min(3) }), execute: async () => (ran++, []) })
+    const search = createTool({
+      id: 'search',
+      description: 'Searches.',
+      inputSchema: z.object({ query: z.string().min(3) }),
+      execute: async () => (ran++, []),
+    })
     // Off: the type check would refuse the wrong type before the run; this is about the call itself.
     const options = { tools: { search }, runtime: started.runtime, typeCheck: 'off' } as const
     let { output } = await runProgram(options, CAUGHT("tools.search({ query: 'ab' })"))
@@ -54,15 +74,31 @@ describe('failures of Mastra tools inside a program', () => {
 
   it('accepts what Mastra accepts from a model: null for an optional field', async () => {
     const received: unknown[] = []
-    const search = createTool({ id: 'search', description: 'Searches.', inputSchema: z.object({ query: z.string(), lang: z.string().optional() }), execute: async (input) => (received.push(input), 'ok') })
-    const { output } = await runProgram({ tools: { search }, runtime: started.runtime, typeCheck: 'off' }, "return await tools.search({ query: 'cats', lang: null })")
+    const search = createTool({
+      id: 'search',
+      description: 'Searches.',
+      inputSchema: z.object({ query: z.string(), lang: z.string().optional() }),
+      execute: async input => (received.push(input), 'ok'),
+    })
+    const { output } = await runProgram(
+      { tools: { search }, runtime: started.runtime, typeCheck: 'off' },
+      "return await tools.search({ query: 'cats', lang: null })",
+    )
     assert.equal(output.structured.result, 'ok', output.text)
     assert.deepEqual(received, [{ query: 'cats' }])
   })
 
   it("rejects the call when the tool's output fails its outputSchema", async () => {
-    const getWeather = createTool({ id: 'get-weather', description: 'Weather.', outputSchema: z.object({ celsius: z.number() }), execute: async () => ({ celsius: 'warm' }) as unknown as { celsius: number } })
-    const { output } = await runProgram({ tools: { getWeather }, runtime: started.runtime }, CAUGHT('tools.getWeather()'))
+    const getWeather = createTool({
+      id: 'get-weather',
+      description: 'Weather.',
+      outputSchema: z.object({ celsius: z.number() }),
+      execute: async () => ({ celsius: 'warm' }) as unknown as { celsius: number },
+    })
+    const { output } = await runProgram(
+      { tools: { getWeather }, runtime: started.runtime },
+      CAUGHT('tools.getWeather()'),
+    )
     const [name, , message] = output.structured.result as string[]
     assert.equal(name, 'ToolCallError')
     assert.match(message ?? '', /^Tool output validation failed for get-weather\./)
@@ -89,14 +125,19 @@ describe('failures of Mastra tools inside a program', () => {
     const wait = createTool({
       id: 'wait',
       description: 'Waits for an event.',
-      execute: async (_input, context) => new Promise<never>((_resolve, reject) => {
-        toolSignal = context.abortSignal
-        context.abortSignal?.addEventListener('abort', () => reject(new Error('stopped waiting')), { once: true })
-        // The person leaves once the tool is waiting: no timer decides the order.
-        controller.abort(new Error('the user left'))
-      }),
+      execute: async (_input, context) =>
+        new Promise<never>((_resolve, reject) => {
+          toolSignal = context.abortSignal
+          context.abortSignal?.addEventListener('abort', () => reject(new Error('stopped waiting')), { once: true })
+          // The person leaves once the tool is waiting: no timer decides the order.
+          controller.abort(new Error('the user left'))
+        }),
     })
-    const { output, finishReason } = await runProgram({ tools: { wait }, runtime: started.runtime }, 'await tools.wait()\nreturn 1', controller.signal)
+    const { output, finishReason } = await runProgram(
+      { tools: { wait }, runtime: started.runtime },
+      'await tools.wait()\nreturn 1',
+      controller.signal,
+    )
     assert.equal(output.isError, true)
     assert.equal(output.structured.error?.kind, 'abort')
     assert.match(output.text, /^code run failed \(abort\): .*the user left/)

@@ -24,7 +24,12 @@ function refusal(action: () => unknown): CodeModeError {
   assert.fail('expected a refusal')
 }
 
-const lookup = createTool({ id: 'lookup', description: 'Looks a word up.', inputSchema: z.object({ word: z.string() }), execute: async () => 'found' })
+const lookup = createTool({
+  id: 'lookup',
+  description: 'Looks a word up.',
+  inputSchema: z.object({ word: z.string() }),
+  execute: async () => 'found',
+})
 
 describe('codeModeTool refusals', () => {
   let started: Awaited<ReturnType<typeof startRuntime>>
@@ -34,20 +39,33 @@ describe('codeModeTool refusals', () => {
   after(async () => {
     await started.dispose()
   })
-  const refuseTools = (tools: ToolsInput): CodeModeError => refusal(() => codeModeTool({ tools, runtime: started.runtime }))
+  const refuseTools = (tools: ToolsInput): CodeModeError =>
+    refusal(() => codeModeTool({ tools, runtime: started.runtime }))
 
   it('refuses an AI SDK tool by name, with the way to make it a Mastra tool', () => {
     // Mastra 1.71 types AI SDK tools with its own copy of older AI SDK types; the installed ai 7 tool is the same at run time.
-    const weather = aiSdkTool({ description: 'Weather.', inputSchema: z.object({ city: z.string() }), execute: async () => 'sunny' }) as unknown as ToolsInput[string]
+    const weather = aiSdkTool({
+      description: 'Weather.',
+      inputSchema: z.object({ city: z.string() }),
+      execute: async () => 'sunny',
+    }) as unknown as ToolsInput[string]
     const error = refuseTools({ lookup, weather })
     assert.equal(error.code, 'CODE_MODE_INVALID_TOOL')
     assert.equal(error.field, 'tools.weather')
-    assert.match(error.message, /tools\.weather is an AI SDK tool; .*createTool\(\) from @mastra\/core\/tools.*beside run_code/)
+    assert.match(
+      error.message,
+      /tools\.weather is an AI SDK tool; .*createTool\(\) from @mastra\/core\/tools.*beside run_code/,
+    )
   })
 
   it("refuses provider tools, which the model's provider runs", () => {
     // The shape of the AI SDK's provider tools (openai.tools.webSearch() and the like); no provider package is installed here.
-    const providerTool = { type: 'provider', id: 'openai.web_search', args: {}, inputSchema: {} } as unknown as ToolsInput[string]
+    const providerTool = {
+      type: 'provider',
+      id: 'openai.web_search',
+      args: {},
+      inputSchema: {},
+    } as unknown as ToolsInput[string]
     let error = refuseTools({ search: providerTool })
     assert.equal(error.field, 'tools.search')
     assert.match(error.message, /tools\.search is a provider-defined tool \(openai\.web_search\).*beside run_code/)
@@ -57,7 +75,11 @@ describe('codeModeTool refusals', () => {
   })
 
   it('refuses a Mastra tool without execute (a client-side tool)', () => {
-    const pickColor = createTool({ id: 'pick-color', description: 'The user picks a color in the app.', inputSchema: z.object({ palette: z.array(z.string()) }) })
+    const pickColor = createTool({
+      id: 'pick-color',
+      description: 'The user picks a color in the app.',
+      inputSchema: z.object({ palette: z.array(z.string()) }),
+    })
     const error = refuseTools({ pickColor })
     assert.equal(error.field, 'tools.pickColor')
     assert.match(error.message, /tools\.pickColor has no execute function.*beside run_code/)
@@ -69,10 +91,14 @@ describe('codeModeTool refusals', () => {
       '~standard': {
         version: 1,
         vendor: 'some-library',
-        validate: (value) => ({ value }),
+        validate: value => ({ value }),
         jsonSchema: {
-          input: () => { throw new Error('cannot represent a BigInt') },
-          output: () => { throw new Error('cannot represent a BigInt') },
+          input: () => {
+            throw new Error('cannot represent a BigInt')
+          },
+          output: () => {
+            throw new Error('cannot represent a BigInt')
+          },
         },
       },
     }
@@ -97,7 +123,10 @@ describe('codeModeTool refusals', () => {
     assert.match(error.message, /unknown field "maxParalel" \(did you mean "maxParallel"\?\)/)
     assert.equal(refusal(() => codeModeTool({ tools: { lookup }, runtime: started.runtime, id: '' })).field, 'id')
     // Code Mode's own options are checked by Code Mode.
-    assert.equal(refusal(() => codeModeTool({ tools: { lookup }, runtime: started.runtime, maxParallel: 0 })).code, 'CODE_MODE_INVALID_OPTIONS')
+    assert.equal(
+      refusal(() => codeModeTool({ tools: { lookup }, runtime: started.runtime, maxParallel: 0 })).code,
+      'CODE_MODE_INVALID_OPTIONS',
+    )
   })
 })
 
@@ -111,12 +140,30 @@ describe('tools that need a person', () => {
   })
 
   it('leaves tools needing approval, or suspending for an answer, out of the SDK', () => {
-    const refund = createTool({ id: 'refund', description: 'Refunds an order.', requireApproval: true, execute: async () => 'refunded' })
-    const bigRefund = createTool({ id: 'big-refund', description: 'Refunds, asking above 100.', inputSchema: z.object({ cents: z.number() }), requireApproval: ({ cents }) => cents > 10_000, execute: async () => 'refunded' })
-    const confirm = createTool({ id: 'confirm', description: 'Asks the user to confirm.', suspendSchema: z.object({ question: z.string() }), resumeSchema: z.object({ yes: z.boolean() }), execute: async () => 'ok' })
+    const refund = createTool({
+      id: 'refund',
+      description: 'Refunds an order.',
+      requireApproval: true,
+      execute: async () => 'refunded',
+    })
+    const bigRefund = createTool({
+      id: 'big-refund',
+      description: 'Refunds, asking above 100.',
+      inputSchema: z.object({ cents: z.number() }),
+      requireApproval: ({ cents }) => cents > 10_000,
+      execute: async () => 'refunded',
+    })
+    const confirm = createTool({
+      id: 'confirm',
+      description: 'Asks the user to confirm.',
+      suspendSchema: z.object({ question: z.string() }),
+      resumeSchema: z.object({ yes: z.boolean() }),
+      execute: async () => 'ok',
+    })
     const runCode = codeModeTool({ tools: { lookup, refund, bigRefund, confirm }, runtime: started.runtime })
     assert.match(runCode.description, /lookup\(args: \{ word: string \}\)/)
-    for (const name of ['refund', 'bigRefund', 'confirm']) assert.doesNotMatch(runCode.description, new RegExp(`\\b${name}\\(`))
+    for (const name of ['refund', 'bigRefund', 'confirm'])
+      assert.doesNotMatch(runCode.description, new RegExp(`\\b${name}\\(`))
   })
 
   it('is a Mastra tool with the id run_code, or the id given', () => {

@@ -28,7 +28,12 @@ const jsonInput: PublicSchema = {
     days: { type: 'integer', minimum: 1, maximum: 7, description: 'How many days ahead' },
     units: { type: 'string', enum: ['metric', 'imperial'] },
     tags: { type: 'array', items: { type: 'string' } },
-    at: { type: 'object', properties: { lat: { type: 'number' }, lon: { type: 'number' } }, required: ['lat', 'lon'], additionalProperties: false },
+    at: {
+      type: 'object',
+      properties: { lat: { type: 'number' }, lon: { type: 'number' } },
+      required: ['lat', 'lon'],
+      additionalProperties: false,
+    },
     note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
   },
   required: ['city'],
@@ -52,22 +57,43 @@ describe('Mastra tool schemas in the SDK', () => {
   })
 
   it('give the same SDK text for the same shapes in Zod and in JSON Schema', () => {
-    const fromZod = createTool({ id: 'forecast', description: 'Forecast.', inputSchema: zodInput, outputSchema: zodOutput, execute: async () => ({ celsius: 1, sky: 'clear' as const }) })
-    const fromJson = createTool({ id: 'forecast', description: 'Forecast.', inputSchema: jsonInput, outputSchema: jsonOutput, execute: async () => ({ celsius: 1, sky: 'clear' }) })
+    const fromZod = createTool({
+      id: 'forecast',
+      description: 'Forecast.',
+      inputSchema: zodInput,
+      outputSchema: zodOutput,
+      execute: async () => ({ celsius: 1, sky: 'clear' as const }),
+    })
+    const fromJson = createTool({
+      id: 'forecast',
+      description: 'Forecast.',
+      inputSchema: jsonInput,
+      outputSchema: jsonOutput,
+      execute: async () => ({ celsius: 1, sky: 'clear' }),
+    })
     const zodText = codeModeTool({ tools: { forecast: fromZod }, runtime: started.runtime }).description
     const jsonText = codeModeTool({ tools: { forecast: fromJson }, runtime: started.runtime }).description
     assert.equal(zodText, jsonText)
     // Typed field by field, never `unknown`.
-    assert.match(zodText, /\/\*\* City name, e\.g\. Berlin \*\/\n {4}city: string\n {4}\/\*\* How many days ahead @integer @minimum 1 @maximum 7 \*\/\n {4}days\?: number\n/)
+    assert.match(
+      zodText,
+      /\/\*\* City name, e\.g\. Berlin \*\/\n {4}city: string\n {4}\/\*\* How many days ahead @integer @minimum 1 @maximum 7 \*\/\n {4}days\?: number\n/,
+    )
     assert.match(zodText, /\}\): Promise<\{ celsius: number; sky: "clear" \| "cloudy" \| "rain" \}>/)
   })
 
   it("checks JSON Schema arguments with Mastra's own validator, before the tool runs", async () => {
     let ran = 0
-    const convert = createTool({ id: 'convert', description: 'C to F.', inputSchema: { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] }, execute: async () => (ran++, 0) })
-    const { agent } = scriptedAgent({ run_code: codeModeTool({ tools: { convert }, runtime: started.runtime, typeCheck: 'off' }) }, [
-      "try { return await tools.convert({ celsius: 'hot' }) } catch (error) { return error.message }",
-    ])
+    const convert = createTool({
+      id: 'convert',
+      description: 'C to F.',
+      inputSchema: { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] },
+      execute: async () => (ran++, 0),
+    })
+    const { agent } = scriptedAgent(
+      { run_code: codeModeTool({ tools: { convert }, runtime: started.runtime, typeCheck: 'off' }) },
+      ["try { return await tools.convert({ celsius: 'hot' }) } catch (error) { return error.message }"],
+    )
     const [output] = runCodeOutputs(await agent.generate('go'))
     assert.match(String(output?.structured.result), /^tools\.convert: args\.celsius: must be number\.$/)
     assert.equal(ran, 0)
@@ -80,7 +106,15 @@ describe('Mastra tool schemas in the SDK', () => {
   })
 
   it("carries Mastra's MCP annotations: a read-only tool is marked @readOnly", () => {
-    const read = createTool({ id: 'read', description: 'Reads.', mcp: { annotations: { readOnlyHint: true } }, execute: async () => 'text' })
-    assert.match(codeModeTool({ tools: { read }, runtime: started.runtime }).description, /\/\*\* Reads\. @readOnly \*\//)
+    const read = createTool({
+      id: 'read',
+      description: 'Reads.',
+      mcp: { annotations: { readOnlyHint: true } },
+      execute: async () => 'text',
+    })
+    assert.match(
+      codeModeTool({ tools: { read }, runtime: started.runtime }).description,
+      /\/\*\* Reads\. @readOnly \*\//,
+    )
   })
 })

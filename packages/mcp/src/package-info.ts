@@ -4,7 +4,10 @@
  */
 import { createRequire } from 'node:module'
 
-const manifest = createRequire(import.meta.url)('../../package.json') as { readonly name: string; readonly version: string }
+const manifest = createRequire(import.meta.url)('../../package.json') as {
+  readonly name: string
+  readonly version: string
+}
 
 /** Name and version announced to MCP peers and printed by `code-runtime --version`. */
 export const PACKAGE_INFO: { readonly name: string; readonly version: string } = Object.freeze({

@@ -8,7 +8,13 @@
  * Node permission model is not such a boundary by Node's own account, then to worker threads.
  */
 import { hasNatsCredentials, NatsCodeRuntime, type NatsConnectionConfig } from '@code-runtime/nats'
-import { CodeRuntimeError, startCodeRuntime, type CodeRuntime, type CodeRuntimeBackend, type StartedCodeRuntime } from '@code-runtime/core'
+import {
+  CodeRuntimeError,
+  startCodeRuntime,
+  type CodeRuntime,
+  type CodeRuntimeBackend,
+  type StartedCodeRuntime,
+} from '@code-runtime/core'
 import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
 import type { NatsCliConnection } from './cli/cli-arguments.js'
 import { McpProxyError } from './errors.js'
@@ -26,14 +32,18 @@ export type BackendName = (typeof BACKEND_NAMES)[number]
 export const DEFAULT_BACKEND: BackendName = process.platform === 'linux' ? 'container' : 'worker-thread'
 
 /** What each backend falls back to when it is the default and cannot work here, and what that means. */
-const FALLBACKS: Readonly<Record<BackendName, { readonly backend: BackendName; readonly meaning: string } | undefined>> = {
-  'container': {
+const FALLBACKS: Readonly<
+  Record<BackendName, { readonly backend: BackendName; readonly meaning: string } | undefined>
+> = {
+  container: {
     backend: 'process',
-    meaning: 'Running programs in child processes under Node\'s permission model instead, which by Node\'s own account is not a security boundary against malicious code; make bubblewrap work (as above) for the container backend, or pass --backend to choose.',
+    meaning:
+      "Running programs in child processes under Node's permission model instead, which by Node's own account is not a security boundary against malicious code; make bubblewrap work (as above) for the container backend, or pass --backend to choose.",
   },
-  'process': {
+  process: {
     backend: 'worker-thread',
-    meaning: 'Running programs in worker threads instead (contained, but a V8 crash would stop code-runtime); pass --backend to choose.',
+    meaning:
+      'Running programs in worker threads instead (contained, but a V8 crash would stop code-runtime); pass --backend to choose.',
   },
   'worker-thread': undefined,
 }
@@ -59,7 +69,7 @@ const PROCESS_EXPORTS: Readonly<Record<Exclude<BackendName, 'worker-thread'>, st
 export type PackageImporter = (specifier: string) => Promise<Record<string, unknown>>
 
 // A variable specifier: the package is optional and must not be resolved at build time.
-const importPackage: PackageImporter = async (specifier) => (await import(specifier)) as Record<string, unknown>
+const importPackage: PackageImporter = async specifier => (await import(specifier)) as Record<string, unknown>
 
 /** True when `error` says that `specifier` itself cannot be found (not one of its own imports). */
 function isPackageMissing(error: unknown, specifier: string): boolean {
@@ -73,7 +83,10 @@ function isPackageMissing(error: unknown, specifier: string): boolean {
  * @throws {McpProxyError} `MCP_PROXY_BACKEND_UNAVAILABLE` naming the package to install when it is
  *   missing, or saying it failed to load (with the cause) when it is there but broken.
  */
-export async function loadProcessBackend(name: Exclude<BackendName, 'worker-thread'>, importModule: PackageImporter = importPackage): Promise<CodeRuntimeBackend<unknown, CodeRuntime>> {
+export async function loadProcessBackend(
+  name: Exclude<BackendName, 'worker-thread'>,
+  importModule: PackageImporter = importPackage,
+): Promise<CodeRuntimeBackend<unknown, CodeRuntime>> {
   let module: Record<string, unknown>
   try {
     module = await importModule(PROCESS_PACKAGE)
@@ -85,9 +98,11 @@ export async function loadProcessBackend(name: Exclude<BackendName, 'worker-thre
   }
   const Backend = module[PROCESS_EXPORTS[name]]
   if (typeof Backend !== 'function') {
-    throw new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE',
+    throw new McpProxyError(
+      'MCP_PROXY_BACKEND_UNAVAILABLE',
       `--backend ${name}: this version of ${PROCESS_PACKAGE} has no ${PROCESS_EXPORTS[name]}; update it, or use --backend worker-thread.`,
-      { value: name })
+      { value: name },
+    )
   }
   return Backend as CodeRuntimeBackend<unknown, CodeRuntime>
 }
@@ -97,7 +112,10 @@ export async function loadProcessBackend(name: Exclude<BackendName, 'worker-thre
  * @throws {McpProxyError} `MCP_PROXY_BACKEND_UNAVAILABLE` when it is not installed or cannot
  *   work on this machine (no bubblewrap, say); the message says what to do.
  */
-export async function startBackend(name: BackendName, budgets: BackendBudgets): Promise<StartedCodeRuntime<CodeRuntime>> {
+export async function startBackend(
+  name: BackendName,
+  budgets: BackendBudgets,
+): Promise<StartedCodeRuntime<CodeRuntime>> {
   return await startNamedBackend(name, budgets)
 }
 
@@ -110,13 +128,24 @@ export type StartedBackend = StartedCodeRuntime<CodeRuntime> & { readonly backen
  * process, process to worker threads, each with one line through `warn` saying what that means.
  * @throws {McpProxyError} `MCP_PROXY_BACKEND_UNAVAILABLE` when the chosen backend cannot work.
  */
-export async function startChosenBackend(name: BackendName, isChosen: boolean, budgets: BackendBudgets,
-  warn: (line: string) => void, start: typeof startBackend = startNamedBackend): Promise<StartedBackend> {
+export async function startChosenBackend(
+  name: BackendName,
+  isChosen: boolean,
+  budgets: BackendBudgets,
+  warn: (line: string) => void,
+  start: typeof startBackend = startNamedBackend,
+): Promise<StartedBackend> {
   try {
-    return { ...await start(name, budgets), backend: name }
+    return { ...(await start(name, budgets)), backend: name }
   } catch (error) {
     const fallback = FALLBACKS[name]
-    if (isChosen || fallback === undefined || !McpProxyError.is(error) || error.code !== 'MCP_PROXY_BACKEND_UNAVAILABLE') throw error
+    if (
+      isChosen ||
+      fallback === undefined ||
+      !McpProxyError.is(error) ||
+      error.code !== 'MCP_PROXY_BACKEND_UNAVAILABLE'
+    )
+      throw error
     warn(`${error.message} ${fallback.meaning}`)
     return await startChosenBackend(fallback.backend, false, budgets, warn, start)
   }
@@ -125,13 +154,14 @@ export async function startChosenBackend(name: BackendName, isChosen: boolean, b
 /** NATS credentials from the environment (never the command line, where `ps` shows them). */
 export function natsCredentialsFromEnvironment(): { user?: string; pass?: string; token?: string } {
   return {
-    ...process.env.NATS_USER === undefined ? {} : { user: process.env.NATS_USER, pass: process.env.NATS_PASS ?? '' },
-    ...process.env.NATS_TOKEN === undefined ? {} : { token: process.env.NATS_TOKEN },
+    ...(process.env.NATS_USER === undefined ? {} : { user: process.env.NATS_USER, pass: process.env.NATS_PASS ?? '' }),
+    ...(process.env.NATS_TOKEN === undefined ? {} : { token: process.env.NATS_TOKEN }),
   }
 }
 
 /** How NATS said no to a start without credentials: the fix, and the flag that accepts the risk. */
-const NO_CREDENTIALS = 'refuses to connect to NATS without credentials: set NATS_USER and NATS_PASS, or NATS_TOKEN, or give --nats-creds <file> or --nats-cert/--nats-key; on a bus nobody else can reach, --insecure-no-auth connects without'
+const NO_CREDENTIALS =
+  'refuses to connect to NATS without credentials: set NATS_USER and NATS_PASS, or NATS_TOKEN, or give --nats-creds <file> or --nats-cert/--nats-key; on a bus nobody else can reach, --insecure-no-auth connects without'
 
 /**
  * The connection fields of `--nats`: the environment's credentials, the creds file, TLS files and
@@ -139,16 +169,21 @@ const NO_CREDENTIALS = 'refuses to connect to NATS without credentials: set NATS
  * which is warned (`warn`) on every start, since anyone on such a bus reads programs and poses as a runner.
  * @throws {McpProxyError} `MCP_PROXY_USAGE` without credentials or `--insecure-no-auth`.
  */
-export function natsConnectionFields(connection: NatsCliConnection | undefined, warn: (line: string) => void): Omit<NatsConnectionConfig, 'servers' | 'subjectPrefix'> {
+export function natsConnectionFields(
+  connection: NatsCliConnection | undefined,
+  warn: (line: string) => void,
+): Omit<NatsConnectionConfig, 'servers' | 'subjectPrefix'> {
   const fields = {
     ...natsCredentialsFromEnvironment(),
-    ...connection?.credsFile === undefined ? {} : { credsFile: connection.credsFile },
-    ...connection?.tls === undefined ? {} : { tls: connection.tls },
-    ...connection?.inboxPrefix === undefined ? {} : { inboxPrefix: connection.inboxPrefix },
+    ...(connection?.credsFile === undefined ? {} : { credsFile: connection.credsFile }),
+    ...(connection?.tls === undefined ? {} : { tls: connection.tls }),
+    ...(connection?.inboxPrefix === undefined ? {} : { inboxPrefix: connection.inboxPrefix }),
   }
   if (!hasNatsCredentials(fields)) {
     if (connection?.insecureNoAuth !== true) throw new McpProxyError('MCP_PROXY_USAGE', `--nats ${NO_CREDENTIALS}.`)
-    warn('--insecure-no-auth: connecting to NATS without credentials; any client on this bus can read programs and their binding calls, and pose as a runner.')
+    warn(
+      '--insecure-no-auth: connecting to NATS without credentials; any client on this bus can read programs and their binding calls, and pose as a runner.',
+    )
   }
   return fields
 }
@@ -157,32 +192,45 @@ export function natsConnectionFields(connection: NatsCliConnection | undefined, 
  * Starts the NATS backend: runs go to runners on `servers`, with `budgets`.
  * @throws {McpProxyError} `MCP_PROXY_BACKEND_UNAVAILABLE` when NATS cannot be reached; `MCP_PROXY_USAGE` without credentials (natsConnectionFields).
  */
-export async function startRemoteBackend(servers: readonly string[], budgets: BackendBudgets, connection?: NatsCliConnection): Promise<StartedCodeRuntime<CodeRuntime>> {
-  const fields = natsConnectionFields(connection, (line) => process.stderr.write(`code-runtime: ${line}\n`))
+export async function startRemoteBackend(
+  servers: readonly string[],
+  budgets: BackendBudgets,
+  connection?: NatsCliConnection,
+): Promise<StartedCodeRuntime<CodeRuntime>> {
+  const fields = natsConnectionFields(connection, line => process.stderr.write(`code-runtime: ${line}\n`))
   try {
     return await startCodeRuntime(NatsCodeRuntime, {
       servers,
       maxWallMs: budgets.maxWallMs,
-      ...budgets.computeMs === undefined ? {} : { computeMs: budgets.computeMs },
+      ...(budgets.computeMs === undefined ? {} : { computeMs: budgets.computeMs }),
       ...fields,
     })
   } catch (error) {
     if (CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_UNAVAILABLE') {
-      throw new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE', `--nats: ${error.message}`, { value: servers.join(','), cause: error })
+      throw new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE', `--nats: ${error.message}`, {
+        value: servers.join(','),
+        cause: error,
+      })
     }
     throw error
   }
 }
 
 async function startNamedBackend(name: BackendName, budgets: BackendBudgets): Promise<StartedCodeRuntime<CodeRuntime>> {
-  const Backend = name === 'worker-thread' ? WorkerThreadCodeRuntime as CodeRuntimeBackend<unknown, CodeRuntime> : await loadProcessBackend(name)
+  const Backend =
+    name === 'worker-thread'
+      ? (WorkerThreadCodeRuntime as CodeRuntimeBackend<unknown, CodeRuntime>)
+      : await loadProcessBackend(name)
   try {
     const computeMs = budgets.computeMs === undefined ? {} : { computeMs: budgets.computeMs }
     const maxOutputBytes = budgets.maxOutputBytes === undefined ? {} : { maxOutputBytes: budgets.maxOutputBytes }
     return await startCodeRuntime(Backend, { maxWallMs: budgets.maxWallMs, ...computeMs, ...maxOutputBytes })
   } catch (error) {
     if (CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_UNAVAILABLE') {
-      throw new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE', `--backend ${name}: ${error.message}`, { value: name, cause: error })
+      throw new McpProxyError('MCP_PROXY_BACKEND_UNAVAILABLE', `--backend ${name}: ${error.message}`, {
+        value: name,
+        cause: error,
+      })
     }
     throw error
   }

@@ -9,7 +9,17 @@ import { existsSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { childPidsOf, CLI_PATH, FLAKY_SERVER_PATH, installedBin, isAlive, makeTempDirectory, startServe, textOf, waitFor } from './serve-harness.js'
+import {
+  childPidsOf,
+  CLI_PATH,
+  FLAKY_SERVER_PATH,
+  installedBin,
+  isAlive,
+  makeTempDirectory,
+  startServe,
+  textOf,
+  waitFor,
+} from './serve-harness.js'
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url))
 const EXAMPLE_CONFIG = join(EXAMPLES, 'servers.json')
@@ -25,14 +35,23 @@ function isInstalled(specifier: string): boolean {
   }
 }
 
-interface CliOutcome { readonly code: number; readonly stdout: string; readonly stderr: string }
+interface CliOutcome {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
 
 /** Runs the built bin to completion. */
 function cli(args: readonly string[], options: { cwd?: string } = {}): Promise<CliOutcome> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI_PATH, ...args], { cwd: options.cwd ?? process.cwd(), env: { PATH: process.env.PATH ?? '' } }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr })
-    })
+  return new Promise(resolve => {
+    execFile(
+      process.execPath,
+      [CLI_PATH, ...args],
+      { cwd: options.cwd ?? process.cwd(), env: { PATH: process.env.PATH ?? '' } },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr })
+      },
+    )
   })
 }
 
@@ -55,26 +74,29 @@ describe('code-runtime run', () => {
     const outcome = await cli(['run', EXAMPLE_PROGRAM, '--config', EXAMPLE_CONFIG])
     assert.equal(outcome.stderr, '')
     assert.equal(outcome.code, 0)
-    assert.equal(outcome.stdout, [
-      'read 3 notes: 2025-03-03-standup.md, 2025-03-05-design-review.md, 2025-03-07-retro.md',
-      'stored 4 people, 3 projects and 5 relations in the memory graph',
-      'Digest of 3 notes: 7 entities and 5 relations in the memory graph.',
-      'Who works on what:',
-      '  Analytical Engine: Ada Lovelace, Charles Babbage',
-      '  COBOL: Grace Hopper, Jean Sammet',
-      '  Compiler: Grace Hopper',
-      'Due in April: COBOL, Compiler',
-      'Open questions:',
-      '  Who reviews the Bernoulli note before Friday? (Standup, 3 March)',
-      '  Do we freeze the COBOL keyword list this month? (Design review, 5 March)',
-      '  Can the style guide ship with the April release? (Retro, 7 March)',
-      '',
-    ].join('\n'))
+    assert.equal(
+      outcome.stdout,
+      [
+        'read 3 notes: 2025-03-03-standup.md, 2025-03-05-design-review.md, 2025-03-07-retro.md',
+        'stored 4 people, 3 projects and 5 relations in the memory graph',
+        'Digest of 3 notes: 7 entities and 5 relations in the memory graph.',
+        'Who works on what:',
+        '  Analytical Engine: Ada Lovelace, Charles Babbage',
+        '  COBOL: Grace Hopper, Jean Sammet',
+        '  Compiler: Grace Hopper',
+        'Due in April: COBOL, Compiler',
+        'Open questions:',
+        '  Who reviews the Bernoulli note before Friday? (Standup, 3 March)',
+        '  Do we freeze the COBOL keyword list this month? (Design review, 5 March)',
+        '  Can the style guide ship with the April release? (Retro, 7 March)',
+        '',
+      ].join('\n'),
+    )
     const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8')
     assert.ok(readme.includes(outcome.stdout.trim()), 'the README shows the output as it is')
   })
 
-  it('runs from any directory: relative paths in the config are the config file\'s', async () => {
+  it("runs from any directory: relative paths in the config are the config file's", async () => {
     const outcome = await cli(['run', EXAMPLE_PROGRAM, '--config', EXAMPLE_CONFIG], { cwd: temp.path })
     assert.equal(outcome.code, 0, outcome.stderr)
     assert.match(outcome.stdout, /^read 3 notes/)
@@ -82,19 +104,25 @@ describe('code-runtime run', () => {
 
   it('runs against the built-in example tools without a config, logs first, then the value', async () => {
     const program = join(temp.path, 'weather.ts')
-    await writeFile(program, [
-      'const { cities } = await tools.demo_list_cities()',
-      'console.log(`${cities.length} cities`)',
-      'const all = await Promise.all(cities.map((city: string) => tools.demo_get_weather({ city })))',
-      'return all.filter((weather) => weather.sky === "clear").map((weather) => weather.city)',
-    ].join('\n'))
+    await writeFile(
+      program,
+      [
+        'const { cities } = await tools.demo_list_cities()',
+        'console.log(`${cities.length} cities`)',
+        'const all = await Promise.all(cities.map((city: string) => tools.demo_get_weather({ city })))',
+        'return all.filter((weather) => weather.sky === "clear").map((weather) => weather.city)',
+      ].join('\n'),
+    )
     const outcome = await cli(['run', program])
     assert.deepEqual(outcome, { code: 0, stdout: '5 cities\n[\n  "Nairobi",\n  "Rome"\n]\n', stderr: '' })
   })
 
   it('prints a value nested 100 000 levels deep (it used to crash the CLI)', async () => {
     const program = join(temp.path, 'deep.ts')
-    await writeFile(program, 'let value: unknown = 0\nfor (let level = 0; level < 100000; level++) value = [value]\nreturn value')
+    await writeFile(
+      program,
+      'let value: unknown = 0\nfor (let level = 0; level < 100000; level++) value = [value]\nreturn value',
+    )
     const outcome = await cli(['run', program, '--backend', 'worker-thread'])
     assert.equal(outcome.stderr, '')
     assert.equal(outcome.code, 0)
@@ -107,17 +135,27 @@ describe('code-runtime run', () => {
     const outcome = await cli(['run', program, '--backend', 'worker-thread'])
     assert.equal(outcome.code, 1)
     assert.equal(outcome.stdout, 'before\n')
-    assert.match(outcome.stderr, /^code run failed \(exception\): ToolCallError: No weather for "Atlantis"; known cities: Lima, Nairobi, Oslo, Rome, Tokyo\./)
+    assert.match(
+      outcome.stderr,
+      /^code run failed \(exception\): ToolCallError: No weather for "Atlantis"; known cities: Lima, Nairobi, Oslo, Rome, Tokyo\./,
+    )
   })
 
-  it('runs on the process backend when @code-runtime/process is installed', { skip: !isInstalled('@code-runtime/process') && 'needs @code-runtime/process' }, async () => {
-    const program = join(temp.path, 'process.ts')
-    await writeFile(program, 'const { celsius } = await tools.demo_get_weather({ city: "Oslo" })\nreturn celsius')
-    assert.deepEqual(await cli(['run', program, '--backend', 'process']), { code: 0, stdout: '4\n', stderr: '' })
-  })
+  it(
+    'runs on the process backend when @code-runtime/process is installed',
+    { skip: !isInstalled('@code-runtime/process') && 'needs @code-runtime/process' },
+    async () => {
+      const program = join(temp.path, 'process.ts')
+      await writeFile(program, 'const { celsius } = await tools.demo_get_weather({ city: "Oslo" })\nreturn celsius')
+      assert.deepEqual(await cli(['run', program, '--backend', 'process']), { code: 0, stdout: '4\n', stderr: '' })
+    },
+  )
 
   it('refuses a missing program file on one line', async () => {
-    assertOneLineRefusal(await cli(['run', join(temp.path, 'nope.ts')]), /nope\.ts: no such file; pass the path of a TypeScript program file\./)
+    assertOneLineRefusal(
+      await cli(['run', join(temp.path, 'nope.ts')]),
+      /nope\.ts: no such file; pass the path of a TypeScript program file\./,
+    )
   })
 })
 
@@ -138,7 +176,14 @@ describe('code-runtime check, and the check before run', () => {
     await mkdir(files)
     config = join(temp.path, 'servers.json')
     // The programs write files, and `run` has no terminal here to approve them: the config allows writes.
-    await writeFile(config, JSON.stringify({ mcpServers: { files: { command: installedBin('mcp-server-filesystem'), args: ['files'], autoApprove: ['write_file'] } } }))
+    await writeFile(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          files: { command: installedBin('mcp-server-filesystem'), args: ['files'], autoApprove: ['write_file'] },
+        },
+      }),
+    )
   })
   after(() => temp.remove())
 
@@ -155,14 +200,24 @@ describe('code-runtime check, and the check before run', () => {
     assert.equal(outcome.stderr, '')
     const lines = outcome.stdout.split('\n')
     assert.match(lines[0] ?? '', new RegExp(`^${program}:3:${column} - error TS\\d+: .*'pth'`))
-    assert.ok(lines[1]?.startsWith('    ') === true && misspelled.includes(lines[1].trim()), `the offending text, indented: ${lines[1]}`)
+    assert.ok(
+      lines[1]?.startsWith('    ') === true && misspelled.includes(lines[1].trim()),
+      `the offending text, indented: ${lines[1]}`,
+    )
     assert.match(outcome.stdout, /^ {4}did you mean 'path'\?$/m)
-    assert.match(outcome.stdout, new RegExp(`^${program}: 1 type error; run refuses it \\(--type-check calls\\)\\.$`, 'm'))
+    assert.match(
+      outcome.stdout,
+      new RegExp(`^${program}: 1 type error; run refuses it \\(--type-check calls\\)\\.$`, 'm'),
+    )
   })
 
   it('check exits with 0 on the program with the field spelled right', async () => {
     const program = await programFile('good.ts', misspelled.replace('pth:', 'path:'))
-    assert.deepEqual(await cli(['check', program, '--config', config]), { code: 0, stdout: `${program}: no type errors.\n`, stderr: '' })
+    assert.deepEqual(await cli(['check', program, '--config', config]), {
+      code: 0,
+      stdout: `${program}: no type errors.\n`,
+      stderr: '',
+    })
     assert.equal(existsSync(join(files, 'first.txt')), false, 'check runs nothing')
   })
 
@@ -170,8 +225,17 @@ describe('code-runtime check, and the check before run', () => {
     const program = await programFile('lazy.ts', "const count: number = 'three'\nreturn count")
     const calls = await cli(['check', program])
     assert.equal(calls.code, 0, calls.stdout)
-    assert.match(calls.stdout, new RegExp(`^${program}:1:7 - hint TS2322: Type 'string' is not assignable to type 'number'`))
-    assert.match(calls.stdout, new RegExp(`^${program}: nothing that refuses it \\(--type-check calls\\); 1 hint, shown again if a run fails\\.$`, 'm'))
+    assert.match(
+      calls.stdout,
+      new RegExp(`^${program}:1:7 - hint TS2322: Type 'string' is not assignable to type 'number'`),
+    )
+    assert.match(
+      calls.stdout,
+      new RegExp(
+        `^${program}: nothing that refuses it \\(--type-check calls\\); 1 hint, shown again if a run fails\\.$`,
+        'm',
+      ),
+    )
     const strict = await cli(['check', program, '--type-check', 'strict'])
     assert.equal(strict.code, 1, strict.stdout)
     assert.match(strict.stdout, new RegExp(`^${program}:1:7 - error TS2322: `))
@@ -183,7 +247,10 @@ describe('code-runtime check, and the check before run', () => {
     assert.equal(outcome.code, 1, outcome.stderr)
     assert.equal(outcome.stdout, '')
     assert.match(outcome.stderr, new RegExp(`^${program}:3:${column} - error TS\\d+: `))
-    assert.match(outcome.stderr, /^code run refused: 1 type error, so the program did not run and no tool was called \(--type-check off skips the check\)\.$/m)
+    assert.match(
+      outcome.stderr,
+      /^code run refused: 1 type error, so the program did not run and no tool was called \(--type-check off skips the check\)\.$/m,
+    )
     assert.deepEqual([existsSync(join(files, 'first.txt')), existsSync(join(files, 'second.txt'))], [false, false])
   })
 
@@ -192,17 +259,28 @@ describe('code-runtime check, and the check before run', () => {
     const outcome = await cli(['check', program])
     assert.equal(outcome.code, 1, outcome.stderr)
     assert.equal(outcome.stdout, '')
-    assert.match(outcome.stderr, new RegExp(`^code-runtime: ${program}: the type check could not finish \\(.+\\); run would run it unchecked\\.\\n$`))
+    assert.match(
+      outcome.stderr,
+      new RegExp(
+        `^code-runtime: ${program}: the type check could not finish \\(.+\\); run would run it unchecked\\.\\n$`,
+      ),
+    )
   })
 
   it('run prints the hints of a program that passed the check and then failed, after the failure', async () => {
-    const program = await programFile('hinted.ts', "const city: number = 'Atlantis'\nawait tools.demo_get_weather({ city: String(city) })")
+    const program = await programFile(
+      'hinted.ts',
+      "const city: number = 'Atlantis'\nawait tools.demo_get_weather({ city: String(city) })",
+    )
     const outcome = await cli(['run', program, '--backend', 'worker-thread'])
     assert.equal(outcome.code, 1, outcome.stderr)
     const lines = outcome.stderr.split('\n')
     assert.match(lines[0] ?? '', /^code run failed \(exception\): ToolCallError: No weather for "Atlantis"/)
     assert.equal(lines[1], 'The type check flagged these without refusing the program; one may explain the failure:')
-    assert.match(lines[2] ?? '', new RegExp(`^${program}:1:7 - hint TS2322: Type 'string' is not assignable to type 'number'`))
+    assert.match(
+      lines[2] ?? '',
+      new RegExp(`^${program}:1:7 - hint TS2322: Type 'string' is not assignable to type 'number'`),
+    )
   })
 
   it('run --type-check off runs it: both files are written, then the third call fails', async () => {
@@ -210,7 +288,10 @@ describe('code-runtime check, and the check before run', () => {
     const outcome = await cli(['run', program, '--config', config, '--type-check', 'off', '--backend', 'worker-thread'])
     assert.equal(outcome.code, 1, outcome.stderr)
     assert.match(outcome.stderr, /^code run failed \(exception\): ToolCallError: tools\.files_read_text_file: args\./)
-    assert.deepEqual([await readFile(join(files, 'first.txt'), 'utf8'), await readFile(join(files, 'second.txt'), 'utf8')], ['one', 'two'])
+    assert.deepEqual(
+      [await readFile(join(files, 'first.txt'), 'utf8'), await readFile(join(files, 'second.txt'), 'utf8')],
+      ['one', 'two'],
+    )
   })
 })
 
@@ -224,7 +305,11 @@ describe('code-runtime types and list', () => {
   })
 
   it('check finds no type error in the README example, even with --type-check strict', async () => {
-    assert.deepEqual(await cli(['check', EXAMPLE_PROGRAM, '--config', EXAMPLE_CONFIG, '--type-check', 'strict']), { code: 0, stdout: `${EXAMPLE_PROGRAM}: no type errors.\n`, stderr: '' })
+    assert.deepEqual(await cli(['check', EXAMPLE_PROGRAM, '--config', EXAMPLE_CONFIG, '--type-check', 'strict']), {
+      code: 0,
+      stdout: `${EXAMPLE_PROGRAM}: no type errors.\n`,
+      stderr: '',
+    })
   })
 
   it('types prints the built-in example tools without a config', async () => {
@@ -239,7 +324,10 @@ describe('code-runtime types and list', () => {
     assert.match(outcome.stdout, /^notes {2}stdio: mcp-server-filesystem workspace {2}14 tools$/m)
     assert.match(outcome.stdout, /^memory {2}stdio: mcp-server-memory {2}9 tools$/m)
     assert.match(outcome.stdout, /^ {2}tools\.notes_read_text_file +read_text_file, read-only$/m)
-    assert.match(outcome.stdout, /^SDK: [\d,]+ characters \(about [\d,]+ tokens\) for 23 tools; run_code shows it in full/m)
+    assert.match(
+      outcome.stdout,
+      /^SDK: [\d,]+ characters \(about [\d,]+ tokens\) for 23 tools; run_code shows it in full/m,
+    )
   })
 })
 
@@ -257,46 +345,90 @@ describe('code-runtime with a bad config', () => {
   }
 
   it('refuses a missing file', async () => {
-    assertOneLineRefusal(await cli(['types', '--config', join(temp.path, 'missing.json')]), /missing\.json: no such file; pass the path of a JSON file with "mcpServers" to --config\./)
+    assertOneLineRefusal(
+      await cli(['types', '--config', join(temp.path, 'missing.json')]),
+      /missing\.json: no such file; pass the path of a JSON file with "mcpServers" to --config\./,
+    )
   })
 
   it('refuses invalid JSON, with where', async () => {
     const path = await configFile('broken.json', '{ "mcpServers": { "a": { "command": "x", } } }')
-    assertOneLineRefusal(await cli(['list', '--config', path]), /broken\.json: not valid JSON at line 1, column 42 .*trailing commas are not allowed/)
+    assertOneLineRefusal(
+      await cli(['list', '--config', path]),
+      /broken\.json: not valid JSON at line 1, column 42 .*trailing commas are not allowed/,
+    )
   })
 
   it('refuses an unknown field, with a suggestion', async () => {
     const path = await configFile('typo.json', JSON.stringify({ mcpServers: { files: { command: 'x', arg: ['.'] } } }))
     const program = await configFile('p.ts', 'return 1')
-    assertOneLineRefusal(await cli(['run', program, '--config', path]), /typo\.json: mcpServers\.files has an unknown field "arg" \(did you mean "args"\?\)/)
+    assertOneLineRefusal(
+      await cli(['run', program, '--config', path]),
+      /typo\.json: mcpServers\.files has an unknown field "arg" \(did you mean "args"\?\)/,
+    )
   })
 
   it('refuses a command that does not exist', async () => {
-    const path = await configFile('ghost.json', JSON.stringify({ mcpServers: { ghost: { command: 'no-such-mcp-server' } } }))
-    assertOneLineRefusal(await cli(['types', '--config', path]), /server "ghost": command "no-such-mcp-server" was not found on PATH or in node_modules\/\.bin; install it or fix "command"\./)
+    const path = await configFile(
+      'ghost.json',
+      JSON.stringify({ mcpServers: { ghost: { command: 'no-such-mcp-server' } } }),
+    )
+    assertOneLineRefusal(
+      await cli(['types', '--config', path]),
+      /server "ghost": command "no-such-mcp-server" was not found on PATH or in node_modules\/\.bin; install it or fix "command"\./,
+    )
   })
 
   it('leaves no process behind when a server misses its connect timeout', async () => {
     const marker = `silent-server-${process.pid}-${Date.now()}`
-    const path = await configFile('silent.json', JSON.stringify({ mcpServers: { silent: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)', marker], connectTimeoutMs: 300 } } }))
-    assertOneLineRefusal(await cli(['types', '--config', path]), /server "silent" did not finish the MCP handshake within 300 ms \(connectTimeoutMs\)/)
+    const path = await configFile(
+      'silent.json',
+      JSON.stringify({
+        mcpServers: {
+          silent: {
+            command: process.execPath,
+            args: ['-e', 'setInterval(() => {}, 1000)', marker],
+            connectTimeoutMs: 300,
+          },
+        },
+      }),
+    )
+    assertOneLineRefusal(
+      await cli(['types', '--config', path]),
+      /server "silent" did not finish the MCP handshake within 300 ms \(connectTimeoutMs\)/,
+    )
     const processes = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
     assert.equal(processes.includes(marker), false, 'the silent server was stopped')
   })
 
   it('stops serve when no configured server can start', async () => {
-    const path = await configFile('only-ghost.json', JSON.stringify({ mcpServers: { ghost: { command: 'no-such-mcp-server' } } }))
+    const path = await configFile(
+      'only-ghost.json',
+      JSON.stringify({ mcpServers: { ghost: { command: 'no-such-mcp-server' } } }),
+    )
     const outcome = await cli(['serve', '--config', path])
     assert.equal(outcome.code, 2)
     assert.equal(outcome.stdout, '')
-    assert.deepEqual(outcome.stderr.split('\n').filter(Boolean).map((line) => line.replace(/:.*/, ':')), ['code-runtime:', 'code-runtime:'])
+    assert.deepEqual(
+      outcome.stderr
+        .split('\n')
+        .filter(Boolean)
+        .map(line => line.replace(/:.*/, ':')),
+      ['code-runtime:', 'code-runtime:'],
+    )
     assert.match(outcome.stderr, /no configured server could be started/)
   })
 
   it('refuses bad usage', async () => {
-    assertOneLineRefusal(await cli(['serve', '--config']), /^code-runtime: missing value for --config; see code-runtime serve --help\.$/m)
+    assertOneLineRefusal(
+      await cli(['serve', '--config']),
+      /^code-runtime: missing value for --config; see code-runtime serve --help\.$/m,
+    )
     assertOneLineRefusal(await cli(['run', 'a.ts', '--timeout-ms']), /missing value for --timeout-ms/)
-    assertOneLineRefusal(await cli(['run', 'a.ts', '--backend', 'vm']), /--backend must be one of "worker-thread", "process", "container"/)
+    assertOneLineRefusal(
+      await cli(['run', 'a.ts', '--backend', 'vm']),
+      /--backend must be one of "worker-thread", "process", "container"/,
+    )
   })
 })
 
@@ -306,7 +438,8 @@ describe('code-runtime explains itself', () => {
     assert.equal(outcome.code, 2)
     assert.equal(outcome.stdout, '')
     assert.match(outcome.stderr, /^Usage: code-runtime <command> \[options\]\n/)
-    for (const command of ['serve', 'run <program.ts>', 'check <program.ts>', 'types', 'list', 'help [command]']) assert.ok(outcome.stderr.includes(`\n  ${command} `), command)
+    for (const command of ['serve', 'run <program.ts>', 'check <program.ts>', 'types', 'list', 'help [command]'])
+      assert.ok(outcome.stderr.includes(`\n  ${command} `), command)
     assert.match(outcome.stderr, /code-runtime help <command>/)
   })
 
@@ -321,7 +454,8 @@ describe('code-runtime explains itself', () => {
     const page = await cli(['help', 'run'])
     assert.equal(page.code, 0, page.stderr)
     assert.match(page.stdout, /^Usage: code-runtime run <program\.ts>/)
-    for (const option of ['--config', '--backend', '--timeout-ms', '--compute-ms']) assert.match(page.stdout, new RegExp(`^ {2}(-c, )?${option} `, 'm'))
+    for (const option of ['--config', '--backend', '--timeout-ms', '--compute-ms'])
+      assert.match(page.stdout, new RegExp(`^ {2}(-c, )?${option} `, 'm'))
     assert.doesNotMatch(page.stdout, /--max-sdk-chars/)
     assert.match(page.stdout, /130 interrupted/)
     assert.deepEqual(await cli(['run', '--help']), page)
@@ -331,10 +465,17 @@ describe('code-runtime explains itself', () => {
   it('documents --type-check on the pages of the commands that take it', async () => {
     for (const command of ['serve', 'run', 'check']) {
       const page = await cli([command, '--help'])
-      assert.match(page.stdout, /^ {2}--type-check <mode> {4}calls \(default\): refuse a program only for what would certainly fail;\n {25}strict: /m, command)
+      assert.match(
+        page.stdout,
+        /^ {2}--type-check <mode> {4}calls \(default\): refuse a program only for what would certainly fail;\n {25}strict: /m,
+        command,
+      )
     }
     const check = await cli(['help', 'check'])
-    assert.match(check.stdout, /^Usage: code-runtime check <program\.ts> \[--config servers\.json\] \[--type-check calls\|strict\]$/m)
+    assert.match(
+      check.stdout,
+      /^Usage: code-runtime check <program\.ts> \[--config servers\.json\] \[--type-check calls\|strict\]$/m,
+    )
     assert.doesNotMatch(check.stdout, /--backend|--timeout-ms/)
     assert.doesNotMatch((await cli(['help', 'types'])).stdout, /--type-check/)
   })
@@ -365,7 +506,11 @@ describe('code-runtime budgets and Ctrl-C', () => {
   })
 
   it('serve takes --compute-ms, and its run_code results name the option', async () => {
-    const serve = await startServe(temp.path, { mcpServers: { flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH] } } }, ['--compute-ms', '300'])
+    const serve = await startServe(
+      temp.path,
+      { mcpServers: { flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH] } } },
+      ['--compute-ms', '300'],
+    )
     try {
       const result = await serve.runCode('while (true) {}')
       assert.equal(result.isError, true)
@@ -378,10 +523,20 @@ describe('code-runtime budgets and Ctrl-C', () => {
   it('stops on Ctrl-C: prints "interrupted", exits with 130 and leaves no process behind', async () => {
     const config = join(temp.path, 'flaky.json')
     const fixtureLog = join(temp.path, 'flaky.log')
-    await writeFile(config, JSON.stringify({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH], env: { FIXTURE_LOG: fixtureLog } } } }))
+    await writeFile(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH], env: { FIXTURE_LOG: fixtureLog } },
+        },
+      }),
+    )
     const program = join(temp.path, 'hangs.ts')
     await writeFile(program, 'console.log("calling")\nawait tools.flaky_hang()\nreturn "never"')
-    const child = spawn(process.execPath, [CLI_PATH, 'run', program, '--config', config], { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [CLI_PATH, 'run', program, '--config', config], {
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => {
@@ -393,7 +548,11 @@ describe('code-runtime budgets and Ctrl-C', () => {
     const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>
     const pid = child.pid ?? assert.fail('no pid')
     try {
-      await waitFor(async () => (await readFile(fixtureLog, 'utf8').catch(() => '')).includes('hang started'), 'the program to be waiting on the hanging tool', 60_000)
+      await waitFor(
+        async () => (await readFile(fixtureLog, 'utf8').catch(() => '')).includes('hang started'),
+        'the program to be waiting on the hanging tool',
+        60_000,
+      )
       // The upstream server and the runtime's child process, whatever the backend keeps.
       const children = childPidsOf(pid)
       assert.ok(children.length > 0, 'the upstream server runs as a child')
@@ -428,7 +587,10 @@ describe('code-runtime with a remote server', () => {
 
   it('calls the tools of a Streamable HTTP server given by url', async () => {
     const port = await freePort()
-    const everything = spawn(installedBin('mcp-server-everything'), ['streamableHttp'], { env: { PATH: process.env.PATH ?? '', PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] })
+    const everything = spawn(installedBin('mcp-server-everything'), ['streamableHttp'], {
+      env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     let log = ''
     everything.stderr.on('data', (chunk: Buffer) => {
       log += chunk.toString()
@@ -436,10 +598,21 @@ describe('code-runtime with a remote server', () => {
     try {
       await waitFor(() => log.includes(`listening on port ${port}`), 'the everything server to listen')
       const config = join(temp.path, 'remote.json')
-      await writeFile(config, JSON.stringify({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Test': 'yes' }, include: ['get-sum'] } } }))
+      await writeFile(
+        config,
+        JSON.stringify({
+          mcpServers: {
+            remote: { url: `http://127.0.0.1:${port}/mcp`, headers: { 'X-Test': 'yes' }, include: ['get-sum'] },
+          },
+        }),
+      )
       const program = join(temp.path, 'sum.ts')
       await writeFile(program, 'return await tools.remote_get_sum({ a: 20, b: 22 })')
-      assert.deepEqual(await cli(['run', program, '--config', config, '--backend', 'worker-thread']), { code: 0, stdout: 'The sum of 20 and 22 is 42.\n', stderr: '' })
+      assert.deepEqual(await cli(['run', program, '--config', config, '--backend', 'worker-thread']), {
+        code: 0,
+        stdout: 'The sum of 20 and 22 is 42.\n',
+        stderr: '',
+      })
     } finally {
       everything.kill()
       await once(everything, 'exit')
@@ -450,6 +623,11 @@ describe('code-runtime with a remote server', () => {
     const port = await freePort()
     const config = join(temp.path, 'unreachable.json')
     await writeFile(config, JSON.stringify({ mcpServers: { remote: { url: `http://127.0.0.1:${port}/mcp` } } }))
-    assertOneLineRefusal(await cli(['types', '--config', config]), new RegExp(`server "remote" at http://127\\.0\\.0\\.1:${port}/mcp could not be reached \\(ECONNREFUSED\\); check "url" and "headers"\\.`))
+    assertOneLineRefusal(
+      await cli(['types', '--config', config]),
+      new RegExp(
+        `server "remote" at http://127\\.0\\.0\\.1:${port}/mcp could not be reached \\(ECONNREFUSED\\); check "url" and "headers"\\.`,
+      ),
+    )
   })
 })

@@ -37,11 +37,37 @@ describe('public surface of @code-runtime/mcp', () => {
       assert.equal(error.name, 'McpProxyError')
       codes.push(error.code)
     }
-    await loadServersConfig('/no/such/servers.json').catch((error: unknown) => codes.push(McpProxyError.is(error) ? error.code : 'not branded'))
-    const [ghost] = await connectUpstreams([{ transport: 'stdio', name: 'ghost', command: 'no-such-mcp-server', args: [], env: {}, cwd: '/', exclude: [], timeoutMs: 1000, connectTimeoutMs: 1000 }])
+    await loadServersConfig('/no/such/servers.json').catch((error: unknown) =>
+      codes.push(McpProxyError.is(error) ? error.code : 'not branded'),
+    )
+    const [ghost] = await connectUpstreams([
+      {
+        transport: 'stdio',
+        name: 'ghost',
+        command: 'no-such-mcp-server',
+        args: [],
+        env: {},
+        cwd: '/',
+        exclude: [],
+        timeoutMs: 1000,
+        connectTimeoutMs: 1000,
+      },
+    ])
     codes.push(ghost?.failure?.code ?? 'no failure')
     assert.deepEqual(codes, ['MCP_PROXY_INVALID_CONFIG', 'MCP_PROXY_CONFIG_NOT_FOUND', 'MCP_PROXY_COMMAND_NOT_FOUND'])
     assert.equal(McpProxyError.is(new Error('x')), false)
-    assert.equal(McpProxyError.is(new Proxy({}, { get: () => { throw new Error('trap') } })), false)
+    assert.equal(
+      McpProxyError.is(
+        new Proxy(
+          {},
+          {
+            get: () => {
+              throw new Error('trap')
+            },
+          },
+        ),
+      ),
+      false,
+    )
   })
 })

@@ -21,21 +21,32 @@ interface PtyRepl {
 }
 
 function startRepl(environment: NodeJS.ProcessEnv, extraArgs: readonly string[] = []): PtyRepl {
-  const command = [process.execPath, CLI_PATH, 'repl', '--backend', 'worker-thread', ...extraArgs].map((part) => JSON.stringify(part)).join(' ')
+  const command = [process.execPath, CLI_PATH, 'repl', '--backend', 'worker-thread', ...extraArgs]
+    .map(part => JSON.stringify(part))
+    .join(' ')
   const child: ChildProcessWithoutNullStreams = spawn('script', ['-qfec', command, '/dev/null'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm', NO_COLOR: '1', ...environment },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      TERM: 'xterm',
+      NO_COLOR: '1',
+      ...environment,
+    },
   })
   let printed = ''
   child.stdout.on('data', (chunk: Buffer) => {
     // Cursor moves and line clears of readline's redraws are not text.
-    // eslint-disable-next-line no-control-regex -- the escape character is exactly what is removed
-    printed += chunk.toString().replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/\r/g, '')
+    printed += chunk
+      .toString()
+      // eslint-disable-next-line no-control-regex -- the escape character is exactly what is removed
+      .replace(/\u001b\[[0-9;]*[A-Za-z]/g, '')
+      .replace(/\r/g, '')
   })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)))
   return {
     output: () => printed,
-    line: (text) => child.stdin.write(`${text}\r`),
-    keys: (text) => child.stdin.write(text),
+    line: text => child.stdin.write(`${text}\r`),
+    keys: text => child.stdin.write(text),
     async expect(pattern, from, what) {
       try {
         await waitFor(() => pattern.test(printed.slice(from)), what, 30_000)
@@ -68,10 +79,18 @@ describe('code-runtime repl (through a pseudo-terminal)', () => {
       await repl.expect(/variables persist between inputs; \.help for help\.\n> $/, 0, 'the banner and the prompt')
       await step('const cities = (await tools.demo_list_cities()).cities', /\n> $/, 'the declaration to run')
       await step('cities.length', /^cities\.length\n5\n> $/m, 'the kept variable to be used')
-      await step('throw new Error("boom")', /exception: Error: boom\n {4}at program\.ts:1:7\n> $/, 'the failure with its kind')
+      await step(
+        'throw new Error("boom")',
+        /exception: Error: boom\n {4}at program\.ts:1:7\n> $/,
+        'the failure with its kind',
+      )
       await step('cities.slice(0, 2)', /\[ 'Lima', 'Nairobi' \]\n> $/, 'the variable to survive the failure')
       // Multi-line: an open bracket continues the input; the closing line runs it.
-      await step('const weather = await Promise.all(cities.map((city) => tools.demo_get_weather({', /\.\.\. $/, 'a continuation prompt')
+      await step(
+        'const weather = await Promise.all(cities.map((city) => tools.demo_get_weather({',
+        /\.\.\. $/,
+        'a continuation prompt',
+      )
       await step('  city,', /\.\.\. $/, 'a second continuation prompt')
       await step('})))', /\n> $/, 'the multi-line input to run')
       await step('weather.length + cities.length', /\n10\n> $/, 'both variables')
@@ -119,7 +138,17 @@ describe('code-runtime repl (through a pseudo-terminal)', () => {
 
   it('asks at the prompt about a call that needs approval: n declines it, y allows it, Ctrl-C at the question aborts the run', async () => {
     const configPath = join(temp.path, 'servers.json')
-    await writeFile(configPath, JSON.stringify({ mcpServers: { memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } } } }))
+    await writeFile(
+      configPath,
+      JSON.stringify({
+        mcpServers: {
+          memory: {
+            command: installedBin('mcp-server-memory'),
+            env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') },
+          },
+        },
+      }),
+    )
     const repl = startRepl({ CODE_RUNTIME_REPL_HISTORY: join(temp.path, 'approval-history') }, ['--config', configPath])
     const question = /Allow it\? \[y\]es, \[n\]o, \[a\]ll of this run: $/
     try {
@@ -133,7 +162,11 @@ describe('code-runtime repl (through a pseudo-terminal)', () => {
       assert.match(repl.output().slice(mark), /wants to call memory_delete_entities with:\nentityNames\[0\]: "x"\n/)
       mark = repl.output().length
       repl.line('n')
-      await repl.expect(/the person declined this call, so it was not made\. Their reason: declined at the terminal[\s\S]*\n> $/, mark, 'the refusal')
+      await repl.expect(
+        /the person declined this call, so it was not made\. Their reason: declined at the terminal[\s\S]*\n> $/,
+        mark,
+        'the refusal',
+      )
       mark = repl.output().length
       repl.line("await tools.memory_delete_entities({ entityNames: ['x'] })")
       await repl.expect(question, mark, 'the question again')

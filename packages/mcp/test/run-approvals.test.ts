@@ -21,18 +21,30 @@ const PROGRAM = [
 ].join('\n')
 
 /** `run` on a pty; `answers` are typed, one per question, as each question appears. */
-async function runOnTerminal(args: readonly string[], answers: readonly string[]): Promise<{ output: string; code: number | null }> {
-  const command = [process.execPath, CLI_PATH, 'run', ...args].map((part) => JSON.stringify(part)).join(' ')
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm', NO_COLOR: '1' } })
+async function runOnTerminal(
+  args: readonly string[],
+  answers: readonly string[],
+): Promise<{ output: string; code: number | null }> {
+  const command = [process.execPath, CLI_PATH, 'run', ...args].map(part => JSON.stringify(part)).join(' ')
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TERM: 'xterm', NO_COLOR: '1' },
+  })
   let printed = ''
   child.stdout.on('data', (chunk: Buffer) => {
-    // eslint-disable-next-line no-control-regex -- escape sequences of readline and the progress line are not text
-    printed += chunk.toString().replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/\r/g, '')
+    printed += chunk
+      .toString()
+      // eslint-disable-next-line no-control-regex -- escape sequences of readline and the progress line are not text
+      .replace(/\u001b\[[0-9;]*[A-Za-z]/g, '')
+      .replace(/\r/g, '')
   })
   // 'close', not 'exit': the last output may still be on its way when the process exits.
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+  const exited = new Promise<number | null>(resolve => child.on('close', code => resolve(code)))
   for (const [index, answer] of answers.entries()) {
-    await waitFor(() => (printed.match(/Allow it\? \[y\]es, \[n\]o, \[a\]ll of this run: /g) ?? []).length > index, `question ${index + 1}; printed ${JSON.stringify(printed)}`, 30_000)
+    await waitFor(
+      () => (printed.match(/Allow it\? \[y\]es, \[n\]o, \[a\]ll of this run: /g) ?? []).length > index,
+      `question ${index + 1}; printed ${JSON.stringify(printed)}`,
+      30_000,
+    )
     child.stdin.write(`${answer}\r`)
   }
   const code = await exited
@@ -52,30 +64,58 @@ describe('code-runtime run: approvals at the terminal', () => {
   after(() => temp.remove())
 
   async function freshMemory(name: string): Promise<void> {
-    await writeFile(configPath, JSON.stringify({ mcpServers: { memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, `${name}.jsonl`) } } } }))
+    await writeFile(
+      configPath,
+      JSON.stringify({
+        mcpServers: {
+          memory: {
+            command: installedBin('mcp-server-memory'),
+            env: { MEMORY_FILE_PATH: join(temp.path, `${name}.jsonl`) },
+          },
+        },
+      }),
+    )
   }
 
   it('asks for each call: n declines it and the program goes on, y allows the next', async () => {
     await freshMemory('ny')
-    const { output, code } = await runOnTerminal([programPath, '--config', configPath, '--backend', 'worker-thread'], ['n', 'y'])
+    const { output, code } = await runOnTerminal(
+      [programPath, '--config', configPath, '--backend', 'worker-thread'],
+      ['n', 'y'],
+    )
     assert.equal(code, 0, output)
     assert.match(output, /wants to call memory_delete_entities with:\nentityNames\[0\]: "a"\nAllow it\?/)
-    assert.match(output, /tools\.memory_delete_entities: the person declined this call, so it was not made\. Their reason: declined at the terminal \| deleted b/)
+    assert.match(
+      output,
+      /tools\.memory_delete_entities: the person declined this call, so it was not made\. Their reason: declined at the terminal \| deleted b/,
+    )
   })
 
   // Attack: a long first value pushes the dangerous one past a cut question.
   it('shows the argument after a long one in the question', async () => {
     await freshMemory('hiding')
     const hidingPath = join(temp.path, 'hiding.ts')
-    await writeFile(hidingPath, "try { await tools.memory_delete_entities({ entityNames: ['x'.repeat(4100), '/DANGER/everything'] }) } catch (error) { return error.message }")
-    const { output, code } = await runOnTerminal([hidingPath, '--config', configPath, '--backend', 'worker-thread'], ['n'])
+    await writeFile(
+      hidingPath,
+      "try { await tools.memory_delete_entities({ entityNames: ['x'.repeat(4100), '/DANGER/everything'] }) } catch (error) { return error.message }",
+    )
+    const { output, code } = await runOnTerminal(
+      [hidingPath, '--config', configPath, '--backend', 'worker-thread'],
+      ['n'],
+    )
     assert.equal(code, 0, output)
-    assert.match(output, /entityNames\[0\]: "x+ …\[3902 characters left out\]… x+"\nentityNames\[1\]: "\/DANGER\/everything"\nAllow it\?/)
+    assert.match(
+      output,
+      /entityNames\[0\]: "x+ …\[3902 characters left out\]… x+"\nentityNames\[1\]: "\/DANGER\/everything"\nAllow it\?/,
+    )
   })
 
   it('asks once when the answer is a (the rest of the run)', async () => {
     await freshMemory('all')
-    const { output, code } = await runOnTerminal([programPath, '--config', configPath, '--backend', 'worker-thread'], ['a'])
+    const { output, code } = await runOnTerminal(
+      [programPath, '--config', configPath, '--backend', 'worker-thread'],
+      ['a'],
+    )
     assert.equal(code, 0, output)
     assert.equal((output.match(/Allow it\?/g) ?? []).length, 1)
     assert.match(output, /deleted a \| deleted b/)
@@ -83,7 +123,10 @@ describe('code-runtime run: approvals at the terminal', () => {
 
   it('asks nothing with --yes', async () => {
     await freshMemory('yes')
-    const { output, code } = await runOnTerminal([programPath, '--config', configPath, '--backend', 'worker-thread', '--yes'], [])
+    const { output, code } = await runOnTerminal(
+      [programPath, '--config', configPath, '--backend', 'worker-thread', '--yes'],
+      [],
+    )
     assert.equal(code, 0, output)
     assert.doesNotMatch(output, /Allow it\?/)
     assert.match(output, /deleted a \| deleted b/)
@@ -91,7 +134,14 @@ describe('code-runtime run: approvals at the terminal', () => {
 
   it('declines such calls without a terminal, saying how to allow them', async () => {
     await freshMemory('pipe')
-    const { stdout } = await promisify(execFile)(process.execPath, [CLI_PATH, 'run', programPath, '--config', configPath, '--backend', 'worker-thread'], { env: { PATH: process.env.PATH ?? '' } })
-    assert.match(stdout, /declined without asking anyone: there is no terminal to ask at \(run with --yes to allow such calls\)\. The call was not made\. \| .*no terminal/)
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [CLI_PATH, 'run', programPath, '--config', configPath, '--backend', 'worker-thread'],
+      { env: { PATH: process.env.PATH ?? '' } },
+    )
+    assert.match(
+      stdout,
+      /declined without asking anyone: there is no terminal to ask at \(run with --yes to allow such calls\)\. The call was not made\. \| .*no terminal/,
+    )
   })
 })

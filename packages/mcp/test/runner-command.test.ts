@@ -19,14 +19,30 @@ const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url))
 /** Starts `code-runtime runner`; resolves with the process and its id once it takes runs. */
 function startRunnerProcess(url: string): Promise<{ child: ChildProcess; id: string; stderr: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, 'runner', '--nats', url, '--insecure-no-auth', '--backend', 'worker-thread', '--concurrency', '1', '--grace-ms', '20000'], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(
+      process.execPath,
+      [
+        CLI_PATH,
+        'runner',
+        '--nats',
+        url,
+        '--insecure-no-auth',
+        '--backend',
+        'worker-thread',
+        '--concurrency',
+        '1',
+        '--grace-ms',
+        '20000',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    )
     let stderr = ''
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString()
       const id = /runner: (\S+) takes up to 1 runs/.exec(stderr)?.[1]
       if (id !== undefined) resolve({ child, id, stderr: () => stderr })
     })
-    child.once('exit', (code) => reject(new Error(`runner exited (${String(code)}): ${stderr}`)))
+    child.once('exit', code => reject(new Error(`runner exited (${String(code)}): ${stderr}`)))
   })
 }
 
@@ -37,16 +53,16 @@ describe('code-runtime runner', () => {
   })
   after(() => server.dispose())
 
-  it('runs a caller\'s program, then drains on SIGTERM: the running one finishes, no new one starts, exit 0', async () => {
+  it("runs a caller's program, then drains on SIGTERM: the running one finishes, no new one starts, exit 0", async () => {
     const runner = await startRunnerProcess(server.url)
     const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, maxQueueMs: 1_000 })
     try {
       let release!: () => void
-      const released = new Promise<void>((resolve) => {
+      const released = new Promise<void>(resolve => {
         release = resolve
       })
       let entered!: () => void
-      const enteredPromise = new Promise<void>((resolve) => {
+      const enteredPromise = new Promise<void>(resolve => {
         entered = resolve
       })
       const running = runtime.run({
@@ -54,11 +70,14 @@ describe('code-runtime runner', () => {
         bindings: [{ global: 'tools', functions: { hold: async () => (entered(), await released, 'finished') } }],
       })
       await enteredPromise
-      const exit = new Promise<number | null>((resolve) => runner.child.once('exit', (code) => resolve(code)))
+      const exit = new Promise<number | null>(resolve => runner.child.once('exit', code => resolve(code)))
       runner.child.kill('SIGTERM')
-      while (!runner.stderr().includes('draining')) await new Promise((resolve) => setTimeout(resolve, 20))
+      while (!runner.stderr().includes('draining')) await new Promise(resolve => setTimeout(resolve, 20))
       let ranLate = false
-      const late = await runtime.run({ program: 'await tools.mark({})', bindings: [{ global: 'tools', functions: { mark: async () => (ranLate = true, null) } }] })
+      const late = await runtime.run({
+        program: 'await tools.mark({})',
+        bindings: [{ global: 'tools', functions: { mark: async () => ((ranLate = true), null) } }],
+      })
       assert.equal(late.error?.kind, 'timeout')
       assert.equal(ranLate, false)
       release()
@@ -79,9 +98,23 @@ describe('code-runtime runner', () => {
     const runner = await startRunnerProcess(server.url)
     const temp = await makeTempDirectory('code-runtime-serve-nats-')
     try {
-      const serve = await startServe(temp.path, { mcpServers: { memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } } } }, ['--nats', server.url, '--insecure-no-auth'])
+      const serve = await startServe(
+        temp.path,
+        {
+          mcpServers: {
+            memory: {
+              command: installedBin('mcp-server-memory'),
+              env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') },
+            },
+          },
+        },
+        ['--nats', server.url, '--insecure-no-auth'],
+      )
       try {
-        assert.deepEqual(await serve.runJson('const graph = await tools.memory_read_graph()\nreturn graph.entities'), [])
+        assert.deepEqual(
+          await serve.runJson('const graph = await tools.memory_read_graph()\nreturn graph.entities'),
+          [],
+        )
         assert.deepEqual(await serve.runJson('return Object.keys(graph)'), ['entities', 'relations'])
       } finally {
         await serve.close()
@@ -94,19 +127,48 @@ describe('code-runtime runner', () => {
 
   it('refuses to start without --nats, without credentials unless --insecure-no-auth, and says when NATS cannot be reached', async () => {
     const run = promisify(execFile)
-    await assert.rejects(run(process.execPath, [CLI_PATH, 'runner']), (error: { code?: number; stderr?: string }) => error.code === 2 && /runner needs --nats <url>/.test(error.stderr ?? ''))
+    await assert.rejects(
+      run(process.execPath, [CLI_PATH, 'runner']),
+      (error: { code?: number; stderr?: string }) =>
+        error.code === 2 && /runner needs --nats <url>/.test(error.stderr ?? ''),
+    )
     const withoutCredentials = { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' } }
-    await assert.rejects(run(process.execPath, [CLI_PATH, 'runner', '--nats', server.url, '--backend', 'worker-thread'], withoutCredentials),
-      (error: { code?: number; stderr?: string }) => error.code === 2 && /--nats refuses to connect to NATS without credentials/.test(error.stderr ?? ''))
-    await assert.rejects(run(process.execPath, [CLI_PATH, 'runner', '--insecure-no-auth']), (error: { code?: number; stderr?: string }) => error.code === 2 && /--insecure-no-auth needs --nats/.test(error.stderr ?? ''))
-    await assert.rejects(run(process.execPath, [CLI_PATH, 'runner', '--nats', 'nats://127.0.0.1:1', '--insecure-no-auth', '--backend', 'worker-thread']),
-      (error: { code?: number; stderr?: string }) => error.code === 2 && /Cannot reach NATS at nats:\/\/127\.0\.0\.1:1/.test(error.stderr ?? ''))
+    await assert.rejects(
+      run(
+        process.execPath,
+        [CLI_PATH, 'runner', '--nats', server.url, '--backend', 'worker-thread'],
+        withoutCredentials,
+      ),
+      (error: { code?: number; stderr?: string }) =>
+        error.code === 2 && /--nats refuses to connect to NATS without credentials/.test(error.stderr ?? ''),
+    )
+    await assert.rejects(
+      run(process.execPath, [CLI_PATH, 'runner', '--insecure-no-auth']),
+      (error: { code?: number; stderr?: string }) =>
+        error.code === 2 && /--insecure-no-auth needs --nats/.test(error.stderr ?? ''),
+    )
+    await assert.rejects(
+      run(process.execPath, [
+        CLI_PATH,
+        'runner',
+        '--nats',
+        'nats://127.0.0.1:1',
+        '--insecure-no-auth',
+        '--backend',
+        'worker-thread',
+      ]),
+      (error: { code?: number; stderr?: string }) =>
+        error.code === 2 && /Cannot reach NATS at nats:\/\/127\.0\.0\.1:1/.test(error.stderr ?? ''),
+    )
   })
 })
 
 describe('npm run cluster-demo', () => {
   it('runs the main job through two runners and stops everything it started', async () => {
-    const { stdout, stderr } = await promisify(execFile)('npm', ['run', '--silent', 'cluster-demo'], { cwd: REPOSITORY, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' } })
+    const { stdout, stderr } = await promisify(execFile)('npm', ['run', '--silent', 'cluster-demo'], {
+      cwd: REPOSITORY,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+    })
     assert.match(stdout, /Digest of 3 notes: 7 entities and 5 relations in the memory graph\./)
     assert.equal((stderr.match(/takes up to 2 runs at once/g) ?? []).length, 2)
     assert.equal((stderr.match(/stopped\./g) ?? []).length, 2)

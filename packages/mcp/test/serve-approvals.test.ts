@@ -9,9 +9,18 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js'
-import { installedBin, makeTempDirectory, startServe, textOf, waitFor, type ElicitationAnswer, type ServeSession } from './serve-harness.js'
+import {
+  installedBin,
+  makeTempDirectory,
+  startServe,
+  textOf,
+  waitFor,
+  type ElicitationAnswer,
+  type ServeSession,
+} from './serve-harness.js'
 
-const SEED = "await tools.memory_create_entities({ entities: [{ name: 'draft', entityType: 'doc', observations: ['v1'] }] })\n"
+const SEED =
+  "await tools.memory_create_entities({ entities: [{ name: 'draft', entityType: 'doc', observations: ['v1'] }] })\n"
 const DELETE = "await tools.memory_delete_entities({ entityNames: ['draft'] })\n"
 const NAMES = 'return (await tools.memory_read_graph()).entities.map((entity) => entity.name)'
 
@@ -23,11 +32,23 @@ describe('serve: approvals by elicitation', () => {
 
   before(async () => {
     temp = await makeTempDirectory('code-runtime-approvals-')
-    const config = { mcpServers: { memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } } } }
-    serve = await startServe(temp.path, config, ['--backend', 'worker-thread', '--no-state', '--timeout-ms', '3000'], (request, extra) => {
-      questions.push(request)
-      return answer(request, extra)
-    })
+    const config = {
+      mcpServers: {
+        memory: {
+          command: installedBin('mcp-server-memory'),
+          env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') },
+        },
+      },
+    }
+    serve = await startServe(
+      temp.path,
+      config,
+      ['--backend', 'worker-thread', '--no-state', '--timeout-ms', '3000'],
+      (request, extra) => {
+        questions.push(request)
+        return answer(request, extra)
+      },
+    )
   })
   after(async () => {
     await serve.close()
@@ -48,22 +69,34 @@ describe('serve: approvals by elicitation', () => {
 
   it('rejects a declined call in the program with the reason, and the program goes on', async () => {
     answer = async () => ({ action: 'decline', content: { reason: 'keep the draft' } })
-    const result = await serve.runJson(`${SEED}let refusal = ''\ntry { ${DELETE.trim()} } catch (error) { refusal = error.message }\nreturn [refusal, (await tools.memory_read_graph()).entities.map((entity) => entity.name)]`)
-    assert.deepEqual(result, ['tools.memory_delete_entities: the person declined this call, so it was not made. Their reason: keep the draft', ['draft']])
+    const result = await serve.runJson(
+      `${SEED}let refusal = ''\ntry { ${DELETE.trim()} } catch (error) { refusal = error.message }\nreturn [refusal, (await tools.memory_read_graph()).entities.map((entity) => entity.name)]`,
+    )
+    assert.deepEqual(result, [
+      'tools.memory_delete_entities: the person declined this call, so it was not made. Their reason: keep the draft',
+      ['draft'],
+    ])
     assert.match(serve.stderr(), /approval: memory_delete_entities declined by the client \(reason: keep the draft\)/)
   })
 
   // Attack: the program puts a long value first so that a cut question hides the dangerous one after it.
   it('shows every argument however long the one before it: a person who declines DANGER declines the call', async () => {
     questions.length = 0
-    answer = async (request) => request.params.message.includes('DANGER')
-      ? { action: 'decline', content: { reason: 'no DANGER' } }
-      : { action: 'accept', content: {} }
+    answer = async request =>
+      request.params.message.includes('DANGER')
+        ? { action: 'decline', content: { reason: 'no DANGER' } }
+        : { action: 'accept', content: {} }
     const hiding = "await tools.memory_delete_entities({ entityNames: ['x'.repeat(4100), '/DANGER/everything'] })"
     const result = await serve.runJson(`try { ${hiding} } catch (error) { return error.message }`)
-    assert.equal(result, 'tools.memory_delete_entities: the person declined this call, so it was not made. Their reason: no DANGER')
+    assert.equal(
+      result,
+      'tools.memory_delete_entities: the person declined this call, so it was not made. Their reason: no DANGER',
+    )
     const message = questions[0]?.params.message ?? ''
-    assert.match(message, /\nentityNames\[0\]: "x+ …\[3902 characters left out\]… x+"\nentityNames\[1\]: "\/DANGER\/everything"\n/)
+    assert.match(
+      message,
+      /\nentityNames\[0\]: "x+ …\[3902 characters left out\]… x+"\nentityNames\[1\]: "\/DANGER\/everything"\n/,
+    )
   })
 
   it('times out a run whose question gets no answer before the wall ceiling, naming the approval', async () => {
@@ -84,7 +117,7 @@ describe('serve: approvals by elicitation', () => {
   it('aborts the run when the client cancels run_code while the question is open, and withdraws the question', async () => {
     let questionSignal: AbortSignal | undefined
     let markAsked!: () => void
-    const asked = new Promise<void>((resolve) => {
+    const asked = new Promise<void>(resolve => {
       markAsked = resolve
     })
     answer = (_request, { signal }) => {
@@ -105,20 +138,44 @@ describe('serve: approvals by elicitation', () => {
 describe('serve: approvals for a client without elicitation', () => {
   it('declines such calls by default (the tool never runs), and allows them only with --approval-fallback allow', async () => {
     const temp = await makeTempDirectory('code-runtime-approvals-')
-    const config = { mcpServers: { memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } } } }
+    const config = {
+      mcpServers: {
+        memory: {
+          command: installedBin('mcp-server-memory'),
+          env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') },
+        },
+      },
+    }
     try {
       const declining = await startServe(temp.path, config, ['--backend', 'worker-thread', '--no-state'])
       try {
-        const result = await declining.runJson(`${SEED}try { ${DELETE.trim()} } catch (error) { return [error.message, (await tools.memory_read_graph()).entities.length] }`)
-        assert.deepEqual(result, ["tools.memory_delete_entities needs a person's approval and was declined without asking anyone: the MCP client cannot ask a person (it does not support elicitation), and this server declines such calls. The call was not made.", 1])
-        assert.match(declining.stderr(), /approval: memory_delete_entities declined by the fallback for clients without elicitation \(decline\)/)
+        const result = await declining.runJson(
+          `${SEED}try { ${DELETE.trim()} } catch (error) { return [error.message, (await tools.memory_read_graph()).entities.length] }`,
+        )
+        assert.deepEqual(result, [
+          "tools.memory_delete_entities needs a person's approval and was declined without asking anyone: the MCP client cannot ask a person (it does not support elicitation), and this server declines such calls. The call was not made.",
+          1,
+        ])
+        assert.match(
+          declining.stderr(),
+          /approval: memory_delete_entities declined by the fallback for clients without elicitation \(decline\)/,
+        )
       } finally {
         await declining.close()
       }
-      const allowing = await startServe(temp.path, config, ['--backend', 'worker-thread', '--no-state', '--approval-fallback', 'allow'])
+      const allowing = await startServe(temp.path, config, [
+        '--backend',
+        'worker-thread',
+        '--no-state',
+        '--approval-fallback',
+        'allow',
+      ])
       try {
         assert.deepEqual(await allowing.runJson(DELETE + NAMES), [])
-        assert.match(allowing.stderr(), /approval: memory_delete_entities allowed by the fallback for clients without elicitation \(allow\)/)
+        assert.match(
+          allowing.stderr(),
+          /approval: memory_delete_entities allowed by the fallback for clients without elicitation \(allow\)/,
+        )
       } finally {
         await allowing.close()
       }
@@ -129,12 +186,16 @@ describe('serve: approvals for a client without elicitation', () => {
 
   it("asks for what the config's approve list names and not for what autoApprove names", async () => {
     const temp = await makeTempDirectory('code-runtime-approvals-')
-    const config = { mcpServers: { memory: {
-      command: installedBin('mcp-server-memory'),
-      env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') },
-      approve: ['create_*'],
-      autoApprove: ['delete_*'],
-    } } }
+    const config = {
+      mcpServers: {
+        memory: {
+          command: installedBin('mcp-server-memory'),
+          env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') },
+          approve: ['create_*'],
+          autoApprove: ['delete_*'],
+        },
+      },
+    }
     const serve = await startServe(temp.path, config, ['--backend', 'worker-thread', '--no-state'])
     try {
       const sdk = await serve.client.listTools()
@@ -142,7 +203,10 @@ describe('serve: approvals for a client without elicitation', () => {
       assert.match(description, /@needsApproval \*\/\n {2}memory_create_entities\(/)
       assert.doesNotMatch(description, /@needsApproval \*\/\n {2}memory_delete_entities\(/)
       const result = await serve.runJson(`try { ${SEED.trim()} } catch (error) { return error.message }`)
-      assert.match(String(result), /memory_create_entities needs a person's approval and was declined without asking anyone/)
+      assert.match(
+        String(result),
+        /memory_create_entities needs a person's approval and was declined without asking anyone/,
+      )
       assert.deepEqual(await serve.runJson(DELETE + NAMES), [])
     } finally {
       await serve.close()

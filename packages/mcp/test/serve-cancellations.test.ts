@@ -9,7 +9,15 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
-import { FLAKY_SERVER_PATH, installedBin, makeTempDirectory, readLines, startServe, waitFor, type ServeSession } from './serve-harness.js'
+import {
+  FLAKY_SERVER_PATH,
+  installedBin,
+  makeTempDirectory,
+  readLines,
+  startServe,
+  waitFor,
+  type ServeSession,
+} from './serve-harness.js'
 
 describe('serve: cancellations', () => {
   let temp: Awaited<ReturnType<typeof makeTempDirectory>>
@@ -20,11 +28,19 @@ describe('serve: cancellations', () => {
   before(async () => {
     temp = await makeTempDirectory('code-runtime-cancellations-')
     flakyLog = join(temp.path, 'flaky.log')
-    const config = { mcpServers: {
-      flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH], env: { FIXTURE_LOG: flakyLog } },
-      memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } },
-    } }
-    serve = await startServe(temp.path, config, ['--backend', 'worker-thread', '--no-state'], async () => ({ action: 'accept', content: {} }))
+    const config = {
+      mcpServers: {
+        flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH], env: { FIXTURE_LOG: flakyLog } },
+        memory: {
+          command: installedBin('mcp-server-memory'),
+          env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') },
+        },
+      },
+    }
+    serve = await startServe(temp.path, config, ['--backend', 'worker-thread', '--no-state'], async () => ({
+      action: 'accept',
+      content: {},
+    }))
     const transport = serve.client.transport
     assert.ok(transport !== undefined)
     const handle = transport.onmessage
@@ -38,8 +54,10 @@ describe('serve: cancellations', () => {
     await temp.remove()
   })
 
-  const cancellationsAtClient = (): JSONRPCMessage[] => received.filter((message) => 'method' in message && message.method === 'notifications/cancelled')
-  const cancellationsUpstream = async (): Promise<string[]> => (await readLines(flakyLog)).filter((line) => line.startsWith('cancelled request'))
+  const cancellationsAtClient = (): JSONRPCMessage[] =>
+    received.filter(message => 'method' in message && message.method === 'notifications/cancelled')
+  const cancellationsUpstream = async (): Promise<string[]> =>
+    (await readLines(flakyLog)).filter(line => line.startsWith('cancelled request'))
 
   it('cancels neither answered approval questions nor finished upstream calls when the run ends', async () => {
     const program = [
@@ -49,7 +67,7 @@ describe('serve: cancellations', () => {
       "return [await tools.flaky_echo({ text: 'one' }), await tools.flaky_echo({ text: 'two' })]",
     ].join('\n')
     assert.deepEqual(await serve.runJson(program), ['one', 'two'])
-    assert.equal(received.filter((message) => 'method' in message && message.method === 'elicitation/create').length, 2)
+    assert.equal(received.filter(message => 'method' in message && message.method === 'elicitation/create').length, 2)
     // A second run's calls reach the upstream after anything the first run's end sent it, and
     // its result reaches the client after anything sent to the client before it.
     assert.equal(await serve.runJson("return await tools.flaky_echo({ text: 'three' })"), 'three')
@@ -60,10 +78,16 @@ describe('serve: cancellations', () => {
   it('still cancels the upstream call of a run_code the client cancels', async () => {
     const controller = new AbortController()
     const call = serve.runCode('await tools.flaky_hang()\nreturn "finished"', { signal: controller.signal })
-    await waitFor(async () => (await readLines(flakyLog)).some((line) => line.startsWith('hang started')), 'the upstream call to start')
+    await waitFor(
+      async () => (await readLines(flakyLog)).some(line => line.startsWith('hang started')),
+      'the upstream call to start',
+    )
     controller.abort('the user pressed stop')
     await assert.rejects(call)
-    await waitFor(async () => (await readLines(flakyLog)).includes('hang cancelled'), 'the upstream call to be cancelled')
+    await waitFor(
+      async () => (await readLines(flakyLog)).includes('hang cancelled'),
+      'the upstream call to be cancelled',
+    )
     assert.equal((await cancellationsUpstream()).length, 1)
   })
 })

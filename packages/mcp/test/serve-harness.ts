@@ -11,7 +11,12 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js'
-import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ElicitRequestSchema,
+  type CallToolResult,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js'
 
 /** The built bin, as `npx code-runtime` runs it. */
 export const CLI_PATH = fileURLToPath(new URL('../src/cli.js', import.meta.url))
@@ -65,7 +70,7 @@ export async function waitFor(check: () => boolean | Promise<boolean>, what: str
   const deadline = Date.now() + limitMs
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await new Promise(resolve => setTimeout(resolve, 20))
   }
 }
 
@@ -77,13 +82,16 @@ export function childPidsOf(pid: number): number[] {
   } catch {
     return []
   }
-  return listing.split('\n').map((line) => Number(line.trim())).filter((child) => child > 0)
+  return listing
+    .split('\n')
+    .map(line => Number(line.trim()))
+    .filter(child => child > 0)
 }
 
 /** Lines of a log file, or none before it exists. */
 export async function readLines(path: string): Promise<string[]> {
   try {
-    return (await readFile(path, 'utf8')).split('\n').filter((line) => line !== '')
+    return (await readFile(path, 'utf8')).split('\n').filter(line => line !== '')
   } catch {
     return []
   }
@@ -97,10 +105,18 @@ export function textOf(result: CallToolResult): string {
 }
 
 /** How the test's client answers the server's elicitation requests; without it, the client does not declare elicitation. */
-export type ElicitationAnswer = (request: ElicitRequest, extra: { readonly signal: AbortSignal }) => Promise<ElicitResult>
+export type ElicitationAnswer = (
+  request: ElicitRequest,
+  extra: { readonly signal: AbortSignal },
+) => Promise<ElicitResult>
 
 /** Writes `config` to `directory/servers.json` and starts `code-runtime serve` on it. */
-export async function startServe(directory: string, config: unknown, extraArgs: readonly string[] = [], onElicit?: ElicitationAnswer): Promise<ServeSession> {
+export async function startServe(
+  directory: string,
+  config: unknown,
+  extraArgs: readonly string[] = [],
+  onElicit?: ElicitationAnswer,
+): Promise<ServeSession> {
   const configPath = join(directory, 'servers.json')
   await writeFile(configPath, JSON.stringify(config, null, 2))
   const transport = new StdioClientTransport({
@@ -113,8 +129,12 @@ export async function startServe(directory: string, config: unknown, extraArgs: 
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString()
   })
-  const client = new Client({ name: 'code-runtime-tests', version: '1.0.0' }, onElicit === undefined ? {} : { capabilities: { elicitation: { form: {} } } })
-  if (onElicit !== undefined) client.setRequestHandler(ElicitRequestSchema, (request, extra) => onElicit(request, { signal: extra.signal }))
+  const client = new Client(
+    { name: 'code-runtime-tests', version: '1.0.0' },
+    onElicit === undefined ? {} : { capabilities: { elicitation: { form: {} } } },
+  )
+  if (onElicit !== undefined)
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => onElicit(request, { signal: extra.signal }))
   await client.connect(transport)
   const pid = transport.pid as number
   const session: ServeSession = {
@@ -122,7 +142,11 @@ export async function startServe(directory: string, config: unknown, extraArgs: 
     pid,
     stderr: () => stderr,
     runCode: async (code, options = {}) =>
-      (await client.callTool({ name: 'run_code', arguments: { code, description: 'test program' } }, undefined, options)) as CallToolResult,
+      (await client.callTool(
+        { name: 'run_code', arguments: { code, description: 'test program' } },
+        undefined,
+        options,
+      )) as CallToolResult,
     async runJson(code) {
       const result = await session.runCode(code)
       if (result.isError === true) throw new Error(`run failed: ${textOf(result)}`)

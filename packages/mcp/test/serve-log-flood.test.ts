@@ -5,7 +5,14 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { FLAKY_SERVER_PATH, makeTempDirectory, startServe, textOf, waitFor, type ServeSession } from './serve-harness.js'
+import {
+  FLAKY_SERVER_PATH,
+  makeTempDirectory,
+  startServe,
+  textOf,
+  waitFor,
+  type ServeSession,
+} from './serve-harness.js'
 
 const FLOOD_LINES = 200_000
 const FLOOD_PROGRAM = `for (let i = 0; i < ${FLOOD_LINES}; i++) console.log('line ' + i)\nreturn 'printed'`
@@ -44,26 +51,45 @@ async function expectPromptNextRun(serve: ServeSession, quietMs: number): Promis
   const result = await serve.runCode('return 1', { timeout: limitMs })
   const elapsedMs = performance.now() - started
   assert.equal(textOf(result), '1')
-  assert.ok(elapsedMs <= limitMs, `the run after the flood took ${Math.round(elapsedMs)} ms; a quiet run takes ${Math.round(quietMs)} ms`)
+  assert.ok(
+    elapsedMs <= limitMs,
+    `the run after the flood took ${Math.round(elapsedMs)} ms; a quiet run takes ${Math.round(quietMs)} ms`,
+  )
 }
 
 /** The result keeps the first and last lines, says how many it left out between them, and ends with the value. */
 function assertResultCarriesTheLogs(text: string): void {
   assert.ok(text.length <= RESULT_CHARS, `${text.length} characters`)
   assert.ok(text.startsWith('line 0\nline 1\nline 2\n'), 'the result starts with the first lines')
-  assert.ok(text.endsWith(`\nline ${FLOOD_LINES - 1}\nprinted`), 'the result ends with the last line and the returned value')
-  const marker = /\n\[\.\.\. (\d+) log lines left out here \((\d+) characters\); log less to see them all\]\n/.exec(text)
+  assert.ok(
+    text.endsWith(`\nline ${FLOOD_LINES - 1}\nprinted`),
+    'the result ends with the last line and the returned value',
+  )
+  const marker = /\n\[\.\.\. (\d+) log lines left out here \((\d+) characters\); log less to see them all\]\n/.exec(
+    text,
+  )
   assert.ok(marker, 'a marker says how many lines were left out')
   const head = text.slice(0, marker.index)
   const tail = text.slice(marker.index + marker[0].length, text.length - '\nprinted'.length)
-  assert.ok(FULL_LOG_TEXT.startsWith(`${head}\n`) && FULL_LOG_TEXT.endsWith(`\n${tail}`), 'the kept lines are the first and the last, in order')
+  assert.ok(
+    FULL_LOG_TEXT.startsWith(`${head}\n`) && FULL_LOG_TEXT.endsWith(`\n${tail}`),
+    'the kept lines are the first and the last, in order',
+  )
   assert.equal(head.split('\n').length + Number(marker[1]) + tail.split('\n').length, FLOOD_LINES)
   assert.ok(head.length + tail.length > RESULT_CHARS - 300, 'the result is filled with logs up to its cap')
 }
 
 describe('code-runtime serve under a log flood', () => {
   let temp: Awaited<ReturnType<typeof makeTempDirectory>>
-  const config = () => ({ mcpServers: { flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH], env: { FIXTURE_LOG: join(temp.path, 'flaky.log') } } } })
+  const config = () => ({
+    mcpServers: {
+      flaky: {
+        command: process.execPath,
+        args: [FLAKY_SERVER_PATH],
+        env: { FIXTURE_LOG: join(temp.path, 'flaky.log') },
+      },
+    },
+  })
 
   before(async () => {
     temp = await makeTempDirectory('code-runtime-flood-')
@@ -79,7 +105,7 @@ describe('code-runtime serve under a log flood', () => {
 
     before(async () => {
       serve = await startServe(temp.path, config())
-      serve.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      serve.client.setNotificationHandler(LoggingMessageNotificationSchema, notification => {
         messages.push(notification.params)
       })
     })
@@ -106,7 +132,7 @@ describe('code-runtime serve under a log flood', () => {
       // soon as its result arrives); the test then cancels it.
       const call = serve.runCode(`console.log('first')\nconsole.log('second')\nawait tools.flaky_hang()`, {
         signal: controller.signal,
-        onprogress: (progress) => {
+        onprogress: progress => {
           if (progress.message !== undefined) progressMessages.push(progress.message)
         },
       })
@@ -123,7 +149,7 @@ describe('code-runtime serve under a log flood', () => {
 
     before(async () => {
       serve = await startServe(temp.path, config())
-      serve.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      serve.client.setNotificationHandler(LoggingMessageNotificationSchema, notification => {
         logs.push(notification.params)
       })
       await serve.client.setLoggingLevel('info')
@@ -140,10 +166,17 @@ describe('code-runtime serve under a log flood', () => {
       assert.equal(flood.isError, false)
       assertResultCarriesTheLogs(textOf(flood))
       // The run's logs are all sent before its result: nothing to wait for.
-      const batches = logs.filter((entry) => entry.logger === 'run_code').map((entry) => entry.data)
-      assert.ok(batches.every((batch) => typeof batch === 'string'), 'each batch is text')
+      const batches = logs.filter(entry => entry.logger === 'run_code').map(entry => entry.data)
+      assert.ok(
+        batches.every(batch => typeof batch === 'string'),
+        'each batch is text',
+      )
       const received = batches.join('\n')
-      assert.equal(received, FULL_LOG_TEXT.slice(0, RESULT_CHARS), 'every line up to the cap, in order, nothing after it')
+      assert.equal(
+        received,
+        FULL_LOG_TEXT.slice(0, RESULT_CHARS),
+        'every line up to the cap, in order, nothing after it',
+      )
       const linesReceived = received.split('\n').length
       assert.ok(batches.length * 10 <= linesReceived, `${batches.length} notifications for ${linesReceived} lines`)
       await expectPromptNextRun(serve, quietMs)

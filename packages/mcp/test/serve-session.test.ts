@@ -11,7 +11,15 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { CodeRuntimeError, type CodeRunRequest } from '@code-runtime/core'
 import { RUN_CODE_SESSION_SENTENCE } from '@code-runtime/code-mode'
-import { closeUpstreams, connectUpstreams, createCodeModeServer, parseServersConfig, startBackend, type CodeModeServer, type UpstreamServer } from '@code-runtime/mcp'
+import {
+  closeUpstreams,
+  connectUpstreams,
+  createCodeModeServer,
+  parseServersConfig,
+  startBackend,
+  type CodeModeServer,
+  type UpstreamServer,
+} from '@code-runtime/mcp'
 import { installedBin, makeTempDirectory, startServe, textOf, waitFor, type ServeSession } from './serve-harness.js'
 
 describe('code-runtime serve keeps one session per client', () => {
@@ -27,14 +35,20 @@ describe('code-runtime serve keeps one session per client', () => {
     config = {
       mcpServers: {
         files: { command: installedBin('mcp-server-filesystem'), args: ['files'] },
-        memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } },
+        memory: {
+          command: installedBin('mcp-server-memory'),
+          env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') },
+        },
       },
     }
-    ;[first, second] = await Promise.all([startServe(temp.path, config, ['--backend', 'worker-thread']), startServe(temp.path, config, ['--backend', 'worker-thread'])])
+    ;[first, second] = await Promise.all([
+      startServe(temp.path, config, ['--backend', 'worker-thread']),
+      startServe(temp.path, config, ['--backend', 'worker-thread']),
+    ])
   })
 
   after(async () => {
-    await Promise.all([first?.close(), second?.close()].map((closing) => closing?.catch(() => undefined)))
+    await Promise.all([first?.close(), second?.close()].map(closing => closing?.catch(() => undefined)))
     await temp?.remove()
   })
 
@@ -46,14 +60,20 @@ describe('code-runtime serve keeps one session per client', () => {
   })
 
   it('keeps a fetched result in a variable: the next call uses it without calling the tool again', async () => {
-    assert.deepEqual(await first.runJson(`
+    assert.deepEqual(
+      await first.runJson(`
       const notes = await tools.files_read_text_file({ path: 'notes.txt' })
       const graph = await tools.memory_read_graph()
       return notes.content
-    `), 'version 1')
+    `),
+      'version 1',
+    )
     // The file changes on disk: a second read would see it, the variable does not.
     await writeFile(join(temp.path, 'files', 'notes.txt'), 'version 2')
-    assert.deepEqual(await first.runJson('({ kept: notes.content, entities: graph.entities.length })'), { kept: 'version 1', entities: 0 })
+    assert.deepEqual(await first.runJson('({ kept: notes.content, entities: graph.entities.length })'), {
+      kept: 'version 1',
+      entities: 0,
+    })
     // Reading again would have seen the change: the variable came from the first call.
     const reread = await first.runJson('(await tools.files_read_text_file({ path: "notes.txt" })).content')
     assert.equal(reread, 'version 2')
@@ -62,7 +82,10 @@ describe('code-runtime serve keeps one session per client', () => {
   it('forgets every variable with reset: true', async () => {
     await first.runJson('const before = "kept"')
     assert.equal(await first.runJson('before'), 'kept')
-    const reset = await first.client.callTool({ name: 'run_code', arguments: { code: 'typeof before', description: 'after a reset', reset: true } }) as CallToolResult
+    const reset = (await first.client.callTool({
+      name: 'run_code',
+      arguments: { code: 'typeof before', description: 'after a reset', reset: true },
+    })) as CallToolResult
     assert.equal(textOf(reset), 'undefined')
     assert.equal(await first.runJson('typeof notes'), 'undefined')
   })
@@ -99,23 +122,34 @@ describe('createCodeModeServer: in-process servers over one shared runtime', () 
 
   before(async () => {
     temp = await makeTempDirectory('code-runtime-in-process-session-')
-    const config = parseServersConfig({
-      mcpServers: { memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } } },
-    }, { directory: temp.path })
+    const config = parseServersConfig(
+      {
+        mcpServers: {
+          memory: {
+            command: installedBin('mcp-server-memory'),
+            env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') },
+          },
+        },
+      },
+      { directory: temp.path },
+    )
     upstreams = await connectUpstreams(config.servers)
     started = await startBackend('worker-thread', { maxWallMs: 30_000 })
   })
 
   after(async () => {
-    await Promise.all(servers.map((server) => server.close()))
+    await Promise.all(servers.map(server => server.close()))
     await started?.dispose()
     await closeUpstreams(upstreams ?? [])
     await temp?.remove()
   })
 
   /** A server over `runtime` and a client connected to it in memory. */
-  async function connect(runtime: Parameters<typeof createCodeModeServer>[0]['runtime'], notices: string[] = []): Promise<{ client: Client; run(code: string): Promise<string> }> {
-    const server = createCodeModeServer({ upstreams, runtime, onNotice: (line) => notices.push(line) })
+  async function connect(
+    runtime: Parameters<typeof createCodeModeServer>[0]['runtime'],
+    notices: string[] = [],
+  ): Promise<{ client: Client; run(code: string): Promise<string> }> {
+    const server = createCodeModeServer({ upstreams, runtime, onNotice: line => notices.push(line) })
     servers.push(server)
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
     await server.connect(serverTransport)
@@ -124,7 +158,10 @@ describe('createCodeModeServer: in-process servers over one shared runtime', () 
     return {
       client,
       async run(code) {
-        const result = await client.callTool({ name: 'run_code', arguments: { code, description: 'test' } }) as CallToolResult
+        const result = (await client.callTool({
+          name: 'run_code',
+          arguments: { code, description: 'test' },
+        })) as CallToolResult
         return textOf(result)
       },
     }
@@ -145,7 +182,13 @@ describe('createCodeModeServer: in-process servers over one shared runtime', () 
     const notices: string[] = []
     const oneShotOnly = {
       run: (request: CodeRunRequest) => started.runtime.run(request),
-      openSession: () => Promise.reject(new CodeRuntimeError('CODE_RUNTIME_SESSIONS_UNSUPPORTED', 'The nats backend has no sessions; use run() for one-shot programs.')),
+      openSession: () =>
+        Promise.reject(
+          new CodeRuntimeError(
+            'CODE_RUNTIME_SESSIONS_UNSUPPORTED',
+            'The nats backend has no sessions; use run() for one-shot programs.',
+          ),
+        ),
     }
     const { client, run } = await connect(oneShotOnly, notices)
     let listChanged = 0

@@ -21,26 +21,42 @@ const FIXED = MISSPELLED.replace('pth:', 'path:')
 const MISSPELLED_COLUMN = (MISSPELLED.split('\n')[2] as string).indexOf('pth') + 1
 
 /** Starts serve over a fresh directory of files and a fresh memory graph. */
-async function serveFilesAndMemory(prefix: string, extraArgs: readonly string[] = []): Promise<{ serve: ServeSession; files: string; remove(): Promise<void> }> {
+async function serveFilesAndMemory(
+  prefix: string,
+  extraArgs: readonly string[] = [],
+): Promise<{ serve: ServeSession; files: string; remove(): Promise<void> }> {
   const temp = await makeTempDirectory(prefix)
   const files = join(temp.path, 'files')
   await mkdir(files)
-  const serve = await startServe(temp.path, {
-    mcpServers: {
-      // The programs write files: the config says writes need no approval (this client cannot give one).
-      files: { command: installedBin('mcp-server-filesystem'), args: ['files'], autoApprove: ['write_file'] },
-      memory: { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') } },
+  const serve = await startServe(
+    temp.path,
+    {
+      mcpServers: {
+        // The programs write files: the config says writes need no approval (this client cannot give one).
+        files: { command: installedBin('mcp-server-filesystem'), args: ['files'], autoApprove: ['write_file'] },
+        memory: {
+          command: installedBin('mcp-server-memory'),
+          env: { MEMORY_FILE_PATH: join(temp.path, 'memory.jsonl') },
+        },
+      },
     },
-  }, extraArgs)
-  return { serve, files, remove: async () => {
-    await serve.close().catch(() => undefined)
-    await temp.remove()
-  } }
+    extraArgs,
+  )
+  return {
+    serve,
+    files,
+    remove: async () => {
+      await serve.close().catch(() => undefined)
+      await temp.remove()
+    },
+  }
 }
 
 /** The names of the entities in the memory graph, read through the server. */
 async function entityNames(serve: ServeSession): Promise<unknown> {
-  return serve.runJson('const graph = await tools.memory_read_graph()\nreturn graph.entities.map((entity) => entity.name)')
+  return serve.runJson(
+    'const graph = await tools.memory_read_graph()\nreturn graph.entities.map((entity) => entity.name)',
+  )
 }
 
 describe('code-runtime serve checks programs before they run (--type-check calls, the default)', () => {
@@ -57,7 +73,7 @@ describe('code-runtime serve checks programs before they run (--type-check calls
     assert.match(text, /^The program was refused before it ran \(no tool was called\): 1 type error/)
     assert.ok(text.includes(`line 3, column ${MISSPELLED_COLUMN}: `), text)
     assert.match(text, /'pth'/)
-    assert.match(text, /'path'/, 'TypeScript\'s suggestion is passed on')
+    assert.match(text, /'path'/, "TypeScript's suggestion is passed on")
     assert.equal(existsSync(join(setup.files, 'note.txt')), false, 'the second call did not write its file')
     assert.deepEqual(await entityNames(setup.serve), [], 'the first call did not add its entity')
   })
@@ -70,7 +86,10 @@ describe('code-runtime serve checks programs before they run (--type-check calls
   })
 
   it('says in its log which mode it checks with', () => {
-    assert.match(setup.serve.stderr(), /^code-runtime: serving \d+ tools of 2 server\(s\) .*; type check calls; variables persist between calls\)\.$/m)
+    assert.match(
+      setup.serve.stderr(),
+      /^code-runtime: serving \d+ tools of 2 server\(s\) .*; type check calls; variables persist between calls\)\.$/m,
+    )
   })
 })
 
@@ -85,7 +104,10 @@ describe('code-runtime serve --type-check off', () => {
     const result = await setup.serve.runCode(MISSPELLED)
     assert.equal(result.isError, true)
     assert.match(textOf(result), /^code run failed \(exception\): ToolCallError: tools\.files_read_text_file: args\./)
-    assert.equal(await readFile(join(setup.files, 'note.txt'), 'utf8'), 'The Analytical Engine weaves algebraic patterns.')
+    assert.equal(
+      await readFile(join(setup.files, 'note.txt'), 'utf8'),
+      'The Analytical Engine weaves algebraic patterns.',
+    )
     assert.deepEqual(await entityNames(setup.serve), ['Ada Lovelace'])
   })
 })

@@ -16,9 +16,18 @@ const SECRET = 'sk-live-0123456789abcdef'
 const CONFIG = {
   mcpServers: {
     flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH] },
-    broken: { command: process.execPath, args: [FAILING_SERVER_PATH], env: { FIXTURE_MODE: 'exit', FIXTURE_SECRET: SECRET } },
+    broken: {
+      command: process.execPath,
+      args: [FAILING_SERVER_PATH],
+      env: { FIXTURE_MODE: 'exit', FIXTURE_SECRET: SECRET },
+    },
     // It never answers the handshake, so it fails once this runs out, however loaded the machine.
-    mute: { command: process.execPath, args: [FAILING_SERVER_PATH], env: { FIXTURE_MODE: 'mute', FIXTURE_SECRET: SECRET }, connectTimeoutMs: 3_000 },
+    mute: {
+      command: process.execPath,
+      args: [FAILING_SERVER_PATH],
+      env: { FIXTURE_MODE: 'mute', FIXTURE_SECRET: SECRET },
+      connectTimeoutMs: 3_000,
+    },
   },
 }
 
@@ -38,7 +47,7 @@ describe('an upstream server that fails to start', () => {
 
   it('is named in the run_code description as unavailable, without its stderr or its reason', async () => {
     const { tools } = await serve.client.listTools()
-    const description = tools.find((tool) => tool.name === 'run_code')?.description ?? ''
+    const description = tools.find(tool => tool.name === 'run_code')?.description ?? ''
     assert.match(description, /^Unavailable \(failed to start, no tools\): broken, mute\.$/m)
     for (const leak of [SECRET, 'boom', 'stderr', 'API key', 'handshake', 'connectTimeoutMs']) {
       assert.ok(!description.includes(leak), `the description shows ${JSON.stringify(leak)}:\n${description}`)
@@ -48,20 +57,34 @@ describe('an upstream server that fails to start', () => {
 
   it('tells the operator why on stderr, with the last stderr line of each', () => {
     const stderr = serve.stderr()
-    assert.match(stderr, /^code-runtime: server "broken" exited before finishing the MCP handshake; its last stderr line: "boom: missing API key \(found sk-live-0123456789abcdef\)"/m)
-    assert.match(stderr, /^code-runtime: server "mute" did not finish the MCP handshake within 3000 ms \(connectTimeoutMs\); its last stderr line: "boom: missing API key/m)
+    assert.match(
+      stderr,
+      /^code-runtime: server "broken" exited before finishing the MCP handshake; its last stderr line: "boom: missing API key \(found sk-live-0123456789abcdef\)"/m,
+    )
+    assert.match(
+      stderr,
+      /^code-runtime: server "mute" did not finish the MCP handshake within 3000 ms \(connectTimeoutMs\); its last stderr line: "boom: missing API key/m,
+    )
   })
 
   it('tells the operator why in code-runtime list', async () => {
     const configPath = join(temp.path, 'list.json')
     await writeFile(configPath, JSON.stringify(CONFIG))
-    const outcome = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [CLI_PATH, 'list', '--config', configPath], { env: { PATH: process.env.PATH ?? '' } }, (error, stdout, stderr) => {
-        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr })
-      })
+    const outcome = await new Promise<{ code: number; stdout: string; stderr: string }>(resolve => {
+      execFile(
+        process.execPath,
+        [CLI_PATH, 'list', '--config', configPath],
+        { env: { PATH: process.env.PATH ?? '' } },
+        (error, stdout, stderr) => {
+          resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr })
+        },
+      )
     })
     assert.equal(outcome.code, 2)
     assert.match(outcome.stdout, /broken .*failed to start/)
-    assert.match(outcome.stderr, /server "broken" exited before finishing the MCP handshake; its last stderr line: "boom: missing API key \(found sk-live/)
+    assert.match(
+      outcome.stderr,
+      /server "broken" exited before finishing the MCP handshake; its last stderr line: "boom: missing API key \(found sk-live/,
+    )
   })
 })

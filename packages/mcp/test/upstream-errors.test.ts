@@ -28,7 +28,10 @@ describe('errors of upstream servers as the program reads them', () => {
 
   before(async () => {
     temp = await makeTempDirectory('code-runtime-upstream-errors-')
-    const config = parseServersConfig({ mcpServers: { files: { command: installedBin('mcp-server-filesystem'), args: ['.'] } } }, { directory: temp.path })
+    const config = parseServersConfig(
+      { mcpServers: { files: { command: installedBin('mcp-server-filesystem'), args: ['.'] } } },
+      { directory: temp.path },
+    )
     servers = await connectUpstreams([...config.servers, EXAMPLE_SERVER])
     for (const server of servers) assert.equal(server.failure, undefined, server.failure?.message)
   })

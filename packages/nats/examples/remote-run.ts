@@ -8,13 +8,14 @@ const servers = process.env.NATS_URL ?? 'nats://127.0.0.1:4222'
 // On another machine in a real deployment: `code-runtime runner --nats <url> --backend container`.
 const runner = await startRunner({
   nats: { servers },
-  startBackend: (budgets) => startCodeRuntime(WorkerThreadCodeRuntime, budgets),
+  startBackend: budgets => startCodeRuntime(WorkerThreadCodeRuntime, budgets),
   concurrency: 2,
 })
 
 const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, { servers, computeMs: 5_000 })
 const result = await runtime.run({
-  program: 'const user = await api.getUser({ id: 7 }) as { name: string }\nconsole.log(`found ${user.name}`)\nreturn user.name.toUpperCase()',
+  program:
+    'const user = await api.getUser({ id: 7 }) as { name: string }\nconsole.log(`found ${user.name}`)\nreturn user.name.toUpperCase()',
   bindings: [{ global: 'api', functions: { getUser: async () => ({ name: 'ada' }) } }],
 })
 console.log(result.logs.join('\n'), result.value, result.usage.runner === runner.id)

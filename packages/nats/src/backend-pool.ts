@@ -25,7 +25,7 @@ interface PooledBackend {
 /** A promise and its resolver (Node 20 has no Promise.withResolvers). */
 function newSignal(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void
-  const promise = new Promise<void>((done) => {
+  const promise = new Promise<void>(done => {
     resolve = done
   })
   return { promise, resolve }
@@ -79,7 +79,7 @@ export class BackendPool {
           },
         }
       }
-      await new Promise<void>((resolve) => {
+      await new Promise<void>(resolve => {
         void this.#freed.promise.then(resolve)
         signal.addEventListener('abort', () => resolve(), { once: true })
       })
@@ -90,7 +90,14 @@ export class BackendPool {
   async dispose(): Promise<void> {
     const all = [...this.#backends.values()]
     this.#backends.clear()
-    await Promise.all(all.map((pooled) => pooled.started.then((started) => started.dispose(), () => undefined)))
+    await Promise.all(
+      all.map(pooled =>
+        pooled.started.then(
+          started => started.dispose(),
+          () => undefined,
+        ),
+      ),
+    )
   }
 
   #startIfRoom(key: string, budgets: RunBudgets): PooledBackend | undefined {
@@ -98,7 +105,10 @@ export class BackendPool {
       const idle = [...this.#backends].find(([, pooled]) => pooled.users === 0)
       if (idle === undefined) return undefined
       this.#backends.delete(idle[0])
-      void idle[1].started.then((started) => started.dispose(), () => undefined)
+      void idle[1].started.then(
+        started => started.dispose(),
+        () => undefined,
+      )
     }
     const pooled: PooledBackend = { started: this.#start(budgets), users: 0 }
     // A backend that failed to start is forgotten, so the next run tries again.

@@ -65,23 +65,45 @@ export interface NatsRuntimeConfig extends NatsConnectionConfig {
 }
 
 /** The config as users write it: `servers` required, every other field optional. */
-export type NatsRuntimeConfigInput = Partial<Omit<NatsRuntimeConfig, 'servers'>> & { readonly servers: string | readonly string[] }
+export type NatsRuntimeConfigInput = Partial<Omit<NatsRuntimeConfig, 'servers'>> & {
+  readonly servers: string | readonly string[]
+}
 
 export const DEFAULT_MAX_QUEUE_MS = 30_000
 export const DEFAULT_HEARTBEAT_MS = 500
 // With heartbeats every 500 ms, silence is noticed 1 500 to 2 000 ms after the other side went away.
 export const DEFAULT_LOST_AFTER_MS = 1_500
 
-export const CONNECTION_FIELDS = ['servers', 'user', 'pass', 'token', 'credsFile', 'tls', 'inboxPrefix', 'subjectPrefix'] as const
+export const CONNECTION_FIELDS = [
+  'servers',
+  'user',
+  'pass',
+  'token',
+  'credsFile',
+  'tls',
+  'inboxPrefix',
+  'subjectPrefix',
+] as const
 const TLS_FIELDS = ['caFile', 'certFile', 'keyFile'] as const
 /** One to five subject tokens, no wildcards: `_INBOX.<tenant>` for a caller, `_INBOX_runners` for runners. */
 const INBOX_PREFIX_PATTERN = /^[A-Za-z0-9_-]{1,64}(\.[A-Za-z0-9_-]{1,64}){0,4}$/
-const RUNTIME_FIELDS = [...CONNECTION_FIELDS, 'computeMs', 'maxWallMs', 'maxOutputBytes', 'maxQueueMs', 'heartbeatMs', 'lostAfterMs', 'maxSessions'] as const
+const RUNTIME_FIELDS = [
+  ...CONNECTION_FIELDS,
+  'computeMs',
+  'maxWallMs',
+  'maxOutputBytes',
+  'maxQueueMs',
+  'heartbeatMs',
+  'lostAfterMs',
+  'maxSessions',
+] as const
 
 /** Reads the connection fields of a config already checked by `readConfigObject`. */
 export function readConnectionFields(label: string, config: ConfigRecord): NatsConnectionConfig {
-  const servers = typeof config.servers === 'string' ? [config.servers] : readStringListField(label, config, 'servers', undefined)
-  if (servers === undefined || servers.length === 0) refuseConfigField(label, 'servers', 'must be a nats:// URL or a non-empty list of them', config.servers)
+  const servers =
+    typeof config.servers === 'string' ? [config.servers] : readStringListField(label, config, 'servers', undefined)
+  if (servers === undefined || servers.length === 0)
+    refuseConfigField(label, 'servers', 'must be a nats:// URL or a non-empty list of them', config.servers)
   for (const [index, server] of servers.entries()) {
     if (!/^(nats|tls|ws|wss):\/\/[^\s]+$/.test(server) && !/^[^\s/:]+:\d+$/.test(server)) {
       refuseConfigField(label, `servers[${index}]`, 'must be a URL such as nats://127.0.0.1:4222', server)
@@ -92,13 +114,23 @@ export function readConnectionFields(label: string, config: ConfigRecord): NatsC
     subjectPrefix: readStringField(label, config, 'subjectPrefix', DEFAULT_SUBJECT_PREFIX),
   }
   if (!SUBJECT_TOKEN_PATTERN.test(connection.subjectPrefix)) {
-    refuseConfigField(label, 'subjectPrefix', 'must be one subject token: letters, digits, - and _', connection.subjectPrefix)
+    refuseConfigField(
+      label,
+      'subjectPrefix',
+      'must be one subject token: letters, digits, - and _',
+      connection.subjectPrefix,
+    )
   }
   for (const field of ['user', 'pass', 'token', 'credsFile', 'inboxPrefix'] as const) {
     if (config[field] !== undefined) connection[field] = readStringField(label, config, field)
   }
   if (connection.inboxPrefix !== undefined && !INBOX_PREFIX_PATTERN.test(connection.inboxPrefix)) {
-    refuseConfigField(label, 'inboxPrefix', 'must be one to five subject tokens such as _INBOX.tenant-a (letters, digits, - and _)', connection.inboxPrefix)
+    refuseConfigField(
+      label,
+      'inboxPrefix',
+      'must be one to five subject tokens such as _INBOX.tenant-a (letters, digits, - and _)',
+      connection.inboxPrefix,
+    )
   }
   if (config.tls !== undefined) {
     const tls = readConfigObject(`${label}.tls`, config.tls, TLS_FIELDS)
@@ -107,12 +139,22 @@ export function readConnectionFields(label: string, config: ConfigRecord): NatsC
       if (tls[field] !== undefined) files[field] = readStringField(`${label}.tls`, tls, field)
     }
     if ((files.certFile === undefined) !== (files.keyFile === undefined)) {
-      refuseConfigField(`${label}.tls`, files.certFile === undefined ? 'certFile' : 'keyFile', 'must be given with the other of certFile and keyFile', files.certFile ?? files.keyFile)
+      refuseConfigField(
+        `${label}.tls`,
+        files.certFile === undefined ? 'certFile' : 'keyFile',
+        'must be given with the other of certFile and keyFile',
+        files.certFile ?? files.keyFile,
+      )
     }
     connection.tls = Object.freeze(files)
   }
   if ((connection.user === undefined) !== (connection.pass === undefined)) {
-    refuseConfigField(label, connection.user === undefined ? 'user' : 'pass', 'must be given with the other of user and pass', config[connection.user === undefined ? 'user' : 'pass'])
+    refuseConfigField(
+      label,
+      connection.user === undefined ? 'user' : 'pass',
+      'must be given with the other of user and pass',
+      config[connection.user === undefined ? 'user' : 'pass'],
+    )
   }
   return connection
 }
@@ -125,20 +167,39 @@ export function resolveNatsRuntimeConfig(input: unknown): NatsRuntimeConfig {
   const label = 'nats'
   const config = readConfigObject(label, input, RUNTIME_FIELDS)
   const defaults = DEFAULT_SHARED_BACKEND_CONFIG
-  const budget = (field: string, fallback: number): number => readNumberField(label, config, field, { default: fallback, min: 0, minIsExclusive: true, max: MAX_TIMER_MS })
-  const heartbeatMs = readIntegerField(label, config, 'heartbeatMs', { default: DEFAULT_HEARTBEAT_MS, min: 10, max: 60_000 })
-  const lostAfterMs = readIntegerField(label, config, 'lostAfterMs', { default: DEFAULT_LOST_AFTER_MS, min: 20, max: MAX_TIMER_MS })
-  if (lostAfterMs < 2 * heartbeatMs) refuseConfigField(label, 'lostAfterMs', `must be at least twice heartbeatMs (${heartbeatMs})`, lostAfterMs)
+  const budget = (field: string, fallback: number): number =>
+    readNumberField(label, config, field, { default: fallback, min: 0, minIsExclusive: true, max: MAX_TIMER_MS })
+  const heartbeatMs = readIntegerField(label, config, 'heartbeatMs', {
+    default: DEFAULT_HEARTBEAT_MS,
+    min: 10,
+    max: 60_000,
+  })
+  const lostAfterMs = readIntegerField(label, config, 'lostAfterMs', {
+    default: DEFAULT_LOST_AFTER_MS,
+    min: 20,
+    max: MAX_TIMER_MS,
+  })
+  if (lostAfterMs < 2 * heartbeatMs)
+    refuseConfigField(label, 'lostAfterMs', `must be at least twice heartbeatMs (${heartbeatMs})`, lostAfterMs)
   const connection = readConnectionFields(label, config)
   // Runners count a caller's runs by its inbox's first two tokens: one token would make every inbox its own caller.
   if (connection.inboxPrefix !== undefined && !connection.inboxPrefix.includes('.')) {
-    refuseConfigField(label, 'inboxPrefix', 'must be two or more subject tokens, the tenant\'s own: _INBOX.<tenant>', connection.inboxPrefix)
+    refuseConfigField(
+      label,
+      'inboxPrefix',
+      "must be two or more subject tokens, the tenant's own: _INBOX.<tenant>",
+      connection.inboxPrefix,
+    )
   }
   return Object.freeze({
     ...connection,
     computeMs: budget('computeMs', defaults.computeMs),
     maxWallMs: budget('maxWallMs', defaults.maxWallMs),
-    maxOutputBytes: readIntegerField(label, config, 'maxOutputBytes', { default: defaults.maxOutputBytes, min: 4, max: Number.MAX_SAFE_INTEGER }),
+    maxOutputBytes: readIntegerField(label, config, 'maxOutputBytes', {
+      default: defaults.maxOutputBytes,
+      min: 4,
+      max: Number.MAX_SAFE_INTEGER,
+    }),
     maxQueueMs: budget('maxQueueMs', DEFAULT_MAX_QUEUE_MS),
     heartbeatMs,
     lostAfterMs,

@@ -17,7 +17,9 @@ export function freePort(): Promise<number> {
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => {
       const address = server.address()
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))))
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
+      )
     })
   })
 }
@@ -50,27 +52,35 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const directory = await mkdtemp(join(tmpdir(), 'code-runtime-nats-'))
   const port = await freePort()
   const lines = [`listen: "127.0.0.1:${port}"`, 'max_payload: 8MB', `pid_file: "${join(directory, 'nats.pid')}"`]
-  if (options.user !== undefined) lines.push(`authorization { user: "${options.user}", password: "${options.pass ?? ''}" }`)
+  if (options.user !== undefined)
+    lines.push(`authorization { user: "${options.user}", password: "${options.pass ?? ''}" }`)
   if (options.extraConfig !== undefined) lines.push(options.extraConfig)
   const configPath = join(directory, 'nats.conf')
   await writeFile(configPath, `${lines.join('\n')}\n`)
   let child: ChildProcess | undefined
-  const launch = (): Promise<void> => new Promise((resolve, reject) => {
-    const started = spawn('nats-server', ['-c', configPath], { stdio: ['ignore', 'ignore', 'pipe'] })
-    child = started
-    let output = ''
-    started.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString()
-      if (output.includes('Server is ready')) resolve()
+  const launch = (): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const started = spawn('nats-server', ['-c', configPath], { stdio: ['ignore', 'ignore', 'pipe'] })
+      child = started
+      let output = ''
+      started.stderr?.on('data', (chunk: Buffer) => {
+        output += chunk.toString()
+        if (output.includes('Server is ready')) resolve()
+      })
+      started.once('error', error =>
+        reject(
+          (error as { code?: unknown }).code === 'ENOENT'
+            ? new Error('nats-server is not installed (Debian: apt-get install nats-server)')
+            : error,
+        ),
+      )
+      started.once('exit', code => reject(new Error(`nats-server exited (${String(code)}): ${output}`)))
     })
-    started.once('error', (error) => reject((error as { code?: unknown }).code === 'ENOENT' ? new Error('nats-server is not installed (Debian: apt-get install nats-server)') : error))
-    started.once('exit', (code) => reject(new Error(`nats-server exited (${String(code)}): ${output}`)))
-  })
   const stop = async (): Promise<void> => {
     const running = child
     child = undefined
     if (running === undefined || running.exitCode !== null) return
-    await new Promise<void>((resolve) => {
+    await new Promise<void>(resolve => {
       running.once('exit', () => resolve())
       running.kill('SIGTERM')
     })

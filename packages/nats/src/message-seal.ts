@@ -11,7 +11,16 @@
  * (each side accepts each sequence once, within a window of the last {@link REPLAY_WINDOW}: a
  * request's answer and a subscription's message of one sender may be handled out of order).
  */
-import { createHmac, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto'
+import {
+  createHmac,
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto'
 
 /** An id nobody can guess or derive from another: 128 bits from the system's random source, as one subject token. */
 export function randomId(): string {
@@ -144,7 +153,8 @@ export class SealedChannel {
   #accept(sequence: number): boolean {
     if (sequence > this.#highest) {
       const shift = sequence - this.#highest
-      this.#accepted = shift >= REPLAY_WINDOW ? 1n : ((this.#accepted << BigInt(shift)) | 1n) & ((1n << BigInt(REPLAY_WINDOW)) - 1n)
+      this.#accepted =
+        shift >= REPLAY_WINDOW ? 1n : ((this.#accepted << BigInt(shift)) | 1n) & ((1n << BigInt(REPLAY_WINDOW)) - 1n)
       this.#highest = sequence
       return true
     }
@@ -188,7 +198,7 @@ export class ClaimTickets {
   verify(ticket: string, run: string, identity: string, now = performance.now()): boolean {
     const window = Math.floor(now / this.#windowMs)
     const given = Buffer.from(ticket)
-    return [window, window - 1].some((candidate) => {
+    return [window, window - 1].some(candidate => {
       const expected = Buffer.from(this.#ticket(run, identity, candidate))
       return expected.length === given.length && timingSafeEqual(expected, given)
     })

@@ -5,7 +5,14 @@
  */
 import { Service, type Context } from '@deepseek-ai/cordis'
 import type { NatsConnection } from '@nats-io/transport-node'
-import { CodeRuntime, CodeRuntimeError, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import {
+  CodeRuntime,
+  CodeRuntimeError,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeSession,
+  type CodeSessionOptions,
+} from '@code-runtime/core'
 import { sessionLimitError, validateRunRequest } from '@code-runtime/core/internal'
 import { resolveNatsRuntimeConfig, type NatsRuntimeConfig, type NatsRuntimeConfigInput } from './config.js'
 import { connectNats } from './connection.js'
@@ -57,11 +64,22 @@ export class NatsCodeRuntime extends CodeRuntime {
   }
 
   private refuseIfDisposed(): void {
-    if (this.disposal.signal.aborted) throw new CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'This code runtime was disposed; start a new one to run programs.')
+    if (this.disposal.signal.aborted)
+      throw new CodeRuntimeError(
+        'CODE_RUNTIME_DISPOSED',
+        'This code runtime was disposed; start a new one to run programs.',
+      )
   }
 
   private async context(): Promise<RemoteRunContext> {
-    return { connection: await this.connection, config: this.config, disposed: this.disposal.signal, keys: this.keys, rejections: this.rejections, inboxPrefix: this.inboxPrefix }
+    return {
+      connection: await this.connection,
+      config: this.config,
+      disposed: this.disposal.signal,
+      keys: this.keys,
+      rejections: this.rejections,
+      inboxPrefix: this.inboxPrefix,
+    }
   }
 
   async run(request: CodeRunRequest): Promise<CodeRunResult> {
@@ -101,7 +119,7 @@ export class NatsCodeRuntime extends CodeRuntime {
   /** Settles in-flight runs as `abort` (their runners are told), ends every session, waits for them, then disconnects. */
   private async dispose(): Promise<void> {
     this.disposal.abort()
-    await Promise.allSettled([...this.inFlight, ...[...this.sessions].map((session) => session.dispose())])
+    await Promise.allSettled([...this.inFlight, ...[...this.sessions].map(session => session.dispose())])
     const connection = await this.connection.catch(() => undefined)
     await connection?.drain().catch(() => undefined)
   }

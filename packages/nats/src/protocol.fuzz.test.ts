@@ -7,8 +7,24 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import * as protocol from './protocol.js'
-import { decodeCallReply, decodeEndMessage, decodeLogMessage, decodeSessionOpenRequest, decodeStartRequest, encodeEndMessage, encodeMessage, PROTOCOL_VERSION } from './protocol.js'
-import { deriveKey, KeyAgreement, randomId, REPLAY_WINDOW, SealedChannel, type RejectionCounter } from './message-seal.js'
+import {
+  decodeCallReply,
+  decodeEndMessage,
+  decodeLogMessage,
+  decodeSessionOpenRequest,
+  decodeStartRequest,
+  encodeEndMessage,
+  encodeMessage,
+  PROTOCOL_VERSION,
+} from './protocol.js'
+import {
+  deriveKey,
+  KeyAgreement,
+  randomId,
+  REPLAY_WINDOW,
+  SealedChannel,
+  type RejectionCounter,
+} from './message-seal.js'
 
 const SEED = Number(process.env['FUZZ_SEED'] ?? 20261202)
 const TIME_LIMIT_MS = 2_000
@@ -18,25 +34,73 @@ function check<T>(property: fc.IProperty<T>, numRuns = 500): void {
 }
 
 /** Every decoder the module has, found by name, so a new one is fuzzed without being listed here. */
-const DECODERS = Object.entries(protocol).filter(([name]) => name.startsWith('decode')) as [string, (data: Uint8Array) => unknown][]
+const DECODERS = Object.entries(protocol).filter(([name]) => name.startsWith('decode')) as [
+  string,
+  (data: Uint8Array) => unknown,
+][]
 
 const encoder = new TextEncoder()
-const anyString = fc.oneof(fc.string(), fc.fullUnicodeString(), fc.constantFrom('', '\ud800', '__proto__', 'constructor', '_INBOX.a.*', 'a..b', '>'))
-const anyJson = fc.json().map((text) => encoder.encode(text))
-const field = fc.oneof(anyString, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(anyString, { maxLength: 3 }), fc.constant({}))
+const anyString = fc.oneof(
+  fc.string(),
+  fc.fullUnicodeString(),
+  fc.constantFrom('', '\ud800', '__proto__', 'constructor', '_INBOX.a.*', 'a..b', '>'),
+)
+const anyJson = fc.json().map(text => encoder.encode(text))
+const field = fc.oneof(
+  anyString,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(anyString, { maxLength: 3 }),
+  fc.constant({}),
+)
 /** Objects with the protocol's field names and random values: the forgeries closest to a real message. */
-const nearMessage = fc.dictionary(
-  fc.constantFrom('v', 'run', 'reply', 'program', 'namespaces', 'budgets', 'session', 'key', 'ticket', 'ok', 'runner', 'reason', 'message', 'retry', 'id', 'namespace', 'member', 'argsJson', 'valueJson', 'index', 'text', 'result', 'refusal', 'options', 'code', 'field', '__proto__'),
-  field,
-).map((object) => encoder.encode(JSON.stringify({ v: PROTOCOL_VERSION, ...object })))
+const nearMessage = fc
+  .dictionary(
+    fc.constantFrom(
+      'v',
+      'run',
+      'reply',
+      'program',
+      'namespaces',
+      'budgets',
+      'session',
+      'key',
+      'ticket',
+      'ok',
+      'runner',
+      'reason',
+      'message',
+      'retry',
+      'id',
+      'namespace',
+      'member',
+      'argsJson',
+      'valueJson',
+      'index',
+      'text',
+      'result',
+      'refusal',
+      'options',
+      'code',
+      'field',
+      '__proto__',
+    ),
+    field,
+  )
+  .map(object => encoder.encode(JSON.stringify({ v: PROTOCOL_VERSION, ...object })))
 const anyBytes = fc.oneof(fc.uint8Array({ maxLength: 256 }), anyJson, nearMessage)
 
 /** True when `value` is plain data all the way down: objects of Object.prototype, arrays, primitives. */
 function isPlainData(value: unknown, depth = 0): boolean {
   if (depth > 64) return true
   if (value === null || typeof value !== 'object') return typeof value !== 'function'
-  if (Array.isArray(value)) return value.every((item) => isPlainData(item, depth + 1))
-  return Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every((item) => isPlainData(item, depth + 1))
+  if (Array.isArray(value)) return value.every(item => isPlainData(item, depth + 1))
+  return (
+    Object.getPrototypeOf(value) === Object.prototype &&
+    Object.values(value).every(item => isPlainData(item, depth + 1))
+  )
 }
 
 void describe('fuzz: nats protocol decoders', () => {
@@ -45,30 +109,74 @@ void describe('fuzz: nats protocol decoders', () => {
   })
   for (const [name, decode] of DECODERS) {
     void it(`${name} never throws, and gives nothing or plain data`, () => {
-      check(fc.property(anyBytes, (bytes) => {
-        const decoded = decode(bytes)
-        assert.ok(decoded === undefined || isPlainData(decoded))
-      }))
+      check(
+        fc.property(anyBytes, bytes => {
+          const decoded = decode(bytes)
+          assert.ok(decoded === undefined || isPlainData(decoded))
+        }),
+      )
     })
   }
 
   void it('decodes what the runner and caller encode as it was', () => {
-    check(fc.property(fc.string(), fc.integer({ min: 0, max: 1_000_000 }), fc.boolean(), (text, id, ok) => {
-      assert.deepEqual(decodeLogMessage(encodeMessage({ text })), { text })
-      const answer = ok ? { id, ok: true as const, valueJson: JSON.stringify(text) } : { id, ok: false as const, message: text }
-      assert.deepEqual(decodeCallReply(encodeMessage(answer)), answer)
-      const result = { logs: [text], value: text, usage: { wallMs: 1, busyMs: 1, bindingCalls: 0, outputBytes: 2 }, calls: [] }
-      assert.deepEqual(decodeEndMessage(encodeEndMessage(result))?.result, result)
-    }))
+    check(
+      fc.property(fc.string(), fc.integer({ min: 0, max: 1_000_000 }), fc.boolean(), (text, id, ok) => {
+        assert.deepEqual(decodeLogMessage(encodeMessage({ text })), { text })
+        const answer = ok
+          ? { id, ok: true as const, valueJson: JSON.stringify(text) }
+          : { id, ok: false as const, message: text }
+        assert.deepEqual(decodeCallReply(encodeMessage(answer)), answer)
+        const result = {
+          logs: [text],
+          value: text,
+          usage: { wallMs: 1, busyMs: 1, bindingCalls: 0, outputBytes: 2 },
+          calls: [],
+        }
+        assert.deepEqual(decodeEndMessage(encodeEndMessage(result))?.result, result)
+      }),
+    )
   })
 
   void it('refuses a start or a session open whose reply subject could add tokens or wildcards', () => {
     const budgets = { computeMs: 1, maxWallMs: 1, maxOutputBytes: 1 }
     for (const reply of ['_INBOX.a.*', '_INBOX.>', '_INBOX..a', '.a', 'a.', 'a b', '']) {
-      assert.equal(decodeStartRequest(encodeMessage({ v: PROTOCOL_VERSION, run: 'r', reply, program: '', namespaces: [], budgets, key: 'k', ticket: 't' })), undefined, reply)
-      assert.equal(decodeSessionOpenRequest(encodeMessage({ v: PROTOCOL_VERSION, session: 's', reply, budgets, options: {}, key: 'k', ticket: 't' })), undefined, reply)
+      assert.equal(
+        decodeStartRequest(
+          encodeMessage({
+            v: PROTOCOL_VERSION,
+            run: 'r',
+            reply,
+            program: '',
+            namespaces: [],
+            budgets,
+            key: 'k',
+            ticket: 't',
+          }),
+        ),
+        undefined,
+        reply,
+      )
+      assert.equal(
+        decodeSessionOpenRequest(
+          encodeMessage({ v: PROTOCOL_VERSION, session: 's', reply, budgets, options: {}, key: 'k', ticket: 't' }),
+        ),
+        undefined,
+        reply,
+      )
     }
-    assert.ok(decodeSessionOpenRequest(encodeMessage({ v: PROTOCOL_VERSION, session: 's', reply: '_INBOX.a.b', budgets, options: {}, key: 'k', ticket: 't' })) !== undefined)
+    assert.ok(
+      decodeSessionOpenRequest(
+        encodeMessage({
+          v: PROTOCOL_VERSION,
+          session: 's',
+          reply: '_INBOX.a.b',
+          budgets,
+          options: {},
+          key: 'k',
+          ticket: 't',
+        }),
+      ) !== undefined,
+    )
   })
 })
 
@@ -82,28 +190,37 @@ void describe('fuzz: message seals', () => {
     const runnerKey = runnerKeys.conversationKey(callerKeys.publicKey, run)
     assert.ok(callerKey !== undefined && runnerKey !== undefined)
     assert.deepEqual(callerKey, runnerKey)
-    return { caller: new SealedChannel(callerKey, 'caller', rejections), runner: new SealedChannel(runnerKey, 'runner', rejections), rejections }
+    return {
+      caller: new SealedChannel(callerKey, 'caller', rejections),
+      runner: new SealedChannel(runnerKey, 'runner', rejections),
+      rejections,
+    }
   }
 
   void it('opens what the other party sealed, once, and nothing changed, moved or sent back', () => {
     const { caller, runner, rejections } = pair()
-    check(fc.property(fc.uint8Array({ maxLength: 64 }), fc.nat(), (body, flip) => {
-      const sealed = caller.seal('answer', body)
-      assert.equal(runner.open('call', sealed), undefined, 'another kind')
-      assert.equal(caller.open('answer', sealed), undefined, 'sent back to its sender')
-      const changed = Uint8Array.from(sealed)
-      const at = flip % changed.length
-      changed[at] = (changed[at] ?? 0) ^ 1
-      assert.equal(runner.open('answer', changed), undefined, 'a flipped bit')
-      assert.deepEqual(runner.open('answer', sealed), body)
-      assert.equal(runner.open('answer', sealed), undefined, 'a replay')
-    }), 200)
+    check(
+      fc.property(fc.uint8Array({ maxLength: 64 }), fc.nat(), (body, flip) => {
+        const sealed = caller.seal('answer', body)
+        assert.equal(runner.open('call', sealed), undefined, 'another kind')
+        assert.equal(caller.open('answer', sealed), undefined, 'sent back to its sender')
+        const changed = Uint8Array.from(sealed)
+        const at = flip % changed.length
+        changed[at] = (changed[at] ?? 0) ^ 1
+        assert.equal(runner.open('answer', changed), undefined, 'a flipped bit')
+        assert.deepEqual(runner.open('answer', sealed), body)
+        assert.equal(runner.open('answer', sealed), undefined, 'a replay')
+      }),
+      200,
+    )
     assert.ok(rejections.rejected >= 4)
   })
 
   void it('takes messages out of order within the window, each once, and refuses older ones', () => {
     const { caller, runner } = pair()
-    const sealed = Array.from({ length: REPLAY_WINDOW + 10 }, (_unused, index) => caller.seal('beat', Uint8Array.of(index)))
+    const sealed = Array.from({ length: REPLAY_WINDOW + 10 }, (_unused, index) =>
+      caller.seal('beat', Uint8Array.of(index)),
+    )
     assert.ok(runner.open('beat', sealed[REPLAY_WINDOW + 9] as Uint8Array) !== undefined)
     assert.equal(runner.open('beat', sealed[0] as Uint8Array), undefined, 'older than the window')
     assert.ok(runner.open('beat', sealed[20] as Uint8Array) !== undefined, 'late, within the window')
@@ -112,9 +229,11 @@ void describe('fuzz: message seals', () => {
 
   void it('refuses forged public keys without throwing, and nested keys differ per conversation', () => {
     const keys = new KeyAgreement()
-    check(fc.property(anyString, (text) => {
-      assert.doesNotThrow(() => keys.conversationKey(text, 'run'))
-    }))
+    check(
+      fc.property(anyString, text => {
+        assert.doesNotThrow(() => keys.conversationKey(text, 'run'))
+      }),
+    )
     assert.equal(keys.conversationKey('A'.repeat(43), 'run'), undefined, 'the all-zero point is degenerate')
     const secret = Buffer.alloc(32, 1)
     assert.notDeepEqual(deriveKey(secret, 'a'), deriveKey(secret, 'b'))

@@ -15,10 +15,7 @@ import {
   type CodeRuntimeErrorCode,
   type CodeRunUsage,
 } from '@code-runtime/core'
-import {
-  safeSnapshotLosslessJson,
-  stringifyJsonValue,
-} from '@code-runtime/core/json'
+import { safeSnapshotLosslessJson, stringifyJsonValue } from '@code-runtime/core/json'
 import { isObjectRecord } from '@code-runtime/core/internal'
 import { SUBJECT_TOKEN_PATTERN } from './subjects.js'
 
@@ -39,9 +36,14 @@ export interface NamespaceDescriptor {
   readonly errorClass?: { readonly name: string; readonly memberNameProperty: string }
 }
 
-export interface ClaimRequest { readonly v: number; readonly run: string }
+export interface ClaimRequest {
+  readonly v: number
+  readonly run: string
+}
 /** A runner's offer: its id, its public key and a ticket for the start (message-seal.ts); it holds nothing until the start. */
-export type ClaimReply = { readonly ok: true; readonly runner: string; readonly key: string; readonly ticket: string } | { readonly ok: false; readonly reason: string }
+export type ClaimReply =
+  | { readonly ok: true; readonly runner: string; readonly key: string; readonly ticket: string }
+  | { readonly ok: false; readonly reason: string }
 
 export interface StartRequest {
   readonly v: number
@@ -71,7 +73,8 @@ export interface CallRequest {
   readonly index?: number
   readonly argsJson: string
 }
-export type CallAnswer = { readonly ok: true; readonly valueJson: string } | { readonly ok: false; readonly message: string }
+export type CallAnswer =
+  { readonly ok: true; readonly valueJson: string } | { readonly ok: false; readonly message: string }
 /** An answer names the call it answers, so an answer cannot be taken for another call's. */
 export type CallReply = CallAnswer & { readonly id: number }
 
@@ -86,17 +89,30 @@ export interface SessionOpenRequest {
   readonly ticket: string
 }
 /** `retry`: nothing was opened (the claim expired, or the runner filled up meanwhile), so the caller claims again. */
-export type SessionOpenReply = { readonly ok: true; readonly id: string } | { readonly ok: false; readonly refusal: Refusal; readonly retry?: true }
+export type SessionOpenReply =
+  { readonly ok: true; readonly id: string } | { readonly ok: false; readonly refusal: Refusal; readonly retry?: true }
 
 /** A `CodeRuntimeError` of the runner's backend, carried so the caller throws the same code. */
-export interface Refusal { readonly code: CodeRuntimeErrorCode; readonly message: string; readonly field?: string }
+export interface Refusal {
+  readonly code: CodeRuntimeErrorCode
+  readonly message: string
+  readonly field?: string
+}
 
 /** Why a session stopped taking runs on the runner. */
-export interface SessionEndedMessage { readonly reason: 'expired' | 'lost' }
+export interface SessionEndedMessage {
+  readonly reason: 'expired' | 'lost'
+}
 
-export interface LogMessage { readonly text: string }
-export interface AbortMessage { readonly reason: string }
-export interface EndMessage { readonly result: CodeRunResult }
+export interface LogMessage {
+  readonly text: string
+}
+export interface AbortMessage {
+  readonly reason: string
+}
+export interface EndMessage {
+  readonly result: CodeRunResult
+}
 
 /**
  * A result as it crosses: the value and the recorded call values as JSON text written by core's
@@ -107,10 +123,12 @@ export function encodeEndMessage(result: CodeRunResult): Uint8Array {
   const { value, calls, ...rest } = result
   const wireCalls = calls.map(({ args, result: callResult, ...call }) => ({
     ...call,
-    ...args === undefined ? {} : { argsJson: stringifyJsonValue(args) },
-    ...callResult === undefined ? {} : { resultJson: stringifyJsonValue(callResult) },
+    ...(args === undefined ? {} : { argsJson: stringifyJsonValue(args) }),
+    ...(callResult === undefined ? {} : { resultJson: stringifyJsonValue(callResult) }),
   }))
-  return encodeMessage({ result: { ...rest, calls: wireCalls, ...value === undefined ? {} : { valueJson: stringifyJsonValue(value) } } })
+  return encodeMessage({
+    result: { ...rest, calls: wireCalls, ...(value === undefined ? {} : { valueJson: stringifyJsonValue(value) }) },
+  })
 }
 
 const encoder = new TextEncoder()
@@ -120,7 +138,13 @@ const decoder = new TextDecoder()
 function decodeBudget(raw: unknown): CodeRunBudget | undefined {
   if (!isObjectRecord(raw)) return undefined
   const { name, limit } = raw
-  if (typeof name !== 'string' || !/^[A-Za-z][A-Za-z0-9]{0,63}$/.test(name) || typeof limit !== 'number' || !Number.isFinite(limit)) return undefined
+  if (
+    typeof name !== 'string' ||
+    !/^[A-Za-z][A-Za-z0-9]{0,63}$/.test(name) ||
+    typeof limit !== 'number' ||
+    !Number.isFinite(limit)
+  )
+    return undefined
   return { name, limit }
 }
 
@@ -139,12 +163,14 @@ function parse(data: Uint8Array): Record<string, unknown> | undefined {
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string'
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
-const isDuration = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+const isDuration = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0
 const isToken = (value: unknown): value is string => isString(value) && SUBJECT_TOKEN_PATTERN.test(value)
 /** A reply subject is the caller's own inbox: plain tokens, no wildcards, none empty. */
 const isReplySubject = (value: unknown): value is string =>
-  isString(value) && /^[A-Za-z0-9_.-]{1,256}$/.test(value) && value.split('.').every((token) => token !== '')
+  isString(value) && /^[A-Za-z0-9_.-]{1,256}$/.test(value) && value.split('.').every(token => token !== '')
 
 export function decodeClaimRequest(data: Uint8Array): ClaimRequest | undefined {
   const raw = parse(data)
@@ -154,7 +180,8 @@ export function decodeClaimRequest(data: Uint8Array): ClaimRequest | undefined {
 
 export function decodeClaimReply(data: Uint8Array): ClaimReply | undefined {
   const raw = parse(data)
-  if (raw?.ok === true && isToken(raw.runner) && isString(raw.key) && isString(raw.ticket)) return { ok: true, runner: raw.runner, key: raw.key, ticket: raw.ticket }
+  if (raw?.ok === true && isToken(raw.runner) && isString(raw.key) && isString(raw.ticket))
+    return { ok: true, runner: raw.runner, key: raw.key, ticket: raw.ticket }
   if (raw?.ok === false && isString(raw.reason)) return { ok: false, reason: raw.reason }
   return undefined
 }
@@ -179,14 +206,20 @@ function decodeBudgets(value: unknown): RunBudgets | undefined {
 
 export function decodeStartRequest(data: Uint8Array): StartRequest | undefined {
   const raw = parse(data)
-  if (raw?.v !== PROTOCOL_VERSION || !isToken(raw.run) || !isReplySubject(raw.reply) || !isString(raw.program)) return undefined
+  if (raw?.v !== PROTOCOL_VERSION || !isToken(raw.run) || !isReplySubject(raw.reply) || !isString(raw.program))
+    return undefined
   if (!Array.isArray(raw.namespaces)) return undefined
   const namespaces = raw.namespaces.map(decodeNamespace)
-  if (namespaces.some((namespace) => namespace === undefined)) return undefined
+  if (namespaces.some(namespace => namespace === undefined)) return undefined
   const budgets = decodeBudgets(raw.budgets)
   if (budgets === undefined) return undefined
   const start: { -readonly [K in keyof StartRequest]: StartRequest[K] } = {
-    v: PROTOCOL_VERSION, run: raw.run, reply: raw.reply, program: raw.program, namespaces: namespaces as NamespaceDescriptor[], budgets,
+    v: PROTOCOL_VERSION,
+    run: raw.run,
+    reply: raw.reply,
+    program: raw.program,
+    namespaces: namespaces as NamespaceDescriptor[],
+    budgets,
   }
   if (raw.recordCallValues !== undefined) {
     const maxBytes = (raw.recordCallValues as { maxBytes?: unknown } | null)?.maxBytes
@@ -211,13 +244,21 @@ export function decodeStartRequest(data: Uint8Array): StartRequest | undefined {
 export function decodeStartReply(data: Uint8Array): StartReply | undefined {
   const raw = parse(data)
   if (raw?.ok === true) return { ok: true }
-  if (raw?.ok === false && isString(raw.message)) return raw.retry === true ? { ok: false, message: raw.message, retry: true } : { ok: false, message: raw.message }
+  if (raw?.ok === false && isString(raw.message))
+    return raw.retry === true ? { ok: false, message: raw.message, retry: true } : { ok: false, message: raw.message }
   return undefined
 }
 
 export function decodeCallRequest(data: Uint8Array): CallRequest | undefined {
   const raw = parse(data)
-  if (raw === undefined || !isCount(raw.id) || !isCount(raw.namespace) || !isString(raw.member) || !isString(raw.argsJson)) return undefined
+  if (
+    raw === undefined ||
+    !isCount(raw.id) ||
+    !isCount(raw.namespace) ||
+    !isString(raw.member) ||
+    !isString(raw.argsJson)
+  )
+    return undefined
   if (raw.index !== undefined && !isCount(raw.index)) return undefined
   return raw.index === undefined
     ? { id: raw.id, namespace: raw.namespace, member: raw.member, argsJson: raw.argsJson }
@@ -260,10 +301,15 @@ const OUTCOMES: readonly CodeBindingCallOutcome[] = ['ok', 'error', 'in-flight']
 function decodeCallRecord(value: unknown): CodeBindingCallRecord | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const raw = value as Record<string, unknown>
-  if (!isString(raw.namespace) || !isString(raw.member) || !isDuration(raw.startMs) || !isDuration(raw.durationMs)) return undefined
+  if (!isString(raw.namespace) || !isString(raw.member) || !isDuration(raw.startMs) || !isDuration(raw.durationMs))
+    return undefined
   if (!OUTCOMES.includes(raw.outcome as CodeBindingCallOutcome)) return undefined
   const record: { -readonly [K in keyof CodeBindingCallRecord]: CodeBindingCallRecord[K] } = {
-    namespace: raw.namespace, member: raw.member, startMs: raw.startMs, durationMs: raw.durationMs, outcome: raw.outcome as CodeBindingCallOutcome,
+    namespace: raw.namespace,
+    member: raw.member,
+    startMs: raw.startMs,
+    durationMs: raw.durationMs,
+    outcome: raw.outcome as CodeBindingCallOutcome,
   }
   for (const field of ['args', 'result'] as const) {
     const text = raw[`${field}Json`]
@@ -283,8 +329,14 @@ function decodeCallRecord(value: unknown): CodeBindingCallRecord | undefined {
 function decodeUsage(value: unknown): CodeRunUsage | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const raw = value as Record<string, unknown>
-  if (!isDuration(raw.wallMs) || !isDuration(raw.busyMs) || !isCount(raw.bindingCalls) || !isCount(raw.outputBytes)) return undefined
-  const usage: { -readonly [K in keyof CodeRunUsage]: CodeRunUsage[K] } = { wallMs: raw.wallMs, busyMs: raw.busyMs, bindingCalls: raw.bindingCalls, outputBytes: raw.outputBytes }
+  if (!isDuration(raw.wallMs) || !isDuration(raw.busyMs) || !isCount(raw.bindingCalls) || !isCount(raw.outputBytes))
+    return undefined
+  const usage: { -readonly [K in keyof CodeRunUsage]: CodeRunUsage[K] } = {
+    wallMs: raw.wallMs,
+    busyMs: raw.busyMs,
+    bindingCalls: raw.bindingCalls,
+    outputBytes: raw.outputBytes,
+  }
   if (raw.peakHeapBytes !== undefined) {
     if (!isCount(raw.peakHeapBytes)) return undefined
     usage.peakHeapBytes = raw.peakHeapBytes
@@ -301,14 +353,21 @@ export function decodeEndMessage(data: Uint8Array): EndMessage | undefined {
   const decodedUsage = decodeUsage(usage)
   if (decodedUsage === undefined || !Array.isArray(calls)) return undefined
   const decodedCalls = calls.map(decodeCallRecord)
-  if (decodedCalls.some((call) => call === undefined)) return undefined
-  const result: { -readonly [K in keyof CodeRunResult]: CodeRunResult[K] } = { logs: [...logs], usage: decodedUsage, calls: decodedCalls as CodeBindingCallRecord[] }
+  if (decodedCalls.some(call => call === undefined)) return undefined
+  const result: { -readonly [K in keyof CodeRunResult]: CodeRunResult[K] } = {
+    logs: [...logs],
+    usage: decodedUsage,
+    calls: decodedCalls as CodeBindingCallRecord[],
+  }
   if (error !== undefined) {
     const { kind, message, budget } = (error ?? {}) as { kind?: unknown; message?: unknown; budget?: unknown }
     if (!CODE_RUN_FAILURE_KINDS.includes(kind as CodeRunFailureKind) || !isString(message)) return undefined
     // The budget fact (CONTRACT #failure-facts) crosses only as the contract shapes it, on a timeout.
     const decodedBudget = kind === 'timeout' ? decodeBudget(budget) : undefined
-    result.error = decodedBudget === undefined ? { kind: kind as CodeRunFailureKind, message } : { kind: 'timeout', message, budget: decodedBudget }
+    result.error =
+      decodedBudget === undefined
+        ? { kind: kind as CodeRunFailureKind, message }
+        : { kind: 'timeout', message, budget: decodedBudget }
   } else if (valueJson !== undefined) {
     const checked = losslessValue(valueJson)
     if (checked === undefined) return undefined
@@ -322,7 +381,9 @@ function decodeRefusalValue(value: unknown): Refusal | undefined {
   const { code, message, field } = value as Record<string, unknown>
   if (!isString(code) || !/^CODE_RUNTIME_[A-Z_]+$/.test(code) || !isString(message)) return undefined
   if (field !== undefined && !isString(field)) return undefined
-  return field === undefined ? { code: code as CodeRuntimeErrorCode, message } : { code: code as CodeRuntimeErrorCode, message, field }
+  return field === undefined
+    ? { code: code as CodeRuntimeErrorCode, message }
+    : { code: code as CodeRuntimeErrorCode, message, field }
 }
 
 /** A run the runner refused as misuse (a closed session): the error to throw. */
@@ -338,7 +399,15 @@ export function decodeSessionOpenRequest(data: Uint8Array): SessionOpenRequest |
   const options = raw.options
   if (typeof options !== 'object' || options === null || Array.isArray(options)) return undefined
   if (!isString(raw.key) || !isString(raw.ticket)) return undefined
-  return { v: PROTOCOL_VERSION, session: raw.session, reply: raw.reply, budgets, options: options as Record<string, unknown>, key: raw.key, ticket: raw.ticket }
+  return {
+    v: PROTOCOL_VERSION,
+    session: raw.session,
+    reply: raw.reply,
+    budgets,
+    options: options as Record<string, unknown>,
+    key: raw.key,
+    ticket: raw.ticket,
+  }
 }
 
 export function decodeSessionOpenReply(data: Uint8Array): SessionOpenReply | undefined {

@@ -27,7 +27,14 @@ export class RemoteCalls {
   readonly #waiting = new Map<number, (answer: CallReply) => void>()
   #next = 0
 
-  constructor(connection: NatsConnection, inboxPrefix: string | undefined, reply: string, channel: SealedChannel, lostAfterMs: number, callerSilence: SilenceMonitor) {
+  constructor(
+    connection: NatsConnection,
+    inboxPrefix: string | undefined,
+    reply: string,
+    channel: SealedChannel,
+    lostAfterMs: number,
+    callerSilence: SilenceMonitor,
+  ) {
     this.#connection = connection
     this.#reply = reply
     this.#channel = channel
@@ -50,21 +57,43 @@ export class RemoteCalls {
     const functions: Record<string, CodeBindingFunction> = Object.create(null) as Record<string, CodeBindingFunction>
     for (const member of namespace.members) {
       functions[member] = async (args: unknown, call?: CodeBindingCall): Promise<CodeJsonValue> => {
-        const answer = await this.#ask(index, member, args as CodeJsonValue, call, signal, `${namespace.global}.${member}`)
+        const answer = await this.#ask(
+          index,
+          member,
+          args as CodeJsonValue,
+          call,
+          signal,
+          `${namespace.global}.${member}`,
+        )
         if (!answer.ok) throw new Error(answer.message)
         return JSON.parse(answer.valueJson) as CodeJsonValue
       }
     }
-    return namespace.errorClass === undefined ? { global: namespace.global, functions } : { global: namespace.global, functions, errorClass: namespace.errorClass }
+    return namespace.errorClass === undefined
+      ? { global: namespace.global, functions }
+      : { global: namespace.global, functions, errorClass: namespace.errorClass }
   }
 
   stop(): void {
     this.#answers.unsubscribe()
   }
 
-  #ask(namespace: number, member: string, args: CodeJsonValue, call: CodeBindingCall | undefined, signal: AbortSignal, label: string): Promise<CallReply> {
+  #ask(
+    namespace: number,
+    member: string,
+    args: CodeJsonValue,
+    call: CodeBindingCall | undefined,
+    signal: AbortSignal,
+    label: string,
+  ): Promise<CallReply> {
     const id = this.#next++
-    const body = encodeMessage({ id, namespace, member, argsJson: stringifyJsonValue(args), ...call === undefined ? {} : { index: call.index } })
+    const body = encodeMessage({
+      id,
+      namespace,
+      member,
+      argsJson: stringifyJsonValue(args),
+      ...(call === undefined ? {} : { index: call.index }),
+    })
     return new Promise<CallReply>((resolve, reject) => {
       const send = (): void => {
         if (this.#connection.isClosed()) {
@@ -73,7 +102,9 @@ export class RemoteCalls {
           return
         }
         try {
-          this.#connection.publish(runReplySubject(this.#reply, 'call'), this.#channel.seal('call', body), { reply: this.#answerInbox })
+          this.#connection.publish(runReplySubject(this.#reply, 'call'), this.#channel.seal('call', body), {
+            reply: this.#answerInbox,
+          })
         } catch {
           // Reconnecting: asked again below.
         }
@@ -90,7 +121,7 @@ export class RemoteCalls {
       }
       if (signal.aborted) return onAbort()
       signal.addEventListener('abort', onAbort, { once: true })
-      this.#waiting.set(id, (answer) => {
+      this.#waiting.set(id, answer => {
         finish()
         resolve(answer)
       })

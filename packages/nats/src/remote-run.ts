@@ -6,16 +6,8 @@
  * (a binding call may already have had its effect), and is never sent to two runners.
  */
 import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node'
-import {
-  CodeRuntimeError,
-  type CodeRunFailure,
-  type CodeRunResult,
-} from '@code-runtime/core'
-import {
-  thrownMessage,
-  timerDelayMs,
-  type ValidatedRunRequest,
-} from '@code-runtime/core/internal'
+import { CodeRuntimeError, type CodeRunFailure, type CodeRunResult } from '@code-runtime/core'
+import { thrownMessage, timerDelayMs, type ValidatedRunRequest } from '@code-runtime/core/internal'
 import {
   formatLosslessJsonRefusal,
   safeLosslessJsonText,
@@ -59,12 +51,16 @@ export interface RemoteRunContext {
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
+  return new Promise(resolve => {
     const timer = setTimeout(resolve, ms)
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer)
-      resolve()
-    }, { once: true })
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        resolve()
+      },
+      { once: true },
+    )
   })
 }
 
@@ -72,22 +68,38 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * A failure settled here, not by the runner (an abort before the start, no free runner, a lost
  * runner): charged against the output cap like any other, with the logs received so far.
  */
-function failed(maxOutputBytes: number, error: CodeRunFailure, logs: readonly string[], wallMs: number, runner?: string): CodeRunResult {
+function failed(
+  maxOutputBytes: number,
+  error: CodeRunFailure,
+  logs: readonly string[],
+  wallMs: number,
+  runner?: string,
+): CodeRunResult {
   const ledger = new OutputLedger(maxOutputBytes)
   for (const entry of logs) ledger.appendLog(entry)
   const outcome = ledger.isOverflowed ? ledger.settleOverflow() : ledger.settleFailure(error.kind, error.message)
   return {
     ...outcome,
-    usage: { wallMs, busyMs: 0, bindingCalls: 0, outputBytes: ledger.outputBytes, ...runner === undefined ? {} : { runner } },
+    usage: {
+      wallMs,
+      busyMs: 0,
+      bindingCalls: 0,
+      outputBytes: ledger.outputBytes,
+      ...(runner === undefined ? {} : { runner }),
+    },
     calls: [],
   }
 }
 
 function describeNamespaces(request: ValidatedRunRequest): NamespaceDescriptor[] {
-  return request.namespaces.map((namespace) => ({
+  return request.namespaces.map(namespace => ({
     global: namespace.global,
     members: [...namespace.functions.keys()],
-    ...namespace.errorClass === undefined ? {} : { errorClass: { name: namespace.errorClass.name, memberNameProperty: namespace.errorClass.memberNameProperty } },
+    ...(namespace.errorClass === undefined
+      ? {}
+      : {
+          errorClass: { name: namespace.errorClass.name, memberNameProperty: namespace.errorClass.memberNameProperty },
+        }),
   }))
 }
 
@@ -104,24 +116,53 @@ export interface ClaimedRunner {
  * runner's offer, or why none was had (`timeout` past maxQueueMs, `abort` when `stop` fired). An
  * offer holds nothing on the runner; its start may be refused `retry`, and then one claims again.
  */
-export async function claimRunner(context: RemoteRunContext, stop: AbortSignal, startedAt: number): Promise<ClaimedRunner | { readonly failure: CodeRunFailure }> {
+export async function claimRunner(
+  context: RemoteRunContext,
+  stop: AbortSignal,
+  startedAt: number,
+): Promise<ClaimedRunner | { readonly failure: CodeRunFailure }> {
   const { connection, config } = context
   const elapsed = (): number => performance.now() - startedAt
   for (let attempt = 0; ; attempt++) {
     if (stop.aborted) return { failure: { kind: 'abort', message: 'aborted' } }
     const left = config.maxQueueMs - elapsed()
     if (left <= 0) {
-      return { failure: { kind: 'timeout', message: `No runner had a free slot within ${config.maxQueueMs} ms (maxQueueMs); nothing ran. Try again, or add runners.` } }
+      return {
+        failure: {
+          kind: 'timeout',
+          message: `No runner had a free slot within ${config.maxQueueMs} ms (maxQueueMs); nothing ran. Try again, or add runners.`,
+        },
+      }
     }
     try {
       const conversation = randomId()
-      const answer = decodeClaimReply((await connection.request(claimSubject(config.subjectPrefix), encodeMessage({ v: PROTOCOL_VERSION, run: conversation }), { timeout: Math.min(left, config.lostAfterMs) })).data)
+      const answer = decodeClaimReply(
+        (
+          await connection.request(
+            claimSubject(config.subjectPrefix),
+            encodeMessage({ v: PROTOCOL_VERSION, run: conversation }),
+            { timeout: Math.min(left, config.lostAfterMs) },
+          )
+        ).data,
+      )
       const key = answer?.ok === true ? context.keys.conversationKey(answer.key, conversation) : undefined
-      if (answer?.ok === true && key !== undefined) return { runner: answer.runner, conversation, ticket: answer.ticket, channel: new SealedChannel(key, 'caller', context.rejections) }
+      if (answer?.ok === true && key !== undefined)
+        return {
+          runner: answer.runner,
+          conversation,
+          ticket: answer.ticket,
+          channel: new SealedChannel(key, 'caller', context.rejections),
+        }
     } catch {
       // No runner listens (all busy, or none yet), or none answered in time: wait and ask again.
     }
-    await sleep(Math.min(CLAIM_BACKOFF_MS[Math.min(attempt, CLAIM_BACKOFF_MS.length - 1)] as number, Math.max(1, config.maxQueueMs - elapsed())), stop)
+    await sleep(
+      Math.min(
+        CLAIM_BACKOFF_MS[Math.min(attempt, CLAIM_BACKOFF_MS.length - 1)] as number,
+        Math.max(1, config.maxQueueMs - elapsed()),
+      ),
+      stop,
+    )
   }
 }
 
@@ -137,12 +178,17 @@ export interface SessionTarget {
  * `CodeRuntime.run`. A session run the runner refuses (the session was closed) rejects with the
  * runner's `CodeRuntimeError`.
  */
-export async function runRemotely(request: ValidatedRunRequest, context: RemoteRunContext, target?: SessionTarget): Promise<CodeRunResult> {
+export async function runRemotely(
+  request: ValidatedRunRequest,
+  context: RemoteRunContext,
+  target?: SessionTarget,
+): Promise<CodeRunResult> {
   const { connection, config } = context
   const startedAt = performance.now()
   const elapsed = (): number => performance.now() - startedAt
-  const stop = AbortSignal.any([context.disposed, ...request.signal === undefined ? [] : [request.signal]])
-  const abortMessage = (): string => String(request.signal?.aborted === true ? request.signal.reason : 'The runtime was disposed during the run.')
+  const stop = AbortSignal.any([context.disposed, ...(request.signal === undefined ? [] : [request.signal])])
+  const abortMessage = (): string =>
+    String(request.signal?.aborted === true ? request.signal.reason : 'The runtime was disposed during the run.')
   if (stop.aborted) return failed(config.maxOutputBytes, { kind: 'abort', message: abortMessage() }, [], elapsed())
 
   let run = ''
@@ -151,8 +197,8 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
   const logs: string[] = []
   let settled = false
   let settle!: (result: CodeRunResult) => void
-  const outcome = new Promise<CodeRunResult>((resolve) => {
-    settle = (result) => {
+  const outcome = new Promise<CodeRunResult>(resolve => {
+    settle = result => {
       if (settled) return
       settled = true
       resolve(result)
@@ -180,7 +226,16 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
       } catch (error) {
         // Most often a value past the server's max_payload: the call fails, the run goes on.
         try {
-          message.respond(sealed.seal('answer', encodeMessage({ id: call.id, ok: false, message: `The tool's answer could not be sent to the runner (${thrownMessage(error)}).` })))
+          message.respond(
+            sealed.seal(
+              'answer',
+              encodeMessage({
+                id: call.id,
+                ok: false,
+                message: `The tool's answer could not be sent to the runner (${thrownMessage(error)}).`,
+              }),
+            ),
+          )
         } catch {
           // The connection is gone: heartbeats settle the run.
         }
@@ -202,7 +257,8 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
   const makeCall = async (call: CallRequest): Promise<CallAnswer> => {
     const namespace = request.namespaces[call.namespace]
     const binding = namespace?.functions.get(call.member)
-    if (namespace === undefined || binding === undefined) return { ok: false, message: 'The runner asked for a call the run does not have.' }
+    if (namespace === undefined || binding === undefined)
+      return { ok: false, message: 'The runner asked for a call the run does not have.' }
     let parsed: unknown
     try {
       parsed = JSON.parse(call.argsJson)
@@ -210,15 +266,27 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
       return { ok: false, message: 'The runner sent arguments that are not JSON.' }
     }
     const args = safeSnapshotLosslessJson(parsed, { rootLabel: 'args' })
-    if (!args.ok) return { ok: false, message: `${namespace.global}.${call.member}: the arguments are not lossless JSON: ${formatLosslessJsonRefusal(args.refusal)}` }
+    if (!args.ok)
+      return {
+        ok: false,
+        message: `${namespace.global}.${call.member}: the arguments are not lossless JSON: ${formatLosslessJsonRefusal(args.refusal)}`,
+      }
     let resolution: unknown
     try {
-      resolution = await Reflect.apply(binding, undefined, call.index === undefined ? [args.value] : [args.value, Object.freeze({ index: call.index })])
+      resolution = await Reflect.apply(
+        binding,
+        undefined,
+        call.index === undefined ? [args.value] : [args.value, Object.freeze({ index: call.index })],
+      )
     } catch (thrown) {
       return { ok: false, message: thrownMessage(thrown) }
     }
     const text = safeLosslessJsonText(resolution, { rootLabel: 'value' })
-    if (!text.ok) return { ok: false, message: `${namespace.global}.${call.member} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(text.refusal)}` }
+    if (!text.ok)
+      return {
+        ok: false,
+        message: `${namespace.global}.${call.member} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(text.refusal)}`,
+      }
     return { ok: true, valueJson: text.text }
   }
 
@@ -245,15 +313,32 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
         if (call !== undefined) void answerCall(message, sealed, call)
       } else if (kind === 'refused') {
         const refused = decodeRefusal(data)
-        rejection = new CodeRuntimeError(refused?.code ?? 'CODE_RUNTIME_SESSION_CLOSED', refused?.message ?? 'The session was closed.')
+        rejection = new CodeRuntimeError(
+          refused?.code ?? 'CODE_RUNTIME_SESSION_CLOSED',
+          refused?.message ?? 'The session was closed.',
+        )
         settle(failed(config.maxOutputBytes, { kind: 'abort', message: 'refused' }, [], elapsed(), runner))
       } else if (kind === 'end') {
         const end = decodeEndMessage(data)
         if (end === undefined) {
-          settle(failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${runner ?? '?'} sent a result that does not decode; the run is lost.` }, logs, elapsed(), runner))
+          settle(
+            failed(
+              config.maxOutputBytes,
+              {
+                kind: 'worker-exit',
+                message: `The runner ${runner ?? '?'} sent a result that does not decode; the run is lost.`,
+              },
+              logs,
+              elapsed(),
+              runner,
+            ),
+          )
           return
         }
-        settle({ ...end.result, usage: { ...end.result.usage, wallMs: elapsed(), ...runner === undefined ? {} : { runner } } })
+        settle({
+          ...end.result,
+          usage: { ...end.result.usage, wallMs: elapsed(), ...(runner === undefined ? {} : { runner }) },
+        })
       }
     },
   })
@@ -262,12 +347,21 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
   const onStop = (): void => {
     if (runner === undefined || channel === undefined) return
     try {
-      connection.publish(runControlSubject(config.subjectPrefix, runner, run, 'abort'), channel.seal('abort', encodeMessage({ reason: abortMessage() })))
+      connection.publish(
+        runControlSubject(config.subjectPrefix, runner, run, 'abort'),
+        channel.seal('abort', encodeMessage({ reason: abortMessage() })),
+      )
     } catch {
       // The connection is gone; the runner aborts on its own once our heartbeats stop.
     }
     // The runner answers an abort at once with what the program printed; should it not, we do.
-    timers.push(setTimeout(() => settle(failed(config.maxOutputBytes, { kind: 'abort', message: abortMessage() }, logs, elapsed(), runner)), config.lostAfterMs))
+    timers.push(
+      setTimeout(
+        () =>
+          settle(failed(config.maxOutputBytes, { kind: 'abort', message: abortMessage() }, logs, elapsed(), runner)),
+        config.lostAfterMs,
+      ),
+    )
   }
   stop.addEventListener('abort', onStop, { once: true })
 
@@ -278,8 +372,10 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
       program: request.program,
       namespaces: describeNamespaces(request),
       budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs, maxOutputBytes: config.maxOutputBytes },
-      ...request.recordCallValuesBytes === undefined ? {} : { recordCallValues: { maxBytes: request.recordCallValuesBytes } },
-      ...request.reuseKey === undefined ? {} : { reuseKey: request.reuseKey },
+      ...(request.recordCallValuesBytes === undefined
+        ? {}
+        : { recordCallValues: { maxBytes: request.recordCallValuesBytes } }),
+      ...(request.reuseKey === undefined ? {} : { reuseKey: request.reuseKey }),
     }
     // Claim one runner with a free slot and start there, or wait for one up to maxQueueMs (a session
     // has its own). A start refused `retry` ran nothing, so it is claimed again, under a fresh id.
@@ -288,7 +384,12 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
       if (target === undefined) {
         const claimed = await claimRunner(context, stop, startedAt)
         if ('failure' in claimed) {
-          return failed(config.maxOutputBytes, claimed.failure.kind === 'abort' ? { kind: 'abort', message: abortMessage() } : claimed.failure, [], elapsed())
+          return failed(
+            config.maxOutputBytes,
+            claimed.failure.kind === 'abort' ? { kind: 'abort', message: abortMessage() } : claimed.failure,
+            [],
+            elapsed(),
+          )
         }
         runner = claimed.runner
         run = claimed.conversation
@@ -305,17 +406,37 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
       let started
       try {
         // The runner answers at once; an answer late only because this process was busy is still its answer.
-        const answer = await requestWithinSilence(config, (backstopMs) => connection.request(startSubject(config.subjectPrefix, startedOn), sealedStart, { timeout: backstopMs }))
+        const answer = await requestWithinSilence(config, backstopMs =>
+          connection.request(startSubject(config.subjectPrefix, startedOn), sealedStart, { timeout: backstopMs }),
+        )
         const opened = channel.open('started', answer.data)
         started = opened === undefined ? undefined : decodeStartReply(opened)
       } catch (error) {
         // The runner may or may not have started it: it is told to stop, and the run is not retried.
         onStop()
-        return failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${startedOn} did not confirm the start of the run (${thrownMessage(error)}); it was told to stop, and nothing is retried.` }, [], elapsed(), startedOn)
+        return failed(
+          config.maxOutputBytes,
+          {
+            kind: 'worker-exit',
+            message: `The runner ${startedOn} did not confirm the start of the run (${thrownMessage(error)}); it was told to stop, and nothing is retried.`,
+          },
+          [],
+          elapsed(),
+          startedOn,
+        )
       }
       if (started?.ok === true) break
       if (started?.retry !== true || target !== undefined) {
-        return failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${startedOn} refused the run: ${started?.message ?? 'a malformed or forged answer'}.` }, [], elapsed(), startedOn)
+        return failed(
+          config.maxOutputBytes,
+          {
+            kind: 'worker-exit',
+            message: `The runner ${startedOn} refused the run: ${started?.message ?? 'a malformed or forged answer'}.`,
+          },
+          [],
+          elapsed(),
+          startedOn,
+        )
       }
       runner = undefined
     }
@@ -323,20 +444,51 @@ export async function runRemotely(request: ValidatedRunRequest, context: RemoteR
     if (stop.aborted) onStop()
 
     const claimedRunner: string = runner ?? ''
-    timers.push(setInterval(() => {
-      try {
-        connection.publish(runControlSubject(config.subjectPrefix, claimedRunner, run, 'beat'), runChannel.seal('beat'))
-      } catch {
-        // Reconnecting: the runner's silence check is the one that counts.
-      }
-    }, config.heartbeatMs))
+    timers.push(
+      setInterval(() => {
+        try {
+          connection.publish(
+            runControlSubject(config.subjectPrefix, claimedRunner, run, 'beat'),
+            runChannel.seal('beat'),
+          )
+        } catch {
+          // Reconnecting: the runner's silence check is the one that counts.
+        }
+      }, config.heartbeatMs),
+    )
     silence = new SilenceMonitor({
       lostAfterMs: config.lostAfterMs,
       heartbeatMs: config.heartbeatMs,
-      onLost: (silentMs) => settle(failed(config.maxOutputBytes, { kind: 'worker-exit', message: `The runner ${claimedRunner} stopped answering (silent for ${Math.round(silentMs)} ms, lostAfterMs ${config.lostAfterMs}); the run is lost and not retried, since its binding calls may already have had effects.` }, logs, elapsed(), claimedRunner)),
+      onLost: silentMs =>
+        settle(
+          failed(
+            config.maxOutputBytes,
+            {
+              kind: 'worker-exit',
+              message: `The runner ${claimedRunner} stopped answering (silent for ${Math.round(silentMs)} ms, lostAfterMs ${config.lostAfterMs}); the run is lost and not retried, since its binding calls may already have had effects.`,
+            },
+            logs,
+            elapsed(),
+            claimedRunner,
+          ),
+        ),
     })
     // A backstop past the runner's own wall ceiling: a run never outlives it by much, whatever happens.
-    timers.push(setTimeout(() => settle(failed(config.maxOutputBytes, { kind: 'timeout', message: `Stopped after ${config.maxWallMs} ms of wall time (maxWallMs).` }, logs, elapsed(), claimedRunner)), timerDelayMs(config.maxWallMs + config.lostAfterMs)))
+    timers.push(
+      setTimeout(
+        () =>
+          settle(
+            failed(
+              config.maxOutputBytes,
+              { kind: 'timeout', message: `Stopped after ${config.maxWallMs} ms of wall time (maxWallMs).` },
+              logs,
+              elapsed(),
+              claimedRunner,
+            ),
+          ),
+        timerDelayMs(config.maxWallMs + config.lostAfterMs),
+      ),
+    )
     const result = await outcome
     if (rejection !== undefined) throw rejection
     return result

@@ -14,40 +14,67 @@ import {
   type CodeSessionOptions,
 } from '@code-runtime/core'
 import { timerDelayMs, validateRunRequest } from '@code-runtime/core/internal'
-import { decodeSessionEnded, decodeSessionOpenReply, encodeMessage, PROTOCOL_VERSION, type SessionOpenReply } from './protocol.js'
+import {
+  decodeSessionEnded,
+  decodeSessionOpenReply,
+  encodeMessage,
+  PROTOCOL_VERSION,
+  type SessionOpenReply,
+} from './protocol.js'
 import type { SealedChannel } from './message-seal.js'
 import { claimRunner, runRemotely, type RemoteRunContext } from './remote-run.js'
 import { runReplySubject, sessionSubject } from './subjects.js'
 import { SilenceMonitor } from './silence-monitor.js'
 
 /** Opens a session on a runner with a free slot; rejects as `CodeRuntime.openSession` does. */
-export async function openRemoteSession(context: RemoteRunContext, options: CodeSessionOptions | undefined): Promise<RemoteSession> {
+export async function openRemoteSession(
+  context: RemoteRunContext,
+  options: CodeSessionOptions | undefined,
+): Promise<RemoteSession> {
   const { connection, config } = context
   const startedAt = performance.now()
   for (;;) {
     const claimed = await claimRunner(context, context.disposed, startedAt)
     if ('failure' in claimed) {
-      throw new CodeRuntimeError(claimed.failure.kind === 'abort' ? 'CODE_RUNTIME_DISPOSED' : 'CODE_RUNTIME_SESSION_START_FAILED',
-        claimed.failure.kind === 'abort' ? 'This code runtime was disposed; start a new one to run programs.' : claimed.failure.message)
+      throw new CodeRuntimeError(
+        claimed.failure.kind === 'abort' ? 'CODE_RUNTIME_DISPOSED' : 'CODE_RUNTIME_SESSION_START_FAILED',
+        claimed.failure.kind === 'abort'
+          ? 'This code runtime was disposed; start a new one to run programs.'
+          : claimed.failure.message,
+      )
     }
     const reply = createInbox(context.inboxPrefix)
     const session = new RemoteSession(context, claimed.runner, claimed.conversation, reply, claimed.channel)
     let answer
     try {
-      const sealed = claimed.channel.seal('session-open', encodeMessage({
-        v: PROTOCOL_VERSION,
-        session: claimed.conversation,
-        reply,
-        budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs, maxOutputBytes: config.maxOutputBytes },
-        options: options ?? {},
-        key: context.keys.publicKey,
-        ticket: claimed.ticket,
-      }))
-      const opened = claimed.channel.open('session-opened', (await connection.request(sessionSubject(config.subjectPrefix, claimed.runner, 'open'), sealed, { timeout: timerDelayMs(config.lostAfterMs + 10_000) })).data)
+      const sealed = claimed.channel.seal(
+        'session-open',
+        encodeMessage({
+          v: PROTOCOL_VERSION,
+          session: claimed.conversation,
+          reply,
+          budgets: { computeMs: config.computeMs, maxWallMs: config.maxWallMs, maxOutputBytes: config.maxOutputBytes },
+          options: options ?? {},
+          key: context.keys.publicKey,
+          ticket: claimed.ticket,
+        }),
+      )
+      const opened = claimed.channel.open(
+        'session-opened',
+        (
+          await connection.request(sessionSubject(config.subjectPrefix, claimed.runner, 'open'), sealed, {
+            timeout: timerDelayMs(config.lostAfterMs + 10_000),
+          })
+        ).data,
+      )
       answer = opened === undefined ? undefined : decodeSessionOpenReply(opened)
     } catch (error) {
       session.forget()
-      throw new CodeRuntimeError('CODE_RUNTIME_SESSION_START_FAILED', `The runner ${claimed.runner} did not open the session.`, { cause: error })
+      throw new CodeRuntimeError(
+        'CODE_RUNTIME_SESSION_START_FAILED',
+        `The runner ${claimed.runner} did not open the session.`,
+        { cause: error },
+      )
     }
     if (answer?.ok === false && answer.retry === true) {
       // Nothing was opened (the runner filled up since its offer): claim again.
@@ -63,8 +90,11 @@ function settleOpen(session: RemoteSession, answer: SessionOpenReply | undefined
   if (answer?.ok !== true) {
     session.forget()
     const refusal = answer?.refusal
-    throw new CodeRuntimeError(refusal?.code ?? 'CODE_RUNTIME_SESSION_START_FAILED', refusal?.message ?? `The runner ${runner} sent a malformed or forged answer.`,
-      refusal?.field === undefined ? {} : { field: refusal.field })
+    throw new CodeRuntimeError(
+      refusal?.code ?? 'CODE_RUNTIME_SESSION_START_FAILED',
+      refusal?.message ?? `The runner ${runner} sent a malformed or forged answer.`,
+      refusal?.field === undefined ? {} : { field: refusal.field },
+    )
   }
   session.opened(answer.id)
   return session
@@ -93,7 +123,12 @@ export class RemoteSession implements CodeSession {
     this.traffic = context.connection.subscribe(`${reply}.*`, {
       callback: (error, message) => {
         if (error !== null) return
-        const kind = message.subject === runReplySubject(reply, 'ended') ? 'ended' : message.subject === runReplySubject(reply, 'beat') ? 'beat' : undefined
+        const kind =
+          message.subject === runReplySubject(reply, 'ended')
+            ? 'ended'
+            : message.subject === runReplySubject(reply, 'beat')
+              ? 'beat'
+              : undefined
         const body = kind === undefined ? undefined : channel.open(kind, message.data)
         if (body === undefined) {
           if (kind === undefined) context.rejections.rejected++
@@ -134,19 +169,27 @@ export class RemoteSession implements CodeSession {
   }
 
   async run(request: CodeRunRequest): Promise<CodeRunResult> {
-    if (this.ended === 'disposed') throw new CodeRuntimeError('CODE_RUNTIME_SESSION_CLOSED', `The session ${this.id} was disposed; open a new one.`)
+    if (this.ended === 'disposed')
+      throw new CodeRuntimeError('CODE_RUNTIME_SESSION_CLOSED', `The session ${this.id} was disposed; open a new one.`)
     const validated = validateRunRequest(request)
     if (this.ended === 'lost' && this.runnerSilence.isLost) {
       // Its runner is gone: nobody is left to say so, so we do, as a local session whose substrate died.
       return {
         logs: [],
-        error: { kind: 'worker-exit', message: `The session ${this.id} is lost: its runner ${this.runner} stopped answering, and its variables are gone. Open a new session.` },
+        error: {
+          kind: 'worker-exit',
+          message: `The session ${this.id} is lost: its runner ${this.runner} stopped answering, and its variables are gone. Open a new session.`,
+        },
         usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0, runner: this.runner },
         calls: [],
       }
     }
-    const signal = AbortSignal.any([this.closing.signal, ...validated.signal === undefined ? [] : [validated.signal]])
-    const running = runRemotely({ ...validated, signal }, { ...this.context, disposed: AbortSignal.any([this.context.disposed, this.closing.signal]) }, { runner: this.runner, session: this.claim, channel: this.channel })
+    const signal = AbortSignal.any([this.closing.signal, ...(validated.signal === undefined ? [] : [validated.signal])])
+    const running = runRemotely(
+      { ...validated, signal },
+      { ...this.context, disposed: AbortSignal.any([this.context.disposed, this.closing.signal]) },
+      { runner: this.runner, session: this.claim, channel: this.channel },
+    )
     this.inFlight.add(running)
     try {
       return await running
@@ -161,7 +204,11 @@ export class RemoteSession implements CodeSession {
     const { connection, config } = this.context
     try {
       // The runner settles the session's runs (in flight as abort, queued refused) before it answers.
-      await connection.request(sessionSubject(config.subjectPrefix, this.runner, 'close', this.claim), this.channel.seal('close'), { timeout: timerDelayMs(config.lostAfterMs + 10_000) })
+      await connection.request(
+        sessionSubject(config.subjectPrefix, this.runner, 'close', this.claim),
+        this.channel.seal('close'),
+        { timeout: timerDelayMs(config.lostAfterMs + 10_000) },
+      )
     } catch {
       // A runner that is gone holds nothing; one that is slow ends the session when our heartbeats stop.
       this.closing.abort()

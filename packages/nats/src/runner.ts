@@ -12,16 +12,54 @@
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
 import type { CodeRunRequest, CodeRunResult, CodeSession } from '@code-runtime/core'
 import { CodeRuntimeError } from '@code-runtime/core'
-import { readConfigObject, readIntegerField, refuseConfigField, thrownMessage, type ConfigRecord } from '@code-runtime/core/internal'
+import {
+  readConfigObject,
+  readIntegerField,
+  refuseConfigField,
+  thrownMessage,
+  type ConfigRecord,
+} from '@code-runtime/core/internal'
 import { BackendPool, type LentBackend, type StartLocalBackend } from './backend-pool.js'
-import { CONNECTION_FIELDS, DEFAULT_HEARTBEAT_MS, DEFAULT_LOST_AFTER_MS, readConnectionFields, type NatsConnectionConfig } from './config.js'
+import {
+  CONNECTION_FIELDS,
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_LOST_AFTER_MS,
+  readConnectionFields,
+  type NatsConnectionConfig,
+} from './config.js'
 import { SilenceMonitor } from './silence-monitor.js'
 import { connectNats } from './connection.js'
-import { callerIdentity, ClaimTickets, deriveKey, KeyAgreement, randomId, SealedChannel, unsealedBody, type RejectionCounter } from './message-seal.js'
-import { decodeAbortMessage, decodeClaimRequest, decodeSessionOpenRequest, decodeStartRequest, encodeEndMessage, encodeMessage, type StartRequest } from './protocol.js'
+import {
+  callerIdentity,
+  ClaimTickets,
+  deriveKey,
+  KeyAgreement,
+  randomId,
+  SealedChannel,
+  unsealedBody,
+  type RejectionCounter,
+} from './message-seal.js'
+import {
+  decodeAbortMessage,
+  decodeClaimRequest,
+  decodeSessionOpenRequest,
+  decodeStartRequest,
+  encodeEndMessage,
+  encodeMessage,
+  type StartRequest,
+} from './protocol.js'
 import { RemoteCalls } from './remote-calls.js'
 import { RunnerSlots, type Slot } from './runner-slots.js'
-import { claimSubject, loadSubject, runControlSubject, runnerQueue, runReplySubject, sessionSubject, startSubject, SUBJECT_TOKEN_PATTERN } from './subjects.js'
+import {
+  claimSubject,
+  loadSubject,
+  runControlSubject,
+  runnerQueue,
+  runReplySubject,
+  sessionSubject,
+  startSubject,
+  SUBJECT_TOKEN_PATTERN,
+} from './subjects.js'
 
 export type { StartLocalBackend } from './backend-pool.js'
 
@@ -100,11 +138,23 @@ function readRunnerNumbers(options: RunnerOptions): RunnerNumbers {
   const concurrency = readIntegerField(label, record, 'concurrency', { default: 4, min: 1, max: 4096 })
   return {
     concurrency,
-    maxRunsPerCaller: readIntegerField(label, record, 'maxRunsPerCaller', { default: Math.max(1, Math.ceil(concurrency / 2)), min: 1, max: 4096 }),
+    maxRunsPerCaller: readIntegerField(label, record, 'maxRunsPerCaller', {
+      default: Math.max(1, Math.ceil(concurrency / 2)),
+      min: 1,
+      max: 4096,
+    }),
     maxBackends: readIntegerField(label, record, 'maxBackends', { default: 4, min: 1, max: 256 }),
     claimHoldMs: readIntegerField(label, record, 'claimHoldMs', { default: 1_000, min: 10, max: 600_000 }),
-    heartbeatMs: readIntegerField(label, record, 'heartbeatMs', { default: DEFAULT_HEARTBEAT_MS, min: 10, max: 60_000 }),
-    lostAfterMs: readIntegerField(label, record, 'lostAfterMs', { default: DEFAULT_LOST_AFTER_MS, min: 20, max: 600_000 }),
+    heartbeatMs: readIntegerField(label, record, 'heartbeatMs', {
+      default: DEFAULT_HEARTBEAT_MS,
+      min: 10,
+      max: 60_000,
+    }),
+    lostAfterMs: readIntegerField(label, record, 'lostAfterMs', {
+      default: DEFAULT_LOST_AFTER_MS,
+      min: 20,
+      max: 600_000,
+    }),
   }
 }
 
@@ -114,11 +164,22 @@ function readRunnerNumbers(options: RunnerOptions): RunnerNumbers {
  *   when NATS cannot be reached.
  */
 export async function startRunner(options: RunnerOptions): Promise<Runner> {
-  const connectionConfig = readConnectionFields('runner.nats', readConfigObject('runner.nats', options.nats, CONNECTION_FIELDS))
-  const { concurrency, maxRunsPerCaller, maxBackends, claimHoldMs, heartbeatMs, lostAfterMs } = readRunnerNumbers(options)
+  const connectionConfig = readConnectionFields(
+    'runner.nats',
+    readConfigObject('runner.nats', options.nats, CONNECTION_FIELDS),
+  )
+  const { concurrency, maxRunsPerCaller, maxBackends, claimHoldMs, heartbeatMs, lostAfterMs } =
+    readRunnerNumbers(options)
   const id = options.id ?? randomId()
-  if (!SUBJECT_TOKEN_PATTERN.test(id)) refuseConfigField('runner', 'id', 'must be one subject token: letters, digits, - and _', id)
-  if (typeof options.startBackend !== 'function') refuseConfigField('runner', 'startBackend', 'must be a function (budgets) => a started runtime', options.startBackend)
+  if (!SUBJECT_TOKEN_PATTERN.test(id))
+    refuseConfigField('runner', 'id', 'must be one subject token: letters, digits, - and _', id)
+  if (typeof options.startBackend !== 'function')
+    refuseConfigField(
+      'runner',
+      'startBackend',
+      'must be a function (budgets) => a started runtime',
+      options.startBackend,
+    )
   const prefix = connectionConfig.subjectPrefix
   const connection: NatsConnection = await connectNats(connectionConfig, `code-runtime runner ${id}`)
   const inboxPrefix = connectionConfig.inboxPrefix
@@ -127,15 +188,24 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
   const tickets = new ClaimTickets(claimHoldMs)
   const rejections: RejectionCounter = { rejected: 0 }
   const backends = new BackendPool(options.startBackend, maxBackends)
-  const slots = new RunnerSlots({ concurrency, maxRunsPerCaller, rememberStartsMs: 2 * claimHoldMs, onFull: () => stopListening(), onFree: () => listenForClaims() })
+  const slots = new RunnerSlots({
+    concurrency,
+    maxRunsPerCaller,
+    rememberStartsMs: 2 * claimHoldMs,
+    onFull: () => stopListening(),
+    onFree: () => listenForClaims(),
+  })
   let claims: Subscription | undefined
 
   // In the claim queue group only while a slot is free: NATS then never offers this runner a run it cannot take.
   function listenForClaims(): void {
     if (claims !== undefined || slots.isFull) return
-    claims = connection.subscribe(claimSubject(prefix), { queue: runnerQueue(prefix), callback: (error, message) => {
-      if (error === null) onClaim(message)
-    } })
+    claims = connection.subscribe(claimSubject(prefix), {
+      queue: runnerQueue(prefix),
+      callback: (error, message) => {
+        if (error === null) onClaim(message)
+      },
+    })
   }
   function stopListening(): void {
     claims?.unsubscribe()
@@ -151,14 +221,28 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       return
     }
     // The ticket goes to the claim's inbox: only a caller that can read that inbox can start with it.
-    message.respond(encodeMessage({ ok: true, runner: id, key: keys.publicKey, ticket: tickets.issue(claim.run, callerIdentity(message.reply)) }))
+    message.respond(
+      encodeMessage({
+        ok: true,
+        runner: id,
+        key: keys.publicKey,
+        ticket: tickets.issue(claim.run, callerIdentity(message.reply)),
+      }),
+    )
   }
 
   /**
    * The channel of a conversation its caller opens (a one-shot run, a session), once its first
    * message verifies and is not a replay; a slot taken for it, or the refusal sent back sealed.
    */
-  function admit(message: Msg, kind: 'start' | 'session-open', conversation: string, reply: string, key: string, ticket: string): { channel: SealedChannel; slot: Slot } | undefined {
+  function admit(
+    message: Msg,
+    kind: 'start' | 'session-open',
+    conversation: string,
+    reply: string,
+    key: string,
+    ticket: string,
+  ): { channel: SealedChannel; slot: Slot } | undefined {
     const secret = keys.conversationKey(key, conversation)
     if (secret === undefined) {
       rejections.rejected++
@@ -173,9 +257,16 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     const identity = callerIdentity(reply)
     const refusal = !tickets.verify(ticket, conversation, identity)
       ? 'the claim expired or was not made for this inbox'
-      : slots.isFullFor(identity) ? 'the runner is full' : undefined
+      : slots.isFullFor(identity)
+        ? 'the runner is full'
+        : undefined
     if (refusal !== undefined) {
-      respondSealed(message, channel, `${kind}ed`, { ok: false, retry: true, message: refusal, refusal: { code: 'CODE_RUNTIME_SESSION_START_FAILED', message: refusal } })
+      respondSealed(message, channel, `${kind}ed`, {
+        ok: false,
+        retry: true,
+        message: refusal,
+        refusal: { code: 'CODE_RUNTIME_SESSION_START_FAILED', message: refusal },
+      })
       return undefined
     }
     return { channel, slot: slots.take(conversation, identity) }
@@ -206,7 +297,9 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       const admitted = admit(message, 'start', start.run, start.reply, start.key ?? '', start.ticket ?? '')
       if (admitted === undefined) return
       respondSealed(message, admitted.channel, 'started', { ok: true })
-      admitted.slot.done = execute(start, admitted.channel, admitted.slot.controller).catch(() => undefined).finally(() => release(start.run))
+      admitted.slot.done = execute(start, admitted.channel, admitted.slot.controller)
+        .catch(() => undefined)
+        .finally(() => release(start.run))
     },
   })
 
@@ -261,15 +354,30 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       backend?.release()
       release(open.session)
       const refusal = CodeRuntimeError.is(error)
-        ? { code: error.code, message: error.message, ...error.field === undefined ? {} : { field: error.field } }
-        : { code: 'CODE_RUNTIME_SESSION_START_FAILED', message: `The runner ${id} could not open the session: ${thrownMessage(error)}` }
+        ? { code: error.code, message: error.message, ...(error.field === undefined ? {} : { field: error.field }) }
+        : {
+            code: 'CODE_RUNTIME_SESSION_START_FAILED',
+            message: `The runner ${id} could not open the session: ${thrownMessage(error)}`,
+          }
       respondSealed(message, channel, 'session-opened', { ok: false, refusal })
       return
     }
     // Named across the fleet: the backend's own id is unique only on this runner.
     const globalId = `${id}/${local.id}`
     // Watched often, so that an expiry reaches the caller about when it happens; beats go at heartbeatMs.
-    const held: HeldSession = { local, backend, channel, globalId, localIdPattern: new RegExp(`${local.id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![0-9A-Za-z])`, 'g'), reply: open.reply, callerSilence: new SilenceMonitor({ lostAfterMs, heartbeatMs, onLost: () => endHeldSession(open.session) }), lastBeatSent: 0, runs: new Set(), notified: false, watcher: setInterval(() => watch(held), SESSION_WATCH_MS) }
+    const held: HeldSession = {
+      local,
+      backend,
+      channel,
+      globalId,
+      localIdPattern: new RegExp(`${local.id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![0-9A-Za-z])`, 'g'),
+      reply: open.reply,
+      callerSilence: new SilenceMonitor({ lostAfterMs, heartbeatMs, onLost: () => endHeldSession(open.session) }),
+      lastBeatSent: 0,
+      runs: new Set(),
+      notified: false,
+      watcher: setInterval(() => watch(held), SESSION_WATCH_MS),
+    }
     sessions.set(open.session, held)
     respondSealed(message, channel, 'session-opened', { ok: true, id: globalId })
   }
@@ -279,9 +387,17 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     endSession(claim)
     void held?.local.dispose()
   }
-  const publishSealed = (reply: string, channel: SealedChannel, kind: 'log' | 'beat' | 'ended' | 'refused', body?: object): void => {
+  const publishSealed = (
+    reply: string,
+    channel: SealedChannel,
+    kind: 'log' | 'beat' | 'ended' | 'refused',
+    body?: object,
+  ): void => {
     try {
-      connection.publish(runReplySubject(reply, kind), channel.seal(kind, body === undefined ? undefined : encodeMessage(body)))
+      connection.publish(
+        runReplySubject(reply, kind),
+        channel.seal(kind, body === undefined ? undefined : encodeMessage(body)),
+      )
     } catch {
       // Reconnecting: the caller's silence check is the one that counts.
     }
@@ -306,7 +422,11 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       if (error !== null) return
       const [claim, kind] = message.subject.split('.').slice(-2)
       const held = claim === undefined ? undefined : sessions.get(claim)
-      if (held === undefined || (kind !== 'beat' && kind !== 'close') || held.channel.open(kind, message.data) === undefined) {
+      if (
+        held === undefined ||
+        (kind !== 'beat' && kind !== 'close') ||
+        held.channel.open(kind, message.data) === undefined
+      ) {
         if (held === undefined && kind === 'close') {
           // Closed already (or never held): nothing to do, and nothing to seal it with.
           message.respond(encodeMessage({ ok: true }))
@@ -317,15 +437,27 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       }
       held.callerSilence.heard()
       if (kind === 'beat' || claim === undefined) return
-      void held.local.dispose().then(() => Promise.allSettled([...held.runs])).then(() => {
-        endSession(claim)
-        respondSealed(message, held.channel, 'closed', { ok: true })
-      })
+      void held.local
+        .dispose()
+        .then(() => Promise.allSettled([...held.runs]))
+        .then(() => {
+          endSession(claim)
+          respondSealed(message, held.channel, 'closed', { ok: true })
+        })
     },
   })
 
-  async function execute(start: StartRequest, channel: SealedChannel, controller: AbortController, held?: HeldSession): Promise<void> {
-    const silence = new SilenceMonitor({ lostAfterMs, heartbeatMs, onLost: () => controller.abort('The caller is gone (no heartbeat); the run was stopped.') })
+  async function execute(
+    start: StartRequest,
+    channel: SealedChannel,
+    controller: AbortController,
+    held?: HeldSession,
+  ): Promise<void> {
+    const silence = new SilenceMonitor({
+      lostAfterMs,
+      heartbeatMs,
+      onLost: () => controller.abort('The caller is gone (no heartbeat); the run was stopped.'),
+    })
     const beatSubject = runControlSubject(prefix, id, start.run, 'beat')
     const abortSubject = runControlSubject(prefix, id, start.run, 'abort')
     const control = connection.subscribe(`${prefix}.runner.${id}.run.${start.run}.*`, {
@@ -347,7 +479,13 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
         // Past the server's max_payload, most often: the caller learns why instead of a lost runner.
         const message = `The run's result could not be sent back through NATS (${thrownMessage(error)}); return or log less.`
         try {
-          connection.publish(runReplySubject(start.reply, 'end'), channel.seal('end', encodeEndMessage({ logs: [], error: { kind: 'output-limit', message }, usage: result.usage, calls: [] })))
+          connection.publish(
+            runReplySubject(start.reply, 'end'),
+            channel.seal(
+              'end',
+              encodeEndMessage({ logs: [], error: { kind: 'output-limit', message }, usage: result.usage, calls: [] }),
+            ),
+          )
         } catch {
           // Nothing more to tell; the caller's heartbeat check settles the run.
         }
@@ -360,7 +498,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
         program: start.program,
         bindings: start.namespaces.map((namespace, index) => calls.namespace(namespace, index, controller.signal)),
         signal: controller.signal,
-        onLog: (text) => publishSealed(start.reply, channel, 'log', { text }),
+        onLog: text => publishSealed(start.reply, channel, 'log', { text }),
       }
       if (start.recordCallValues !== undefined) request.recordCallValues = start.recordCallValues
       if (start.reuseKey !== undefined) request.reuseKey = start.reuseKey
@@ -375,15 +513,32 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
         } catch (error) {
           // Misuse the caller must see as such (a closed session): its code, not a run failure.
           if (!CodeRuntimeError.is(error)) throw error
-          publishSealed(start.reply, channel, 'refused', { code: error.code, message: error.message.replace(held.localIdPattern, held.globalId) })
+          publishSealed(start.reply, channel, 'refused', {
+            code: error.code,
+            message: error.message.replace(held.localIdPattern, held.globalId),
+          })
           return
         }
         // Said before the result, so the caller's session knows it ended by the time the run settles.
         notifyEnd(held)
-        publishEnd(result.error === undefined ? result : { ...result, error: { ...result.error, message: result.error.message.replace(held.localIdPattern, held.globalId) } })
+        publishEnd(
+          result.error === undefined
+            ? result
+            : {
+                ...result,
+                error: { ...result.error, message: result.error.message.replace(held.localIdPattern, held.globalId) },
+              },
+        )
       }
     } catch (error) {
-      publishEnd({ logs: [], error: controller.signal.aborted ? { kind: 'abort', message: String(controller.signal.reason) } : { kind: 'worker-exit', message: `The runner ${id} could not run the program: ${thrownMessage(error)}` }, usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0 }, calls: [] })
+      publishEnd({
+        logs: [],
+        error: controller.signal.aborted
+          ? { kind: 'abort', message: String(controller.signal.reason) }
+          : { kind: 'worker-exit', message: `The runner ${id} could not run the program: ${thrownMessage(error)}` },
+        usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0 },
+        calls: [],
+      })
     } finally {
       backend?.release()
       clearInterval(heartbeat)
@@ -393,13 +548,22 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     }
   }
 
-  const load = (): RunnerLoad => ({ runner: id, active: slots.size, concurrency, draining: slots.isDraining, rejectedMessages: rejections.rejected, backends: backends.size })
+  const load = (): RunnerLoad => ({
+    runner: id,
+    active: slots.size,
+    concurrency,
+    draining: slots.isDraining,
+    rejectedMessages: rejections.rejected,
+    backends: backends.size,
+  })
   // Every runner answers `<prefix>.load` (ask with requestMany) with its load: what an autoscaler reads.
-  const loads = connection.subscribe(loadSubject(prefix), { callback: (error, message) => {
-    // A permission refused (or a subscription closed) arrives as an error with no message.
-    if (error !== null) return
-    message.respond(encodeMessage(load()))
-  } })
+  const loads = connection.subscribe(loadSubject(prefix), {
+    callback: (error, message) => {
+      // A permission refused (or a subscription closed) arrives as an error with no message.
+      if (error !== null) return
+      message.respond(encodeMessage(load()))
+    },
+  })
 
   listenForClaims()
   await connection.flush()
@@ -410,8 +574,9 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     async drain(graceMs) {
       slots.drain()
       stopListening()
-      const running = (): Promise<void>[] => [...slots.values()].flatMap((slot) => slot.done === undefined ? [] : [slot.done])
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref())
+      const running = (): Promise<void>[] =>
+        [...slots.values()].flatMap(slot => (slot.done === undefined ? [] : [slot.done]))
+      const grace = new Promise<void>(resolve => setTimeout(resolve, graceMs).unref())
       await Promise.race([Promise.all(running()), grace])
       for (const slot of slots.values()) slot.controller.abort('The runner is shutting down.')
       await Promise.all(running())

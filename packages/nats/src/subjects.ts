@@ -42,8 +42,15 @@ export function runControlSubject(prefix: string, runner: string, run: string, k
 /** Where the caller opens, closes and keeps alive a session on a runner. */
 export function sessionSubject(prefix: string, runner: string, kind: 'open'): string
 export function sessionSubject(prefix: string, runner: string, kind: 'close' | 'beat', session: string): string
-export function sessionSubject(prefix: string, runner: string, kind: 'open' | 'close' | 'beat', session?: string): string {
-  return kind === 'open' ? `${prefix}.runner.${runner}.session-open` : `${prefix}.runner.${runner}.session.${session ?? ''}.${kind}`
+export function sessionSubject(
+  prefix: string,
+  runner: string,
+  kind: 'open' | 'close' | 'beat',
+  session?: string,
+): string {
+  return kind === 'open'
+    ? `${prefix}.runner.${runner}.session-open`
+    : `${prefix}.runner.${runner}.session.${session ?? ''}.${kind}`
 }
 
 /** The runner's side of one run or session: under the caller's reply subject. */

@@ -5,21 +5,32 @@ import { after, before } from 'node:test'
 import { startCodeRuntime } from '@code-runtime/core'
 import { runConformanceSuite } from '@code-runtime/core/conformance'
 import { NatsCodeRuntime, type Runner } from '@code-runtime/nats'
-import { RUNNER, startNatsServer, startTestRunners, TENANT_PERMISSIONS, VICTIM, type NatsServer } from './nats-server.js'
+import {
+  RUNNER,
+  startNatsServer,
+  startTestRunners,
+  TENANT_PERMISSIONS,
+  VICTIM,
+  type NatsServer,
+} from './nats-server.js'
 
 let server: NatsServer
 let runners: Runner[] = []
 before(async () => {
   server = await startNatsServer({ extraConfig: TENANT_PERMISSIONS })
-  runners = await startTestRunners(server.url, 2, { concurrency: 8, maxRunsPerCaller: 8, nats: { servers: server.url, ...RUNNER } })
+  runners = await startTestRunners(server.url, 2, {
+    concurrency: 8,
+    maxRunsPerCaller: 8,
+    nats: { servers: server.url, ...RUNNER },
+  })
 })
 after(async () => {
-  await Promise.all(runners.map((runner) => runner.drain(1_000)))
+  await Promise.all(runners.map(runner => runner.drain(1_000)))
   await server.dispose()
 })
 
 runConformanceSuite({
-  name: 'nats (two worker-thread runners, a tenant\'s credentials and inbox prefix)',
+  name: "nats (two worker-thread runners, a tenant's credentials and inbox prefix)",
   isolation: 'remote',
-  start: (config) => startCodeRuntime(NatsCodeRuntime, { servers: server.url, ...VICTIM, ...config }),
+  start: config => startCodeRuntime(NatsCodeRuntime, { servers: server.url, ...VICTIM, ...config }),
 })

@@ -19,12 +19,18 @@ describe('the README example', () => {
   after(() => server.dispose())
 
   it('runs the program on the runner and answers its call here', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], { env: { PATH: process.env.PATH ?? '', NATS_URL: server.url } })
+    const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], {
+      env: { PATH: process.env.PATH ?? '', NATS_URL: server.url },
+    })
     assert.equal(stdout, 'found ada ADA true\n')
   })
 
   it('is the code the README shows', async () => {
-    const source = (await readFile(SOURCE, 'utf8')).split('\n').filter((line) => !line.startsWith('//')).join('\n').trim()
+    const source = (await readFile(SOURCE, 'utf8'))
+      .split('\n')
+      .filter(line => !line.startsWith('//'))
+      .join('\n')
+      .trim()
     assert.ok((await readFile(README, 'utf8')).includes(source))
   })
 })

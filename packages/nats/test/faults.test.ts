@@ -24,19 +24,21 @@ function startProcess(script: string, args: readonly string[], marker: string): 
       output += chunk.toString()
       if (output.includes(marker)) resolve(child)
     })
-    child.once('exit', (code) => reject(new Error(`${script} exited (${String(code)}) before ${marker}`)))
+    child.once('exit', code => reject(new Error(`${script} exited (${String(code)}) before ${marker}`)))
   })
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()))
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise(resolve => child.once('exit', () => resolve()))
 }
 
 async function waitFor(check: () => boolean, what: string, limitMs = 15_000): Promise<void> {
   const deadline = Date.now() + limitMs
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await new Promise(resolve => setTimeout(resolve, 20))
   }
 }
 
@@ -49,16 +51,26 @@ describe('nats faults', () => {
 
   it('settles a run whose runner is killed as worker-exit naming it, never retried; a run elsewhere is unaffected', async () => {
     const first = await startProcess(RUNNER_PROCESS, [server.url, 'doomed', '1'], 'ready')
-    const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, heartbeatMs: 200, lostAfterMs: 1_000 })
+    const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, {
+      servers: server.url,
+      heartbeatMs: 200,
+      lostAfterMs: 1_000,
+    })
     let second: ChildProcess | undefined
     try {
       const doomed = heldTools()
-      const lost = runtime.run({ program: "await tools.mark({ run: 'lost' })\nreturn await tools.hold({})", bindings: [doomed.tools] })
+      const lost = runtime.run({
+        program: "await tools.mark({ run: 'lost' })\nreturn await tools.hold({})",
+        bindings: [doomed.tools],
+      })
       await doomed.entered
       // The doomed runner is full: the next run goes to the second one.
       second = await startProcess(RUNNER_PROCESS, [server.url, 'survivor', '1'], 'ready')
       const healthy = heldTools()
-      const fine = runtime.run({ program: "await tools.mark({ run: 'fine' })\nreturn await tools.hold({})", bindings: [healthy.tools] })
+      const fine = runtime.run({
+        program: "await tools.mark({ run: 'fine' })\nreturn await tools.hold({})",
+        bindings: [healthy.tools],
+      })
       await healthy.entered
       const killedAt = performance.now()
       first.kill('SIGKILL')
@@ -75,17 +87,24 @@ describe('nats faults', () => {
       assert.equal(other.value, 'released')
       assert.equal(other.usage.runner, 'survivor')
       // Nothing ran twice: each program's first call happened once.
-      assert.deepEqual([...doomed.calls, ...healthy.calls], ['mark {"run":"lost"}', 'hold', 'mark {"run":"fine"}', 'hold'])
+      assert.deepEqual(
+        [...doomed.calls, ...healthy.calls],
+        ['mark {"run":"lost"}', 'hold', 'mark {"run":"fine"}', 'hold'],
+      )
     } finally {
       await dispose()
       first.kill('SIGKILL')
       second?.kill('SIGTERM')
-      await Promise.all([exited(first), ...second === undefined ? [] : [exited(second)]])
+      await Promise.all([exited(first), ...(second === undefined ? [] : [exited(second)])])
     }
   })
 
   it('aborts the run of a caller process that is killed', async () => {
-    const [runner] = await startTestRunners(server.url, 1, { id: 'orphaned', lostAfterMs: 1_000, heartbeatMs: 200 }) as [Runner]
+    const [runner] = (await startTestRunners(server.url, 1, {
+      id: 'orphaned',
+      lostAfterMs: 1_000,
+      heartbeatMs: 200,
+    })) as [Runner]
     try {
       const caller = await startProcess(CALLER_PROCESS, [server.url], 'pinged')
       assert.equal(runner.load().active, 1)
@@ -98,7 +117,7 @@ describe('nats faults', () => {
   })
 
   it('waits for a free runner up to maxQueueMs, then fails without running anything; a run that gets a slot in time runs once', async () => {
-    const [runner] = await startTestRunners(server.url, 1, { id: 'single', concurrency: 1 }) as [Runner]
+    const [runner] = (await startTestRunners(server.url, 1, { id: 'single', concurrency: 1 })) as [Runner]
     const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, maxQueueMs: 400 })
     const patient = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, maxQueueMs: 20_000 })
     try {
@@ -111,7 +130,10 @@ describe('nats faults', () => {
       assert.match(refused.error?.message ?? '', /No runner had a free slot within 400 ms \(maxQueueMs\); nothing ran/)
       assert.deepEqual(queued.calls, [])
       const later = heldTools()
-      const waiting = patient.runtime.run({ program: "await tools.mark({ run: 'later' })\nreturn 'ran'", bindings: [later.tools] })
+      const waiting = patient.runtime.run({
+        program: "await tools.mark({ run: 'later' })\nreturn 'ran'",
+        bindings: [later.tools],
+      })
       busy.release()
       assert.equal((await holding).value, 'released')
       assert.equal((await waiting).value, 'ran')
@@ -123,14 +145,22 @@ describe('nats faults', () => {
   })
 
   it('resolves a run in flight when NATS restarts under it', async () => {
-    const [runner] = await startTestRunners(server.url, 1, { id: 'steady', heartbeatMs: 200, lostAfterMs: 1_000 }) as [Runner]
-    const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, heartbeatMs: 200, lostAfterMs: 1_000 })
+    const [runner] = (await startTestRunners(server.url, 1, {
+      id: 'steady',
+      heartbeatMs: 200,
+      lostAfterMs: 1_000,
+    })) as [Runner]
+    const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, {
+      servers: server.url,
+      heartbeatMs: 200,
+      lostAfterMs: 1_000,
+    })
     try {
       const held = heldTools()
       const running = runtime.run({ program: 'return await tools.hold({})', bindings: [held.tools] })
       await held.entered
       await server.stop()
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      await new Promise(resolve => setTimeout(resolve, 300))
       await server.restart()
       held.release()
       const result = await running
@@ -146,18 +176,33 @@ describe('nats faults', () => {
 describe('nats at start-up and with credentials', () => {
   it('fails to start with CODE_RUNTIME_UNAVAILABLE naming the server when NATS is down', async () => {
     const url = `nats://127.0.0.1:${await freePort()}`
-    await assert.rejects(startCodeRuntime(NatsCodeRuntime, { servers: url }), (error: unknown) =>
-      CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_UNAVAILABLE' && error.message.includes(url))
+    await assert.rejects(
+      startCodeRuntime(NatsCodeRuntime, { servers: url }),
+      (error: unknown) =>
+        CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_UNAVAILABLE' && error.message.includes(url),
+    )
   })
 
   it('serves only callers with the credentials, and runners too', async () => {
     const server = await startNatsServer({ user: 'fleet', pass: 's3cret' })
     try {
-      await assert.rejects(startTestRunners(server.url, 1), (error: unknown) => CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_UNAVAILABLE')
-      const [runner] = await startTestRunners(server.url, 1, { nats: { servers: server.url, user: 'fleet', pass: 's3cret' } }) as [Runner]
+      await assert.rejects(
+        startTestRunners(server.url, 1),
+        (error: unknown) => CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_UNAVAILABLE',
+      )
+      const [runner] = (await startTestRunners(server.url, 1, {
+        nats: { servers: server.url, user: 'fleet', pass: 's3cret' },
+      })) as [Runner]
       try {
-        await assert.rejects(startCodeRuntime(NatsCodeRuntime, { servers: server.url, user: 'fleet', pass: 'wrong' }), (error: unknown) => CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_UNAVAILABLE')
-        const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, user: 'fleet', pass: 's3cret' })
+        await assert.rejects(
+          startCodeRuntime(NatsCodeRuntime, { servers: server.url, user: 'fleet', pass: 'wrong' }),
+          (error: unknown) => CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_UNAVAILABLE',
+        )
+        const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, {
+          servers: server.url,
+          user: 'fleet',
+          pass: 's3cret',
+        })
         try {
           assert.equal((await runtime.run({ program: 'return 6 * 7', bindings: [] })).value, 42)
         } finally {

@@ -5,11 +5,11 @@ import type { CodeBindingNamespace } from '@code-runtime/core'
 export function heldTools(): { tools: CodeBindingNamespace; calls: string[]; release(): void; entered: Promise<void> } {
   const calls: string[] = []
   let release!: () => void
-  const released = new Promise<void>((resolve) => {
+  const released = new Promise<void>(resolve => {
     release = resolve
   })
   let entered!: () => void
-  const enteredPromise = new Promise<void>((resolve) => {
+  const enteredPromise = new Promise<void>(resolve => {
     entered = resolve
   })
   return {
@@ -25,7 +25,7 @@ export function heldTools(): { tools: CodeBindingNamespace; calls: string[]; rel
           await released
           return 'released'
         },
-        mark: async (args) => (calls.push(`mark ${JSON.stringify(args)}`), null),
+        mark: async args => (calls.push(`mark ${JSON.stringify(args)}`), null),
       },
     },
   }

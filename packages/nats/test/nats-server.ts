@@ -8,21 +8,30 @@ import { startRunner, type Runner, type RunnerOptions } from '@code-runtime/nats
 export { freePort, startNatsServer, type NatsServer, type NatsServerOptions } from '@code-runtime/nats/local-server'
 
 /** A worker-thread backend with a caller's budgets: what a test runner runs programs on. */
-export function startWorkerBackend(budgets: { computeMs: number; maxWallMs: number; maxOutputBytes: number }): Promise<StartedCodeRuntime<CodeRuntime>> {
+export function startWorkerBackend(budgets: {
+  computeMs: number
+  maxWallMs: number
+  maxOutputBytes: number
+}): Promise<StartedCodeRuntime<CodeRuntime>> {
   return startCodeRuntime(WorkerThreadCodeRuntime, budgets)
 }
 
 /** Runners in this process, on worker threads. */
 export function startTestRunners(url: string, count: number, options: Partial<RunnerOptions> = {}): Promise<Runner[]> {
-  return Promise.all(Array.from({ length: count }, (_unused, index) => startRunner({
-    nats: { servers: url },
-    startBackend: startWorkerBackend,
-    id: `runner-${index + 1}`,
-    ...options,
-  })))
+  return Promise.all(
+    Array.from({ length: count }, (_unused, index) =>
+      startRunner({
+        nats: { servers: url },
+        startBackend: startWorkerBackend,
+        id: `runner-${index + 1}`,
+        ...options,
+      }),
+    ),
+  )
 }
 
-const CALLER_PUBLISH = '["code-runtime.claim", "code-runtime.load", "code-runtime.runner.*.start", "code-runtime.runner.*.session-open", "code-runtime.runner.*.run.>", "code-runtime.runner.*.session.>"]'
+const CALLER_PUBLISH =
+  '["code-runtime.claim", "code-runtime.load", "code-runtime.runner.*.start", "code-runtime.runner.*.session-open", "code-runtime.runner.*.run.>", "code-runtime.runner.*.session.>"]'
 
 /** The block docs/SCALING.md shows, for the default prefix and two tenants. */
 export const TENANT_PERMISSIONS = `authorization {

@@ -7,7 +7,14 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { startCodeRuntime } from '@code-runtime/core'
 import { NatsCodeRuntime, type Runner } from '@code-runtime/nats'
-import { RUNNER, startNatsServer, startTestRunners, TENANT_PERMISSIONS, VICTIM, type NatsServer } from './nats-server.js'
+import {
+  RUNNER,
+  startNatsServer,
+  startTestRunners,
+  TENANT_PERMISSIONS,
+  VICTIM,
+  type NatsServer,
+} from './nats-server.js'
 
 describe('nats under the documented subject permissions', () => {
   let server: NatsServer
@@ -17,14 +24,17 @@ describe('nats under the documented subject permissions', () => {
     runners = await startTestRunners(server.url, 1, { nats: { servers: server.url, ...RUNNER } })
   })
   after(async () => {
-    await Promise.all(runners.map((runner) => runner.drain(500)))
+    await Promise.all(runners.map(runner => runner.drain(500)))
     await server.dispose()
   })
 
   it('runs a program with binding calls, and a session, for a caller with its own credentials', async () => {
     const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, ...VICTIM })
     try {
-      const result = await runtime.run({ program: 'return await tools.twice(21)', bindings: [{ global: 'tools', functions: { twice: async (value) => (value as number) * 2 } }] })
+      const result = await runtime.run({
+        program: 'return await tools.twice(21)',
+        bindings: [{ global: 'tools', functions: { twice: async value => (value as number) * 2 } }],
+      })
       assert.equal(result.value, 42)
       const session = await runtime.openSession()
       try {
@@ -38,10 +48,14 @@ describe('nats under the documented subject permissions', () => {
     }
   })
 
-  it('never hands a run to a runner that has only a caller\'s credentials', async () => {
-    await Promise.all(runners.map((runner) => runner.drain(500)))
+  it("never hands a run to a runner that has only a caller's credentials", async () => {
+    await Promise.all(runners.map(runner => runner.drain(500)))
     runners = await startTestRunners(server.url, 1, { id: 'impostor', nats: { servers: server.url, ...VICTIM } })
-    const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, ...VICTIM, maxQueueMs: 500 })
+    const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, {
+      servers: server.url,
+      ...VICTIM,
+      maxQueueMs: 500,
+    })
     try {
       const result = await runtime.run({ program: 'return 1', bindings: [] })
       assert.equal(result.error?.kind, 'timeout')

@@ -36,7 +36,14 @@ describe('public surface of @code-runtime/nats', () => {
       [{ servers: 'nats://127.0.0.1:4222', tls: { ca: 'inline' } }, undefined],
       [{ servers: 'nats://127.0.0.1:4222', credsFile: 7 }, 'credsFile'],
     ] as const) {
-      assert.throws(() => resolveNatsRuntimeConfig(input), (error: unknown) => CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_INVALID_CONFIG' && (field === undefined || error.field === field), JSON.stringify(input))
+      assert.throws(
+        () => resolveNatsRuntimeConfig(input),
+        (error: unknown) =>
+          CodeRuntimeError.is(error) &&
+          error.code === 'CODE_RUNTIME_INVALID_CONFIG' &&
+          (field === undefined || error.field === field),
+        JSON.stringify(input),
+      )
     }
   })
 })

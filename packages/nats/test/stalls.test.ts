@@ -39,16 +39,30 @@ after(async () => {
 describe('nats under a stalled event loop', () => {
   it('settles a one-shot run and a session run with their values when the caller stalls past lostAfterMs', async () => {
     // Runner and caller share this process, so both sides' beats and looks stall together.
-    const runners: Runner[] = await startTestRunners(server.url, 1, { id: 'stalled', heartbeatMs: 100, lostAfterMs: 500 })
-    const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, heartbeatMs: 100, lostAfterMs: 500 })
+    const runners: Runner[] = await startTestRunners(server.url, 1, {
+      id: 'stalled',
+      heartbeatMs: 100,
+      lostAfterMs: 500,
+    })
+    const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, {
+      servers: server.url,
+      heartbeatMs: 100,
+      lostAfterMs: 500,
+    })
     try {
-      const result = await runtime.run({ program: 'const first = await tools.stall({ ms: 2000 })\nreturn [first, await tools.stall({ ms: 1500 })]', bindings: [stallingTools] })
+      const result = await runtime.run({
+        program: 'const first = await tools.stall({ ms: 2000 })\nreturn [first, await tools.stall({ ms: 1500 })]',
+        bindings: [stallingTools],
+      })
       assert.equal(result.error, undefined, result.error?.message)
       assert.deepEqual(result.value, ['after the stall', 'after the stall'])
 
       const session = await runtime.openSession()
       try {
-        const kept = await session.run({ program: 'var seen = await tools.stall({ ms: 2000 })\nreturn seen', bindings: [stallingTools] })
+        const kept = await session.run({
+          program: 'var seen = await tools.stall({ ms: 2000 })\nreturn seen',
+          bindings: [stallingTools],
+        })
         assert.equal(kept.error, undefined, kept.error?.message)
         const again = await session.run({ program: 'return seen', bindings: [] })
         assert.equal(again.error, undefined, again.error?.message)
@@ -58,7 +72,7 @@ describe('nats under a stalled event loop', () => {
       }
     } finally {
       await dispose()
-      await Promise.all(runners.map((runner) => runner.drain(500)))
+      await Promise.all(runners.map(runner => runner.drain(500)))
     }
   })
 })

@@ -16,8 +16,13 @@ const getWeather = tool({
 
 const { runtime, dispose } = await startCodeRuntime(WorkerThreadCodeRuntime, {})
 const runCode = await codeModeTool({ tools: [getWeather], runtime })
-const agent = new Agent({ name: 'Weather', instructions: 'Use run_code to answer.', model: scriptedModel(), tools: [runCode] })
+const agent = new Agent({
+  name: 'Weather',
+  instructions: 'Use run_code to answer.',
+  model: scriptedModel(),
+  tools: [runCode],
+})
 const result = await run(agent, 'How much warmer is Rome than Oslo?')
-const [output] = result.newItems.map(readRunCodeOutput).filter((item) => item !== undefined)
+const [output] = result.newItems.map(readRunCodeOutput).filter(item => item !== undefined)
 console.log(result.finalOutput, output?.structured.result, output?.structured.calls.length)
 await dispose()

@@ -11,7 +11,7 @@ return rome.celsius - oslo.celsius`
 
 /** The text of the last tool output the model was sent. */
 function lastToolOutput(input: string | AgentInputItem[]): string {
-  const results = typeof input === 'string' ? [] : input.filter((item) => item.type === 'function_call_result')
+  const results = typeof input === 'string' ? [] : input.filter(item => item.type === 'function_call_result')
   const output = results.at(-1)?.output
   if (typeof output === 'string') return output
   return output !== undefined && !Array.isArray(output) && output.type === 'text' ? output.text : '(no tool output)'
@@ -19,7 +19,15 @@ function lastToolOutput(input: string | AgentInputItem[]): string {
 
 export function scriptedModel(): ScriptedModel {
   return new ScriptedModel([
-    [functionCall('run_code', { code: PROGRAM, description: 'temperature gap between Rome and Oslo' }, { callId: 'call_1' })],
-    modelResponder(({ request }) => [assistantMessage(`Rome is ${lastToolOutput(request.input)} °C warmer than Oslo.`)]),
+    [
+      functionCall(
+        'run_code',
+        { code: PROGRAM, description: 'temperature gap between Rome and Oslo' },
+        { callId: 'call_1' },
+      ),
+    ],
+    modelResponder(({ request }) => [
+      assistantMessage(`Rome is ${lastToolOutput(request.input)} °C warmer than Oslo.`),
+    ]),
   ])
 }

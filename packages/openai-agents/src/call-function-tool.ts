@@ -11,7 +11,15 @@
  * spans keep their parent), and an error recorded on that copy marks the call as failed: the
  * program then catches the error function's text as the call's error, never a result.
  */
-import { ModelBehaviorError, MultiTracingProcessor, NoopSpan, NoopTrace, withTraceContext, type RunContext, type TraceContextSnapshot } from '@openai/agents'
+import {
+  ModelBehaviorError,
+  MultiTracingProcessor,
+  NoopSpan,
+  NoopTrace,
+  withTraceContext,
+  type RunContext,
+  type TraceContextSnapshot,
+} from '@openai/agents'
 import type { AnyFunctionTool } from './read-agents-tools.js'
 
 /** What a call needs from the `run_code` call that runs its program. */
@@ -25,7 +33,9 @@ export interface FunctionToolCallContext<TContext> {
 /** The span a call runs under: a copy of `run_code`'s, or a recording one when there is none. */
 function probeSpanOf(toolName: string, trace: TraceContextSnapshot | null): NonNullable<TraceContextSnapshot['span']> {
   // A copy records errors even of a no-op span (the copy is a plain Span), and shares its ids.
-  const span = trace?.span ?? new NoopSpan({ type: 'function', name: toolName, input: '', output: '' }, new MultiTracingProcessor())
+  const span =
+    trace?.span ??
+    new NoopSpan({ type: 'function', name: toolName, input: '', output: '' }, new MultiTracingProcessor())
   return span.clone()
 }
 
@@ -35,7 +45,9 @@ function firstIssue(error: unknown): string | undefined {
   if (!Array.isArray(issues) || issues.length === 0) return undefined
   const [issue] = issues as { path?: unknown; message?: unknown }[]
   if (typeof issue?.message !== 'string') return undefined
-  const path = Array.isArray(issue.path) ? issue.path.map((key) => typeof key === 'number' ? `[${key}]` : `.${String(key)}`).join('') : ''
+  const path = Array.isArray(issue.path)
+    ? issue.path.map(key => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('')
+    : ''
   const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : ''
   return `args${path}: ${issue.message}${more}`
 }
@@ -46,9 +58,11 @@ function rejectionOf(error: unknown): Error {
   // where sensitive tool data may be logged (setSensitiveDataLoggingEnabled, OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0).
   if (error instanceof ModelBehaviorError && 'originalError' in error) {
     const problem = firstIssue(error.originalError)
-    return new Error(problem === undefined
-      ? 'the tool\'s validator refused the arguments; check them against the tool\'s declaration'
-      : `the tool's validator refused the arguments: ${problem}`)
+    return new Error(
+      problem === undefined
+        ? "the tool's validator refused the arguments; check them against the tool's declaration"
+        : `the tool's validator refused the arguments: ${problem}`,
+    )
   }
   if (error instanceof Error) return error
   return new Error(String(error))
@@ -74,13 +88,17 @@ export async function callFunctionTool<TContext>(
   // Only tools whose approval answered "never" are in the SDK; a policy that changed its mind
   // since must not run the tool without the approval it now asks for.
   if (await tool.needsApproval(context.runContext, args, undefined)) {
-    throw new Error('this tool now needs a person\'s approval, which a program cannot ask for; ask the user, or call it directly')
+    throw new Error(
+      "this tool now needs a person's approval, which a program cannot ask for; ask the user, or call it directly",
+    )
   }
   const probe = probeSpanOf(tool.name, context.trace)
   const before = probe.error
   let output: unknown
   try {
-    output = await withTraceContext({ trace: context.trace?.trace ?? new NoopTrace(), span: probe }, () => tool.invoke(context.runContext, JSON.stringify(args), { signal }))
+    output = await withTraceContext({ trace: context.trace?.trace ?? new NoopTrace(), span: probe }, () =>
+      tool.invoke(context.runContext, JSON.stringify(args), { signal }),
+    )
   } catch (error) {
     throw rejectionOf(error)
   }

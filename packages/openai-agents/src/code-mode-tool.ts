@@ -3,8 +3,22 @@
  * tool out, whose programs call those tools through their own `invoke` in a code-runtime sandbox.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { getCurrentTraceContext, RunContext, tool, type FunctionTool, type Tool, type UnknownContext } from '@openai/agents'
-import { createCodeMode, CodeModeError, type CodeModeOptions, type CodeModeRuntime, type CodeModeTool, type RunCodeOutput } from '@code-runtime/code-mode'
+import {
+  getCurrentTraceContext,
+  RunContext,
+  tool,
+  type FunctionTool,
+  type Tool,
+  type UnknownContext,
+} from '@openai/agents'
+import {
+  createCodeMode,
+  CodeModeError,
+  type CodeModeOptions,
+  type CodeModeRuntime,
+  type CodeModeTool,
+  type RunCodeOutput,
+} from '@code-runtime/code-mode'
 import { readAgentsTools } from './read-agents-tools.js'
 import { callFunctionTool, type FunctionToolCallContext } from './call-function-tool.js'
 import { PendingRunCodeOutputs } from './run-code-output.js'
@@ -21,7 +35,10 @@ export interface RunCodeCall<TContext = UnknownContext> {
 }
 
 /** Options of {@link codeModeTool}: the tools, the runtime, and the createCodeMode options. */
-export interface CodeModeToolOptions<TContext = UnknownContext> extends Pick<CodeModeOptions, 'namespace' | 'errorClassName' | 'maxParallel' | 'maxResultChars' | 'typeCheck' | 'session'> {
+export interface CodeModeToolOptions<TContext = UnknownContext> extends Pick<
+  CodeModeOptions,
+  'namespace' | 'errorClassName' | 'maxParallel' | 'maxResultChars' | 'typeCheck' | 'session'
+> {
   /** The Agent's tools the programs may call: function tools (`tool()`); see the README for what is refused. */
   readonly tools: readonly Tool<TContext>[]
   /** Where programs run, e.g. a started `WorkerThreadCodeRuntime`. */
@@ -51,19 +68,21 @@ const DEFAULT_NAME = 'run_code'
  * const runCode = await codeModeTool({ tools: [getWeather, convert], runtime })
  * const agent = new Agent({ name: 'Assistant', instructions, model, tools: [runCode] })
  */
-export async function codeModeTool<TContext = UnknownContext>(options: CodeModeToolOptions<TContext>): Promise<FunctionTool<TContext, StrictParameters, string>> {
+export async function codeModeTool<TContext = UnknownContext>(
+  options: CodeModeToolOptions<TContext>,
+): Promise<FunctionTool<TContext, StrictParameters, string>> {
   const { tools, runtime, name = DEFAULT_NAME, onLog, onResult, ...passed } = options
   const { runnable } = await readAgentsTools(tools)
   // Each call runs in the run_code call that made it; the dispatch reaches a tool from the
   // sandbox's messages, outside that call's async context, so the context travels explicitly.
   const calls = new AsyncLocalStorage<FunctionToolCallContext<TContext>>()
-  const codeModeTools: CodeModeTool[] = runnable.map((agentsTool) => ({
+  const codeModeTools: CodeModeTool[] = runnable.map(agentsTool => ({
     name: agentsTool.name,
     description: agentsTool.description,
     // The SDK keeps no Zod schema on a tool, only the JSON Schema it sends the model; the
     // tool's own parser still runs inside invoke, and a refusal there fails the call.
     inputSchema: agentsTool.parameters,
-    ...agentsTool.outputSchema === undefined ? {} : { outputSchema: agentsTool.outputSchema },
+    ...(agentsTool.outputSchema === undefined ? {} : { outputSchema: agentsTool.outputSchema }),
     async execute(args, { signal }) {
       const context = calls.getStore()
       if (context === undefined) throw new Error('this tool can only be called from a program run_code runs')
@@ -80,15 +99,21 @@ export async function codeModeTool<TContext = UnknownContext>(options: CodeModeT
     parameters: codeMode.tool.inputSchema as StrictParameters,
     strict: true,
     async execute(input, runContext, details) {
-      const call: FunctionToolCallContext<TContext> = { runContext: runContext ?? new RunContext<TContext>(), trace: getCurrentTraceContext() }
+      const call: FunctionToolCallContext<TContext> = {
+        runContext: runContext ?? new RunContext<TContext>(),
+        trace: getCurrentTraceContext(),
+      }
       const output = await codeMode.tool.execute(input, {
-        ...details?.signal === undefined ? {} : { signal: details.signal },
-        ...onLog === undefined ? {} : { onLog },
+        ...(details?.signal === undefined ? {} : { signal: details.signal }),
+        ...(onLog === undefined ? {} : { onLog }),
         wrapToolCall: (_start, execute) => calls.run(call, execute),
       })
       const callId = details?.toolCall?.callId
       if (callId !== undefined) pending.keep(call.runContext, callId, output)
-      onResult?.(output, callId === undefined ? { runContext: call.runContext } : { runContext: call.runContext, callId })
+      onResult?.(
+        output,
+        callId === undefined ? { runContext: call.runContext } : { runContext: call.runContext, callId },
+      )
       return output.text
     },
     customDataExtractor: ({ runContext, toolCall }) => pending.take(runContext, toolCall.callId),
@@ -96,11 +121,17 @@ export async function codeModeTool<TContext = UnknownContext>(options: CodeModeT
 }
 
 /** The createCodeMode options that were given, without `undefined` ones (exact optional types). */
-function definedOptions(passed: Omit<CodeModeToolOptions<never>, 'tools' | 'runtime' | 'name' | 'onLog' | 'onResult'>): Omit<CodeModeOptions, 'tools' | 'runtime'> {
+function definedOptions(
+  passed: Omit<CodeModeToolOptions<never>, 'tools' | 'runtime' | 'name' | 'onLog' | 'onResult'>,
+): Omit<CodeModeOptions, 'tools' | 'runtime'> {
   const known = ['namespace', 'errorClassName', 'maxParallel', 'maxResultChars', 'typeCheck', 'session'] as const
   for (const key of Object.keys(passed)) {
     if (!(known as readonly string[]).includes(key)) {
-      throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', `Invalid Code Mode options: ${key} is not an option of codeModeTool (options: tools, runtime, name, onLog, onResult, ${known.join(', ')}).`, { field: key })
+      throw new CodeModeError(
+        'CODE_MODE_INVALID_OPTIONS',
+        `Invalid Code Mode options: ${key} is not an option of codeModeTool (options: tools, runtime, name, onLog, onResult, ${known.join(', ')}).`,
+        { field: key },
+      )
     }
   }
   return Object.fromEntries(Object.entries(passed).filter(([, value]) => value !== undefined))

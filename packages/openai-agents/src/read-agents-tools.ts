@@ -49,7 +49,8 @@ function nameOf(tool: unknown, index: number): string {
  */
 function checkFunctionTool<TContext>(tool: AnyFunctionTool<TContext>, index: number): void {
   const name = JSON.stringify(tool.name)
-  if (typeof tool.invoke !== 'function') refuse(index, `${name} has no invoke function, so Code Mode cannot run it; build it with tool() of @openai/agents`)
+  if (typeof tool.invoke !== 'function')
+    refuse(index, `${name} has no invoke function, so Code Mode cannot run it; build it with tool() of @openai/agents`)
   // Guardrails run in the Runner around a call, never inside invoke: a program's calls would skip them.
   if ((tool.inputGuardrails?.length ?? 0) > 0 || (tool.outputGuardrails?.length ?? 0) > 0) {
     refuse(index, `${name} has tool guardrails, which only the Runner applies, around calls it makes itself; ${BESIDE}`)
@@ -57,7 +58,10 @@ function checkFunctionTool<TContext>(tool: AnyFunctionTool<TContext>, index: num
   // A timeout of behaviour error_as_result resolves with a timeout message as if the tool had
   // succeeded, which a program cannot tell from a result; raise_exception rejects the call.
   if (tool.timeoutMs !== undefined && tool.timeoutBehavior !== 'raise_exception') {
-    refuse(index, `${name} has timeoutMs with timeoutBehavior 'error_as_result', so a timed-out call would look like a result to the program; set timeoutBehavior: 'raise_exception' (the call then fails in the program), or ${BESIDE}`)
+    refuse(
+      index,
+      `${name} has timeoutMs with timeoutBehavior 'error_as_result', so a timed-out call would look like a result to the program; set timeoutBehavior: 'raise_exception' (the call then fails in the program), or ${BESIDE}`,
+    )
   }
 }
 
@@ -72,7 +76,11 @@ async function mayNeedApproval<TContext>(tool: AnyFunctionTool<TContext>): Promi
   if (typeof needsApproval !== 'function') return needsApproval !== undefined && needsApproval !== false
   if (needsApproval.length > 0) return true
   // A policy that fails to answer is not taken as "never".
-  return (await Promise.resolve().then(() => needsApproval(new RunContext<TContext>(), {}, undefined)).catch(() => true)) !== false
+  return (
+    (await Promise.resolve()
+      .then(() => needsApproval(new RunContext<TContext>(), {}, undefined))
+      .catch(() => true)) !== false
+  )
 }
 
 /**
@@ -82,20 +90,25 @@ async function mayNeedApproval<TContext>(tool: AnyFunctionTool<TContext>): Promi
  */
 export async function readAgentsTools<TContext>(tools: readonly Tool<TContext>[]): Promise<ReadAgentsTools<TContext>> {
   if (!Array.isArray(tools)) {
-    throw new CodeModeError('CODE_MODE_INVALID_TOOL', 'Invalid tool: tools must be an array of Agents SDK tools.', { field: 'tools' })
+    throw new CodeModeError('CODE_MODE_INVALID_TOOL', 'Invalid tool: tools must be an array of Agents SDK tools.', {
+      field: 'tools',
+    })
   }
   const functionTools: AnyFunctionTool<TContext>[] = []
   tools.forEach((tool: Tool<TContext>, index) => {
     if (typeof tool !== 'object' || tool === null) refuse(index, `${nameOf(tool, index)} is not an Agents SDK tool`)
     if (tool.type !== 'function') {
-      refuse(index, `${JSON.stringify(nameOf(tool, index))} is ${describeKind(tool)}: Code Mode runs only function tools (tool() of @openai/agents); ${BESIDE}`)
+      refuse(
+        index,
+        `${JSON.stringify(nameOf(tool, index))} is ${describeKind(tool)}: Code Mode runs only function tools (tool() of @openai/agents); ${BESIDE}`,
+      )
     }
     checkFunctionTool(tool, index)
     functionTools.push(tool)
   })
-  const approvals = await Promise.all(functionTools.map(async (tool) => mayNeedApproval(tool)))
+  const approvals = await Promise.all(functionTools.map(async tool => mayNeedApproval(tool)))
   return {
     runnable: functionTools.filter((_tool, index) => approvals[index] === false),
-    needApproval: functionTools.filter((_tool, index) => approvals[index] === true).map((tool) => tool.name),
+    needApproval: functionTools.filter((_tool, index) => approvals[index] === true).map(tool => tool.name),
   }
 }

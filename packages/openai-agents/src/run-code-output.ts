@@ -43,6 +43,12 @@ export class PendingRunCodeOutputs {
 export function readRunCodeOutput(item: RunItem): RunCodeOutput | undefined {
   if (item.type !== 'tool_call_output_item') return undefined
   const data = item.customData?.[RUN_CODE_CUSTOM_DATA_KEY]
-  if (!isObjectRecord(data) || typeof data.text !== 'string' || !isObjectRecord(data.structured) || typeof data.isError !== 'boolean') return undefined
+  if (
+    !isObjectRecord(data) ||
+    typeof data.text !== 'string' ||
+    !isObjectRecord(data.structured) ||
+    typeof data.isError !== 'boolean'
+  )
+    return undefined
   return data as unknown as RunCodeOutput
 }

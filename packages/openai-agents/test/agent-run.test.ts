@@ -9,7 +9,12 @@ import { Agent, Runner, run, tool, type RunToolCallOutputItem } from '@openai/ag
 import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing'
 import { z } from 'zod'
 import type { RunCodeOutput } from '@code-runtime/code-mode'
-import { codeModeTool, readRunCodeOutput, RUN_CODE_CUSTOM_DATA_KEY, type RunCodeCall } from '@code-runtime/openai-agents'
+import {
+  codeModeTool,
+  readRunCodeOutput,
+  RUN_CODE_CUSTOM_DATA_KEY,
+  type RunCodeCall,
+} from '@code-runtime/openai-agents'
 import { startRuntime, toolOutputTexts } from './agents-runtime.js'
 
 describe('codeModeTool in an agent run', () => {
@@ -26,9 +31,12 @@ describe('codeModeTool in an agent run', () => {
     name: 'search_notes',
     description: 'Searches the notes.',
     parameters: z.object({ query: z.string().trim().toLowerCase(), limit: z.number().int().positive() }),
-    execute: async (args) => {
+    execute: async args => {
       received.push({ tool: 'search_notes', args })
-      return [{ id: 7, title: `notes on ${args.query}` }, { id: 9, title: 'more' }].slice(0, args.limit)
+      return [
+        { id: 7, title: `notes on ${args.query}` },
+        { id: 9, title: 'more' },
+      ].slice(0, args.limit)
     },
   })
   const countWords = tool({
@@ -49,7 +57,11 @@ return { title: notes[0].title, words }`
   it('runs the program, records its value on the run item and shows the text to the model', async () => {
     received.length = 0
     const results: [RunCodeOutput, RunCodeCall<unknown>][] = []
-    const runCode = await codeModeTool({ tools: [searchNotes, countWords], runtime: started.runtime, onResult: (output, call) => results.push([output, call]) })
+    const runCode = await codeModeTool({
+      tools: [searchNotes, countWords],
+      runtime: started.runtime,
+      onResult: (output, call) => results.push([output, call]),
+    })
     assert.equal(runCode.name, 'run_code')
     assert.equal(runCode.type, 'function')
     assert.equal(runCode.strict, true)
@@ -57,7 +69,13 @@ return { title: notes[0].title, words }`
     assert.match(runCode.description, /count_words\(args: \{ text: string \}\): Promise<\{ words: number \}>/)
 
     const model = new ScriptedModel([
-      [functionCall('run_code', { code: program, description: 'title and word count of the first note' }, { callId: 'call_1' })],
+      [
+        functionCall(
+          'run_code',
+          { code: program, description: 'title and word count of the first note' },
+          { callId: 'call_1' },
+        ),
+      ],
       [assistantMessage('The first note is "notes on code mode", 4 words.')],
     ])
     const agent = new Agent({ name: 'Notes', instructions: 'Use run_code.', model, tools: [runCode] })
@@ -71,7 +89,9 @@ return { title: notes[0].title, words }`
     assert.equal(result.finalOutput, 'The first note is "notes on code mode", 4 words.')
 
     // The run item holds the text the model read, and the structured outcome in customData.
-    const outputItem = result.newItems.find((item): item is RunToolCallOutputItem => item.type === 'tool_call_output_item')
+    const outputItem = result.newItems.find(
+      (item): item is RunToolCallOutputItem => item.type === 'tool_call_output_item',
+    )
     assert.ok(outputItem !== undefined)
     assert.equal(typeof outputItem.output, 'string')
     assert.match(String(outputItem.output), /found 1/)
@@ -79,17 +99,26 @@ return { title: notes[0].title, words }`
     const structured = readRunCodeOutput(outputItem)
     assert.deepEqual(structured?.structured.result, { title: 'notes on code mode', words: 4 })
     assert.deepEqual(structured?.structured.logs, ['found 1'])
-    assert.deepEqual(structured?.structured.calls.map((call) => [call.member, call.outcome]), [['search_notes', 'ok'], ['count_words', 'ok']])
+    assert.deepEqual(
+      structured?.structured.calls.map(call => [call.member, call.outcome]),
+      [
+        ['search_notes', 'ok'],
+        ['count_words', 'ok'],
+      ],
+    )
     assert.equal(structured?.isError, false)
     assert.equal(structured?.text, outputItem.output)
     assert.ok(RUN_CODE_CUSTOM_DATA_KEY in (outputItem.customData ?? {}))
-    assert.equal(result.newItems.map(readRunCodeOutput).filter((item) => item !== undefined).length, 1)
+    assert.equal(result.newItems.map(readRunCodeOutput).filter(item => item !== undefined).length, 1)
 
     // The second model request saw run_code's text as the tool output.
     assert.equal(model.calls.length, 2)
     assert.deepEqual(toolOutputTexts(model.calls[1]?.request.input ?? []), [outputItem.output])
     // The first request offered run_code alone, described by the SDK text.
-    assert.deepEqual(model.calls[0]?.request.tools.map((offered) => offered.name), ['run_code'])
+    assert.deepEqual(
+      model.calls[0]?.request.tools.map(offered => offered.name),
+      ['run_code'],
+    )
 
     // onResult saw the same outcome, with the call's id and the run's context.
     assert.equal(results.length, 1)
@@ -110,22 +139,45 @@ return { title: notes[0].title, words }`
     })
     const runCode = await codeModeTool({ tools: [whoAmI], runtime: started.runtime })
     const model = new ScriptedModel([
-      [functionCall('run_code', { code: 'return `hello ${await tools.who_am_i()}`', description: 'greet' }, { callId: 'call_2' })],
+      [
+        functionCall(
+          'run_code',
+          { code: 'return `hello ${await tools.who_am_i()}`', description: 'greet' },
+          { callId: 'call_2' },
+        ),
+      ],
       [assistantMessage('done')],
     ])
     const runner = new Runner({ tracingDisabled: true })
-    const result = await runner.run(new Agent({ name: 'Greeter', instructions: 'Greet.', model, tools: [runCode] }), 'hi', { context: { user: 'ada' } })
+    const result = await runner.run(
+      new Agent({ name: 'Greeter', instructions: 'Greet.', model, tools: [runCode] }),
+      'hi',
+      { context: { user: 'ada' } },
+    )
     assert.deepEqual(seen, [{ user: 'ada' }])
     assert.deepEqual(toolOutputTexts(model.calls[1]?.request.input ?? []), ['hello ada'])
     assert.equal(result.finalOutput, 'done')
   })
 
   it('calls another agent given as a tool (agent.asTool())', async () => {
-    const translator = new Agent({ name: 'Translator', instructions: 'Translate to German.', model: new ScriptedModel([[assistantMessage('hallo')]]) })
-    const runCode = await codeModeTool({ tools: [translator.asTool({ toolName: 'translate', toolDescription: 'Translates to German.' })], runtime: started.runtime })
+    const translator = new Agent({
+      name: 'Translator',
+      instructions: 'Translate to German.',
+      model: new ScriptedModel([[assistantMessage('hallo')]]),
+    })
+    const runCode = await codeModeTool({
+      tools: [translator.asTool({ toolName: 'translate', toolDescription: 'Translates to German.' })],
+      runtime: started.runtime,
+    })
     assert.match(runCode.description, /translate\(args: \{ input: string \}\): Promise<unknown>/)
     const model = new ScriptedModel([
-      [functionCall('run_code', { code: "return (await tools.translate({ input: 'hello' })) + '!'", description: 'translate' }, { callId: 'call_3' })],
+      [
+        functionCall(
+          'run_code',
+          { code: "return (await tools.translate({ input: 'hello' })) + '!'", description: 'translate' },
+          { callId: 'call_3' },
+        ),
+      ],
       [assistantMessage('done')],
     ])
     await run(new Agent({ name: 'Host', instructions: 'Use run_code.', model, tools: [runCode] }), 'translate hello')

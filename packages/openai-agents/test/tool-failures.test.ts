@@ -36,7 +36,7 @@ describe('a failed tool in a program', () => {
     throw new Error('disk is full')
   }
 
-  it('rejects with the SDK\'s own text when the tool keeps the default error function', async () => {
+  it("rejects with the SDK's own text when the tool keeps the default error function", async () => {
     const flaky = tool({ name: 'flaky', description: 'Fails.', parameters, execute: fail })
     const output = await runProgram(await codeModeTool({ tools: [flaky], runtime: started.runtime }), CATCH)
     assert.deepEqual(output.structured.result, { name: 'ToolCallError', toolName: 'flaky', message: SDK_FALLBACK })
@@ -49,7 +49,7 @@ describe('a failed tool in a program', () => {
     assert.deepEqual(output.structured.result, { name: 'ToolCallError', toolName: 'flaky', message: 'disk is full' })
   })
 
-  it('rejects with the text of the tool\'s own error function', async () => {
+  it("rejects with the text of the tool's own error function", async () => {
     const flaky = tool({
       name: 'flaky',
       description: 'Fails.',
@@ -58,7 +58,11 @@ describe('a failed tool in a program', () => {
       execute: fail,
     })
     const output = await runProgram(await codeModeTool({ tools: [flaky], runtime: started.runtime }), CATCH)
-    assert.deepEqual(output.structured.result, { name: 'ToolCallError', toolName: 'flaky', message: 'flaky failed: disk is full' })
+    assert.deepEqual(output.structured.result, {
+      name: 'ToolCallError',
+      toolName: 'flaky',
+      message: 'flaky failed: disk is full',
+    })
   })
 
   it('resolves a tool that returns the fallback text as its value: no message is matched', async () => {
@@ -69,7 +73,10 @@ describe('a failed tool in a program', () => {
 
   it('ends the run with the message and position when the program does not catch', async () => {
     const flaky = tool({ name: 'flaky', description: 'Fails.', parameters, errorFunction: null, execute: fail })
-    const output = await runProgram(await codeModeTool({ tools: [flaky], runtime: started.runtime }), "const a = 1\nawait tools.flaky({ path: 'a.txt' })")
+    const output = await runProgram(
+      await codeModeTool({ tools: [flaky], runtime: started.runtime }),
+      "const a = 1\nawait tools.flaky({ path: 'a.txt' })",
+    )
     assert.equal(output.isError, true)
     assert.match(output.text, /disk is full/)
     assert.match(output.text, /line 2/)
@@ -82,9 +89,10 @@ describe('a failed tool in a program', () => {
       parameters,
       timeoutMs: 20,
       timeoutBehavior: 'raise_exception',
-      execute: async (_args, _context, details) => new Promise<string>((_resolve, reject) => {
-        details?.signal?.addEventListener('abort', () => reject(new Error('stopped')), { once: true })
-      }),
+      execute: async (_args, _context, details) =>
+        new Promise<string>((_resolve, reject) => {
+          details?.signal?.addEventListener('abort', () => reject(new Error('stopped')), { once: true })
+        }),
     })
     const output = await runProgram(await codeModeTool({ tools: [slow], runtime: started.runtime }), CATCH)
     assert.equal((output.structured.result as { message: string }).message, "Tool 'flaky' timed out after 20ms.")
@@ -101,18 +109,23 @@ describe('arguments of a call', () => {
   })
 
   const ran: unknown[] = []
-  const forecast = (errorFunction?: null) => tool({
-    name: 'forecast',
-    description: 'Forecast for a city.',
-    parameters: z.object({ city: z.string().refine((city) => /^[A-Z]/.test(city), 'must start with a capital letter'), days: z.number() }),
-    ...errorFunction === null ? { errorFunction } : {},
-    execute: async (args) => {
-      ran.push(args)
-      return 'sunny'
-    },
-  })
+  const forecast = (errorFunction?: null) =>
+    tool({
+      name: 'forecast',
+      description: 'Forecast for a city.',
+      parameters: z.object({
+        city: z.string().refine(city => /^[A-Z]/.test(city), 'must start with a capital letter'),
+        days: z.number(),
+      }),
+      ...(errorFunction === null ? { errorFunction } : {}),
+      execute: async args => {
+        ran.push(args)
+        return 'sunny'
+      },
+    })
   // `JSON.parse` gives `any`, so the type check before the run lets the call through to the checks.
-  const call = (args: string) => `try { return await tools.forecast(JSON.parse(${JSON.stringify(args)})) } catch (error) { return error.message }`
+  const call = (args: string) =>
+    `try { return await tools.forecast(JSON.parse(${JSON.stringify(args)})) } catch (error) { return error.message }`
 
   it('are refused against the parameters JSON Schema before the tool runs', async () => {
     ran.length = 0
@@ -124,30 +137,42 @@ describe('arguments of a call', () => {
     assert.deepEqual(ran, [])
   })
 
-  it('are refused by the tool\'s own Zod parser for rules the JSON Schema lacks, and the tool does not run', async () => {
+  it("are refused by the tool's own Zod parser for rules the JSON Schema lacks, and the tool does not run", async () => {
     ran.length = 0
     // A refinement has no JSON Schema form: only the tool's Zod parser, inside invoke, knows it.
     const propagating = await codeModeTool({ tools: [forecast(null)], runtime: started.runtime })
     let output = await runProgram(propagating, call('{"city":"oslo","days":2}'))
     // The SDK withholds the parser's reasons unless sensitive tool data may be logged.
-    assert.equal(output.structured.result, "the tool's validator refused the arguments; check them against the tool's declaration")
+    assert.equal(
+      output.structured.result,
+      "the tool's validator refused the arguments; check them against the tool's declaration",
+    )
     setSensitiveDataLoggingEnabled(true)
     try {
       output = await runProgram(propagating, call('{"city":"oslo","days":2}'))
     } finally {
       setSensitiveDataLoggingEnabled(false)
     }
-    assert.equal(output.structured.result, "the tool's validator refused the arguments: args.city: must start with a capital letter")
-    output = await runProgram(await codeModeTool({ tools: [forecast()], runtime: started.runtime }), call('{"city":"oslo","days":2}'))
+    assert.equal(
+      output.structured.result,
+      "the tool's validator refused the arguments: args.city: must start with a capital letter",
+    )
+    output = await runProgram(
+      await codeModeTool({ tools: [forecast()], runtime: started.runtime }),
+      call('{"city":"oslo","days":2}'),
+    )
     assert.equal(output.structured.result, SDK_FALLBACK)
     assert.deepEqual(ran, [])
-    output = await runProgram(await codeModeTool({ tools: [forecast()], runtime: started.runtime }), call('{"city":"Oslo","days":2}'))
+    output = await runProgram(
+      await codeModeTool({ tools: [forecast()], runtime: started.runtime }),
+      call('{"city":"Oslo","days":2}'),
+    )
     assert.equal(output.structured.result, 'sunny')
     assert.deepEqual(ran, [{ city: 'Oslo', days: 2 }])
   })
 })
 
-describe('the run\'s abort signal', () => {
+describe("the run's abort signal", () => {
   let started: Awaited<ReturnType<typeof startRuntime>>
   before(async () => {
     started = await startRuntime()
@@ -164,25 +189,47 @@ describe('the run\'s abort signal', () => {
       description: 'Waits until its call is aborted.',
       parameters: z.object({}),
       errorFunction: null,
-      execute: async (_args, _context, details) => new Promise<string>((_resolve, reject) => {
-        const signal = details?.signal
-        signal?.addEventListener('abort', () => {
-          toolAborted.resolve(signal.reason)
-          reject(new Error('aborted'))
-        }, { once: true })
-        toolStarted.resolve()
-      }),
+      execute: async (_args, _context, details) =>
+        new Promise<string>((_resolve, reject) => {
+          const signal = details?.signal
+          signal?.addEventListener(
+            'abort',
+            () => {
+              toolAborted.resolve(signal.reason)
+              reject(new Error('aborted'))
+            },
+            { once: true },
+          )
+          toolStarted.resolve()
+        }),
     })
     const outcome = createDeferred<RunCodeOutput>()
-    const runCode = await codeModeTool({ tools: [wait], runtime: started.runtime, onResult: (output) => outcome.resolve(output) })
-    const model = new ScriptedModel([[functionCall('run_code', { code: 'await tools.wait_for_event()', description: 'waits' }, { callId: 'call_abort' })]])
+    const runCode = await codeModeTool({
+      tools: [wait],
+      runtime: started.runtime,
+      onResult: output => outcome.resolve(output),
+    })
+    const model = new ScriptedModel([
+      [
+        functionCall(
+          'run_code',
+          { code: 'await tools.wait_for_event()', description: 'waits' },
+          { callId: 'call_abort' },
+        ),
+      ],
+    ])
     const controller = new AbortController()
     void toolStarted.promise.then(() => controller.abort(new Error('the user stopped the run')))
-    await assert.rejects(run(new Agent({ name: 'Waiter', instructions: 'Wait.', model, tools: [runCode] }), 'wait', { signal: controller.signal }), /the user stopped the run/)
+    await assert.rejects(
+      run(new Agent({ name: 'Waiter', instructions: 'Wait.', model, tools: [runCode] }), 'wait', {
+        signal: controller.signal,
+      }),
+      /the user stopped the run/,
+    )
     const output = await outcome.promise
     assert.equal(output.structured.error?.kind, 'abort')
     assert.equal(output.isError, true)
-    assert.ok(await toolAborted.promise !== undefined)
+    assert.ok((await toolAborted.promise) !== undefined)
     assert.equal(output.structured.calls[0]?.member, 'wait_for_event')
   })
 })

@@ -21,7 +21,7 @@ async function refusal(attempt: Promise<unknown>): Promise<CodeModeError> {
   assert.fail('expected a refusal')
 }
 
-describe('codeModeTool reading the SDK\'s tools', () => {
+describe("codeModeTool reading the SDK's tools", () => {
   let started: Awaited<ReturnType<typeof startRuntime>>
   before(async () => {
     started = await startRuntime()
@@ -55,7 +55,12 @@ describe('codeModeTool reading the SDK\'s tools', () => {
           city: { type: 'string', description: 'City name, e.g. Berlin' },
           days: { type: 'number' },
           units: { type: 'string', enum: ['metric', 'imperial'] },
-          at: { type: 'object', properties: { lat: { type: 'number' }, lon: { type: 'number' } }, required: ['lat', 'lon'], additionalProperties: false },
+          at: {
+            type: 'object',
+            properties: { lat: { type: 'number' }, lon: { type: 'number' } },
+            required: ['lat', 'lon'],
+            additionalProperties: false,
+          },
           tags: { type: 'array', items: { type: 'string' } },
         },
         required: ['city', 'units', 'at', 'tags'],
@@ -75,7 +80,10 @@ describe('codeModeTool reading the SDK\'s tools', () => {
     const computer = { environment: 'browser', dimensions: [800, 600] } as unknown as Computer
     const cases: [Tool, RegExp][] = [
       [webSearchTool(), /"web_search" is a hosted tool/],
-      [hostedMcpTool({ serverLabel: 'docs', serverUrl: 'https://example.invalid/mcp' }), /"hosted_mcp" is a hosted tool/],
+      [
+        hostedMcpTool({ serverLabel: 'docs', serverUrl: 'https://example.invalid/mcp' }),
+        /"hosted_mcp" is a hosted tool/,
+      ],
       [computerTool({ computer }), /"computer_use_preview" is a computer tool/],
     ]
     for (const [refused, message] of cases) {
@@ -99,11 +107,20 @@ describe('codeModeTool reading the SDK\'s tools', () => {
     assert.match(error.message, /"guarded" has tool guardrails/)
     const timed = tool({ name: 'timed', description: 'Timed.', parameters: z.object({}), timeoutMs: 1000, execute })
     error = await refusal(codeModeTool({ tools: [timed], runtime: started.runtime }))
-    assert.match(error.message, /"timed" has timeoutMs with timeoutBehavior 'error_as_result'.*set timeoutBehavior: 'raise_exception'/)
+    assert.match(
+      error.message,
+      /"timed" has timeoutMs with timeoutBehavior 'error_as_result'.*set timeoutBehavior: 'raise_exception'/,
+    )
   })
 
   it('leaves out tools that may need approval, and keeps those that never do', async () => {
-    const always = tool({ name: 'delete_file', description: 'Deletes.', parameters: z.object({ path: z.string() }), needsApproval: true, execute })
+    const always = tool({
+      name: 'delete_file',
+      description: 'Deletes.',
+      parameters: z.object({ path: z.string() }),
+      needsApproval: true,
+      execute,
+    })
     const policy = tool({
       name: 'send_mail',
       description: 'Sends.',
@@ -111,8 +128,20 @@ describe('codeModeTool reading the SDK\'s tools', () => {
       needsApproval: async (_context, { to }) => !to.endsWith('@example.com'),
       execute,
     })
-    const answersYes = tool({ name: 'pay', description: 'Pays.', parameters: z.object({}), needsApproval: async () => true, execute })
-    const never = tool({ name: 'read_file', description: 'Reads.', parameters: z.object({ path: z.string() }), needsApproval: false, execute })
+    const answersYes = tool({
+      name: 'pay',
+      description: 'Pays.',
+      parameters: z.object({}),
+      needsApproval: async () => true,
+      execute,
+    })
+    const never = tool({
+      name: 'read_file',
+      description: 'Reads.',
+      parameters: z.object({ path: z.string() }),
+      needsApproval: false,
+      execute,
+    })
     const runCode = await codeModeTool({ tools: [always, policy, answersYes, never, plain], runtime: started.runtime })
     for (const left of ['delete_file', 'send_mail', 'pay']) assert.doesNotMatch(runCode.description, new RegExp(left))
     assert.match(runCode.description, /read_file\(args: \{ path: string \}\)/)
@@ -124,12 +153,19 @@ describe('codeModeTool reading the SDK\'s tools', () => {
   it('refuses duplicate names and unknown options, and takes another name', async () => {
     let error = await refusal(codeModeTool({ tools: [plain, plain], runtime: started.runtime }))
     assert.equal(error.code, 'CODE_MODE_DUPLICATE_TOOL_NAME')
-    error = await refusal(codeModeTool({ tools: [plain], runtime: started.runtime, maxParalel: 2 } as Parameters<typeof codeModeTool>[0]))
+    error = await refusal(
+      codeModeTool({ tools: [plain], runtime: started.runtime, maxParalel: 2 } as Parameters<typeof codeModeTool>[0]),
+    )
     assert.equal(error.code, 'CODE_MODE_INVALID_OPTIONS')
     assert.match(error.message, /maxParalel is not an option/)
     error = await refusal(codeModeTool({ tools: [plain], runtime: started.runtime, maxParallel: 0 }))
     assert.equal(error.code, 'CODE_MODE_INVALID_OPTIONS')
-    const renamed = await codeModeTool({ tools: [plain], runtime: started.runtime, name: 'execute_typescript', namespace: 'api' })
+    const renamed = await codeModeTool({
+      tools: [plain],
+      runtime: started.runtime,
+      name: 'execute_typescript',
+      namespace: 'api',
+    })
     assert.equal(renamed.name, 'execute_typescript')
     assert.match(renamed.description, /declare const api: \{/)
   })

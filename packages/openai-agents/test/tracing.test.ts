@@ -5,7 +5,15 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { createCustomSpan, setTraceProcessors, setTracingDisabled, tool, type Span, type SpanData, type TracingProcessor } from '@openai/agents'
+import {
+  createCustomSpan,
+  setTraceProcessors,
+  setTracingDisabled,
+  tool,
+  type Span,
+  type SpanData,
+  type TracingProcessor,
+} from '@openai/agents'
 import { z } from 'zod'
 import { codeModeTool } from '@code-runtime/openai-agents'
 import { runProgram, startRuntime } from './agents-runtime.js'
@@ -22,7 +30,7 @@ class RecordingProcessor implements TracingProcessor {
   async forceFlush(): Promise<void> {}
 }
 
-describe('a program\'s calls under tracing', () => {
+describe("a program's calls under tracing", () => {
   let started: Awaited<ReturnType<typeof startRuntime>>
   const processor = new RecordingProcessor()
   before(async () => {
@@ -37,22 +45,39 @@ describe('a program\'s calls under tracing', () => {
   })
 
   it('rejects a failed call and keeps nested spans under run_code', async () => {
-    const flaky = tool({ name: 'flaky', description: 'Fails.', parameters: z.object({}), execute: async () => {
-      throw new Error('disk is full')
-    } })
-    const traced = tool({ name: 'traced', description: 'Records a span.', parameters: z.object({}), execute: async () => {
-      const span = createCustomSpan({ data: { name: 'inside traced', data: {} } })
-      span.start()
-      span.end()
-      return 'ok'
-    } })
+    const flaky = tool({
+      name: 'flaky',
+      description: 'Fails.',
+      parameters: z.object({}),
+      execute: async () => {
+        throw new Error('disk is full')
+      },
+    })
+    const traced = tool({
+      name: 'traced',
+      description: 'Records a span.',
+      parameters: z.object({}),
+      execute: async () => {
+        const span = createCustomSpan({ data: { name: 'inside traced', data: {} } })
+        span.start()
+        span.end()
+        return 'ok'
+      },
+    })
     const runCode = await codeModeTool({ tools: [flaky, traced], runtime: started.runtime })
-    const output = await runProgram(runCode, 'await tools.traced()\ntry { await tools.flaky() } catch (error) { return error.name }')
+    const output = await runProgram(
+      runCode,
+      'await tools.traced()\ntry { await tools.flaky() } catch (error) { return error.name }',
+    )
     assert.equal(output.structured.result, 'ToolCallError')
-    const runCodeSpan = processor.ended.find((span) => span.spanData.type === 'function' && span.spanData.name === 'run_code')
+    const runCodeSpan = processor.ended.find(
+      span => span.spanData.type === 'function' && span.spanData.name === 'run_code',
+    )
     assert.ok(runCodeSpan !== undefined)
     assert.equal(runCodeSpan.error, null)
-    const nested = processor.ended.find((span) => span.spanData.type === 'custom' && span.spanData.name === 'inside traced')
+    const nested = processor.ended.find(
+      span => span.spanData.type === 'custom' && span.spanData.name === 'inside traced',
+    )
     assert.equal(nested?.parentId, runCodeSpan.spanId)
     assert.equal(nested?.traceId, runCodeSpan.traceId)
   })

@@ -5,7 +5,13 @@
  *
  *   node packages/process/dist/examples/run-example.js
  */
-import { CodeRuntimeError, startCodeRuntime, type CodeBindingNamespace, type CodeRuntime, type StartedCodeRuntime } from '@code-runtime/core'
+import {
+  CodeRuntimeError,
+  startCodeRuntime,
+  type CodeBindingNamespace,
+  type CodeRuntime,
+  type StartedCodeRuntime,
+} from '@code-runtime/core'
 import { ContainerCodeRuntime, ProcessCodeRuntime } from '@code-runtime/process'
 
 const ORDERS = [
@@ -18,10 +24,10 @@ const refunded: string[] = []
 const orders: CodeBindingNamespace = {
   global: 'orders',
   functions: {
-    list: async (args) => ORDERS.filter((order) => order.status === (args as { status?: unknown }).status),
-    refund: async (args) => {
+    list: async args => ORDERS.filter(order => order.status === (args as { status?: unknown }).status),
+    refund: async args => {
       const id = (args as { id?: unknown }).id
-      if (!ORDERS.some((order) => order.id === id)) throw new Error(`no order ${String(id)}`)
+      if (!ORDERS.some(order => order.id === id)) throw new Error(`no order ${String(id)}`)
       refunded.push(String(id))
       return { id: String(id), refunded: true }
     },

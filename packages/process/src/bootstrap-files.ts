@@ -87,12 +87,22 @@ function moduleFolderOf(root: string, file: string): string {
  * Resolves `specifier` from the package at `importerRoot` and describes the package it lands in.
  * `folders` names the folders the child loads from it; by default, the one of the resolved module.
  */
-function locateDependency(importerRoot: string, name: string, specifier: string, folders?: readonly URL[]): BootstrapPackage {
+function locateDependency(
+  importerRoot: string,
+  name: string,
+  specifier: string,
+  folders?: readonly URL[],
+): BootstrapPackage {
   const resolved = realpathSync(createRequire(join(importerRoot, 'package.json')).resolve(specifier))
   const root = realpathSync(findPackageRoot(resolved))
-  const moduleFolders = folders === undefined
-    ? [moduleFolderOf(root, resolved)]
-    : folders.map((folder) => relative(root, realpathSync(fileURLToPath(folder))).split(sep).join('/'))
+  const moduleFolders =
+    folders === undefined
+      ? [moduleFolderOf(root, resolved)]
+      : folders.map(folder =>
+          relative(root, realpathSync(fileURLToPath(folder)))
+            .split(sep)
+            .join('/'),
+        )
   return { name, root, lookupPath: findLookupPath(importerRoot, name), moduleFolders }
 }
 
@@ -104,16 +114,32 @@ export function locateBootstrapFiles(entry: URL = CHILD_ENTRY_URL): BootstrapFil
   const entryPath = realpathSync(fileURLToPath(entry))
   const ownPath = realpathSync(fileURLToPath(import.meta.url))
   const ownRoot = realpathSync(findPackageRoot(ownPath))
-  if (realpathSync(findPackageRoot(entryPath)) !== ownRoot) throw new Error('The child entry module must belong to @code-runtime/process.')
+  if (realpathSync(findPackageRoot(entryPath)) !== ownRoot)
+    throw new Error('The child entry module must belong to @code-runtime/process.')
   const entryModule = relative(ownRoot, entryPath).split(sep).join('/')
   const nodePath = realpathSync(process.execPath)
   if (entry.href === CHILD_ENTRY_URL.href) {
     // The bundle loads no file but itself: its folder (the guest's own modules) is all it needs.
     const bundleFolder = entryModule.split('/').slice(0, -1).join('/')
-    return { nodePath, entryPackage: { name: '@code-runtime/process', root: ownRoot, lookupPath: undefined, moduleFolders: [bundleFolder] }, entryModule, dependencies: [] }
+    return {
+      nodePath,
+      entryPackage: {
+        name: '@code-runtime/process',
+        root: ownRoot,
+        lookupPath: undefined,
+        moduleFolders: [bundleFolder],
+      },
+      entryModule,
+      dependencies: [],
+    }
   }
   const folders = new Set([moduleFolderOf(ownRoot, ownPath), moduleFolderOf(ownRoot, entryPath)])
-  const entryPackage: BootstrapPackage = { name: '@code-runtime/process', root: ownRoot, lookupPath: undefined, moduleFolders: [...folders] }
+  const entryPackage: BootstrapPackage = {
+    name: '@code-runtime/process',
+    root: ownRoot,
+    lookupPath: undefined,
+    moduleFolders: [...folders],
+  }
   // Only the engine's guest half: the child never loads the host half (run engine, transform).
   const engine = locateDependency(ownRoot, '@code-runtime/engine', '@code-runtime/engine/guest', GUEST_MODULE_URLS)
   const core = locateDependency(engine.root, '@code-runtime/core', '@code-runtime/core/json')

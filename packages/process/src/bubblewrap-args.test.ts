@@ -27,7 +27,8 @@ describe('buildBubblewrapArgs', () => {
   const beforeCommand = args.slice(0, args.indexOf('--'))
 
   it('unshares every namespace, the network included, and forbids nested user namespaces', () => {
-    for (const flag of ['--unshare-all', '--unshare-user', '--disable-userns']) assert.ok(beforeCommand.includes(flag), flag)
+    for (const flag of ['--unshare-all', '--unshare-user', '--disable-userns'])
+      assert.ok(beforeCommand.includes(flag), flag)
     assert.equal(beforeCommand.includes('--share-net'), false)
   })
 
@@ -46,8 +47,12 @@ describe('buildBubblewrapArgs', () => {
   })
 
   it('mounts each host path read-only and nothing writable from the host', () => {
-    assert.deepEqual(valuesOf(beforeCommand, '--ro-bind', 2), OPTIONS.mounts.map((mount) => [mount.source, mount.destination]))
-    for (const writable of ['--bind', '--bind-try', '--dev-bind', '--dev-bind-try', '--bind-fd']) assert.equal(beforeCommand.includes(writable), false, writable)
+    assert.deepEqual(
+      valuesOf(beforeCommand, '--ro-bind', 2),
+      OPTIONS.mounts.map(mount => [mount.source, mount.destination]),
+    )
+    for (const writable of ['--bind', '--bind-try', '--dev-bind', '--dev-bind-try', '--bind-fd'])
+      assert.equal(beforeCommand.includes(writable), false, writable)
   })
 
   it('gives a private /proc, a read-only /dev and a /tmp of the configured size', () => {
@@ -61,35 +66,62 @@ describe('buildBubblewrapArgs', () => {
   it('makes the root read-only after every mount', () => {
     const remountRoot = beforeCommand.lastIndexOf('/') - 1
     assert.equal(beforeCommand[remountRoot], '--remount-ro')
-    for (const flag of ['--ro-bind', '--tmpfs', '--proc', '--dev']) assert.ok(beforeCommand.lastIndexOf(flag) < remountRoot, flag)
+    for (const flag of ['--ro-bind', '--tmpfs', '--proc', '--dev'])
+      assert.ok(beforeCommand.lastIndexOf(flag) < remountRoot, flag)
   })
 
   it('runs the command after the separator, unchanged', () => {
     assert.deepEqual(args.slice(args.indexOf('--') + 1), OPTIONS.command)
   })
 
-  it('mounts a folder writable only when asked (the startup snapshot\'s build), the others still read-only', () => {
-    const building = buildBubblewrapArgs({ ...OPTIONS, writableMounts: [{ source: '/tmp/snapshots', destination: '/code-runtime/snapshot-build' }] })
+  it("mounts a folder writable only when asked (the startup snapshot's build), the others still read-only", () => {
+    const building = buildBubblewrapArgs({
+      ...OPTIONS,
+      writableMounts: [{ source: '/tmp/snapshots', destination: '/code-runtime/snapshot-build' }],
+    })
     const options = building.slice(0, building.indexOf('--'))
     assert.deepEqual(valuesOf(options, '--bind', 2), [['/tmp/snapshots', '/code-runtime/snapshot-build']])
-    assert.deepEqual(valuesOf(options, '--ro-bind', 2), OPTIONS.mounts.map((mount) => [mount.source, mount.destination]))
+    assert.deepEqual(
+      valuesOf(options, '--ro-bind', 2),
+      OPTIONS.mounts.map(mount => [mount.source, mount.destination]),
+    )
   })
 })
 
 describe('planSandboxBootstrap', () => {
   const files: BootstrapFiles = {
     nodePath: '/opt/node-v20/bin/node',
-    entryPackage: { name: '@code-runtime/process', root: '/home/ada/project/packages/process', lookupPath: undefined, moduleFolders: ['dist/src'] },
+    entryPackage: {
+      name: '@code-runtime/process',
+      root: '/home/ada/project/packages/process',
+      lookupPath: undefined,
+      moduleFolders: ['dist/src'],
+    },
     entryModule: 'dist/src/guest/child-entry.js',
     dependencies: [
-      { name: '@code-runtime/engine', root: '/home/ada/project/packages/engine', lookupPath: '/home/ada/project/node_modules/@code-runtime/engine', moduleFolders: ['dist/src/guest', 'dist/src/protocol'] },
-      { name: '@code-runtime/core', root: '/home/ada/project/packages/core', lookupPath: '/home/ada/project/node_modules/@code-runtime/core', moduleFolders: ['dist/src'] },
+      {
+        name: '@code-runtime/engine',
+        root: '/home/ada/project/packages/engine',
+        lookupPath: '/home/ada/project/node_modules/@code-runtime/engine',
+        moduleFolders: ['dist/src/guest', 'dist/src/protocol'],
+      },
+      {
+        name: '@code-runtime/core',
+        root: '/home/ada/project/packages/core',
+        lookupPath: '/home/ada/project/node_modules/@code-runtime/core',
+        moduleFolders: ['dist/src'],
+      },
     ],
   }
-  const plan = planSandboxBootstrap(files, '/tmp/code-runtime-Xy12Ab/node_modules', ['/usr/bin/prlimit'], [
-    { path: '/lib/x86_64-linux-gnu/libc.so.6', realPath: '/usr/lib/x86_64-linux-gnu/libc.so.6' },
-    { path: '/lib/x86_64-linux-gnu/libc.so.6', realPath: '/usr/lib/x86_64-linux-gnu/libc.so.6' },
-  ])
+  const plan = planSandboxBootstrap(
+    files,
+    '/tmp/code-runtime-Xy12Ab/node_modules',
+    ['/usr/bin/prlimit'],
+    [
+      { path: '/lib/x86_64-linux-gnu/libc.so.6', realPath: '/usr/lib/x86_64-linux-gnu/libc.so.6' },
+      { path: '/lib/x86_64-linux-gnu/libc.so.6', realPath: '/usr/lib/x86_64-linux-gnu/libc.so.6' },
+    ],
+  )
 
   it('puts Node and the helpers under the sandbox root', () => {
     assert.equal(plan.nodePath, `${SANDBOX_ROOT}/bin/node`)
@@ -98,13 +130,17 @@ describe('planSandboxBootstrap', () => {
   })
 
   it('mounts each library once, at the path the loader looks for it', () => {
-    const libraries = plan.mounts.filter((mount) => mount.destination.includes('libc'))
-    assert.deepEqual(libraries, [{ source: '/usr/lib/x86_64-linux-gnu/libc.so.6', destination: '/lib/x86_64-linux-gnu/libc.so.6' }])
+    const libraries = plan.mounts.filter(mount => mount.destination.includes('libc'))
+    assert.deepEqual(libraries, [
+      { source: '/usr/lib/x86_64-linux-gnu/libc.so.6', destination: '/lib/x86_64-linux-gnu/libc.so.6' },
+    ])
   })
 
   it('mounts the staged copy of the packages, not their folders in the project', () => {
-    const packageMounts = plan.mounts.filter((mount) => mount.destination.startsWith(`${SANDBOX_ROOT}/node_modules`))
-    assert.deepEqual(packageMounts, [{ source: '/tmp/code-runtime-Xy12Ab/node_modules', destination: '/code-runtime/node_modules' }])
+    const packageMounts = plan.mounts.filter(mount => mount.destination.startsWith(`${SANDBOX_ROOT}/node_modules`))
+    assert.deepEqual(packageMounts, [
+      { source: '/tmp/code-runtime-Xy12Ab/node_modules', destination: '/code-runtime/node_modules' },
+    ])
     for (const mount of plan.mounts) assert.equal(mount.source.includes('/home/ada'), false, mount.source)
   })
 
@@ -121,6 +157,9 @@ describe('buildBubblewrapCommand', () => {
     const command = buildBubblewrapCommand('/usr/bin/bwrap', args)
     assert.deepEqual(command.args, ['--args', String(ARGUMENTS_FD), '--', ...OPTIONS.command])
     assert.deepEqual(command.pipedArguments, args.slice(0, args.indexOf('--')))
-    assert.equal(command.args.some((arg) => OPTIONS.mounts.some((mount) => arg === mount.source)), false)
+    assert.equal(
+      command.args.some(arg => OPTIONS.mounts.some(mount => arg === mount.source)),
+      false,
+    )
   })
 })

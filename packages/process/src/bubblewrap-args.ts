@@ -43,25 +43,36 @@ export function buildBubblewrapArgs(options: BubblewrapOptions): string[] {
     '--unshare-all',
     '--unshare-user',
     '--disable-userns',
-    '--uid', SANDBOX_ID,
-    '--gid', SANDBOX_ID,
-    '--hostname', 'sandbox',
+    '--uid',
+    SANDBOX_ID,
+    '--gid',
+    SANDBOX_ID,
+    '--hostname',
+    'sandbox',
     '--die-with-parent',
     '--new-session',
-    '--cap-drop', 'ALL',
+    '--cap-drop',
+    'ALL',
     '--clearenv',
   ]
   for (const mount of options.mounts) args.push('--ro-bind', mount.source, mount.destination)
   for (const mount of options.writableMounts ?? []) args.push('--bind', mount.source, mount.destination)
   args.push(
-    '--proc', '/proc',
-    '--dev', '/dev',
-    '--remount-ro', '/dev',
-    '--size', String(options.tmpfsSizeMb * 1024 * 1024),
-    '--tmpfs', '/tmp',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--remount-ro',
+    '/dev',
+    '--size',
+    String(options.tmpfsSizeMb * 1024 * 1024),
+    '--tmpfs',
+    '/tmp',
     // Last: the root itself (and every folder bubblewrap created for the mounts) becomes read-only.
-    '--remount-ro', '/',
-    '--chdir', '/tmp',
+    '--remount-ro',
+    '/',
+    '--chdir',
+    '/tmp',
     '--',
     ...options.command,
   )
@@ -91,7 +102,11 @@ export function buildBubblewrapCommand(bwrapPath: string, args: readonly string[
   // bubblewrap takes the command from its real command line only, never from `--args`.
   const separator = args.indexOf('--')
   if (separator < 0) throw new Error('bubblewrap arguments without a command')
-  return { file: bwrapPath, args: ['--args', String(ARGUMENTS_FD), ...args.slice(separator)], pipedArguments: args.slice(0, separator) }
+  return {
+    file: bwrapPath,
+    args: ['--args', String(ARGUMENTS_FD), ...args.slice(separator)],
+    pipedArguments: args.slice(0, separator),
+  }
 }
 
 /**
@@ -103,7 +118,12 @@ export function buildBubblewrapCommand(bwrapPath: string, args: readonly string[
  * @param binaries host paths of helper programs run inside (e.g. `prlimit`).
  * @param sharedLibraries host paths of the libraries Node and the helpers link, loader included.
  */
-export function planSandboxBootstrap(files: BootstrapFiles, stagedModules: string, binaries: readonly string[], sharedLibraries: readonly { path: string; realPath: string }[]): SandboxBootstrap {
+export function planSandboxBootstrap(
+  files: BootstrapFiles,
+  stagedModules: string,
+  binaries: readonly string[],
+  sharedLibraries: readonly { path: string; realPath: string }[],
+): SandboxBootstrap {
   const mounts: SandboxMount[] = []
   const nodePath = `${SANDBOX_ROOT}/bin/node`
   mounts.push({ source: files.nodePath, destination: nodePath })

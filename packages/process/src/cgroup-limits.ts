@@ -51,7 +51,7 @@ function readOwnGroups(): Map<Controller, string> {
   return own
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
 /** The parent group of one runtime's sandboxes in each usable controller. */
 export class SandboxGroupParent {
@@ -110,7 +110,7 @@ export class SandboxGroupParent {
       for (const { folder } of created) removeFolder(folder)
       throw error
     }
-    const memoryFolder = created.find((group) => group.controller === 'memory')?.folder
+    const memoryFolder = created.find(group => group.controller === 'memory')?.folder
     return {
       procsFiles: created.map(({ folder }) => join(folder, 'cgroup.procs')),
       hadOutOfMemoryKill: () => memoryFolder !== undefined && readOomKills(memoryFolder) > 0,

@@ -1,9 +1,21 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { buildCgroupJoinCommand, buildNodeArgs, buildPrlimitArgs, cpuSecondsFor, detectPermissionFlag } from './child-command.js'
+import {
+  buildCgroupJoinCommand,
+  buildNodeArgs,
+  buildPrlimitArgs,
+  cpuSecondsFor,
+  detectPermissionFlag,
+} from './child-command.js'
 
 describe('buildNodeArgs', () => {
-  const base = { entryPath: '/pkg/dist/src/guest/child-entry.js', maxOldGenerationSizeMb: 64, maxMessageBytes: 1_048_576, permissionFlag: '--experimental-permission', inheritedDescriptors: [] }
+  const base = {
+    entryPath: '/pkg/dist/src/guest/child-entry.js',
+    maxOldGenerationSizeMb: 64,
+    maxMessageBytes: 1_048_576,
+    permissionFlag: '--experimental-permission',
+    inheritedDescriptors: [],
+  }
 
   it('grants reading only the listed paths, caps the heap and passes the frame cap and the descriptors to close last', () => {
     const args = buildNodeArgs({ ...base, readablePaths: ['/pkg/dist/src', '/pkg/package.json'] })
@@ -27,12 +39,18 @@ describe('buildNodeArgs', () => {
 
   it('grants nothing else: no writes, child processes, workers, addons, WASI, inspector or network', () => {
     const args = buildNodeArgs({ ...base, readablePaths: ['/pkg'] })
-    assert.equal(args.some((arg) => /allow-(fs-write|child-process|worker|addons|wasi|net|inspector|openssl-store)/.test(arg)), false)
+    assert.equal(
+      args.some(arg => /allow-(fs-write|child-process|worker|addons|wasi|net|inspector|openssl-store)/.test(arg)),
+      false,
+    )
   })
 
   it('leaves the permission model off only when no readable paths are given', () => {
     const args = buildNodeArgs({ ...base, readablePaths: undefined })
-    assert.equal(args.some((arg) => arg.includes('permission') || arg.startsWith('--allow')), false)
+    assert.equal(
+      args.some(arg => arg.includes('permission') || arg.startsWith('--allow')),
+      false,
+    )
     assert.ok(args.includes('--max-old-space-size=64'))
   })
 })
@@ -54,14 +72,19 @@ describe('detectPermissionFlag', () => {
 describe('buildPrlimitArgs', () => {
   it('sets address space and CPU, then runs the command', () => {
     assert.deepEqual(buildPrlimitArgs({ addressSpaceMb: 2048, cpuSeconds: 3 }, ['/bin/node', 'entry.js']), [
-      '--as=2147483648', '--cpu=3', '--', '/bin/node', 'entry.js',
+      '--as=2147483648',
+      '--cpu=3',
+      '--',
+      '/bin/node',
+      'entry.js',
     ])
   })
 
   it('adds file size and process limits when given', () => {
-    assert.deepEqual(buildPrlimitArgs({ addressSpaceMb: 1024, cpuSeconds: 62, fileSizeMb: 64, processes: 32 }, ['node']), [
-      '--as=1073741824', '--cpu=62', '--fsize=67108864', '--nproc=32', '--', 'node',
-    ])
+    assert.deepEqual(
+      buildPrlimitArgs({ addressSpaceMb: 1024, cpuSeconds: 62, fileSizeMb: 64, processes: 32 }, ['node']),
+      ['--as=1073741824', '--cpu=62', '--fsize=67108864', '--nproc=32', '--', 'node'],
+    )
   })
 })
 
@@ -75,9 +98,21 @@ describe('cpuSecondsFor', () => {
 
 describe('buildCgroupJoinCommand', () => {
   it('joins every group in a shell that then becomes the command', () => {
-    const command = buildCgroupJoinCommand(['/cg/pids/s1/cgroup.procs', '/cg/memory/s1/cgroup.procs'], { file: '/usr/bin/bwrap', args: ['--unshare-all', '--', 'node'] })
+    const command = buildCgroupJoinCommand(['/cg/pids/s1/cgroup.procs', '/cg/memory/s1/cgroup.procs'], {
+      file: '/usr/bin/bwrap',
+      args: ['--unshare-all', '--', 'node'],
+    })
     assert.equal(command.file, '/bin/sh')
-    assert.deepEqual(command.args.slice(2), ['sh', '/cg/pids/s1/cgroup.procs', '/cg/memory/s1/cgroup.procs', '--', '/usr/bin/bwrap', '--unshare-all', '--', 'node'])
+    assert.deepEqual(command.args.slice(2), [
+      'sh',
+      '/cg/pids/s1/cgroup.procs',
+      '/cg/memory/s1/cgroup.procs',
+      '--',
+      '/usr/bin/bwrap',
+      '--unshare-all',
+      '--',
+      'node',
+    ])
     assert.match(command.args[1] ?? '', /exec "\$@"$/)
   })
 })

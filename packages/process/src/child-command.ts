@@ -63,9 +63,10 @@ export function childV8Flags(maxOldGenerationSizeMb: number): string[] {
  * the inherited descriptors it must close. Nothing is inherited from the host's own flags.
  */
 export function buildNodeArgs(options: NodeArgsOptions): string[] {
-  const permission = options.readablePaths === undefined
-    ? []
-    : [options.permissionFlag, ...options.readablePaths.map((path) => `--allow-fs-read=${path}`)]
+  const permission =
+    options.readablePaths === undefined
+      ? []
+      : [options.permissionFlag, ...options.readablePaths.map(path => `--allow-fs-read=${path}`)]
   const snapshot = options.snapshotBlob === undefined ? [] : ['--snapshot-blob', options.snapshotBlob]
   return [
     ...snapshot,
@@ -106,9 +107,18 @@ export interface SpawnLimits {
  * is rounded down to whole MiB (Node's flag takes no fractions), and its child has no CPU
  * rlimit over its whole life.
  */
-export function spawnLimitsFor(config: { readonly maxOldGenerationSizeMb: number; readonly computeMs: number }, spawn: SpawnOptions): SpawnLimits {
-  const heapMb = spawn.maxOldGenerationSizeMb === undefined ? config.maxOldGenerationSizeMb : Math.max(8, Math.floor(spawn.maxOldGenerationSizeMb))
-  return { maxOldGenerationSizeMb: heapMb, cpuSeconds: spawn.persistent === true ? 'unlimited' : cpuSecondsFor(config.computeMs) }
+export function spawnLimitsFor(
+  config: { readonly maxOldGenerationSizeMb: number; readonly computeMs: number },
+  spawn: SpawnOptions,
+): SpawnLimits {
+  const heapMb =
+    spawn.maxOldGenerationSizeMb === undefined
+      ? config.maxOldGenerationSizeMb
+      : Math.max(8, Math.floor(spawn.maxOldGenerationSizeMb))
+  return {
+    maxOldGenerationSizeMb: heapMb,
+    cpuSeconds: spawn.persistent === true ? 'unlimited' : cpuSecondsFor(config.computeMs),
+  }
 }
 
 /** The CPU backstop for a compute budget: the budget rounded up, plus a margin for start-up and GC threads. */
@@ -130,5 +140,9 @@ const JOIN_CGROUPS_SCRIPT = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125
 
 /** A `/bin/sh` command that writes its pid into each `cgroup.procs` file, then execs `command`. */
 export function buildCgroupJoinCommand(procsFiles: readonly string[], command: ChildCommand): ChildCommand {
-  return { ...command, file: '/bin/sh', args: ['-c', JOIN_CGROUPS_SCRIPT, 'sh', ...procsFiles, '--', command.file, ...command.args] }
+  return {
+    ...command,
+    file: '/bin/sh',
+    args: ['-c', JOIN_CGROUPS_SCRIPT, 'sh', ...procsFiles, '--', command.file, ...command.args],
+  }
 }

@@ -76,7 +76,7 @@ const MONITOR_EXIT_MS = 2_000
 /** What V8 prints when it runs out of heap or address space (the host never shows this text). */
 const OUT_OF_MEMORY_MARKERS = ['JavaScript heap out of memory', 'Fatal process out of memory', 'Reached heap limit']
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
 class ChildSubstrate implements Substrate {
   readonly exited: Promise<void>
@@ -97,10 +97,16 @@ class ChildSubstrate implements Substrate {
   private terminated = false
   private killed = false
 
-  constructor(child: ChildProcess, pid: number, launch: ChildLaunch, maxMessageBytes: number, events: {
-    onReady: () => void
-    onEarlyExit: (reason: SubstrateExit) => void
-  }) {
+  constructor(
+    child: ChildProcess,
+    pid: number,
+    launch: ChildLaunch,
+    maxMessageBytes: number,
+    events: {
+      onReady: () => void
+      onEarlyExit: (reason: SubstrateExit) => void
+    },
+  ) {
     this.child = child
     this.pid = pid
     this.launch = launch
@@ -123,15 +129,16 @@ class ChildSubstrate implements Substrate {
       this.stderrTail = (this.stderrTail + chunk.toString('latin1')).slice(-STDERR_TAIL_BYTES)
     })
     this.stderr.on('error', () => {})
-    const processExit = new Promise<SubstrateExit>((resolve) => {
+    const processExit = new Promise<SubstrateExit>(resolve => {
       child.once('exit', (code, signal) => resolve(this.classifyExit(code, signal)))
     })
-    this.exited = processExit.then(async (reason) => {
+    this.exited = processExit.then(async reason => {
       clearTimeout(this.monitorTimer)
       // Whatever ended the child, nothing it started may outlive it (its group may outlive it).
       if (!this.killed) this.killGroup()
       await this.waitForStderr()
-      const finalReason = this.violation === undefined ? this.refineExit(reason) : { kind: 'crashed' as const, detail: this.violation }
+      const finalReason =
+        this.violation === undefined ? this.refineExit(reason) : { kind: 'crashed' as const, detail: this.violation }
       if (!this.ready) events.onEarlyExit(finalReason)
       else if (!this.terminated) this.report(finalReason)
       await waitUntilGone([...this.doomed])
@@ -228,7 +235,7 @@ class ChildSubstrate implements Substrate {
 
   private killTree(): void {
     // Descendants first, including any that left the group (setsid) but are still in the tree.
-    const descendants = listProcessTree(this.pid).filter((pid) => pid !== this.pid)
+    const descendants = listProcessTree(this.pid).filter(pid => pid !== this.pid)
     for (const pid of descendants) {
       this.doomed.add(pid)
       try {
@@ -260,14 +267,14 @@ class ChildSubstrate implements Substrate {
 
   /** Once stderr is drained: V8's out-of-memory report, or a cgroup's OOM kill, wins. */
   private refineExit(reason: SubstrateExit): SubstrateExit {
-    if (OUT_OF_MEMORY_MARKERS.some((marker) => this.stderrTail.includes(marker))) return { kind: 'out-of-memory' }
+    if (OUT_OF_MEMORY_MARKERS.some(marker => this.stderrTail.includes(marker))) return { kind: 'out-of-memory' }
     if (this.launch.wasOutOfMemory()) return { kind: 'out-of-memory' }
     return reason
   }
 
   private async waitForStderr(): Promise<void> {
     if (this.stderr.readableEnded || this.stderr.destroyed) return
-    await Promise.race([new Promise<void>((resolve) => this.stderr.once('close', () => resolve())), sleep(200)])
+    await Promise.race([new Promise<void>(resolve => this.stderr.once('close', () => resolve())), sleep(200)])
   }
 }
 
@@ -286,7 +293,7 @@ function writePipedArguments(child: ChildProcess, args: readonly string[]): void
   if (pipe === null || pipe === undefined) return
   // A child that dies before reading shows up as its exit; the pipe must not keep the host alive.
   pipe.on('error', () => {})
-  pipe.end(args.map((arg) => `${arg}\0`).join(''))
+  pipe.end(args.map(arg => `${arg}\0`).join(''))
   pipe.unref()
 }
 
@@ -301,7 +308,7 @@ export class ChildSubstrateFactory implements SubstrateFactory {
   spawn(options: SpawnOptions = {}): Promise<Substrate> {
     // Forking blocks the host's event loop for a few milliseconds; a refill asked for as a run
     // settles must not hold back that run's result, so the fork waits for the next turn.
-    return new Promise((resolve) => setImmediate(resolve)).then(() => this.spawnNow(options))
+    return new Promise(resolve => setImmediate(resolve)).then(() => this.spawnNow(options))
   }
 
   private spawnNow(options: SpawnOptions): Promise<Substrate> {
@@ -314,7 +321,8 @@ export class ChildSubstrateFactory implements SubstrateFactory {
       try {
         // Listed in the same turn as the spawn: nothing of ours opens a descriptor in between.
         launch = this.options.launch(listInheritableDescriptors(stdio.length), options)
-        if ((launch.command.pipedArguments !== undefined) !== pipesArguments) throw new Error('The sandbox command does not match how its arguments are passed.')
+        if ((launch.command.pipedArguments !== undefined) !== pipesArguments)
+          throw new Error('The sandbox command does not match how its arguments are passed.')
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)))
         return
@@ -336,7 +344,10 @@ export class ChildSubstrateFactory implements SubstrateFactory {
         return
       }
       child.on('error', () => {})
-      const startTimer = setTimeout(() => substrate.terminate(), this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS)
+      const startTimer = setTimeout(
+        () => substrate.terminate(),
+        this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS,
+      )
       startTimer.unref()
       const substrate: ChildSubstrate = new ChildSubstrate(child, pid, launch, this.options.maxMessageBytes, {
         onReady: () => {
@@ -344,7 +355,7 @@ export class ChildSubstrateFactory implements SubstrateFactory {
           substrate.idle()
           resolve(substrate)
         },
-        onEarlyExit: (reason) => {
+        onEarlyExit: reason => {
           clearTimeout(startTimer)
           if (launch.startFailed?.() === true) {
             resolve(this.spawnNow(options))

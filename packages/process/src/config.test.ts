@@ -1,7 +1,14 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { CodeRuntimeError } from '@code-runtime/core'
-import { DEFAULT_CONTAINER_CONFIG, DEFAULT_PROCESS_CONFIG, NODE_BASELINE_MEMORY_MB, nodeBaselineMemoryMb, resolveContainerConfig, resolveProcessConfig } from './config.js'
+import {
+  DEFAULT_CONTAINER_CONFIG,
+  DEFAULT_PROCESS_CONFIG,
+  NODE_BASELINE_MEMORY_MB,
+  nodeBaselineMemoryMb,
+  resolveContainerConfig,
+  resolveProcessConfig,
+} from './config.js'
 
 function assertInvalid(action: () => unknown, ...fragments: string[]): void {
   let caught: unknown
@@ -38,11 +45,24 @@ describe('resolveProcessConfig', () => {
   })
 
   it('names the field, the rule and the value', () => {
-    assertInvalid(() => resolveProcessConfig({ computeMs: -5 }), 'Invalid process config', 'computeMs must be a finite number greater than 0 and at most 2147483647', '-5')
-    assertInvalid(() => resolveProcessConfig({ maxMessageBytes: 1000 }), 'maxMessageBytes must be an integer from 1048576 to 536870912', '1000')
+    assertInvalid(
+      () => resolveProcessConfig({ computeMs: -5 }),
+      'Invalid process config',
+      'computeMs must be a finite number greater than 0 and at most 2147483647',
+      '-5',
+    )
+    assertInvalid(
+      () => resolveProcessConfig({ maxMessageBytes: 1000 }),
+      'maxMessageBytes must be an integer from 1048576 to 536870912',
+      '1000',
+    )
     assertInvalid(() => resolveProcessConfig({ spawnAhead: 1.5 }), 'spawnAhead', '1.5')
     assertInvalid(() => resolveProcessConfig({ maxLogEntries: 0 }), 'maxLogEntries must be an integer from 1', '0')
-    assertInvalid(() => resolveProcessConfig({ maxPendingCallBytes: 10 }), 'maxPendingCallBytes must be an integer from 1024', '10')
+    assertInvalid(
+      () => resolveProcessConfig({ maxPendingCallBytes: 10 }),
+      'maxPendingCallBytes must be an integer from 1024',
+      '10',
+    )
   })
 
   it('loads fractional budgets, as the reference does, and refuses non-finite, zero and negative ones', () => {
@@ -51,8 +71,14 @@ describe('resolveProcessConfig', () => {
     assert.equal(config.maxWallMs, 0.5)
     assert.equal(resolveContainerConfig({ computeMs: 5000.5 }).computeMs, 5000.5)
     for (const value of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
-      assertInvalid(() => resolveProcessConfig({ computeMs: value }), 'computeMs must be a finite number greater than 0')
-      assertInvalid(() => resolveContainerConfig({ maxWallMs: value }), 'maxWallMs must be a finite number greater than 0')
+      assertInvalid(
+        () => resolveProcessConfig({ computeMs: value }),
+        'computeMs must be a finite number greater than 0',
+      )
+      assertInvalid(
+        () => resolveContainerConfig({ maxWallMs: value }),
+        'maxWallMs must be a finite number greater than 0',
+      )
     }
   })
 
@@ -63,9 +89,19 @@ describe('resolveProcessConfig', () => {
 
   it('requires room for Node and the heap in maxMemoryMb', () => {
     const smallest = 512 + NODE_BASELINE_MEMORY_MB
-    assertInvalid(() => resolveProcessConfig({ maxMemoryMb: smallest - 1 }), `maxMemoryMb must be an integer from ${smallest}`, String(smallest - 1))
-    assertInvalid(() => resolveProcessConfig({ maxOldGenerationSizeMb: 64, maxMemoryMb: 63 + NODE_BASELINE_MEMORY_MB }), `from ${64 + NODE_BASELINE_MEMORY_MB}`)
-    assert.equal(resolveProcessConfig({ maxOldGenerationSizeMb: 64, maxMemoryMb: 64 + NODE_BASELINE_MEMORY_MB }).maxMemoryMb, 64 + NODE_BASELINE_MEMORY_MB)
+    assertInvalid(
+      () => resolveProcessConfig({ maxMemoryMb: smallest - 1 }),
+      `maxMemoryMb must be an integer from ${smallest}`,
+      String(smallest - 1),
+    )
+    assertInvalid(
+      () => resolveProcessConfig({ maxOldGenerationSizeMb: 64, maxMemoryMb: 63 + NODE_BASELINE_MEMORY_MB }),
+      `from ${64 + NODE_BASELINE_MEMORY_MB}`,
+    )
+    assert.equal(
+      resolveProcessConfig({ maxOldGenerationSizeMb: 64, maxMemoryMb: 64 + NODE_BASELINE_MEMORY_MB }).maxMemoryMb,
+      64 + NODE_BASELINE_MEMORY_MB,
+    )
   })
 
   it('raises the default maxMemoryMb with a large heap', () => {
@@ -89,13 +125,26 @@ describe('nodeBaselineMemoryMb', () => {
 
 describe('resolveContainerConfig', () => {
   it('adds the sandbox limits to the process defaults', () => {
-    assert.deepEqual(resolveContainerConfig(undefined), { ...DEFAULT_PROCESS_CONFIG, maxProcesses: 64, tmpfsSizeMb: 64 })
+    assert.deepEqual(resolveContainerConfig(undefined), {
+      ...DEFAULT_PROCESS_CONFIG,
+      maxProcesses: 64,
+      tmpfsSizeMb: 64,
+    })
     assert.deepEqual(resolveContainerConfig({}), DEFAULT_CONTAINER_CONFIG)
   })
 
   it('names the field, the rule and the value', () => {
-    assertInvalid(() => resolveContainerConfig({ maxProcesses: 3 }), 'Invalid container config', 'maxProcesses must be an integer from 24 to 4096', '3')
-    assertInvalid(() => resolveContainerConfig({ tmpfsSizeMb: 0 }), 'tmpfsSizeMb must be an integer from 1 to 65536', '0')
+    assertInvalid(
+      () => resolveContainerConfig({ maxProcesses: 3 }),
+      'Invalid container config',
+      'maxProcesses must be an integer from 24 to 4096',
+      '3',
+    )
+    assertInvalid(
+      () => resolveContainerConfig({ tmpfsSizeMb: 0 }),
+      'tmpfsSizeMb must be an integer from 1 to 65536',
+      '0',
+    )
     assertInvalid(() => resolveContainerConfig({ maxOutputBytes: 3 }), 'maxOutputBytes', '3')
   })
 })

@@ -3,7 +3,14 @@
  * the fields every backend shares (core's `readSharedBackendConfig`, same defaults and ranges),
  * plus the wire's frame cap and the OS limits each child runs under. `run()` never defaults or rechecks.
  */
-import { DEFAULT_SHARED_BACKEND_CONFIG, readConfigObject, readIntegerField, readSharedBackendConfig, type ConfigRecord, type SharedBackendConfig } from '@code-runtime/core/internal'
+import {
+  DEFAULT_SHARED_BACKEND_CONFIG,
+  readConfigObject,
+  readIntegerField,
+  readSharedBackendConfig,
+  type ConfigRecord,
+  type SharedBackendConfig,
+} from '@code-runtime/core/internal'
 
 /**
  * A fully defaulted, validated config of {@link ProcessCodeRuntime}: the fields every backend
@@ -93,7 +100,11 @@ function readProcessFields(label: string, config: ConfigRecord, defaults: Proces
   const { maxOldGenerationSizeMb } = shared
   return {
     ...shared,
-    maxMessageBytes: readIntegerField(label, config, 'maxMessageBytes', { default: defaults.maxMessageBytes, min: 1024 * 1024, max: MAX_MAX_MESSAGE_BYTES }),
+    maxMessageBytes: readIntegerField(label, config, 'maxMessageBytes', {
+      default: defaults.maxMessageBytes,
+      min: 1024 * 1024,
+      max: MAX_MAX_MESSAGE_BYTES,
+    }),
     // The heap lives inside the address space, next to Node's own reservations (1–1.5 GiB).
     maxMemoryMb: readIntegerField(label, config, 'maxMemoryMb', {
       default: Math.max(defaults.maxMemoryMb, maxOldGenerationSizeMb + NODE_BASELINE_MEMORY_MB),
@@ -132,7 +143,11 @@ export function resolveContainerConfig(input: unknown): ContainerConfig {
   return Object.freeze({
     ...readProcessFields(label, config, defaults),
     // Node alone runs about a dozen threads, and each counts as a task.
-    maxProcesses: readIntegerField(label, config, 'maxProcesses', { default: defaults.maxProcesses, min: 24, max: 4096 }),
+    maxProcesses: readIntegerField(label, config, 'maxProcesses', {
+      default: defaults.maxProcesses,
+      min: 24,
+      max: 4096,
+    }),
     tmpfsSizeMb: readIntegerField(label, config, 'tmpfsSizeMb', { default: defaults.tmpfsSizeMb, min: 1, max: 65_536 }),
   })
 }

@@ -4,12 +4,27 @@
  * per-sandbox control groups for process count and total memory.
  */
 import { Service, type Context } from '@deepseek-ai/cordis'
-import { CodeRuntime, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import {
+  CodeRuntime,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeSession,
+  type CodeSessionOptions,
+} from '@code-runtime/core'
 import { RunEngine, runLimitsOf, type SpawnOptions } from '@code-runtime/engine'
 import { locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
 import { buildBubblewrapArgs, buildBubblewrapCommand, planSandboxBootstrap, SANDBOX_ROOT } from './bubblewrap-args.js'
 import { SandboxGroupParent, type SandboxGroups } from './cgroup-limits.js'
-import { buildCgroupJoinCommand, buildNodeArgs, buildPrlimitArgs, childV8Flags, detectPermissionFlag, spawnLimitsFor, type ChildCommand, type SpawnLimits } from './child-command.js'
+import {
+  buildCgroupJoinCommand,
+  buildNodeArgs,
+  buildPrlimitArgs,
+  childV8Flags,
+  detectPermissionFlag,
+  spawnLimitsFor,
+  type ChildCommand,
+  type SpawnLimits,
+} from './child-command.js'
 import { ChildSubstrateFactory, type ChildLaunch } from './child-substrate.js'
 import { resolveContainerConfig, type ContainerConfig, type ContainerConfigInput } from './config.js'
 import { findProgram, listSharedLibraries } from './host-programs.js'
@@ -33,7 +48,11 @@ export interface ContainerEngine {
  * config; the package's tests pass a test-only entry.
  * @throws {CodeRuntimeError} `CODE_RUNTIME_UNAVAILABLE` with how to install or enable bubblewrap.
  */
-export async function createContainerEngine(config: ContainerConfig, testOnlyEntry?: TestOnlyEntry, snapshotPlace?: SnapshotPlace): Promise<ContainerEngine> {
+export async function createContainerEngine(
+  config: ContainerConfig,
+  testOnlyEntry?: TestOnlyEntry,
+  snapshotPlace?: SnapshotPlace,
+): Promise<ContainerEngine> {
   const prlimit = requireProcessHost('container')
   const bwrap = findProgram('bwrap')
   if (bwrap === undefined) throw bubblewrapMissingError()
@@ -52,20 +71,30 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
     const permissionFlag = detectPermissionFlag()
     const v8Flags = childV8Flags(config.maxOldGenerationSizeMb)
     // Built inside the sandbox, from the bundle at its sandbox path: the blob holds no host path.
-    const snapshot = testOnlyEntry === undefined
-      ? StartupSnapshot.prepare({
-        nodePath: files.nodePath,
-        entryPath: sandbox.entryPath,
-        bundlePath: `${files.entryPackage.root}/${files.entryModule}`,
-        v8Flags,
-        buildCommand: (folder, partialName) => [bwrap, ...buildBubblewrapArgs({
-          mounts: sandbox.mounts,
-          writableMounts: [{ source: folder, destination: SNAPSHOT_BUILD_FOLDER }],
-          tmpfsSizeMb: config.tmpfsSizeMb,
-          command: [sandbox.nodePath, ...buildSnapshotArgs(v8Flags, `${SNAPSHOT_BUILD_FOLDER}/${partialName}`, sandbox.entryPath)],
-        })],
-      }, snapshotPlace)
-      : undefined
+    const snapshot =
+      testOnlyEntry === undefined
+        ? StartupSnapshot.prepare(
+            {
+              nodePath: files.nodePath,
+              entryPath: sandbox.entryPath,
+              bundlePath: `${files.entryPackage.root}/${files.entryModule}`,
+              v8Flags,
+              buildCommand: (folder, partialName) => [
+                bwrap,
+                ...buildBubblewrapArgs({
+                  mounts: sandbox.mounts,
+                  writableMounts: [{ source: folder, destination: SNAPSHOT_BUILD_FOLDER }],
+                  tmpfsSizeMb: config.tmpfsSizeMb,
+                  command: [
+                    sandbox.nodePath,
+                    ...buildSnapshotArgs(v8Flags, `${SNAPSHOT_BUILD_FOLDER}/${partialName}`, sandbox.entryPath),
+                  ],
+                }),
+              ],
+            },
+            snapshotPlace,
+          )
+        : undefined
     const sandboxCommand: SandboxCommand = (inheritedDescriptors, snapshotBlob, limits) => {
       const nodeArgs = buildNodeArgs({
         entryPath: sandbox.entryPath,
@@ -74,23 +103,40 @@ export async function createContainerEngine(config: ContainerConfig, testOnlyEnt
         readablePaths,
         permissionFlag,
         inheritedDescriptors,
-        ...snapshotBlob === undefined ? {} : { snapshotBlob: SANDBOX_SNAPSHOT_PATH },
+        ...(snapshotBlob === undefined ? {} : { snapshotBlob: SANDBOX_SNAPSHOT_PATH }),
       })
       // Set inside the sandbox, so RLIMIT_NPROC counts the sandbox's own user namespace only.
-      const limitedNode = [sandboxPrlimit, ...buildPrlimitArgs({
-        addressSpaceMb: config.maxMemoryMb,
-        cpuSeconds: limits.cpuSeconds,
-        fileSizeMb: config.tmpfsSizeMb,
-        processes: config.maxProcesses,
-      }, [sandbox.nodePath, ...nodeArgs])]
+      const limitedNode = [
+        sandboxPrlimit,
+        ...buildPrlimitArgs(
+          {
+            addressSpaceMb: config.maxMemoryMb,
+            cpuSeconds: limits.cpuSeconds,
+            fileSizeMb: config.tmpfsSizeMb,
+            processes: config.maxProcesses,
+          },
+          [sandbox.nodePath, ...nodeArgs],
+        ),
+      ]
       // The blob, read-only like every other mount: no sandbox can change what later ones start from.
-      const mounts = snapshotBlob === undefined ? sandbox.mounts : [...sandbox.mounts, { source: snapshotBlob, destination: SANDBOX_SNAPSHOT_PATH }]
-      return buildBubblewrapCommand(bwrap, buildBubblewrapArgs({ mounts, tmpfsSizeMb: config.tmpfsSizeMb, command: limitedNode }))
+      const mounts =
+        snapshotBlob === undefined
+          ? sandbox.mounts
+          : [...sandbox.mounts, { source: snapshotBlob, destination: SANDBOX_SNAPSHOT_PATH }]
+      return buildBubblewrapCommand(
+        bwrap,
+        buildBubblewrapArgs({ mounts, tmpfsSizeMb: config.tmpfsSizeMb, command: limitedNode }),
+      )
     }
     groups = SandboxGroupParent.open({ maxProcesses: config.maxProcesses, maxMemoryMb: config.maxMemoryMb })
     const engine = new RunEngine({
       factory: new ChildSubstrateFactory({
-        launch: launcher(sandboxCommand, (spawn) => spawnLimitsFor(config, spawn), snapshot === undefined ? undefined : { blob: snapshot, heapMb: config.maxOldGenerationSizeMb }, groups),
+        launch: launcher(
+          sandboxCommand,
+          spawn => spawnLimitsFor(config, spawn),
+          snapshot === undefined ? undefined : { blob: snapshot, heapMb: config.maxOldGenerationSizeMb },
+          groups,
+        ),
         pipesArguments: true,
         maxMessageBytes: config.maxMessageBytes,
       }),
@@ -117,7 +163,11 @@ const SANDBOX_SNAPSHOT_PATH = `${SANDBOX_ROOT}/startup.blob`
 const SNAPSHOT_BUILD_FOLDER = `${SANDBOX_ROOT}/snapshot-build`
 
 /** The command of one sandbox: its inherited descriptors, the startup snapshot if any, its limits. */
-type SandboxCommand = (inheritedDescriptors: readonly number[], snapshotBlob: string | undefined, limits: SpawnLimits) => ChildCommand
+type SandboxCommand = (
+  inheritedDescriptors: readonly number[],
+  snapshotBlob: string | undefined,
+  limits: SpawnLimits,
+) => ChildCommand
 
 /**
  * Launches each sandbox, from the startup snapshot once it is usable (unless the spawn asks for a
@@ -132,10 +182,20 @@ function launcher(
 ): (inheritedDescriptors: readonly number[], spawn: SpawnOptions) => ChildLaunch {
   return (inheritedDescriptors, spawn) => {
     const limits = limitsOf(spawn)
-    const snapshotBlob = snapshot !== undefined && limits.maxOldGenerationSizeMb === snapshot.heapMb ? snapshot.blob.usableBlob() : undefined
+    const snapshotBlob =
+      snapshot !== undefined && limits.maxOldGenerationSizeMb === snapshot.heapMb
+        ? snapshot.blob.usableBlob()
+        : undefined
     const command = sandboxCommand(inheritedDescriptors, snapshotBlob, limits)
     const startFailed = (): boolean => snapshot?.blob.startFailed(snapshotBlob) ?? false
-    if (groups === undefined) return { command, rootIsMonitor: true, wasOutOfMemory: () => false, release: () => Promise.resolve(), startFailed }
+    if (groups === undefined)
+      return {
+        command,
+        rootIsMonitor: true,
+        wasOutOfMemory: () => false,
+        release: () => Promise.resolve(),
+        startFailed,
+      }
     const sandboxGroups: SandboxGroups = groups.create()
     return {
       command: buildCgroupJoinCommand(sandboxGroups.procsFiles, command),
@@ -177,7 +237,14 @@ export class ContainerCodeRuntime extends CodeRuntime {
     this.started = createContainerEngine(this.config)
     // The failure is reported by plugin load (below); this only marks it handled.
     this.started.catch(() => {})
-    ctx.effect(() => () => this.started.then((started) => started.dispose(), () => {}), 'codeRuntime.dispose')
+    ctx.effect(
+      () => () =>
+        this.started.then(
+          started => started.dispose(),
+          () => {},
+        ),
+      'codeRuntime.dispose',
+    )
   }
 
   /** Plugin load waits for the sandbox check. */

@@ -11,7 +11,7 @@ const SYSTEM_FOLDERS = ['/usr/local/bin', '/usr/bin', '/bin', '/usr/local/sbin',
 
 /** The real path of executable `name` on `PATH` or in the system folders, or undefined. */
 export function findProgram(name: string, searchPath: string | undefined = process.env['PATH']): string | undefined {
-  const folders = [...(searchPath ?? '').split(delimiter).filter((folder) => folder.startsWith('/')), ...SYSTEM_FOLDERS]
+  const folders = [...(searchPath ?? '').split(delimiter).filter(folder => folder.startsWith('/')), ...SYSTEM_FOLDERS]
   for (const folder of folders) {
     const candidate = join(folder, name)
     try {
@@ -47,7 +47,7 @@ export function parseLddOutput(output: string): string[] {
 export function listSharedLibraries(binary: string): Promise<SharedLibrary[]> {
   const ldd = findProgram('ldd')
   if (ldd === undefined) return Promise.resolve([])
-  return new Promise((resolve) => {
+  return new Promise(resolve => {
     execFile(ldd, [binary], { env: {}, timeout: 10_000 }, (error, stdout) => {
       // A static binary makes ldd fail; it needs no libraries.
       if (error !== null) {

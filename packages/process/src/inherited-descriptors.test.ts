@@ -8,7 +8,16 @@ import { formatDescriptorList, listInheritableDescriptors, parseDescriptorList }
 describe('listInheritableDescriptors', () => {
   // A stand-in for /proc/self: descriptors and the flags the kernel reports for each (octal).
   const procSelf = mkdtempSync(join(tmpdir(), 'fake-proc-'))
-  const flags: Record<number, string> = { 0: '02100000', 2: '01', 3: '02004002', 5: '0100000', 9: '02000000', 40: '0100000', 41: '02', 251: '01' }
+  const flags: Record<number, string> = {
+    0: '02100000',
+    2: '01',
+    3: '02004002',
+    5: '0100000',
+    9: '02000000',
+    40: '0100000',
+    41: '02',
+    251: '01',
+  }
   mkdirSync(join(procSelf, 'fd'))
   mkdirSync(join(procSelf, 'fdinfo'))
   for (const [fd, value] of Object.entries(flags)) {
@@ -23,7 +32,7 @@ describe('listInheritableDescriptors', () => {
     assert.deepEqual(listInheritableDescriptors(4, procSelf), [5, 40, 41, 251])
   })
 
-  it('leaves out those the child\'s stdio replaces', () => {
+  it("leaves out those the child's stdio replaces", () => {
     assert.deepEqual(listInheritableDescriptors(41, procSelf), [41, 251])
   })
 
@@ -45,6 +54,7 @@ describe('formatDescriptorList and parseDescriptorList', () => {
   })
 
   it('refuses anything else', () => {
-    for (const text of ['', '4,', '-4', '5-4', 'x', '4 5', '1-99999999', '3.5']) assert.equal(parseDescriptorList(text), undefined, text)
+    for (const text of ['', '4,', '-4', '5-4', 'x', '4 5', '1-99999999', '3.5'])
+      assert.equal(parseDescriptorList(text), undefined, text)
   })
 })

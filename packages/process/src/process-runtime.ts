@@ -5,10 +5,24 @@
  * ends. Inside the child, the same guest runtime as the worker-thread backend.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import { CodeRuntime, CodeRuntimeError, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import {
+  CodeRuntime,
+  CodeRuntimeError,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeSession,
+  type CodeSessionOptions,
+} from '@code-runtime/core'
 import { RunEngine, runLimitsOf, type SpawnOptions } from '@code-runtime/engine'
 import { listReadablePaths, locateBootstrapFiles, type TestOnlyEntry } from './bootstrap-files.js'
-import { buildNodeArgs, buildPrlimitArgs, childV8Flags, detectPermissionFlag, spawnLimitsFor, type ChildCommand } from './child-command.js'
+import {
+  buildNodeArgs,
+  buildPrlimitArgs,
+  childV8Flags,
+  detectPermissionFlag,
+  spawnLimitsFor,
+  type ChildCommand,
+} from './child-command.js'
 import { ChildSubstrateFactory, type ChildLaunch } from './child-substrate.js'
 import { resolveProcessConfig, type ProcessConfig, type ProcessConfigInput } from './config.js'
 import { findProgram } from './host-programs.js'
@@ -18,13 +32,17 @@ import { StartupSnapshot, type SnapshotPlace } from './startup-snapshot.js'
 /** Checks what every child-process backend needs from the host; returns the `prlimit` path. */
 export function requireProcessHost(backend: string): string {
   if (process.platform !== 'linux' || !canReadProcessTree()) {
-    throw new CodeRuntimeError('CODE_RUNTIME_UNAVAILABLE',
-      `The ${backend} backend needs Linux: it measures each child's CPU time in /proc. Use the worker-thread backend on this system.`)
+    throw new CodeRuntimeError(
+      'CODE_RUNTIME_UNAVAILABLE',
+      `The ${backend} backend needs Linux: it measures each child's CPU time in /proc. Use the worker-thread backend on this system.`,
+    )
   }
   const prlimit = findProgram('prlimit')
   if (prlimit === undefined) {
-    throw new CodeRuntimeError('CODE_RUNTIME_UNAVAILABLE',
-      `The ${backend} backend needs prlimit (from util-linux) to limit each child's memory. Install it with \`apt-get install util-linux\` or your system's package manager.`)
+    throw new CodeRuntimeError(
+      'CODE_RUNTIME_UNAVAILABLE',
+      `The ${backend} backend needs prlimit (from util-linux) to limit each child's memory. Install it with \`apt-get install util-linux\` or your system's package manager.`,
+    )
   }
   return prlimit
 }
@@ -34,20 +52,29 @@ export function requireProcessHost(backend: string): string {
  * package's tests pass a test-only entry, or where the startup snapshot is kept.
  * @throws {CodeRuntimeError} `CODE_RUNTIME_UNAVAILABLE` when this host cannot run it.
  */
-export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestOnlyEntry, snapshotPlace?: SnapshotPlace): RunEngine {
+export function createProcessEngine(
+  config: ProcessConfig,
+  testOnlyEntry?: TestOnlyEntry,
+  snapshotPlace?: SnapshotPlace,
+): RunEngine {
   const prlimit = requireProcessHost('process')
   const files = locateBootstrapFiles(testOnlyEntry?.entry)
   const readablePaths = testOnlyEntry?.withoutPermissionModel === true ? undefined : listReadablePaths(files)
   const permissionFlag = detectPermissionFlag()
   const entryPath = `${files.entryPackage.root}/${files.entryModule}`
   // Only the real bundle is snapshotted: a test-only entry starts the plain way.
-  const snapshot = testOnlyEntry === undefined
-    ? StartupSnapshot.prepare({ nodePath: files.nodePath, entryPath, v8Flags: childV8Flags(config.maxOldGenerationSizeMb) }, snapshotPlace)
-    : undefined
+  const snapshot =
+    testOnlyEntry === undefined
+      ? StartupSnapshot.prepare(
+          { nodePath: files.nodePath, entryPath, v8Flags: childV8Flags(config.maxOldGenerationSizeMb) },
+          snapshotPlace,
+        )
+      : undefined
   const launch = (inheritedDescriptors: readonly number[], spawn: SpawnOptions): ChildLaunch => {
     const limits = spawnLimitsFor(config, spawn)
     // The snapshot was made with the backend's heap flag; a session with a heap of its own starts plainly.
-    const snapshotBlob = limits.maxOldGenerationSizeMb === config.maxOldGenerationSizeMb ? snapshot?.usableBlob() : undefined
+    const snapshotBlob =
+      limits.maxOldGenerationSizeMb === config.maxOldGenerationSizeMb ? snapshot?.usableBlob() : undefined
     const nodeArgs = buildNodeArgs({
       entryPath,
       maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb,
@@ -55,11 +82,14 @@ export function createProcessEngine(config: ProcessConfig, testOnlyEntry?: TestO
       readablePaths,
       permissionFlag,
       inheritedDescriptors,
-      ...snapshotBlob === undefined ? {} : { snapshotBlob },
+      ...(snapshotBlob === undefined ? {} : { snapshotBlob }),
     })
     const command: ChildCommand = {
       file: prlimit,
-      args: buildPrlimitArgs({ addressSpaceMb: config.maxMemoryMb, cpuSeconds: limits.cpuSeconds }, [files.nodePath, ...nodeArgs]),
+      args: buildPrlimitArgs({ addressSpaceMb: config.maxMemoryMb, cpuSeconds: limits.cpuSeconds }, [
+        files.nodePath,
+        ...nodeArgs,
+      ]),
     }
     return {
       command,

@@ -43,7 +43,7 @@ function readProcessStat(pid: number): ProcessStat | undefined {
   // The command name (field 2) may hold spaces and parentheses; fields after it are plain.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
   const ticks = [fields[11], fields[12], fields[13], fields[14]].map(Number)
-  if (fields[0] === undefined || ticks.some((value) => !Number.isFinite(value))) return undefined
+  if (fields[0] === undefined || ticks.some(value => !Number.isFinite(value))) return undefined
   return { state: fields[0], cpuTicks: ticks.reduce((sum, value) => sum + value, 0) }
 }
 

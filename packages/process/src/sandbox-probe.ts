@@ -8,16 +8,20 @@ import { CodeRuntimeError } from '@code-runtime/core'
 
 const PROBE_TIMEOUT_MS = 20_000
 
-const INSTALL_HINT = 'Install it with `apt-get install bubblewrap` (Debian, Ubuntu), `dnf install bubblewrap` (Fedora) or your system\'s package manager.'
+const INSTALL_HINT =
+  "Install it with `apt-get install bubblewrap` (Debian, Ubuntu), `dnf install bubblewrap` (Fedora) or your system's package manager."
 
-const NAMESPACE_HINT = 'Allow unprivileged user namespaces: `sysctl -w kernel.unprivileged_userns_clone=1` (Debian), '
-  + '`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 23.10 and later), or a larger `user.max_user_namespaces`; '
-  + 'inside a container, run it with user namespaces permitted.'
+const NAMESPACE_HINT =
+  'Allow unprivileged user namespaces: `sysctl -w kernel.unprivileged_userns_clone=1` (Debian), ' +
+  '`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (Ubuntu 23.10 and later), or a larger `user.max_user_namespaces`; ' +
+  'inside a container, run it with user namespaces permitted.'
 
 /** The error for a host without bubblewrap. */
 export function bubblewrapMissingError(): CodeRuntimeError {
-  return new CodeRuntimeError('CODE_RUNTIME_UNAVAILABLE',
-    `The container backend needs bubblewrap (bwrap) and it is not installed. ${INSTALL_HINT}`)
+  return new CodeRuntimeError(
+    'CODE_RUNTIME_UNAVAILABLE',
+    `The container backend needs bubblewrap (bwrap) and it is not installed. ${INSTALL_HINT}`,
+  )
 }
 
 /**
@@ -31,11 +35,19 @@ export function probeSandbox(bwrapPath: string, args: readonly string[]): Promis
         resolve()
         return
       }
-      const reason = stderr.split('\n').find((line) => line.trim() !== '')?.trim() ?? error.message
+      const reason =
+        stderr
+          .split('\n')
+          .find(line => line.trim() !== '')
+          ?.trim() ?? error.message
       const namespaceProblem = /namespace|uid map|permission|operation not permitted/i.test(reason)
-      reject(new CodeRuntimeError('CODE_RUNTIME_UNAVAILABLE',
-        `bubblewrap could not start a sandbox on this machine (${reason}). ${namespaceProblem ? NAMESPACE_HINT : 'Check that bubblewrap works: `bwrap --unshare-all --ro-bind / / true`.'}`,
-        { cause: error }))
+      reject(
+        new CodeRuntimeError(
+          'CODE_RUNTIME_UNAVAILABLE',
+          `bubblewrap could not start a sandbox on this machine (${reason}). ${namespaceProblem ? NAMESPACE_HINT : 'Check that bubblewrap works: `bwrap --unshare-all --ro-bind / / true`.'}`,
+          { cause: error },
+        ),
+      )
     })
   })
 }

@@ -22,13 +22,25 @@ describe('stagePackages', () => {
   write(join(project, 'packages/core/dist/src/json.js'), 'json')
   const files: BootstrapFiles = {
     nodePath: '/usr/bin/node',
-    entryPackage: { name: '@code-runtime/process', root: join(project, 'packages/process'), lookupPath: undefined, moduleFolders: ['dist/src'] },
+    entryPackage: {
+      name: '@code-runtime/process',
+      root: join(project, 'packages/process'),
+      lookupPath: undefined,
+      moduleFolders: ['dist/src'],
+    },
     entryModule: 'dist/src/guest/child-entry.js',
-    dependencies: [{ name: '@code-runtime/core', root: join(project, 'packages/core'), lookupPath: undefined, moduleFolders: ['dist/src'] }],
+    dependencies: [
+      {
+        name: '@code-runtime/core',
+        root: join(project, 'packages/core'),
+        lookupPath: undefined,
+        moduleFolders: ['dist/src'],
+      },
+    ],
   }
   after(() => rmSync(scratch, { recursive: true, force: true }))
 
-  it('copies each package\'s package.json and module folders, without types or maps, into a neutral folder', async () => {
+  it("copies each package's package.json and module folders, without types or maps, into a neutral folder", async () => {
     const staged = await stagePackages(files, scratch)
     try {
       assert.match(basename(join(staged.modulesFolder, '..')), /^code-runtime-[A-Za-z0-9]{6}$/)
@@ -39,7 +51,10 @@ describe('stagePackages', () => {
       assert.deepEqual(readdirSync(join(process, 'dist')), ['src'])
       assert.deepEqual(readdirSync(join(process, 'dist/src')).sort(), ['guest'])
       assert.equal(readFileSync(join(staged.modulesFolder, '@code-runtime/core/dist/src/json.js'), 'utf8'), 'json')
-      assert.equal(readFileSync(join(staged.modulesFolder, '@code-runtime/core/package.json'), 'utf8'), '{"name":"@code-runtime/core"}')
+      assert.equal(
+        readFileSync(join(staged.modulesFolder, '@code-runtime/core/package.json'), 'utf8'),
+        '{"name":"@code-runtime/core"}',
+      )
     } finally {
       await staged.remove()
     }
@@ -47,7 +62,10 @@ describe('stagePackages', () => {
   })
 
   it('leaves nothing behind when the copy fails', async () => {
-    const broken: BootstrapFiles = { ...files, dependencies: [{ ...files.dependencies[0]!, root: join(project, 'packages/missing') }] }
+    const broken: BootstrapFiles = {
+      ...files,
+      dependencies: [{ ...files.dependencies[0]!, root: join(project, 'packages/missing') }],
+    }
     const before = readdirSync(scratch).length
     await assert.rejects(stagePackages(broken, scratch))
     assert.equal(readdirSync(scratch).length, before)

@@ -48,7 +48,8 @@ export async function stagePackages(files: BootstrapFiles, parent: string = tmpd
       const destination = join(modulesFolder, ...pkg.name.split('/'))
       await mkdir(destination, { recursive: true })
       await copyFile(join(pkg.root, 'package.json'), join(destination, 'package.json'))
-      for (const folder of pkg.moduleFolders) await copyModuleFolder(join(pkg.root, ...folder.split('/')), join(destination, ...folder.split('/')))
+      for (const folder of pkg.moduleFolders)
+        await copyModuleFolder(join(pkg.root, ...folder.split('/')), join(destination, ...folder.split('/')))
     }
   } catch (error) {
     await remove()

@@ -3,7 +3,14 @@ import assert from 'node:assert/strict'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { isPrivatePath, openSnapshotFolder, pruneStaleBlobs, snapshotFileName, STALE_BLOB_MS, StartupSnapshot } from './startup-snapshot.js'
+import {
+  isPrivatePath,
+  openSnapshotFolder,
+  pruneStaleBlobs,
+  snapshotFileName,
+  STALE_BLOB_MS,
+  StartupSnapshot,
+} from './startup-snapshot.js'
 
 const uid = process.getuid?.() ?? 0
 
@@ -82,7 +89,10 @@ describe('StartupSnapshot', () => {
     const entry = join(scratch, 'entry.cjs')
     writeFileSync(entry, "require('node:v8').startupSnapshot.setDeserializeMainFunction(() => {})")
     const parent = mkdtempSync(join(scratch, 'build-'))
-    const snapshot = StartupSnapshot.prepare({ nodePath: process.execPath, entryPath: entry, v8Flags: ['--max-old-space-size=64'] }, { parent, uid })
+    const snapshot = StartupSnapshot.prepare(
+      { nodePath: process.execPath, entryPath: entry, v8Flags: ['--max-old-space-size=64'] },
+      { parent, uid },
+    )
     assert.ok(snapshot !== undefined)
     assert.equal(snapshot.usableBlob(), undefined, 'not before it is built')
     await settle(snapshot)
@@ -97,13 +107,19 @@ describe('StartupSnapshot', () => {
     const broken = join(scratch, 'broken.cjs')
     writeFileSync(broken, "throw new Error('no snapshot of me')")
     const parent = mkdtempSync(join(scratch, 'broken-'))
-    const failed = StartupSnapshot.prepare({ nodePath: process.execPath, entryPath: broken, v8Flags: [] }, { parent, uid })
+    const failed = StartupSnapshot.prepare(
+      { nodePath: process.execPath, entryPath: broken, v8Flags: [] },
+      { parent, uid },
+    )
     await settle(failed)
     assert.equal(failed?.usableBlob(), undefined)
 
     const entry = join(scratch, 'entry-drop.cjs')
     writeFileSync(entry, "require('node:v8').startupSnapshot.setDeserializeMainFunction(() => {})")
-    const built = StartupSnapshot.prepare({ nodePath: process.execPath, entryPath: entry, v8Flags: [] }, { parent, uid })
+    const built = StartupSnapshot.prepare(
+      { nodePath: process.execPath, entryPath: entry, v8Flags: [] },
+      { parent, uid },
+    )
     await settle(built)
     const blob = built?.usableBlob()
     assert.ok(blob !== undefined)

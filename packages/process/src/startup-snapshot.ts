@@ -92,7 +92,7 @@ export class StartupSnapshot {
       this.settled = Promise.resolve()
       return
     }
-    this.settled = build().then((built) => {
+    this.settled = build().then(built => {
       if (this.state === 'building') this.state = built ? 'ready' : 'dropped'
     })
   }
@@ -101,7 +101,10 @@ export class StartupSnapshot {
    * Finds the blob for `spec` or starts building it in the background. Undefined when no private
    * folder can be had (the plain start is then the only one).
    */
-  static prepare(spec: SnapshotSpec, place: SnapshotPlace = { parent: tmpdir(), uid: process.getuid?.() ?? -1 }): StartupSnapshot | undefined {
+  static prepare(
+    spec: SnapshotSpec,
+    place: SnapshotPlace = { parent: tmpdir(), uid: process.getuid?.() ?? -1 },
+  ): StartupSnapshot | undefined {
     if (place.uid < 0) return undefined
     const folder = openSnapshotFolder(place.parent, place.uid)
     if (folder === undefined) return undefined
@@ -181,7 +184,11 @@ export function pruneStaleBlobs(folder: string, uid: number, now: number): void 
     return
   }
   for (const name of names) {
-    const maxAge = /^child-[0-9a-f]{32}\.blob$/.test(name) ? STALE_BLOB_MS : name.endsWith('.partial') ? STALE_PARTIAL_MS : undefined
+    const maxAge = /^child-[0-9a-f]{32}\.blob$/.test(name)
+      ? STALE_BLOB_MS
+      : name.endsWith('.partial')
+        ? STALE_PARTIAL_MS
+        : undefined
     const path = join(folder, name)
     if (maxAge === undefined || !isPrivatePath(path, uid, 'file')) continue
     try {
@@ -200,8 +207,11 @@ export function pruneStaleBlobs(folder: string, uid: number, now: number): void 
 function buildBlob(spec: SnapshotSpec, folder: string, blobPath: string, uid: number): Promise<boolean> {
   const partialName = `${basename(blobPath)}.${process.pid}-${Date.now()}.partial`
   const partial = join(folder, partialName)
-  const [program, ...args] = spec.buildCommand?.(folder, partialName) ?? [spec.nodePath, ...buildSnapshotArgs(spec.v8Flags, partial, spec.entryPath)]
-  return new Promise<boolean>((resolve) => {
+  const [program, ...args] = spec.buildCommand?.(folder, partialName) ?? [
+    spec.nodePath,
+    ...buildSnapshotArgs(spec.v8Flags, partial, spec.entryPath),
+  ]
+  return new Promise<boolean>(resolve => {
     if (program === undefined) {
       resolve(false)
       return
@@ -216,11 +226,11 @@ function buildBlob(spec: SnapshotSpec, folder: string, blobPath: string, uid: nu
     const timer = setTimeout(() => builder.kill('SIGKILL'), BUILD_TIMEOUT_MS)
     timer.unref()
     builder.once('error', () => resolve(false))
-    builder.once('exit', (code) => {
+    builder.once('exit', code => {
       clearTimeout(timer)
       resolve(code === 0)
     })
-  }).then((built) => {
+  }).then(built => {
     try {
       if (!built) return false
       chmodSync(partial, 0o600)

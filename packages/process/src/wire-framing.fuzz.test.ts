@@ -15,15 +15,19 @@ function check<T>(property: fc.IProperty<T>, numRuns = 1_000): void {
   fc.assert(property, { seed: SEED, numRuns, interruptAfterTimeLimit: TIME_LIMIT_MS })
 }
 
-const anyString = fc.oneof(fc.string16bits(), fc.fullUnicodeString(), fc.constantFrom('', '\ud800', '\udc00', '\u2028', '"\\'))
+const anyString = fc.oneof(
+  fc.string16bits(),
+  fc.fullUnicodeString(),
+  fc.constantFrom('', '\ud800', '\udc00', '\u2028', '"\\'),
+)
 
-const jsonValue: fc.Arbitrary<CodeJsonValue> = fc.letrec<{ value: CodeJsonValue }>((tie) => ({
+const jsonValue: fc.Arbitrary<CodeJsonValue> = fc.letrec<{ value: CodeJsonValue }>(tie => ({
   value: fc.oneof(
     { depthSize: 'small' },
     fc.constant(null),
     fc.boolean(),
     fc.integer(),
-    fc.double({ noNaN: true, noDefaultInfinity: true }).filter((number) => !Object.is(number, -0)),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).filter(number => !Object.is(number, -0)),
     anyString,
     fc.array(tie('value'), { maxLength: 5 }),
     fc.dictionary(anyString, tie('value'), { maxKeys: 5 }),
@@ -31,15 +35,17 @@ const jsonValue: fc.Arbitrary<CodeJsonValue> = fc.letrec<{ value: CodeJsonValue 
 })).value
 
 /** Sometimes nested far past the native serializer's stack (the frame must still encode). */
-const message = fc.tuple(jsonValue, fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 20_000 }))).map(([inner, depth]) => {
-  let value: CodeJsonValue = inner
-  for (let level = 0; level < depth; level++) value = level % 2 === 0 ? [value] : { k: value }
-  return { kind: 'log-line', text: 'x', value } as CodeJsonValue
-})
+const message = fc
+  .tuple(jsonValue, fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 20_000 })))
+  .map(([inner, depth]) => {
+    let value: CodeJsonValue = inner
+    for (let level = 0; level < depth; level++) value = level % 2 === 0 ? [value] : { k: value }
+    return { kind: 'log-line', text: 'x', value } as CodeJsonValue
+  })
 
 /** Cuts `bytes` at the given fractions of its length. */
 function cut(bytes: Buffer, fractions: readonly number[]): Buffer[] {
-  const points = [...new Set(fractions.map((fraction) => Math.floor(fraction * bytes.length)))].sort((a, b) => a - b)
+  const points = [...new Set(fractions.map(fraction => Math.floor(fraction * bytes.length)))].sort((a, b) => a - b)
   const pieces: Buffer[] = []
   let start = 0
   for (const point of points) {
@@ -52,45 +58,63 @@ function cut(bytes: Buffer, fractions: readonly number[]): Buffer[] {
 
 void describe('fuzz: wire framing', () => {
   void it('delivers every message whole and in order, however the bytes are cut', () => {
-    check(fc.property(fc.array(message, { minLength: 1, maxLength: 4 }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 }), (messages, fractions) => {
-      const frames = messages.map((each) => {
-        const encoded = encodeFrame(each, CAP)
-        assert.ok(encoded.ok, 'a message under the cap encodes at any depth')
-        return encoded.frame
-      })
-      const decoder = new FrameDecoder(CAP)
-      const received: unknown[] = []
-      for (const piece of cut(Buffer.concat(frames), fractions)) {
-        const decoded = decoder.push(piece)
-        assert.ok(decoded.ok, !decoded.ok ? decoded.problem : '')
-        received.push(...decoded.messages)
-      }
-      assert.equal(decoder.pendingBytes, 0)
-      assert.deepEqual(received.map((each) => stringifyJsonValue(each as CodeJsonValue)), messages.map((each) => stringifyJsonValue(each)))
-    }), 300)
+    check(
+      fc.property(
+        fc.array(message, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 }),
+        (messages, fractions) => {
+          const frames = messages.map(each => {
+            const encoded = encodeFrame(each, CAP)
+            assert.ok(encoded.ok, 'a message under the cap encodes at any depth')
+            return encoded.frame
+          })
+          const decoder = new FrameDecoder(CAP)
+          const received: unknown[] = []
+          for (const piece of cut(Buffer.concat(frames), fractions)) {
+            const decoded = decoder.push(piece)
+            assert.ok(decoded.ok, !decoded.ok ? decoded.problem : '')
+            received.push(...decoded.messages)
+          }
+          assert.equal(decoder.pendingBytes, 0)
+          assert.deepEqual(
+            received.map(each => stringifyJsonValue(each as CodeJsonValue)),
+            messages.map(each => stringifyJsonValue(each)),
+          )
+        },
+      ),
+      300,
+    )
   })
 
   void it('never throws on random bytes, and stays refused once it refused', () => {
-    check(fc.property(fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 6 }), fc.integer({ min: 1, max: 64 }), (chunks, maxFrameBytes) => {
-      const decoder = new FrameDecoder(maxFrameBytes)
-      let refused: string | undefined
-      for (const chunk of chunks) {
-        const decoded = decoder.push(Buffer.from(chunk))
-        if (refused !== undefined) assert.deepEqual(decoded, { ok: false, problem: refused })
-        else if (!decoded.ok) refused = decoded.problem
-        assert.ok(decoder.pendingBytes <= FRAME_HEADER_BYTES + maxFrameBytes)
-      }
-    }))
+    check(
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 6 }),
+        fc.integer({ min: 1, max: 64 }),
+        (chunks, maxFrameBytes) => {
+          const decoder = new FrameDecoder(maxFrameBytes)
+          let refused: string | undefined
+          for (const chunk of chunks) {
+            const decoded = decoder.push(Buffer.from(chunk))
+            if (refused !== undefined) assert.deepEqual(decoded, { ok: false, problem: refused })
+            else if (!decoded.ok) refused = decoded.problem
+            assert.ok(decoder.pendingBytes <= FRAME_HEADER_BYTES + maxFrameBytes)
+          }
+        },
+      ),
+    )
   })
 
   void it('refuses forged frames (bad UTF-8, not JSON, over the cap) with a problem, never a throw', () => {
-    check(fc.property(fc.uint8Array({ maxLength: 40 }), fc.integer({ min: 0, max: 2 ** 32 - 1 }), (body, claimed) => {
-      const header = Buffer.alloc(FRAME_HEADER_BYTES)
-      header.writeUInt32BE(claimed, 0)
-      const decoder = new FrameDecoder(64)
-      const decoded = decoder.push(Buffer.concat([header, Buffer.from(body)]))
-      if (claimed > 64) assert.equal(decoded.ok, false, 'a header over the cap is refused before any body arrives')
-      if (decoded.ok) assert.ok(decoded.messages.length <= 1)
-    }))
+    check(
+      fc.property(fc.uint8Array({ maxLength: 40 }), fc.integer({ min: 0, max: 2 ** 32 - 1 }), (body, claimed) => {
+        const header = Buffer.alloc(FRAME_HEADER_BYTES)
+        header.writeUInt32BE(claimed, 0)
+        const decoder = new FrameDecoder(64)
+        const decoded = decoder.push(Buffer.concat([header, Buffer.from(body)]))
+        if (claimed > 64) assert.equal(decoded.ok, false, 'a header over the cap is refused before any body arrives')
+        if (decoded.ok) assert.ok(decoded.messages.length <= 1)
+      }),
+    )
   })
 })

@@ -162,11 +162,17 @@ describe('raw-text frames', () => {
   it('keeps short texts inside the JSON', () => {
     const encoded = encodeFrame({ kind: 'run-end', outcome: 'value', valueJson: '[1]' }, CAP)
     assert.ok(encoded.ok)
-    assert.equal(encoded.frame.subarray(FRAME_HEADER_BYTES).toString('utf8'), '{"kind":"run-end","outcome":"value","valueJson":"[1]"}')
+    assert.equal(
+      encoded.frame.subarray(FRAME_HEADER_BYTES).toString('utf8'),
+      '{"kind":"run-end","outcome":"value","valueJson":"[1]"}',
+    )
   })
 
   it('reports the byte length of a raw-text frame over the cap instead of encoding it', () => {
-    const encoded = encodeFrame({ kind: 'call-request', id: 1, namespace: 0, member: 'm', argsJson: 'x'.repeat(RAW_TEXT_MIN_CHARS) }, RAW_TEXT_MIN_CHARS)
+    const encoded = encodeFrame(
+      { kind: 'call-request', id: 1, namespace: 0, member: 'm', argsJson: 'x'.repeat(RAW_TEXT_MIN_CHARS) },
+      RAW_TEXT_MIN_CHARS,
+    )
     assert.equal(encoded.ok, false)
     assert.ok(!encoded.ok && encoded.byteLength > RAW_TEXT_MIN_CHARS)
   })

@@ -31,8 +31,7 @@ export const RAW_TEXT_MIN_CHARS = 16 * 1024
 
 /** The result of encoding one message. */
 export type EncodedFrame =
-  | { readonly ok: true; readonly frame: Buffer }
-  | { readonly ok: false; readonly byteLength: number }
+  { readonly ok: true; readonly frame: Buffer } | { readonly ok: false; readonly byteLength: number }
 
 /**
  * Encodes `message`, a plain JSON value, as one frame, or reports its byte length when its JSON
@@ -93,8 +92,7 @@ function encodeRawTextFrame(message: Record<string, unknown>, field: string, max
 
 /** What the decoder found in the bytes pushed so far. */
 export type DecodedFrames =
-  | { readonly ok: true; readonly messages: readonly unknown[] }
-  | { readonly ok: false; readonly problem: string }
+  { readonly ok: true; readonly messages: readonly unknown[] } | { readonly ok: false; readonly problem: string }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 // A raw text is kept byte for byte: a leading byte-order mark is part of it.
@@ -142,7 +140,13 @@ function parseRawTextBody(body: Buffer): ParsedBody {
   if (!Array.isArray(envelope) || envelope.length !== 2) return { ok: false, problem: MALFORMED_RAW_TEXT }
   const field: unknown = envelope[0]
   const message: unknown = envelope[1]
-  if (typeof field !== 'string' || typeof message !== 'object' || message === null || Array.isArray(message) || Object.hasOwn(message, field)) {
+  if (
+    typeof field !== 'string' ||
+    typeof message !== 'object' ||
+    message === null ||
+    Array.isArray(message) ||
+    Object.hasOwn(message, field)
+  ) {
     return { ok: false, problem: MALFORMED_RAW_TEXT }
   }
   // Defined, not assigned: a field named `__proto__` stays an own key the protocol decoder refuses.
@@ -174,7 +178,8 @@ export class FrameDecoder {
     const messages: unknown[] = []
     while (this.buffered >= FRAME_HEADER_BYTES) {
       const head = this.peekHeader()
-      if (head > this.maxFrameBytes) return this.refuse(`a message of ${head} bytes, over the limit of ${this.maxFrameBytes}`)
+      if (head > this.maxFrameBytes)
+        return this.refuse(`a message of ${head} bytes, over the limit of ${this.maxFrameBytes}`)
       if (this.buffered < FRAME_HEADER_BYTES + head) break
       const parsed = parseBody(this.take(FRAME_HEADER_BYTES + head).subarray(FRAME_HEADER_BYTES))
       if (!parsed.ok) return this.refuse(parsed.problem)

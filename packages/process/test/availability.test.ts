@@ -22,8 +22,28 @@ async function loadInsideOuterSandbox(extraArgs: readonly string[]): Promise<{ c
   const script = fileURLToPath(new URL('./fixtures/start-container.js', import.meta.url))
   // The repository is bound again over the fresh /tmp: a checkout may itself live under /tmp.
   const repository = fileURLToPath(new URL('../../../../', import.meta.url))
-  const args = ['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev',
-    '--tmpfs', '/tmp', '--ro-bind', repository, repository, ...extraArgs, '--', process.execPath, script]
+  const args = [
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
+    '--die-with-parent',
+    '--ro-bind',
+    '/',
+    '/',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    '--ro-bind',
+    repository,
+    repository,
+    ...extraArgs,
+    '--',
+    process.execPath,
+    script,
+  ]
   const { stdout } = await promisify(execFile)(bwrap, args, { env: { PATH: '/usr/local/bin:/usr/bin:/bin' } })
   return JSON.parse(stdout) as { code?: string; message?: string }
 }
@@ -53,21 +73,41 @@ describe('container availability', () => {
     assert.match(error.message, /apt-get install bubblewrap/)
   })
 
-  it('reports bubblewrap\'s own reason when it cannot build a sandbox', async () => {
+  it("reports bubblewrap's own reason when it cannot build a sandbox", async () => {
     const bwrap = findProgram('bwrap')
     assert.ok(bwrap !== undefined, 'bwrap is installed on this machine')
-    await assert.rejects(probeSandbox(bwrap, ['--ro-bind', '/code-runtime-no-such-path', '/x', '--', '/bin/true']), (error: unknown) => {
-      assert.ok(CodeRuntimeError.is(error))
-      assert.equal(error.code, 'CODE_RUNTIME_UNAVAILABLE')
-      assert.match(error.message, /^bubblewrap could not start a sandbox on this machine \(bwrap: .*code-runtime-no-such-path/)
-      return true
-    })
+    await assert.rejects(
+      probeSandbox(bwrap, ['--ro-bind', '/code-runtime-no-such-path', '/x', '--', '/bin/true']),
+      (error: unknown) => {
+        assert.ok(CodeRuntimeError.is(error))
+        assert.equal(error.code, 'CODE_RUNTIME_UNAVAILABLE')
+        assert.match(
+          error.message,
+          /^bubblewrap could not start a sandbox on this machine \(bwrap: .*code-runtime-no-such-path/,
+        )
+        return true
+      },
+    )
   })
 
   it('names the namespace settings to change when namespaces are refused', async () => {
     const bwrap = findProgram('bwrap') as string
     // A nested user namespace is refused by the outer sandbox's --disable-userns, as a host that forbids them would.
-    const nested = ['--unshare-all', '--unshare-user', '--disable-userns', '--ro-bind', '/', '/', '--', bwrap, '--unshare-user', '--ro-bind', '/', '/', '/bin/true']
+    const nested = [
+      '--unshare-all',
+      '--unshare-user',
+      '--disable-userns',
+      '--ro-bind',
+      '/',
+      '/',
+      '--',
+      bwrap,
+      '--unshare-user',
+      '--ro-bind',
+      '/',
+      '/',
+      '/bin/true',
+    ]
     await assert.rejects(probeSandbox(bwrap, nested), (error: unknown) => {
       assert.ok(CodeRuntimeError.is(error))
       assert.equal(error.code, 'CODE_RUNTIME_UNAVAILABLE')
@@ -99,15 +139,17 @@ function listOurGroups(): string[] {
 
 /** Our own group's folder in the v1 `pids` controller, or undefined. */
 function ownPidsFolder(): string | undefined {
-  const line = readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((entry) => entry.split(':')[1]?.split(',').includes('pids'))
+  const line = readFileSync('/proc/self/cgroup', 'utf8')
+    .split('\n')
+    .find(entry => entry.split(':')[1]?.split(',').includes('pids'))
   const folder = line === undefined ? undefined : join('/sys/fs/cgroup', 'pids', line.split(':')[2] ?? '/')
   return folder !== undefined && existsSync(folder) ? folder : undefined
 }
 
 describe('container control groups', () => {
-  it('removes empty groups left by a host that exited without disposing', async (t) => {
+  it('removes empty groups left by a host that exited without disposing', async t => {
     const own = ownPidsFolder()
-    const deadHost = await new Promise<number>((resolve) => {
+    const deadHost = await new Promise<number>(resolve => {
       const child = execFile(process.execPath, ['-e', '0'], () => resolve(child.pid as number))
     })
     const stale = own === undefined ? undefined : join(own, `code-runtime-${deadHost}-stale0`)
@@ -123,7 +165,7 @@ describe('container control groups', () => {
     assert.equal(existsSync(stale), false)
   })
 
-  it('limits each sandbox\'s tasks where the host allows cgroups, and removes the groups on disposal', async (t) => {
+  it("limits each sandbox's tasks where the host allows cgroups, and removes the groups on disposal", async t => {
     const started = await startContainerRuntime({ maxProcesses: 48 })
     const groups = listOurGroups()
     if (groups.length === 0) {
@@ -133,12 +175,16 @@ describe('container control groups', () => {
     }
     const result = await started.runtime.run({ program: 'return 1', bindings: [] })
     assert.equal(result.value, 1)
-    const pidsParent = groups.find((group) => group.startsWith('pids'))
+    const pidsParent = groups.find(group => group.startsWith('pids'))
     assert.ok(pidsParent !== undefined)
     // The child spawned ahead for the next run sits in its own group already.
-    const ownPidsPath = readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((line) => line.split(':')[1]?.split(',').includes('pids'))?.split(':')[2] ?? '/'
+    const ownPidsPath =
+      readFileSync('/proc/self/cgroup', 'utf8')
+        .split('\n')
+        .find(line => line.split(':')[1]?.split(',').includes('pids'))
+        ?.split(':')[2] ?? '/'
     const parentFolder = join('/sys/fs/cgroup', 'pids', ownPidsPath, pidsParent.slice('pids/'.length))
-    const sandboxes = readdirSync(parentFolder, { withFileTypes: true }).filter((entry) => entry.isDirectory())
+    const sandboxes = readdirSync(parentFolder, { withFileTypes: true }).filter(entry => entry.isDirectory())
     assert.ok(sandboxes.length > 0)
     assert.equal(readFileSync(join(parentFolder, sandboxes[0]?.name ?? '', 'pids.max'), 'utf8').trim(), '48')
     await started.dispose()

@@ -9,11 +9,11 @@ const SPAWN_AHEAD = 3
 runConformanceSuite({
   name: 'process',
   isolation: 'process',
-  start: (config) => startProcessRuntime({ ...config, spawnAhead: SPAWN_AHEAD }),
+  start: config => startProcessRuntime({ ...config, spawnAhead: SPAWN_AHEAD }),
 })
 
 runConformanceSuite({
   name: 'container',
   isolation: 'container',
-  start: (config) => startContainerRuntime({ ...config, spawnAhead: SPAWN_AHEAD }),
+  start: config => startContainerRuntime({ ...config, spawnAhead: SPAWN_AHEAD }),
 })

@@ -10,12 +10,15 @@ describe('the README example', () => {
   it('runs the refund program in the container backend and prints its logs and value', async () => {
     const script = fileURLToPath(new URL('../examples/run-example.js', import.meta.url))
     const { stdout } = await run(process.execPath, [script])
-    assert.equal(stdout, [
-      '[backend] container',
-      '[log] 2 late orders',
-      '[log] refund failed: no order Z-999',
-      '{"refunded":["A-100","A-102"],"totalEur":200}',
-      '',
-    ].join('\n'))
+    assert.equal(
+      stdout,
+      [
+        '[backend] container',
+        '[log] 2 late orders',
+        '[log] refund failed: no order Z-999',
+        '{"refunded":["A-100","A-102"],"totalEur":200}',
+        '',
+      ].join('\n'),
+    )
   })
 })

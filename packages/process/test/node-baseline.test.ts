@@ -7,7 +7,12 @@ import { NODE_BASELINE_MEMORY_MB } from '@code-runtime/process'
 import { startContainerRuntime, startProcessRuntime } from './start.js'
 
 const HEAP_MB = 64
-const SMALLEST = { computeMs: 10_000, maxWallMs: 60_000, maxOldGenerationSizeMb: HEAP_MB, maxMemoryMb: HEAP_MB + NODE_BASELINE_MEMORY_MB }
+const SMALLEST = {
+  computeMs: 10_000,
+  maxWallMs: 60_000,
+  maxOldGenerationSizeMb: HEAP_MB,
+  maxMemoryMb: HEAP_MB + NODE_BASELINE_MEMORY_MB,
+}
 
 // Keeps about 40 MiB of heap (5 000 arrays of 1 000 doubles), most of the 64 MiB cap.
 const FILL_HEAP = `const kept = []
@@ -16,9 +21,12 @@ return kept.length`
 
 describe(`the smallest maxMemoryMb (heap cap + NODE_BASELINE_MEMORY_MB ${NODE_BASELINE_MEMORY_MB}) on Node ${process.versions.node}`, () => {
   const disposers: (() => Promise<void>)[] = []
-  after(() => Promise.all(disposers.map((dispose) => dispose())))
+  after(() => Promise.all(disposers.map(dispose => dispose())))
 
-  for (const [backend, start] of [['process', startProcessRuntime], ['container', startContainerRuntime]] as const) {
+  for (const [backend, start] of [
+    ['process', startProcessRuntime],
+    ['container', startContainerRuntime],
+  ] as const) {
     it(`${backend}: starts the child and runs a program that fills most of its heap`, async () => {
       const { runtime, dispose } = await start(SMALLEST)
       disposers.push(dispose)

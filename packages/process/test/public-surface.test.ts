@@ -25,14 +25,20 @@ describe('@code-runtime/process public surface', () => {
   })
 
   it('opens only the root entry and the manifest, and ships no tests or fixtures', () => {
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { exports: Record<string, unknown>; files: string[] }
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      exports: Record<string, unknown>
+      files: string[]
+    }
     assert.deepEqual(Object.keys(manifest.exports), ['.', './package.json'])
     assert.deepEqual(manifest.files, ['dist/src', '!dist/src/**/*.test.*'])
   })
 
   it('throws CODE_RUNTIME_INVALID_CONFIG from both resolvers', () => {
     for (const resolve of [processPackage.resolveProcessConfig, processPackage.resolveContainerConfig]) {
-      assert.throws(() => resolve({ nope: 1 }), (error: unknown) => CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_INVALID_CONFIG')
+      assert.throws(
+        () => resolve({ nope: 1 }),
+        (error: unknown) => CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_INVALID_CONFIG',
+      )
     }
   })
 })

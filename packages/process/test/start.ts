@@ -1,5 +1,12 @@
 /** Test support: start each backend, plainly or with a test-only child entry. */
-import { startCodeRuntime, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions, type StartedCodeRuntime } from '@code-runtime/core'
+import {
+  startCodeRuntime,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeSession,
+  type CodeSessionOptions,
+  type StartedCodeRuntime,
+} from '@code-runtime/core'
 import {
   ContainerCodeRuntime,
   ProcessCodeRuntime,
@@ -18,7 +25,9 @@ export function startProcessRuntime(config: ProcessConfigInput = {}): Promise<St
   return startCodeRuntime(ProcessCodeRuntime, config)
 }
 
-export function startContainerRuntime(config: ContainerConfigInput = {}): Promise<StartedCodeRuntime<ContainerCodeRuntime>> {
+export function startContainerRuntime(
+  config: ContainerConfigInput = {},
+): Promise<StartedCodeRuntime<ContainerCodeRuntime>> {
   return startCodeRuntime(ContainerCodeRuntime, config)
 }
 
@@ -36,10 +45,14 @@ export type FixtureEntry = 'escaped-child-entry' | 'garbage-child-entry' | 'sess
  * Starts `backend` with children running fixture `entry`. `withoutPermissionModel` plays an
  * escape through native code, which Node's in-process permission model cannot stop.
  */
-export async function startHookedRuntime(backend: BackendName, entry: FixtureEntry, options: {
-  readonly config?: ContainerConfigInput
-  readonly withoutPermissionModel?: boolean
-} = {}): Promise<HookedRuntime> {
+export async function startHookedRuntime(
+  backend: BackendName,
+  entry: FixtureEntry,
+  options: {
+    readonly config?: ContainerConfigInput
+    readonly withoutPermissionModel?: boolean
+  } = {},
+): Promise<HookedRuntime> {
   const testOnlyEntry = {
     entry: new URL(`./fixtures/${entry}.js`, import.meta.url),
     withoutPermissionModel: options.withoutPermissionModel ?? false,
@@ -47,12 +60,16 @@ export async function startHookedRuntime(backend: BackendName, entry: FixtureEnt
   if (backend === 'process') {
     const { maxProcesses: _maxProcesses, tmpfsSizeMb: _tmpfsSizeMb, ...processConfig } = options.config ?? {}
     const engine = createProcessEngine(resolveProcessConfig(processConfig), testOnlyEntry)
-    return { run: (request) => engine.run(request), openSession: (options) => engine.openSession(options), dispose: () => engine.dispose() }
+    return {
+      run: request => engine.run(request),
+      openSession: options => engine.openSession(options),
+      dispose: () => engine.dispose(),
+    }
   }
   const started = await createContainerEngine(resolveContainerConfig(options.config ?? {}), testOnlyEntry)
   return {
-    run: (request) => started.engine.run(request),
-    openSession: (options) => started.engine.openSession(options),
+    run: request => started.engine.run(request),
+    openSession: options => started.engine.openSession(options),
     dispose: () => started.dispose(),
   }
 }

@@ -26,14 +26,22 @@ const config = resolveProcessConfig({ spawnAhead: 0 })
  * A fresh place for blobs, its private folder, and the path the engine's blob will have there:
  * keyed by the bundle as the building Node reads it (the container's at its sandbox path).
  */
-function freshPlace(backend: 'process' | 'container', maxOldGenerationSizeMb: number): { parent: string; folder: string; blob: string; name: string } {
+function freshPlace(
+  backend: 'process' | 'container',
+  maxOldGenerationSizeMb: number,
+): { parent: string; folder: string; blob: string; name: string } {
   const parent = mkdtempSync(join(scratch, `${backend}-place-`))
   const folder = openSnapshotFolder(parent, uid)
   assert.ok(folder !== undefined)
   const files = locateBootstrapFiles()
   const bundlePath = `${files.entryPackage.root}/${files.entryModule}`
-  const entryPath = backend === 'process' ? bundlePath : `${SANDBOX_ROOT}/node_modules/${files.entryPackage.name}/${files.entryModule}`
-  const name = snapshotFileName({ nodePath: files.nodePath, entryPath, v8Flags: childV8Flags(maxOldGenerationSizeMb) }, process.version, readFileSync(bundlePath))
+  const entryPath =
+    backend === 'process' ? bundlePath : `${SANDBOX_ROOT}/node_modules/${files.entryPackage.name}/${files.entryModule}`
+  const name = snapshotFileName(
+    { nodePath: files.nodePath, entryPath, v8Flags: childV8Flags(maxOldGenerationSizeMb) },
+    process.version,
+    readFileSync(bundlePath),
+  )
   return { parent, folder, blob: join(folder, name), name }
 }
 
@@ -49,7 +57,7 @@ async function waitForFile(folder: string, name: string, ms: number): Promise<vo
   const deadline = Date.now() + ms
   while (!readdirSync(folder).includes(name)) {
     assert.ok(Date.now() < deadline, `no ${name} in ${folder}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await new Promise(resolve => setTimeout(resolve, 50))
   }
 }
 
@@ -85,21 +93,25 @@ describe('process backend: startup snapshot', { skip: uid < 0 ? 'needs a POSIX u
     assert.equal(readdirSync(place.folder).includes(place.name), false)
   })
 
-  it('never uses nor touches a blob another user owns or others may write', { skip: uid !== 0 ? 'changing a file\'s owner needs root' : false }, async () => {
-    const place = freshPlace('process', config.maxOldGenerationSizeMb)
-    writeFileSync(place.blob, 'planted', { mode: 0o600 })
-    chownSync(place.blob, 65534, 65534)
-    const engine = createProcessEngine(config, undefined, { parent: place.parent, uid })
-    try {
-      await runTwice(engine)
-    } finally {
-      await engine.dispose()
-    }
-    assert.equal(readFileSync(place.blob, 'utf8'), 'planted')
-    assert.equal(statSync(place.blob).uid, 65534)
-  })
+  it(
+    'never uses nor touches a blob another user owns or others may write',
+    { skip: uid !== 0 ? "changing a file's owner needs root" : false },
+    async () => {
+      const place = freshPlace('process', config.maxOldGenerationSizeMb)
+      writeFileSync(place.blob, 'planted', { mode: 0o600 })
+      chownSync(place.blob, 65534, 65534)
+      const engine = createProcessEngine(config, undefined, { parent: place.parent, uid })
+      try {
+        await runTwice(engine)
+      } finally {
+        await engine.dispose()
+      }
+      assert.equal(readFileSync(place.blob, 'utf8'), 'planted')
+      assert.equal(statSync(place.blob).uid, 65534)
+    },
+  )
 
-  it('a program that escaped to the child\'s main realm cannot write the blob (the permission model grants no writes)', async () => {
+  it("a program that escaped to the child's main realm cannot write the blob (the permission model grants no writes)", async () => {
     const place = freshPlace('process', config.maxOldGenerationSizeMb)
     writeFileSync(place.blob, 'blob', { mode: 0o600 })
     const escaped = await startHookedRuntime('process', 'escaped-child-entry', { config: { spawnAhead: 0 } })
@@ -119,7 +131,8 @@ describe('process backend: startup snapshot', { skip: uid < 0 ? 'needs a POSIX u
 describe('container backend: startup snapshot', { skip: uid < 0 ? 'needs a POSIX user id' : false }, () => {
   const containerConfig = resolveContainerConfig({ spawnAhead: 0 })
 
-  const freshContainerPlace = (): ReturnType<typeof freshPlace> => freshPlace('container', containerConfig.maxOldGenerationSizeMb)
+  const freshContainerPlace = (): ReturnType<typeof freshPlace> =>
+    freshPlace('container', containerConfig.maxOldGenerationSizeMb)
 
   it('builds the blob inside the sandbox: it names no path of the project, and later sandboxes start from it', async () => {
     const place = freshContainerPlace()
@@ -133,7 +146,7 @@ describe('container backend: startup snapshot', { skip: uid < 0 ? 'needs a POSIX
     }
     const blob = readFileSync(place.blob).toString('latin1')
     const root = locateBootstrapFiles().entryPackage.root
-    assert.equal(blob.includes(root), false, 'the blob holds the sandbox\'s paths only')
+    assert.equal(blob.includes(root), false, "the blob holds the sandbox's paths only")
     assert.equal(statSync(place.blob).mode & 0o777, 0o600)
   })
 

@@ -16,7 +16,7 @@ const tools: CodeBindingNamespace = {
   },
 }
 
-describe('maxMessageBytes: the wire\'s frame limit', () => {
+describe("maxMessageBytes: the wire's frame limit", () => {
   let started: Awaited<ReturnType<typeof startProcessRuntime>>
   before(async () => {
     started = await startProcessRuntime({ maxMessageBytes: LIMIT })
@@ -30,19 +30,32 @@ describe('maxMessageBytes: the wire\'s frame limit', () => {
   })
 
   it('rejects the call in the program when a binding result is over the limit', async () => {
-    const result = await run(`try { await tools.big({ bytes: ${TWO_MB} }); return 'delivered' } catch (error) { return error.message }`)
-    assert.match(String(result.value), /tool result of \d+ bytes is over the sandbox's message limit \(maxMessageBytes: 1048576 bytes\)/)
+    const result = await run(
+      `try { await tools.big({ bytes: ${TWO_MB} }); return 'delivered' } catch (error) { return error.message }`,
+    )
+    assert.match(
+      String(result.value),
+      /tool result of \d+ bytes is over the sandbox's message limit \(maxMessageBytes: 1048576 bytes\)/,
+    )
   })
 
   it('rejects the call in the program when its arguments are over the limit', async () => {
-    const result = await run(`try { return await tools.length({ text: 'y'.repeat(${TWO_MB}) }) } catch (error) { return error.message }`)
-    assert.match(String(result.value), /arguments of \d+ bytes is over the sandbox's message limit \(maxMessageBytes: 1048576 bytes\)/)
+    const result = await run(
+      `try { return await tools.length({ text: 'y'.repeat(${TWO_MB}) }) } catch (error) { return error.message }`,
+    )
+    assert.match(
+      String(result.value),
+      /arguments of \d+ bytes is over the sandbox's message limit \(maxMessageBytes: 1048576 bytes\)/,
+    )
   })
 
   it('fails the run as exception when the return value is over the limit', async () => {
     const result = await run(`return 'z'.repeat(${TWO_MB})`)
     assert.equal(result.error?.kind, 'exception')
-    assert.match(result.error?.message ?? '', /return value of \d+ bytes is over the sandbox's message limit \(maxMessageBytes: 1048576 bytes\)/)
+    assert.match(
+      result.error?.message ?? '',
+      /return value of \d+ bytes is over the sandbox's message limit \(maxMessageBytes: 1048576 bytes\)/,
+    )
   })
 
   it('fails the run as exception when one log entry is over the limit, keeping earlier logs', async () => {
@@ -61,7 +74,10 @@ describe('the wire at its default limit', () => {
   it('returns a 5 MB binding result through a program', async () => {
     const started = await startProcessRuntime({})
     try {
-      const result = await started.runtime.run({ program: 'const text = await tools.big({ bytes: 5_000_000 })\nreturn text', bindings: [tools] })
+      const result = await started.runtime.run({
+        program: 'const text = await tools.big({ bytes: 5_000_000 })\nreturn text',
+        bindings: [tools],
+      })
       assert.equal(result.error, undefined)
       assert.equal((result.value as string).length, 5_000_000)
     } finally {

@@ -21,9 +21,9 @@ const inventory: CodeBindingNamespace = {
   global: 'inventory',
   functions: {
     listProducts: async () => CATALOGUE.map(({ sku, name, priceEur }) => ({ sku, name, priceEur })),
-    getStock: async (args) => {
+    getStock: async args => {
       const sku = (args as { sku?: unknown }).sku
-      const item = CATALOGUE.find((product) => product.sku === sku)
+      const item = CATALOGUE.find(product => product.sku === sku)
       if (item === undefined) throw new Error(`no product with sku ${String(sku)}`)
       return { sku: item.sku, onHand: item.onHand, reorderAt: item.reorderAt }
     },
@@ -34,7 +34,7 @@ const inventory: CodeBindingNamespace = {
 const fx: CodeBindingNamespace = {
   global: 'fx',
   functions: {
-    convert: async (args) => {
+    convert: async args => {
       const { amount, from, to } = args as { amount: number; from: string; to: string }
       if (from !== 'EUR' || to !== 'USD') throw new Error(`cannot convert ${from} to ${to}`)
       return amount * EUR_TO_USD

@@ -36,7 +36,8 @@ class CollectionProbe {}
  * Returns false where it is unavailable.
  */
 export function collectGarbage(): boolean {
-  const queryObjects = (v8 as { queryObjects?: (constructor: unknown, options: { format: 'count' }) => unknown }).queryObjects
+  const queryObjects = (v8 as { queryObjects?: (constructor: unknown, options: { format: 'count' }) => unknown })
+    .queryObjects
   if (typeof queryObjects !== 'function') return false
   try {
     queryObjects(CollectionProbe, { format: 'count' })

@@ -15,7 +15,12 @@ function refusal(input: unknown): string {
 
 void describe('resolveWorkerThreadConfig', () => {
   void it('loads fractional budgets and heap caps, as the reference does', () => {
-    const config = resolveWorkerThreadConfig({ computeMs: 5000.5, maxWallMs: 60000.25, maxOldGenerationSizeMb: 64.5, maxArrayBufferMb: 96.5 })
+    const config = resolveWorkerThreadConfig({
+      computeMs: 5000.5,
+      maxWallMs: 60000.25,
+      maxOldGenerationSizeMb: 64.5,
+      maxArrayBufferMb: 96.5,
+    })
     assert.equal(config.computeMs, 5000.5)
     assert.equal(config.maxWallMs, 60000.25)
     assert.equal(config.maxOldGenerationSizeMb, 64.5)
@@ -24,9 +29,16 @@ void describe('resolveWorkerThreadConfig', () => {
 
   void it('refuses non-finite, zero and negative budgets, naming the field and the value', () => {
     for (const field of ['computeMs', 'maxWallMs']) {
-      for (const [value, shown] of [[0, '0'], [-1, '-1'], [Number.NaN, 'NaN'], [Number.POSITIVE_INFINITY, 'Infinity']] as const) {
-        assert.equal(refusal({ [field]: value }),
-          `Invalid worker-thread config: ${field} must be a finite number greater than 0 and at most 2147483647, got ${shown}.`)
+      for (const [value, shown] of [
+        [0, '0'],
+        [-1, '-1'],
+        [Number.NaN, 'NaN'],
+        [Number.POSITIVE_INFINITY, 'Infinity'],
+      ] as const) {
+        assert.equal(
+          refusal({ [field]: value }),
+          `Invalid worker-thread config: ${field} must be a finite number greater than 0 and at most 2147483647, got ${shown}.`,
+        )
       }
     }
   })

@@ -2,7 +2,14 @@
  * The worker-thread backend's config (CONTRACT section #budget-fields plus our own knobs), validated once
  * when the plugin loads. `run()` never defaults or rechecks.
  */
-import { DEFAULT_SHARED_BACKEND_CONFIG, readBooleanField, readConfigObject, readNumberField, readSharedBackendConfig, type SharedBackendConfig } from '@code-runtime/core/internal'
+import {
+  DEFAULT_SHARED_BACKEND_CONFIG,
+  readBooleanField,
+  readConfigObject,
+  readNumberField,
+  readSharedBackendConfig,
+  type SharedBackendConfig,
+} from '@code-runtime/core/internal'
 
 /** A fully defaulted, validated config: the fields every backend shares (see core's `SharedBackendConfig`) and this backend's own. */
 export interface WorkerThreadConfig extends SharedBackendConfig {
@@ -42,7 +49,11 @@ export function resolveWorkerThreadConfig(input: unknown): WorkerThreadConfig {
   return Object.freeze({
     // The heap cap takes fractions too: `resourceLimits` accepts them.
     ...readSharedBackendConfig(LABEL, config, { wholeHeapMb: false }),
-    maxArrayBufferMb: readNumberField(LABEL, config, 'maxArrayBufferMb', { default: defaults.maxArrayBufferMb, min: 16, max: 1_048_576 }),
+    maxArrayBufferMb: readNumberField(LABEL, config, 'maxArrayBufferMb', {
+      default: defaults.maxArrayBufferMb,
+      min: 16,
+      max: 1_048_576,
+    }),
     reuseWorkers: readBooleanField(LABEL, config, 'reuseWorkers', defaults.reuseWorkers),
   })
 }

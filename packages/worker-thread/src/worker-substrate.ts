@@ -4,7 +4,14 @@
  * write there).
  */
 import { Worker } from 'node:worker_threads'
-import type { HostToGuestMessage, SpawnOptions, Substrate, SubstrateExit, SubstrateFactory, SubstrateListener } from '@code-runtime/engine'
+import type {
+  HostToGuestMessage,
+  SpawnOptions,
+  Substrate,
+  SubstrateExit,
+  SubstrateFactory,
+  SubstrateListener,
+} from '@code-runtime/engine'
 import { ARRAY_BUFFER_EXIT_CODE, arrayBufferBudgetMessage } from './array-buffer-budget.js'
 import type { WorkerLimits } from './worker-limits.js'
 import { ProcessCodeCacheStore } from './process-code-caches.js'
@@ -52,11 +59,16 @@ class WorkerSubstrate implements Substrate {
   /** Set while waiting for `guest-ready`: at spawn, and after each recycle. */
   private readiness: { resolve(): void; reject(reason: SubstrateExit): void } | undefined
 
-  constructor(worker: Worker, maxArrayBufferMb: number, onReady: () => void, onEarlyExit: (reason: SubstrateExit) => void) {
+  constructor(
+    worker: Worker,
+    maxArrayBufferMb: number,
+    onReady: () => void,
+    onEarlyExit: (reason: SubstrateExit) => void,
+  ) {
     this.worker = worker
     this.maxArrayBufferMb = maxArrayBufferMb
     this.readiness = { resolve: onReady, reject: onEarlyExit }
-    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()))
+    this.exited = new Promise(resolve => worker.once('exit', () => resolve()))
     worker.on('message', (raw: unknown) => {
       const readiness = this.readiness
       if (readiness !== undefined) {
@@ -73,9 +85,8 @@ class WorkerSubstrate implements Substrate {
       }
     })
     worker.on('error', (error: Error & { code?: unknown }) => {
-      this.exitReason ??= error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-        ? { kind: 'out-of-memory' }
-        : { kind: 'crashed', detail: error.name }
+      this.exitReason ??=
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? { kind: 'out-of-memory' } : { kind: 'crashed', detail: error.name }
     })
     worker.on('exit', (code: number) => {
       this.hasExited = true
@@ -113,7 +124,7 @@ class WorkerSubstrate implements Substrate {
           clearTimeout(deadline)
           resolve()
         },
-        reject: (reason) => {
+        reject: reason => {
           clearTimeout(deadline)
           reject(new Error(`The worker exited while it was recycled (${reason.kind}).`))
         },
@@ -153,7 +164,8 @@ class WorkerSubstrate implements Substrate {
 
   // The worker's own way to say which budget it stopped itself for.
   private describeExitCode(code: number): SubstrateExit {
-    if (code === ARRAY_BUFFER_EXIT_CODE) return { kind: 'over-budget', message: arrayBufferBudgetMessage(this.maxArrayBufferMb) }
+    if (code === ARRAY_BUFFER_EXIT_CODE)
+      return { kind: 'over-budget', message: arrayBufferBudgetMessage(this.maxArrayBufferMb) }
     return { kind: 'exited', code }
   }
 
@@ -187,7 +199,9 @@ export class WorkerSubstrateFactory implements SubstrateFactory {
         name: 'code-runtime',
         workerData: { ...limits, ...codeCaches.data },
         transferList: codeCaches.transferList,
-        resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb ?? this.options.maxOldGenerationSizeMb },
+        resourceLimits: {
+          maxOldGenerationSizeMb: options.maxOldGenerationSizeMb ?? this.options.maxOldGenerationSizeMb,
+        },
       })
       worker.unref()
       worker.stdout.resume()
@@ -196,7 +210,7 @@ export class WorkerSubstrateFactory implements SubstrateFactory {
         worker,
         this.options.maxArrayBufferMb,
         () => resolve(substrate),
-        (reason) => reject(new Error(`The worker exited before it was ready (${reason.kind}).`)),
+        reason => reject(new Error(`The worker exited before it was ready (${reason.kind}).`)),
       )
     })
   }

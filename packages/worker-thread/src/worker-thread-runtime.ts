@@ -3,7 +3,13 @@
  * fresh vm context inside it whose only way out is the request's bindings.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import { CodeRuntime, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import {
+  CodeRuntime,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeSession,
+  type CodeSessionOptions,
+} from '@code-runtime/core'
 import { resolveWorkerThreadConfig, type WorkerThreadConfig, type WorkerThreadConfigInput } from './config.js'
 import { RunEngine, runLimitsOf } from '@code-runtime/engine'
 import { WorkerSubstrateFactory } from './worker-substrate.js'

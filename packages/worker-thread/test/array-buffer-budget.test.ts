@@ -34,12 +34,16 @@ describe('worker-thread array-buffer budget (maxArrayBufferMb)', () => {
   })
   after(() => started.dispose())
   const healthy = async (): Promise<void> => {
-    assert.deepEqual(outcomeOf(await started.runtime.run({ program: 'return new Uint8Array(4).length', bindings: [] })), { logs: [], value: 4 })
+    assert.deepEqual(
+      outcomeOf(await started.runtime.run({ program: 'return new Uint8Array(4).length', bindings: [] })),
+      { logs: [], value: 4 },
+    )
   }
 
   it('stops a program holding 1 GiB in 16 MiB chunks near the cap, and the host does not grow by 1 GiB', async () => {
     // Each chunk is written to, so its pages are really resident.
-    const program = 'const held = []\nfor (let i = 0; i < 64; i++) { const chunk = new Uint8Array(16 * 1024 * 1024); chunk.fill(1); held.push(chunk) }\nreturn held.length'
+    const program =
+      'const held = []\nfor (let i = 0; i < 64; i++) { const chunk = new Uint8Array(16 * 1024 * 1024); chunk.fill(1); held.push(chunk) }\nreturn held.length'
     const { result, growthBytes } = await measureRssGrowth(() => started.runtime.run({ program, bindings: [] }))
     assert.deepEqual(result.error, { kind: 'worker-exit', message: BUDGET_MESSAGE })
     // The worker stops at the cap (128 MiB) plus at most one chunk; the rest of the margin is
@@ -65,7 +69,10 @@ describe('worker-thread array-buffer budget (maxArrayBufferMb)', () => {
   })
 
   it('refuses a single allocation over the cap before it happens, even inside try/catch', async () => {
-    const result = await started.runtime.run({ program: 'try { new ArrayBuffer(1024 * 1024 * 1024) } catch { return "caught" }', bindings: [] })
+    const result = await started.runtime.run({
+      program: 'try { new ArrayBuffer(1024 * 1024 * 1024) } catch { return "caught" }',
+      bindings: [],
+    })
     assert.deepEqual(result.error, { kind: 'worker-exit', message: BUDGET_MESSAGE })
     await healthy()
   })
@@ -92,17 +99,20 @@ describe('worker-thread array-buffer budget (maxArrayBufferMb)', () => {
 
   it('leaves programs under the budget alone: holding less than the cap, and churning 1 GiB of garbage', async () => {
     const holding = await started.runtime.run({
-      program: 'const held = []\nfor (let i = 0; i < 4; i++) { const chunk = new Uint8Array(16 * 1024 * 1024); chunk.fill(i); held.push(chunk) }\nreturn held.reduce((sum, chunk) => sum + chunk[7], 0)',
+      program:
+        'const held = []\nfor (let i = 0; i < 4; i++) { const chunk = new Uint8Array(16 * 1024 * 1024); chunk.fill(i); held.push(chunk) }\nreturn held.reduce((sum, chunk) => sum + chunk[7], 0)',
       bindings: [],
     })
     assert.deepEqual(outcomeOf(holding), { logs: [], value: 6 })
     const churning = await started.runtime.run({
-      program: 'let total = 0\nfor (let i = 0; i < 64; i++) { const chunk = new Uint8Array(16 * 1024 * 1024); chunk[0] = 1; total += chunk.length }\nreturn total',
+      program:
+        'let total = 0\nfor (let i = 0; i < 64; i++) { const chunk = new Uint8Array(16 * 1024 * 1024); chunk[0] = 1; total += chunk.length }\nreturn total',
       bindings: [],
     })
     assert.deepEqual(outcomeOf(churning), { logs: [], value: 1024 * MIB })
     const small = await started.runtime.run({
-      program: 'const all = []\nfor (let i = 0; i < 10_000; i++) all.push(new Uint8Array(16))\nreturn [all.length, new Uint8Array(2) instanceof Uint8Array, Uint8Array.from([1, 2]).constructor === Uint8Array, Uint8Array.name]',
+      program:
+        'const all = []\nfor (let i = 0; i < 10_000; i++) all.push(new Uint8Array(16))\nreturn [all.length, new Uint8Array(2) instanceof Uint8Array, Uint8Array.from([1, 2]).constructor === Uint8Array, Uint8Array.name]',
       bindings: [],
     })
     assert.deepEqual(outcomeOf(small), { logs: [], value: [10_000, true, true, 'Uint8Array'] })
@@ -111,10 +121,18 @@ describe('worker-thread array-buffer budget (maxArrayBufferMb)', () => {
   it('validates maxArrayBufferMb like every other budget', () => {
     assert.equal(resolveWorkerThreadConfig({}).maxArrayBufferMb, 256)
     assert.equal(resolveWorkerThreadConfig({ maxArrayBufferMb: 64 }).maxArrayBufferMb, 64)
-    for (const value of [0, 8, -1, Number.NaN, "64"]) {
-      assert.throws(() => resolveWorkerThreadConfig({ maxArrayBufferMb: value }), (error: unknown) => {
-        return error instanceof CodeRuntimeError && error.code === 'CODE_RUNTIME_INVALID_CONFIG' && /maxArrayBufferMb/.test(error.message)
-      }, String(value))
+    for (const value of [0, 8, -1, Number.NaN, '64']) {
+      assert.throws(
+        () => resolveWorkerThreadConfig({ maxArrayBufferMb: value }),
+        (error: unknown) => {
+          return (
+            error instanceof CodeRuntimeError &&
+            error.code === 'CODE_RUNTIME_INVALID_CONFIG' &&
+            /maxArrayBufferMb/.test(error.message)
+          )
+        },
+        String(value),
+      )
     }
   })
 })

@@ -9,7 +9,12 @@ import { startWorkerRuntime } from './start.js'
 /** About 60 bytes a row: 40 000 rows make ~2.4 MB of JSON, about ten parts. */
 const COUNT = 40_000
 function rows(count: number): CodeJsonValue[] {
-  return Array.from({ length: count }, (_, id) => ({ id, name: `row ${id}`, tags: ['a', id % 2 === 0], nested: { shelf: id % 7 } }))
+  return Array.from({ length: count }, (_, id) => ({
+    id,
+    name: `row ${id}`,
+    tags: ['a', id % 2 === 0],
+    nested: { shelf: id % 7 },
+  }))
 }
 const big = rows(COUNT)
 
@@ -20,7 +25,8 @@ function spoiledAt(index: number, spoil: (row: Record<string, unknown>) => unkno
   return copy
 }
 
-const SUMMARY = 'return { length: rows.length, isArray: Array.isArray(rows), plain: Object.getPrototypeOf(rows) === Array.prototype, ids: rows.reduce((sum, row) => sum + row.id, 0), last: rows[rows.length - 1] }'
+const SUMMARY =
+  'return { length: rows.length, isArray: Array.isArray(rows), plain: Object.getPrototypeOf(rows) === Array.prototype, ids: rows.reduce((sum, row) => sum + row.id, 0), last: rows[rows.length - 1] }'
 const EXPECTED = { length: COUNT, isArray: true, plain: true, ids: (COUNT * (COUNT - 1)) / 2, last: big[COUNT - 1] }
 
 function bigTools(extra: Record<string, () => Promise<unknown>> = {}): CodeBindingNamespace {
@@ -35,15 +41,38 @@ describe('worker-thread: a large binding result in parts', () => {
   after(() => started.dispose())
 
   it('delivers a value of many parts whole, as one plain array of the program', async () => {
-    const result = await started.runtime.run({ program: `const rows = await tools.big({})\n${SUMMARY}`, bindings: [bigTools()] })
+    const result = await started.runtime.run({
+      program: `const rows = await tools.big({})\n${SUMMARY}`,
+      bindings: [bigTools()],
+    })
     assert.deepEqual(result.value, EXPECTED)
   })
 
   // Each refusal comes after several parts were sent: they must be dropped, the call rejected.
   const late: [string, () => unknown[], RegExp][] = [
-    ['a throwing getter', () => spoiledAt(35_000, (row) => Object.defineProperty(row, 'name', { get: () => { throw new Error('gone') }, enumerable: true })), /value\[35000\]\.name has a getter that threw/],
+    [
+      'a throwing getter',
+      () =>
+        spoiledAt(35_000, row =>
+          Object.defineProperty(row, 'name', {
+            get: () => {
+              throw new Error('gone')
+            },
+            enumerable: true,
+          }),
+        ),
+      /value\[35000\]\.name has a getter that threw/,
+    ],
     ['a BigInt', () => spoiledAt(39_999, () => 10n), /value\[39999\] is a BigInt/],
-    ['a cycle', () => { const value = rows(COUNT) as unknown[]; (value[30_000] as { nested: unknown }).nested = value; return value }, /value\[30000\]\.nested refers back/],
+    [
+      'a cycle',
+      () => {
+        const value = rows(COUNT) as unknown[]
+        ;(value[30_000] as { nested: unknown }).nested = value
+        return value
+      },
+      /value\[30000\]\.nested refers back/,
+    ],
   ]
   for (const [label, make, pattern] of late) {
     it(`rejects the call cleanly on ${label} met after some parts, and the next call gets its own value`, async () => {
@@ -69,9 +98,16 @@ describe('worker-thread: a large binding result in parts', () => {
         return big
       },
     })
-    const aborted = await started.runtime.run({ program: 'const rows = await tools.big({})\nwhile (true) {}', bindings: [aborting], signal: controller.signal })
+    const aborted = await started.runtime.run({
+      program: 'const rows = await tools.big({})\nwhile (true) {}',
+      bindings: [aborting],
+      signal: controller.signal,
+    })
     assert.deepEqual(aborted.error, { kind: 'abort', message: 'stop' })
-    const next = await started.runtime.run({ program: `const rows = await tools.big({})\n${SUMMARY}`, bindings: [bigTools()] })
+    const next = await started.runtime.run({
+      program: `const rows = await tools.big({})\n${SUMMARY}`,
+      bindings: [bigTools()],
+    })
     assert.deepEqual(next.value, EXPECTED)
   })
 })
@@ -86,10 +122,19 @@ describe('worker-thread reuse: a result still streaming when its run ends', () =
   // The run ends without awaiting its call; its parts reach the ended context or nothing. The
   // next run on the recycled worker numbers its calls from 1 again and must see only its own.
   it('leaves no part of an abandoned call to the next run on the same worker', async () => {
-    const first = await started.runtime.run({ program: 'void tools.big({})\nawait null\nreturn 1', bindings: [bigTools()] })
+    const first = await started.runtime.run({
+      program: 'void tools.big({})\nawait null\nreturn 1',
+      bindings: [bigTools()],
+    })
     assert.equal(first.value, 1)
     for (let round = 0; round < 2; round++) {
-      const next = await started.runtime.run({ program: 'const small = await tools.small({})\nconst rows = await tools.big({})\nreturn { small, summary: (() => { ' + SUMMARY + ' })() }', bindings: [bigTools()] })
+      const next = await started.runtime.run({
+        program:
+          'const small = await tools.small({})\nconst rows = await tools.big({})\nreturn { small, summary: (() => { ' +
+          SUMMARY +
+          ' })() }',
+        bindings: [bigTools()],
+      })
       assert.deepEqual(next.value, { small: [1, 2, 3], summary: EXPECTED })
     }
   })

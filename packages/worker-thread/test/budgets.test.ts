@@ -23,7 +23,7 @@ describe('worker-thread budgets', () => {
   it('does not charge time spent awaiting a slow binding to computeMs', async () => {
     const slow: CodeBindingNamespace = {
       global: 'slow',
-      functions: { wait: () => new Promise((resolve) => setTimeout(() => resolve('done'), 900)) },
+      functions: { wait: () => new Promise(resolve => setTimeout(() => resolve('done'), 900)) },
     }
     const result = await started.runtime.run({ program: 'return await slow.wait({})', bindings: [slow] })
     assert.deepEqual(outcomeOf(result), { logs: [], value: 'done' })
@@ -47,11 +47,20 @@ describe('worker-thread budgets', () => {
     const controller = new AbortController()
     // The program says when it is about to loop; a timer started with run() could fire while the
     // run still waits for a worker on a loaded machine, and no loop would be aborted at all.
-    const ready: CodeBindingNamespace = { global: 'tools', functions: { looping: async () => {
-      setImmediate(() => controller.abort('user pressed stop'))
-      return null
-    } } }
-    const result = await started.runtime.run({ program: 'await tools.looping({}); while (true) {}', bindings: [ready], signal: controller.signal })
+    const ready: CodeBindingNamespace = {
+      global: 'tools',
+      functions: {
+        looping: async () => {
+          setImmediate(() => controller.abort('user pressed stop'))
+          return null
+        },
+      },
+    }
+    const result = await started.runtime.run({
+      program: 'await tools.looping({}); while (true) {}',
+      bindings: [ready],
+      signal: controller.signal,
+    })
     assert.deepEqual(result.error, { kind: 'abort', message: 'user pressed stop' })
   })
 
@@ -74,7 +83,8 @@ describe('worker-thread budgets', () => {
     const { runtime, dispose } = await startWorkerRuntime({ maxOldGenerationSizeMb: 32 })
     try {
       const result = await runtime.run({
-        program: 'const hoard = []; while (true) hoard.push({ index: hoard.length, text: "x".repeat(64) + hoard.length })',
+        program:
+          'const hoard = []; while (true) hoard.push({ index: hoard.length, text: "x".repeat(64) + hoard.length })',
         bindings: [],
       })
       assert.equal(result.error?.kind, 'worker-exit')
@@ -92,7 +102,10 @@ describe('worker-thread reuse mode (opt-in)', () => {
     const spawns = countWorkerSpawns()
     try {
       for (let index = 0; index < 20; index++) {
-        const result = await runtime.run({ program: `const seen = typeof leftover; globalThis.leftover = ${index}; return seen`, bindings: [] })
+        const result = await runtime.run({
+          program: `const seen = typeof leftover; globalThis.leftover = ${index}; return seen`,
+          bindings: [],
+        })
         assert.equal(outcomeOf(result).value, 'undefined', `run ${index} saw no global of the run before`)
       }
       // Without reuse 20 runs spawn at least 20 workers; other runtimes of this file may add a few.

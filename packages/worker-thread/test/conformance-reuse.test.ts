@@ -6,5 +6,5 @@ import { startWorkerRuntime } from './start.js'
 runConformanceSuite({
   name: 'worker-thread (reuseWorkers)',
   isolation: 'worker-thread',
-  start: (config) => startWorkerRuntime({ ...config, reuseWorkers: true }),
+  start: config => startWorkerRuntime({ ...config, reuseWorkers: true }),
 })

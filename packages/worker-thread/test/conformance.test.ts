@@ -5,5 +5,5 @@ import { startWorkerRuntime } from './start.js'
 runConformanceSuite({
   name: 'worker-thread',
   isolation: 'worker-thread',
-  start: (config) => startWorkerRuntime(config),
+  start: config => startWorkerRuntime(config),
 })

@@ -29,6 +29,9 @@ describe('the README example', () => {
     assert.match(stdout, /\[log\] expected failure from getStock: no product with sku NOPE-404\n/)
     const value = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { lowStock: number; report: { sku: string }[] }
     assert.equal(value.lowStock, 3)
-    assert.deepEqual(value.report.map((line) => line.sku), ['LAMP-01', 'PEN-03', 'BAG-04'])
+    assert.deepEqual(
+      value.report.map(line => line.sku),
+      ['LAMP-01', 'PEN-03', 'BAG-04'],
+    )
   })
 })

@@ -12,9 +12,12 @@ const BUNDLE = new URL('../src/guest/worker-entry.cjs', import.meta.url)
 describe('the worker guest bundle', () => {
   it('is one file that loads nothing but Node built-ins, and no ES module', async () => {
     const source = await readFile(BUNDLE, 'utf8')
-    const required = [...source.matchAll(/\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g)].map((match) => match[1])
-    assert.ok(required.includes('node:vm'), 'the scan sees the bundle\'s requires')
-    assert.deepEqual(required.filter((specifier) => specifier?.startsWith('node:') !== true), [])
+    const required = [...source.matchAll(/\brequire\(\s*["'`]([^"'`]+)["'`]\s*\)/g)].map(match => match[1])
+    assert.ok(required.includes('node:vm'), "the scan sees the bundle's requires")
+    assert.deepEqual(
+      required.filter(specifier => specifier?.startsWith('node:') !== true),
+      [],
+    )
     assert.doesNotMatch(source, /\bimport\s*\(/)
   })
 
@@ -28,8 +31,18 @@ describe('the worker guest bundle', () => {
         const contextScriptsOffered = readContextCodeCaches(workerData.bundle).size
         parentPort.postMessage({ cacheRejected, contextScriptsOffered, contextScriptsRejected: exports.rejectedContextScriptCodeCaches() })
       })`
-    const workerData = { module: new URL('../src/guest/bundle-code-cache.js', import.meta.url).href, bundle: fileURLToPath(BUNDLE) }
-    const worker = new Worker(probe, { eval: true, env: {}, execArgv: [], argv: [], workerData, resourceLimits: { maxOldGenerationSizeMb: 256 } })
+    const workerData = {
+      module: new URL('../src/guest/bundle-code-cache.js', import.meta.url).href,
+      bundle: fileURLToPath(BUNDLE),
+    }
+    const worker = new Worker(probe, {
+      eval: true,
+      env: {},
+      execArgv: [],
+      argv: [],
+      workerData,
+      resourceLimits: { maxOldGenerationSizeMb: 256 },
+    })
     try {
       const report = await new Promise<{ contextScriptsOffered: number }>((resolve, reject) => {
         // The bundle's own guest says `guest-ready` first.
@@ -40,7 +53,11 @@ describe('the worker guest bundle', () => {
       })
       // Every section of a program context (stack traces, guards, each web-global family) has its cache.
       assert.ok(report.contextScriptsOffered >= 10, `${report.contextScriptsOffered} context-script caches`)
-      assert.deepEqual(report, { cacheRejected: false, contextScriptsOffered: report.contextScriptsOffered, contextScriptsRejected: [] })
+      assert.deepEqual(report, {
+        cacheRejected: false,
+        contextScriptsOffered: report.contextScriptsOffered,
+        contextScriptsRejected: [],
+      })
     } finally {
       await worker.terminate()
     }

@@ -1,4 +1,4 @@
 import { describeHostMemory } from '@code-runtime/core/conformance'
 import { startWorkerRuntime } from './start.js'
 
-describeHostMemory({ name: 'worker-thread', start: (config) => startWorkerRuntime(config) })
+describeHostMemory({ name: 'worker-thread', start: config => startWorkerRuntime(config) })

@@ -27,7 +27,10 @@ describe('worker-thread output cap [#output-cap]', () => {
   it('keeps the logs that fit when a flood passes a small cap, never above the cap', async () => {
     const { runtime, dispose } = await startWorkerRuntime({ maxOutputBytes: 300 })
     try {
-      const result = await runtime.run({ program: "for (let i = 0; ; i++) console.log('line ' + i + ' €')", bindings: [] })
+      const result = await runtime.run({
+        program: "for (let i = 0; ; i++) console.log('line ' + i + ' €')",
+        bindings: [],
+      })
       assert.equal(result.error?.kind, 'output-limit')
       assert.ok(result.logs.length > 0)
       assert.equal(result.logs[0], 'line 0 €')
@@ -45,7 +48,10 @@ describe('worker-thread output cap [#output-cap]', () => {
     for (let cap = 60; cap < 90; cap++) {
       const { runtime, dispose } = await startWorkerRuntime({ maxOutputBytes: cap, computeMs: 5_000 })
       try {
-        const result = await runtime.run({ program: "for (let i = 0; ; i++) console.log('n' + (i % 10))", bindings: [] })
+        const result = await runtime.run({
+          program: "for (let i = 0; ; i++) console.log('n' + (i % 10))",
+          bindings: [],
+        })
         assert.equal(result.error?.kind, 'output-limit', `cap ${cap}`)
         // A timeout over the cap also reads output-limit; the budget it used tells them apart.
         assert.ok(result.usage.busyMs < 5_000, `cap ${cap}: the flood ran into computeMs`)
@@ -72,7 +78,8 @@ describe('worker-thread tool results larger than the sandbox parses at once', ()
       const result = await runtime.run({ program, bindings })
       assert.equal(result.error, undefined, result.error?.message)
       assert.deepEqual(result.value, {
-        refusal: 'The tool result (40000002 characters of JSON) is too large to read in the sandbox; ask the tool for less data.',
+        refusal:
+          'The tool result (40000002 characters of JSON) is too large to read in the sandbox; ask the tool for less data.',
         after: 'ok',
       })
     } finally {

@@ -12,26 +12,34 @@ describe('worker-thread programs', () => {
 
   describe('transform', () => {
     it('runs erasable TypeScript with top-level await and return', async () => {
-      const result = await run([
-        'interface Point { x: number; y: number }',
-        'function mid<T extends Point>(a: T, b: T): Point { return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 } }',
-        'const echoed = await tools.echo({ x: 4, y: 6 }) as Point',
-        'return mid(echoed, { x: 0, y: 0 } satisfies Point)',
-      ].join('\n'))
+      const result = await run(
+        [
+          'interface Point { x: number; y: number }',
+          'function mid<T extends Point>(a: T, b: T): Point { return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 } }',
+          'const echoed = await tools.echo({ x: 4, y: 6 }) as Point',
+          'return mid(echoed, { x: 0, y: 0 } satisfies Point)',
+        ].join('\n'),
+      )
       assert.deepEqual(outcomeOf(result), { logs: [], value: { x: 2, y: 3 } })
     })
 
     it('refuses enum with its line and column and what to write instead', async () => {
       const result = await run('const a = 1\n\nenum Color { Red }\nreturn a')
       assert.equal(result.error?.kind, 'exception')
-      assert.match(result.error?.message ?? '', /^Line 3, col 1: 'enum' cannot run here; use a union of string literals/)
+      assert.match(
+        result.error?.message ?? '',
+        /^Line 3, col 1: 'enum' cannot run here; use a union of string literals/,
+      )
     })
 
     it('refuses a value namespace and a parameter property with hints', async () => {
       const namespaceResult = await run('namespace N { export const x = 1 }')
       assert.match(namespaceResult.error?.message ?? '', /^Line 1, col 1: a value 'namespace' cannot run here/)
       const propertyResult = await run('class A {\n  constructor(private x: number) {}\n}')
-      assert.match(propertyResult.error?.message ?? '', /^Line 2, col 23: parameter properties cannot run here; declare the field/)
+      assert.match(
+        propertyResult.error?.message ?? '',
+        /^Line 2, col 23: parameter properties cannot run here; declare the field/,
+      )
     })
 
     it('reports a syntax error at its position in the program', async () => {
@@ -75,24 +83,26 @@ describe('worker-thread programs', () => {
 
   describe('console and process shim', () => {
     it('turns every standard console method into one log entry', async () => {
-      const result = await run([
-        "console.log('a', 1, { x: 1 })",
-        "console.info('info')",
-        "console.warn('warn')",
-        "console.error('error')",
-        "console.debug('debug')",
-        "console.trace('here')",
-        'console.dir({ nested: { deep: [1, 2] } })',
-        'console.assert(1 === 2, "math")',
-        'console.assert(true, "never")',
-        "console.count(); console.count(); console.count('x')",
-        "console.group('group'); console.log('inside'); console.groupEnd(); console.log('outside')",
-        "console.table([{ a: 1, b: 'two' }])",
-        "console.time('t'); console.timeEnd('t')",
-        'class Point { constructor(public_x) { this.x = 1; this.y = 2 } }',
-        'console.log(new Point())',
-        "console.log('%s is %d', 'answer', 42)",
-      ].join('\n'))
+      const result = await run(
+        [
+          "console.log('a', 1, { x: 1 })",
+          "console.info('info')",
+          "console.warn('warn')",
+          "console.error('error')",
+          "console.debug('debug')",
+          "console.trace('here')",
+          'console.dir({ nested: { deep: [1, 2] } })',
+          'console.assert(1 === 2, "math")',
+          'console.assert(true, "never")',
+          "console.count(); console.count(); console.count('x')",
+          "console.group('group'); console.log('inside'); console.groupEnd(); console.log('outside')",
+          "console.table([{ a: 1, b: 'two' }])",
+          "console.time('t'); console.timeEnd('t')",
+          'class Point { constructor(public_x) { this.x = 1; this.y = 2 } }',
+          'console.log(new Point())',
+          "console.log('%s is %d', 'answer', 42)",
+        ].join('\n'),
+      )
       assert.equal(result.error, undefined)
       const logs = result.logs
       assert.equal(logs[0], 'a 1 { x: 1 }')
@@ -109,31 +119,38 @@ describe('worker-thread programs', () => {
     })
 
     it('captures process.stdout.write and process.stderr.write verbatim and calls the callback', async () => {
-      const result = await run([
-        "const wrote = process.stdout.write('no newline')",
-        "process.stderr.write('err\\n')",
-        "await new Promise((resolve) => process.stdout.write('cb', resolve))",
-        'return { wrote, env: Object.keys(process.env).length, keys: Object.keys(process).sort() }',
-      ].join('\n'))
-      assert.deepEqual(outcomeOf(result), { logs: ['no newline', 'err\n', 'cb'], value: { wrote: true, env: 0, keys: ['env', 'stderr', 'stdout'] } })
+      const result = await run(
+        [
+          "const wrote = process.stdout.write('no newline')",
+          "process.stderr.write('err\\n')",
+          "await new Promise((resolve) => process.stdout.write('cb', resolve))",
+          'return { wrote, env: Object.keys(process.env).length, keys: Object.keys(process).sort() }',
+        ].join('\n'),
+      )
+      assert.deepEqual(outcomeOf(result), {
+        logs: ['no newline', 'err\n', 'cb'],
+        value: { wrote: true, env: 0, keys: ['env', 'stderr', 'stdout'] },
+      })
     })
   })
 
   describe('globals', () => {
     it('offers the harmless globals a model expects', async () => {
-      const result = await run([
-        'const url = new URL("/a?b=1", "https://example.com")',
-        'return {',
-        '  timers: [typeof setTimeout, typeof setInterval, typeof clearTimeout, typeof queueMicrotask],',
-        '  clone: structuredClone({ d: [1, { e: 2 }] }),',
-        '  text: new TextDecoder().decode(new TextEncoder().encode("héllo")),',
-        '  url: url.href, param: url.searchParams.get("b"),',
-        '  base64: atob(btoa("hi")),',
-        '  uuid: /^[0-9a-f-]{36}$/.test(crypto.randomUUID()),',
-        '  random: crypto.getRandomValues(new Uint8Array(4)).length,',
-        '  timerId: typeof setTimeout(() => {}, 1),',
-        '}',
-      ].join('\n'))
+      const result = await run(
+        [
+          'const url = new URL("/a?b=1", "https://example.com")',
+          'return {',
+          '  timers: [typeof setTimeout, typeof setInterval, typeof clearTimeout, typeof queueMicrotask],',
+          '  clone: structuredClone({ d: [1, { e: 2 }] }),',
+          '  text: new TextDecoder().decode(new TextEncoder().encode("héllo")),',
+          '  url: url.href, param: url.searchParams.get("b"),',
+          '  base64: atob(btoa("hi")),',
+          '  uuid: /^[0-9a-f-]{36}$/.test(crypto.randomUUID()),',
+          '  random: crypto.getRandomValues(new Uint8Array(4)).length,',
+          '  timerId: typeof setTimeout(() => {}, 1),',
+          '}',
+        ].join('\n'),
+      )
       assert.deepEqual(result.value, {
         timers: ['function', 'function', 'function', 'function'],
         clone: { d: [1, { e: 2 }] },
@@ -148,10 +165,12 @@ describe('worker-thread programs', () => {
     })
 
     it('gives no require, Buffer, fetch, real process, WebAssembly or environment', async () => {
-      const result = await run([
-        'return [typeof require, typeof Buffer, typeof fetch, typeof process.exit, typeof process.binding,',
-        '  typeof WebAssembly, typeof module, typeof __filename, typeof postMessage, typeof globalThis.process.versions]',
-      ].join('\n'))
+      const result = await run(
+        [
+          'return [typeof require, typeof Buffer, typeof fetch, typeof process.exit, typeof process.binding,',
+          '  typeof WebAssembly, typeof module, typeof __filename, typeof postMessage, typeof globalThis.process.versions]',
+        ].join('\n'),
+      )
       assert.deepEqual(result.value, Array(10).fill('undefined'))
     })
 
@@ -170,7 +189,17 @@ describe('worker-thread binding calls without an argument', () => {
     try {
       const result = await runtime.run({
         program: 'await tools.list()\ntry { await tools.list(undefined) } catch (error) { return error.message }',
-        bindings: [{ global: 'tools', functions: { list: async (args: unknown) => { received.push(args); return null } } }],
+        bindings: [
+          {
+            global: 'tools',
+            functions: {
+              list: async (args: unknown) => {
+                received.push(args)
+                return null
+              },
+            },
+          },
+        ],
       })
       assert.deepEqual(received, [{}])
       assert.match(String(result.value), /^tools\.list: args is undefined/)

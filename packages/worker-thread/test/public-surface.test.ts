@@ -18,13 +18,18 @@ describe('@code-runtime/worker-thread public surface', () => {
   })
 
   it('opens only the root entry and the manifest, and ships no tests', () => {
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { exports: Record<string, unknown>; files: string[] }
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      exports: Record<string, unknown>
+      files: string[]
+    }
     assert.deepEqual(Object.keys(manifest.exports), ['.', './package.json'])
     assert.deepEqual(manifest.files, ['dist/src', '!dist/src/**/*.test.*'])
   })
 
   it('throws CODE_RUNTIME_INVALID_CONFIG from its resolver', () => {
-    assert.throws(() => workerThread.resolveWorkerThreadConfig({ nope: 1 }), (error: unknown) =>
-      CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_INVALID_CONFIG')
+    assert.throws(
+      () => workerThread.resolveWorkerThreadConfig({ nope: 1 }),
+      (error: unknown) => CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_INVALID_CONFIG',
+    )
   })
 })

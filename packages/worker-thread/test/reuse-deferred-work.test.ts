@@ -15,7 +15,8 @@ const WAKE_AFTER_MS = 200
 /** The leaked work, once awake: a loop that never ends, so any run it lands in times out. */
 const SPIN = 'for (;;) {}'
 
-const INNOCENT = 'const junk = []\nfor (let i = 0; i < 300_000; i++) junk.push({ i, text: "y" + i })\nawait new Promise((resolve) => setTimeout(resolve, 10))\nreturn "innocent"'
+const INNOCENT =
+  'const junk = []\nfor (let i = 0; i < 300_000; i++) junk.push({ i, text: "y" + i })\nawait new Promise((resolve) => setTimeout(resolve, 10))\nreturn "innocent"'
 
 /**
  * Runs innocent programs one after another until well past the wake-up time (3× it, and at least
@@ -55,7 +56,7 @@ async function assertArmedWorkCannotLeak(program: string): Promise<void> {
     assert.deepEqual(outcomeOf(armed), { logs: [], value: 'armed' })
     const [armedWorker] = spawned.workers
     assert.ok(armedWorker !== undefined, 'the arming run spawned a worker')
-    const exited = new Promise((resolve) => armedWorker.once('exit', resolve))
+    const exited = new Promise(resolve => armedWorker.once('exit', resolve))
     await assertInnocentRunsUnaffected(runtime)
     await exited
   } finally {
@@ -72,25 +73,33 @@ Atomics.waitAsync(cell, 0, 0, ${WAKE_AFTER_MS}).value.then(() => { ${SPIN} })
 return "armed"`)
   })
 
-  it('does not recycle a worker whose program armed Atomics.waitAsync after it returned', { timeout: 30_000 }, async () => {
-    await assertArmedWorkCannotLeak(`const cell = new Int32Array(new SharedArrayBuffer(4))
+  it(
+    'does not recycle a worker whose program armed Atomics.waitAsync after it returned',
+    { timeout: 30_000 },
+    async () => {
+      await assertArmedWorkCannotLeak(`const cell = new Int32Array(new SharedArrayBuffer(4))
 ;(async () => {
   for (let i = 0; i < 10; i++) await null
   Atomics.waitAsync(cell, 0, 0, ${WAKE_AFTER_MS}).value.then(() => { ${SPIN} })
 })()
 return "armed"`)
-  })
+    },
+  )
 
-  it('does not recycle a worker with a FinalizationRegistry that can still call back', { timeout: 30_000 }, async () => {
-    // The targets are garbage at once and the run's own allocations collect them: the callback
-    // is due from then on, whichever program the worker runs by the time it is called.
-    await assertArmedWorkCannotLeak(`const registry = new FinalizationRegistry(() => { ${SPIN} })
+  it(
+    'does not recycle a worker with a FinalizationRegistry that can still call back',
+    { timeout: 30_000 },
+    async () => {
+      // The targets are garbage at once and the run's own allocations collect them: the callback
+      // is due from then on, whichever program the worker runs by the time it is called.
+      await assertArmedWorkCannotLeak(`const registry = new FinalizationRegistry(() => { ${SPIN} })
 for (let i = 0; i < 1000; i++) registry.register({ i }, i)
 globalThis.keep = registry
 const junk = []
 for (let i = 0; i < 300_000; i++) junk.push({ i, text: "x" + i })
 return "armed"`)
-  })
+    },
+  )
 
   it('replaces a worker whose program left a promise chain running forever', { timeout: 30_000 }, async () => {
     await assertArmedWorkCannotLeak('(async () => { for (;;) await null })()\nreturn "armed"')

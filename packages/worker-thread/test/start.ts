@@ -1,8 +1,17 @@
 /** Test support: start a worker-thread runtime and common bindings. */
-import { startCodeRuntime, type CodeBindingNamespace, type CodeRuntime, type CodeJsonValue, type CodeRunResult, type StartedCodeRuntime } from '@code-runtime/core'
+import {
+  startCodeRuntime,
+  type CodeBindingNamespace,
+  type CodeRuntime,
+  type CodeJsonValue,
+  type CodeRunResult,
+  type StartedCodeRuntime,
+} from '@code-runtime/core'
 import { WorkerThreadCodeRuntime, type WorkerThreadConfigInput } from '@code-runtime/worker-thread'
 
-export function startWorkerRuntime(config: WorkerThreadConfigInput = {}): Promise<StartedCodeRuntime<WorkerThreadCodeRuntime>> {
+export function startWorkerRuntime(
+  config: WorkerThreadConfigInput = {},
+): Promise<StartedCodeRuntime<WorkerThreadCodeRuntime>> {
   return startCodeRuntime(WorkerThreadCodeRuntime, config)
 }
 

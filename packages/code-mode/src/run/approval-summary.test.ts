@@ -19,7 +19,16 @@ describe('summarizeApprovalArguments', () => {
   })
 
   it('names every field of nested objects and arrays by its key path', () => {
-    const text = summaryText({ edits: [{ path: '/a', mode: 420 }, { path: '/b', recursive: true, extra: null }], options: {}, tags: [], 'odd key': 1, 0: 'zero' })
+    const text = summaryText({
+      edits: [
+        { path: '/a', mode: 420 },
+        { path: '/b', recursive: true, extra: null },
+      ],
+      options: {},
+      tags: [],
+      'odd key': 1,
+      0: 'zero',
+    })
     assert.deepEqual(text.split('\n'), [
       '["0"]: "zero"',
       'edits[0].path: "/a"',
@@ -45,7 +54,9 @@ describe('summarizeApprovalArguments', () => {
   })
 
   it('refuses arguments with more fields than a person can read, saying why', () => {
-    const tooMany = Object.fromEntries(Array.from({ length: APPROVAL_SUMMARY_LIMITS.maxFields + 1 }, (_, index) => [`k${index}`, index]))
+    const tooMany = Object.fromEntries(
+      Array.from({ length: APPROVAL_SUMMARY_LIMITS.maxFields + 1 }, (_, index) => [`k${index}`, index]),
+    )
     const summary = summarizeApprovalArguments(tooMany)
     assert.equal(summary.ok, false)
     assert.match(summary.ok ? '' : summary.reason, /more than 500 fields/)

@@ -32,7 +32,10 @@ const INVISIBLE_CHARACTERS = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
 function escapeInvisible(text: string): string {
-  return text.replace(INVISIBLE_CHARACTERS, (character) => `\\u${(character.codePointAt(0) as number).toString(16).padStart(4, '0')}`)
+  return text.replace(
+    INVISIBLE_CHARACTERS,
+    character => `\\u${(character.codePointAt(0) as number).toString(16).padStart(4, '0')}`,
+  )
 }
 
 /** `text` quoted as JSON with invisible characters escaped. */
@@ -103,7 +106,10 @@ export function summarizeApprovalArguments(args: unknown): ApprovalSummary {
     if (depth >= maxDepth) throw new SummaryBoundError(`the arguments nest deeper than ${maxDepth} levels`)
     const entries: Array<[string, unknown]> = Array.isArray(value)
       ? value.map((item, index) => [`${path}[${index}]`, item])
-      : Object.keys(value).map((key) => [path === '' ? renderKey(key) : `${path}${IDENTIFIER.test(key) ? '.' : ''}${renderKey(key)}`, (value as Record<string, unknown>)[key]])
+      : Object.keys(value).map(key => [
+          path === '' ? renderKey(key) : `${path}${IDENTIFIER.test(key) ? '.' : ''}${renderKey(key)}`,
+          (value as Record<string, unknown>)[key],
+        ])
     if (entries.length === 0) return add(path, Array.isArray(value) ? '[] (empty list)' : '{} (no fields)')
     ancestors.set(value, path)
     for (const [childPath, child] of entries) walk(child, childPath, depth + 1)
@@ -113,7 +119,10 @@ export function summarizeApprovalArguments(args: unknown): ApprovalSummary {
     walk(args, '', 0)
   } catch (error) {
     if (!(error instanceof SummaryBoundError)) throw error
-    return { ok: false, reason: `${error.message}, too much to show a person in full, so nobody was asked; pass fewer or flatter arguments, or split the call` }
+    return {
+      ok: false,
+      reason: `${error.message}, too much to show a person in full, so nobody was asked; pass fewer or flatter arguments, or split the call`,
+    }
   }
   return { ok: true, text: lines.join('\n'), fields: lines.length }
 }

@@ -15,13 +15,23 @@ export type ArgumentCheck = (args: unknown) => string | undefined
 // make a tool unusable, so Ajv runs lenient and format names are documentation only. Properties
 // are the object's own: otherwise `{}` would carry an optional `constructor` or `toString` (the
 // prototype's function), and fail its type.
-const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false, allowUnionTypes: true, ownProperties: true })
+const ajv = new Ajv({
+  strict: false,
+  allErrors: false,
+  validateFormats: false,
+  allowUnionTypes: true,
+  ownProperties: true,
+})
 
 function fieldOf(error: ErrorObject): string {
   const segments = error.instancePath.split('/').slice(1).map(unescapeJsonPointerSegment)
   let path = 'args'
   for (const segment of segments) {
-    path += /^\d+$/.test(segment) ? `[${segment}]` : /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(segment) ? `.${segment}` : `[${JSON.stringify(segment)}]`
+    path += /^\d+$/.test(segment)
+      ? `[${segment}]`
+      : /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(segment)
+        ? `.${segment}`
+        : `[${JSON.stringify(segment)}]`
   }
   if (error.keyword === 'required') {
     const missing = (error.params as { missingProperty?: unknown }).missingProperty
@@ -43,7 +53,7 @@ function describeError(error: ErrorObject): string {
       return `${field} is not a known argument`
     case 'enum': {
       const allowed = (error.params as { allowedValues?: unknown }).allowedValues
-      return `${field} must be one of ${Array.isArray(allowed) ? allowed.map((value) => JSON.stringify(value)).join(', ') : 'the listed values'}`
+      return `${field} must be one of ${Array.isArray(allowed) ? allowed.map(value => JSON.stringify(value)).join(', ') : 'the listed values'}`
     }
     default:
       return `${field} ${error.message ?? 'is invalid'}`
@@ -58,7 +68,7 @@ export function compileArgumentCheck(schema: JsonSchema): ArgumentCheck | undefi
   } catch {
     return undefined
   }
-  return (args) => {
+  return args => {
     if (validate(args)) return undefined
     const first = validate.errors?.[0]
     return first === undefined ? 'args do not match the input schema' : describeError(first)
@@ -74,11 +84,14 @@ export function argumentValidatorOf(tool: ParsedToolDescription): ToolArgumentVa
   const own = tool.validateInput
   if (own !== undefined) {
     // A validator that throws is the tool's failure to accept the call, told like any refusal.
-    return async (args) => own(args).catch((error: unknown) => ({ problem: `args were refused by the tool's validator (${error instanceof Error ? error.message : String(error)})` }))
+    return async args =>
+      own(args).catch((error: unknown) => ({
+        problem: `args were refused by the tool's validator (${error instanceof Error ? error.message : String(error)})`,
+      }))
   }
   const check = compileArgumentCheck(tool.inputSchema)
   if (check === undefined) return undefined
-  return async (args) => {
+  return async args => {
     const problem = check(args)
     return problem === undefined ? { value: args } : { problem }
   }

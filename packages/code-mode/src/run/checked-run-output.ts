@@ -13,18 +13,32 @@ export const TYPE_HINTS_HEADING = 'Type hints (the checker flagged these; one ma
 /** The output of a refused program, its text cut to `maxChars` like every other. */
 export function refusedRunOutput(errors: readonly ProgramDiagnostic[], maxChars: number): RunCodeOutput {
   const message = `The program was refused before it ran (no tool was called): ${plural(errors.length, 'type error')}.\n${formatProgramDiagnostics(errors)}`
-  const text = cutWithMarker(message, maxChars, (omitted) => `\n[... ${omitted} more characters of the type errors left out; fix the ones above first]`)
-  return { isError: true, text, structured: { logs: [], calls: [], error: { kind: 'refused', message }, diagnostics: errors } }
+  const text = cutWithMarker(
+    message,
+    maxChars,
+    omitted => `\n[... ${omitted} more characters of the type errors left out; fix the ones above first]`,
+  )
+  return {
+    isError: true,
+    text,
+    structured: { logs: [], calls: [], error: { kind: 'refused', message }, diagnostics: errors },
+  }
 }
 
 /**
  * The output of a program of a session refused because it would keep more names than the
  * session's `maxKeptNames` allows (the runtime would refuse it too, with less advice): nothing ran.
  */
-export function keptNamesLimitOutput(fresh: number, kept: number, maxKeptNames: number, maxChars: number): RunCodeOutput {
-  const message = `The program was refused before it ran (no tool was called): it would keep ${plural(fresh, 'new top-level name')}, but the session keeps at most ${maxKeptNames} (maxKeptNames) and already keeps ${kept}. `
-    + 'Run it with `reset: true` to start over in a new session (every variable of earlier runs is forgotten), or assign to the variables the session has, or wrap the code in a block ({ ... }), whose declarations are not kept.'
-  const text = cutWithMarker(message, maxChars, (omitted) => `\n[... ${omitted} more characters left out]`)
+export function keptNamesLimitOutput(
+  fresh: number,
+  kept: number,
+  maxKeptNames: number,
+  maxChars: number,
+): RunCodeOutput {
+  const message =
+    `The program was refused before it ran (no tool was called): it would keep ${plural(fresh, 'new top-level name')}, but the session keeps at most ${maxKeptNames} (maxKeptNames) and already keeps ${kept}. ` +
+    'Run it with `reset: true` to start over in a new session (every variable of earlier runs is forgotten), or assign to the variables the session has, or wrap the code in a block ({ ... }), whose declarations are not kept.'
+  const text = cutWithMarker(message, maxChars, omitted => `\n[... ${omitted} more characters left out]`)
   return { isError: true, text, structured: { logs: [], calls: [], error: { kind: 'refused', message } } }
 }
 

@@ -5,7 +5,14 @@
  * the program kept, so the next check knows those names and their types), and after a run that
  * ended the sandbox (lost, expired) forgets everything and opens a fresh one on the next run.
  */
-import { CodeRuntimeError, DEFAULT_MAX_KEPT_NAMES, type CodeRunRequest, type CodeRunResult, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import {
+  CodeRuntimeError,
+  DEFAULT_MAX_KEPT_NAMES,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeSession,
+  type CodeSessionOptions,
+} from '@code-runtime/core'
 import { CodeModeError } from '../errors.js'
 import { KeptNames } from '../type-check/kept-names.js'
 
@@ -71,7 +78,11 @@ export class RunCodeSession implements CodeModeSession {
   /** Runs `task` after every task queued before it: a session's programs run one at a time. */
   enqueue<T>(task: () => Promise<T>): Promise<T> {
     const run = this.queue.then(() => {
-      if (this.disposed) throw new CodeModeError('CODE_MODE_SESSION_CLOSED', 'This Code Mode session was disposed; it runs no more programs.')
+      if (this.disposed)
+        throw new CodeModeError(
+          'CODE_MODE_SESSION_CLOSED',
+          'This Code Mode session was disposed; it runs no more programs.',
+        )
       return task()
     })
     this.queue = run.catch(() => undefined)
@@ -84,7 +95,9 @@ export class RunCodeSession implements CodeModeSession {
    * @throws {CodeModeError} `CODE_MODE_SESSIONS_UNSUPPORTED` when the runtime has no sessions,
    *   `CODE_MODE_SESSION_UNAVAILABLE` when it cannot open one now (too many open, a start failure).
    */
-  async run(request: CodeRunRequest): Promise<{ result: CodeRunResult; generation: number; ended?: 'lost' | 'expired' }> {
+  async run(
+    request: CodeRunRequest,
+  ): Promise<{ result: CodeRunResult; generation: number; ended?: 'lost' | 'expired' }> {
     const { generation, session } = this.current()
     const opened = await session
     let result: CodeRunResult
@@ -111,7 +124,11 @@ export class RunCodeSession implements CodeModeSession {
   async reset(): Promise<void> {
     const open = this.open
     this.forget(this.generation)
-    if (open !== undefined) await open.session.then((session) => session.dispose(), () => undefined)
+    if (open !== undefined)
+      await open.session.then(
+        session => session.dispose(),
+        () => undefined,
+      )
   }
 
   async dispose(): Promise<void> {
@@ -122,14 +139,17 @@ export class RunCodeSession implements CodeModeSession {
   private current(): OpenSession {
     if (this.open === undefined) {
       const generation = this.generation
-      const session = this.runtime.openSession(this.options).then((opened) => {
-        this.opened = opened
-        return opened
-      }, (error: unknown) => {
-        // A failed open is not remembered: the next run tries again.
-        if (this.open?.generation === generation) this.open = undefined
-        throw describeOpenFailure(error)
-      })
+      const session = this.runtime.openSession(this.options).then(
+        opened => {
+          this.opened = opened
+          return opened
+        },
+        (error: unknown) => {
+          // A failed open is not remembered: the next run tries again.
+          if (this.open?.generation === generation) this.open = undefined
+          throw describeOpenFailure(error)
+        },
+      )
       this.open = { generation, session }
     }
     return this.open
@@ -147,10 +167,18 @@ export class RunCodeSession implements CodeModeSession {
 
 function describeOpenFailure(error: unknown): CodeModeError {
   if (CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_SESSIONS_UNSUPPORTED') {
-    return new CodeModeError('CODE_MODE_SESSIONS_UNSUPPORTED', `run_code cannot keep variables here: ${error.message}`, { cause: error })
+    return new CodeModeError(
+      'CODE_MODE_SESSIONS_UNSUPPORTED',
+      `run_code cannot keep variables here: ${error.message}`,
+      { cause: error },
+    )
   }
   const message = error instanceof Error ? error.message : String(error)
-  return new CodeModeError('CODE_MODE_SESSION_UNAVAILABLE', `The session for run_code could not be opened: ${message}`, { cause: error })
+  return new CodeModeError(
+    'CODE_MODE_SESSION_UNAVAILABLE',
+    `The session for run_code could not be opened: ${message}`,
+    { cause: error },
+  )
 }
 
 /** True when `runtime` can open sessions (it may still refuse at run time: see `CODE_MODE_SESSIONS_UNSUPPORTED`). */
@@ -166,7 +194,11 @@ export function hasSessions(runtime: unknown): runtime is CodeModeSessionRuntime
  */
 export function createCodeModeSession(runtime: CodeModeSessionRuntime, options?: CodeSessionOptions): CodeModeSession {
   if (!hasSessions(runtime)) {
-    throw new CodeModeError('CODE_MODE_INVALID_OPTIONS', 'Invalid Code Mode options: session needs a runtime with openSession(), e.g. a started WorkerThreadCodeRuntime.', { field: 'runtime' })
+    throw new CodeModeError(
+      'CODE_MODE_INVALID_OPTIONS',
+      'Invalid Code Mode options: session needs a runtime with openSession(), e.g. a started WorkerThreadCodeRuntime.',
+      { field: 'runtime' },
+    )
   }
   return new RunCodeSession(runtime, options)
 }

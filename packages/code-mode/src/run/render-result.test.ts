@@ -49,13 +49,18 @@ describe('renderRunResult', () => {
     assert.ok(text.endsWith('\n{\n  "answer": 42\n}'), 'the value comes last, whole')
     assert.ok(text.startsWith('progress 0\nprogress 1\n'), 'the first lines are kept')
     assert.match(text, /\nprogress 4999\n\{/, 'the last line is kept')
-    const omitted = Number(/\n\[\.\.\. (\d+) log lines left out here \(\d+ characters\); log less to see them all\]\n/.exec(text)?.[1])
-    assert.equal(text.split('\n').filter((line) => line.startsWith('progress ')).length + omitted, 5_000)
+    const omitted = Number(
+      /\n\[\.\.\. (\d+) log lines left out here \(\d+ characters\); log less to see them all\]\n/.exec(text)?.[1],
+    )
+    assert.equal(text.split('\n').filter(line => line.startsWith('progress ')).length + omitted, 5_000)
   })
 
   it('keeps the error whole when the logs are past the budget', () => {
     const logs = Array.from({ length: 5_000 }, (_, index) => `step ${index}`)
-    const text = renderRunResult({ logs, error: { kind: 'exception', message: 'ToolCallError: files_read_text_file: ENOENT' } }, 1_000)
+    const text = renderRunResult(
+      { logs, error: { kind: 'exception', message: 'ToolCallError: files_read_text_file: ENOENT' } },
+      1_000,
+    )
     assert.ok(text.length <= 1_000, `${text.length} characters`)
     assert.ok(text.endsWith('\nstep 4999\ncode run failed (exception): ToolCallError: files_read_text_file: ENOENT'))
     assert.match(text, /\[\.\.\. \d+ log lines left out here/)
@@ -65,8 +70,10 @@ describe('renderRunResult', () => {
     const text = renderRunResult({ logs: ['found 3 files'], value: 'v'.repeat(10_000) }, 500)
     assert.ok(text.length <= 500, `${text.length} characters`)
     assert.ok(text.startsWith('found 3 files\nvvv'))
-    const omitted = Number(/\n\[\.\.\. (\d+) more characters of the returned value left out; return less to see it all\]$/.exec(text)?.[1])
-    assert.equal(text.split('\n')[1]?.length as number + omitted, 10_000)
+    const omitted = Number(
+      /\n\[\.\.\. (\d+) more characters of the returned value left out; return less to see it all\]$/.exec(text)?.[1],
+    )
+    assert.equal((text.split('\n')[1]?.length as number) + omitted, 10_000)
   })
 
   it('gives the logs at least a quarter of the budget next to a huge value', () => {
@@ -81,14 +88,25 @@ describe('renderRunResult', () => {
   it('cuts a huge error message and says so', () => {
     const text = renderRunResult({ logs: [], error: { kind: 'exception', message: 'e'.repeat(10_000) } }, 300)
     assert.ok(text.length <= 300)
-    assert.match(text, /^code run failed \(exception\): e+\n\[\.\.\. \d+ more characters of the error message left out\]$/)
+    assert.match(
+      text,
+      /^code run failed \(exception\): e+\n\[\.\.\. \d+ more characters of the error message left out\]$/,
+    )
   })
 
   it('stays within the budget at its smallest (200) for every mix', () => {
     for (const logs of [[], ['short'], ['l'.repeat(1_000)], Array.from({ length: 500 }, () => 'a line')]) {
-      for (const ending of [{}, { value: 'v'.repeat(1_000) }, { value: 7 }, { error: { kind: 'exception' as const, message: 'm'.repeat(1_000) } }]) {
+      for (const ending of [
+        {},
+        { value: 'v'.repeat(1_000) },
+        { value: 7 },
+        { error: { kind: 'exception' as const, message: 'm'.repeat(1_000) } },
+      ]) {
         const text = renderRunResult({ logs, ...ending }, 200)
-        assert.ok(text.length <= 200, `${JSON.stringify({ logs: logs.length, ending: Object.keys(ending) })}: ${text.length}`)
+        assert.ok(
+          text.length <= 200,
+          `${JSON.stringify({ logs: logs.length, ending: Object.keys(ending) })}: ${text.length}`,
+        )
       }
     }
   })

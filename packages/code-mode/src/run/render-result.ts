@@ -23,8 +23,10 @@ function isContainer(value: CodeJsonValue): value is CodeJsonValue[] | { [key: s
 export function formatJsonValue(value: CodeJsonValue, level = 0): string {
   if (!isContainer(value) || level >= INDENTED_LEVELS) return stringifyJsonValue(value)
   const entries = Array.isArray(value)
-    ? value.map((item) => formatJsonValue(item, level + 1))
-    : Object.keys(value).map((key) => `${JSON.stringify(key)}: ${formatJsonValue(value[key] as CodeJsonValue, level + 1)}`)
+    ? value.map(item => formatJsonValue(item, level + 1))
+    : Object.keys(value).map(
+        key => `${JSON.stringify(key)}: ${formatJsonValue(value[key] as CodeJsonValue, level + 1)}`,
+      )
   if (entries.length === 0) return Array.isArray(value) ? '[]' : '{}'
   const indent = '  '.repeat(level + 1)
   const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}']
@@ -32,20 +34,24 @@ export function formatJsonValue(value: CodeJsonValue, level = 0): string {
 }
 
 /** What a run ended with, as text: its failure, its value, or a note that it left nothing. */
-function runEnding(result: CodeRunOutcome): { readonly text: string; readonly marker: (omitted: number) => string } | undefined {
+function runEnding(
+  result: CodeRunOutcome,
+): { readonly text: string; readonly marker: (omitted: number) => string } | undefined {
   if (result.error !== undefined) {
     return {
       text: `code run failed (${result.error.kind}): ${result.error.message}`,
-      marker: (omitted) => `\n[... ${omitted} more characters of the error message left out]`,
+      marker: omitted => `\n[... ${omitted} more characters of the error message left out]`,
     }
   }
   if ('value' in result && result.value !== undefined) {
     return {
       text: typeof result.value === 'string' ? result.value : formatJsonValue(result.value),
-      marker: (omitted) => `\n[... ${omitted} more characters of the returned value left out; return less to see it all]`,
+      marker: omitted => `\n[... ${omitted} more characters of the returned value left out; return less to see it all]`,
     }
   }
-  return result.logs.length === 0 ? { text: '(the program returned nothing and printed nothing)', marker: () => '' } : undefined
+  return result.logs.length === 0
+    ? { text: '(the program returned nothing and printed nothing)', marker: () => '' }
+    : undefined
 }
 
 /**
@@ -57,7 +63,9 @@ function runEnding(result: CodeRunOutcome): { readonly text: string; readonly ma
 export function renderRunResult(result: CodeRunOutcome, maxChars: number): string {
   const ending = runEnding(result)
   const logs = result.logs
-  const whole = [...logs.length > 0 ? [logs.join('\n')] : [], ...ending === undefined ? [] : [ending.text]].join('\n')
+  const whole = [...(logs.length > 0 ? [logs.join('\n')] : []), ...(ending === undefined ? [] : [ending.text])].join(
+    '\n',
+  )
   if (whole.length <= maxChars) return whole
   if (ending === undefined) return cutLogLines(logs, maxChars)
   if (logs.length === 0) return cutWithMarker(ending.text, maxChars, ending.marker)

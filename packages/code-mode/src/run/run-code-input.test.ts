@@ -4,8 +4,14 @@ import { listRunCode, safeParseRunCodeInput } from '@code-runtime/code-mode'
 
 describe('safeParseRunCodeInput', () => {
   it('decodes code and description, reset false when absent', () => {
-    assert.deepEqual(safeParseRunCodeInput({ code: 'return 1', description: 'one' }), { ok: true, value: { code: 'return 1', description: 'one', reset: false } })
-    assert.deepEqual(safeParseRunCodeInput({ code: 'x', description: '', reset: true }), { ok: true, value: { code: 'x', description: '', reset: true } })
+    assert.deepEqual(safeParseRunCodeInput({ code: 'return 1', description: 'one' }), {
+      ok: true,
+      value: { code: 'return 1', description: 'one', reset: false },
+    })
+    assert.deepEqual(safeParseRunCodeInput({ code: 'x', description: '', reset: true }), {
+      ok: true,
+      value: { code: 'x', description: '', reset: true },
+    })
   })
 
   it('names the field the model got wrong, in one sentence', () => {

@@ -40,8 +40,11 @@ const RUN_CODE_INPUT_SCHEMA: JsonSchema = Object.freeze({
 const RUN_CODE_SESSION_INPUT_SCHEMA: JsonSchema = Object.freeze({
   ...RUN_CODE_INPUT_SCHEMA,
   properties: Object.freeze({
-    ...RUN_CODE_INPUT_SCHEMA.properties as Record<string, JsonSchema>,
-    reset: Object.freeze({ type: 'boolean', description: 'true: forget every variable of earlier runs before running this program.' }),
+    ...(RUN_CODE_INPUT_SCHEMA.properties as Record<string, JsonSchema>),
+    reset: Object.freeze({
+      type: 'boolean',
+      description: 'true: forget every variable of earlier runs before running this program.',
+    }),
   }),
 })
 
@@ -51,7 +54,11 @@ const RUN_CODE_SESSION_INPUT_SCHEMA: JsonSchema = Object.freeze({
  * @example const listing = listRunCode(codeMode.tool.description, { session: false })
  */
 export function listRunCode(description: string, options: { readonly session: boolean }): RunCodeListing {
-  return { name: 'run_code', description, inputSchema: options.session ? RUN_CODE_SESSION_INPUT_SCHEMA : RUN_CODE_INPUT_SCHEMA }
+  return {
+    name: 'run_code',
+    description,
+    inputSchema: options.session ? RUN_CODE_SESSION_INPUT_SCHEMA : RUN_CODE_INPUT_SCHEMA,
+  }
 }
 
 /** The arguments of `run_code` once decoded: `reset` is `false` when it was not given. */
@@ -66,11 +73,17 @@ export interface DecodedRunCodeInput {
  * with them. Reads each field once; what JSON can carry never makes it throw.
  * @example safeParseRunCodeInput({ code: 'return 1', description: 'one' }) // { ok: true, value: { code: 'return 1', description: 'one', reset: false } }
  */
-export function safeParseRunCodeInput(input: unknown): { readonly ok: true; readonly value: DecodedRunCodeInput } | { readonly ok: false; readonly error: string } {
-  if (typeof input !== 'object' || input === null) return { ok: false, error: 'run_code takes an object { code, description }.' }
+export function safeParseRunCodeInput(
+  input: unknown,
+): { readonly ok: true; readonly value: DecodedRunCodeInput } | { readonly ok: false; readonly error: string } {
+  if (typeof input !== 'object' || input === null)
+    return { ok: false, error: 'run_code takes an object { code, description }.' }
   const { code, description, reset } = input as { code?: unknown; description?: unknown; reset?: unknown }
-  if (typeof code !== 'string' || code.trim() === '') return { ok: false, error: 'run_code needs `code`: the program, as a non-empty string.' }
-  if (typeof description !== 'string') return { ok: false, error: 'run_code needs `description`: one line saying what the program does.' }
-  if (reset !== undefined && typeof reset !== 'boolean') return { ok: false, error: 'run_code takes `reset` as true or false.' }
+  if (typeof code !== 'string' || code.trim() === '')
+    return { ok: false, error: 'run_code needs `code`: the program, as a non-empty string.' }
+  if (typeof description !== 'string')
+    return { ok: false, error: 'run_code needs `description`: one line saying what the program does.' }
+  if (reset !== undefined && typeof reset !== 'boolean')
+    return { ok: false, error: 'run_code takes `reset` as true or false.' }
   return { ok: true, value: { code, description, reset: reset === true } }
 }

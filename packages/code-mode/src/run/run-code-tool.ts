@@ -101,7 +101,8 @@ export interface RunCodeTool extends RunCodeListing {
 }
 
 /** The one sentence a model reads about a session: what persists, and how to start clean. */
-export const RUN_CODE_SESSION_SENTENCE = 'Variables persist between calls: top-level declarations of one program are visible to the next ones (pass `reset: true` to start clean).'
+export const RUN_CODE_SESSION_SENTENCE =
+  'Variables persist between calls: top-level declarations of one program are visible to the next ones (pass `reset: true` to start clean).'
 
 /** The description of `run_code` for the model: what it does, then the SDK (the rules and the declarations). */
 export function describeRunCode(sdkText: string, session = false): string {

@@ -7,17 +7,30 @@ const numbered = (count: number): string[] => Array.from({ length: count }, (_, 
 /** The head lines, the omitted count from the marker, and the tail lines of an excerpt. */
 function readExcerpt(text: string): { head: string[]; omitted: number; omittedChars: number; tail: string[] } {
   const lines = text.split('\n')
-  const at = lines.findIndex((line) => line.startsWith('[... '))
+  const at = lines.findIndex(line => line.startsWith('[... '))
   assert.ok(at >= 0, `no marker in ${JSON.stringify(text.slice(0, 200))}`)
-  const match = /^\[\.\.\. (\d+) log lines? left out here \((\d+) characters\); log less to see them all\]$/.exec(lines[at] as string)
+  const match = /^\[\.\.\. (\d+) log lines? left out here \((\d+) characters\); log less to see them all\]$/.exec(
+    lines[at] as string,
+  )
   assert.ok(match, `unexpected marker ${lines[at]}`)
-  return { head: lines.slice(0, at), omitted: Number(match[1]), omittedChars: Number(match[2]), tail: lines.slice(at + 1) }
+  return {
+    head: lines.slice(0, at),
+    omitted: Number(match[1]),
+    omittedChars: Number(match[2]),
+    tail: lines.slice(at + 1),
+  }
 }
 
 describe('cutWithMarker', () => {
   it('keeps the beginning and says how much is left out, within the limit', () => {
-    assert.equal(cutWithMarker('abcdefgh', 6, (omitted) => `[-${omitted}]`), 'ab[-6]')
-    assert.equal(cutWithMarker('abc', 3, () => '[cut]'), 'abc')
+    assert.equal(
+      cutWithMarker('abcdefgh', 6, omitted => `[-${omitted}]`),
+      'ab[-6]',
+    )
+    assert.equal(
+      cutWithMarker('abc', 3, () => '[cut]'),
+      'abc',
+    )
   })
 
   it('never cuts inside a surrogate pair', () => {
@@ -61,7 +74,10 @@ describe('cutLogLines', () => {
     const lines = [...numbered(50), 'y'.repeat(50_000), ...numbered(5_000)]
     const text = cutLogLines(lines, 2_000)
     assert.ok(text.length <= 2_000, `${text.length} characters`)
-    assert.match(text, /\ny+ \[\.\.\. \d+ more characters of this line left out\]\n\[\.\.\. \d+ log lines left out here/)
+    assert.match(
+      text,
+      /\ny+ \[\.\.\. \d+ more characters of this line left out\]\n\[\.\.\. \d+ log lines left out here/,
+    )
     const { head, omitted, tail } = readExcerpt(text)
     assert.equal(head.length + omitted + tail.length, lines.length, 'the cut line counts as kept')
     assert.deepEqual(tail, lines.slice(lines.length - tail.length))
@@ -74,7 +90,9 @@ describe('cutLogLines', () => {
       return seed % below
     }
     for (let round = 0; round < 300; round++) {
-      const lines = Array.from({ length: 1 + random(60) }, () => 'z'.repeat(random(4) === 0 ? random(5_000) : random(80)))
+      const lines = Array.from({ length: 1 + random(60) }, () =>
+        'z'.repeat(random(4) === 0 ? random(5_000) : random(80)),
+      )
       const maxChars = MIN_LOG_EXCERPT_CHARS + random(3_000)
       const text = cutLogLines(lines, maxChars)
       assert.ok(text.length <= maxChars, `round ${round}: ${text.length} > ${maxChars}`)

@@ -49,7 +49,11 @@ export const MIN_LOG_EXCERPT_CHARS = omittedLinesMarker(1e12, 1e12).length
  * Counts how many of `lines`, taken in `order`, fit whole in `budget` characters (each costs its
  * length plus a newline), stopping at the first that does not.
  */
-function fitWholeLines(lines: readonly string[], order: readonly number[], budget: number): { count: number; used: number } {
+function fitWholeLines(
+  lines: readonly string[],
+  order: readonly number[],
+  budget: number,
+): { count: number; used: number } {
   let used = 0
   let count = 0
   for (const index of order) {
@@ -100,8 +104,18 @@ export function cutLogLines(lines: readonly string[], maxChars: number): string 
     const room = available - head.used - tail.used - 1 + (gapEnd - gapStart === 1 ? markerRoom : 0)
     if (room >= MIN_CUT_LINE_ROOM) cutLine = cutWithMarker(lines[hugeIndex] as string, room, cutLineMarker)
   }
-  const omitted = lines.slice(gapStart, gapEnd).filter((_, offset) => cutLine === undefined || gapStart + offset !== hugeIndex)
-  const middle = omitted.length === 0 ? [] : [omittedLinesMarker(omitted.length, omitted.reduce((sum, line) => sum + line.length, omitted.length - 1))]
+  const omitted = lines
+    .slice(gapStart, gapEnd)
+    .filter((_, offset) => cutLine === undefined || gapStart + offset !== hugeIndex)
+  const middle =
+    omitted.length === 0
+      ? []
+      : [
+          omittedLinesMarker(
+            omitted.length,
+            omitted.reduce((sum, line) => sum + line.length, omitted.length - 1),
+          ),
+        ]
   if (cutLine !== undefined) {
     if (hugeIndex === gapStart) middle.unshift(cutLine)
     else middle.push(cutLine)

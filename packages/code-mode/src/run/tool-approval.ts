@@ -42,7 +42,10 @@ export type ToolApprovalDecision =
  * Asks a person about one call. `signal` fires when the run ends or is aborted before the answer:
  * stop asking then (close the prompt); the call is cancelled whatever the hook resolves later.
  */
-export type ApproveToolCall = (request: ToolApprovalRequest, context: { readonly signal: AbortSignal }) => ToolApprovalDecision | Promise<ToolApprovalDecision>
+export type ApproveToolCall = (
+  request: ToolApprovalRequest,
+  context: { readonly signal: AbortSignal },
+) => ToolApprovalDecision | Promise<ToolApprovalDecision>
 
 /** What became of a call that needed approval, as its call record shows it. */
 export interface ToolCallApproval {
@@ -72,20 +75,27 @@ export interface ToolCallRecord extends Omit<CodeBindingCallRecord, 'outcome'> {
  * Whether calls of a tool wait for approval: the tool's own `needsApproval` when set, else its
  * annotations (a `destructiveHint: true` tool that does not say it is read-only).
  */
-export function toolNeedsApproval(tool: { readonly needsApproval?: boolean; readonly annotations?: CodeModeToolAnnotations }): boolean {
+export function toolNeedsApproval(tool: {
+  readonly needsApproval?: boolean
+  readonly annotations?: CodeModeToolAnnotations
+}): boolean {
   return tool.needsApproval ?? (tool.annotations?.destructiveHint === true && tool.annotations.readOnlyHint !== true)
 }
 
 const MAX_REASON_CHARS = 500
 
-function readDecision(value: unknown): { action: 'allow' | 'allow-run' } | { action: 'decline'; reason?: string; unasked: boolean } | undefined {
+function readDecision(
+  value: unknown,
+): { action: 'allow' | 'allow-run' } | { action: 'decline'; reason?: string; unasked: boolean } | undefined {
   if (typeof value !== 'object' || value === null) return undefined
   const { action, reason, unasked } = value as { action?: unknown; reason?: unknown; unasked?: unknown }
   if (action === 'allow' || action === 'allow-run') return { action }
   if (action !== 'decline') return undefined
   // The reason reaches the model: kept short, and only a string.
   const isUnasked = unasked === true
-  return typeof reason === 'string' && reason.trim() !== '' ? { action, reason: reason.trim().slice(0, MAX_REASON_CHARS), unasked: isUnasked } : { action, unasked: isUnasked }
+  return typeof reason === 'string' && reason.trim() !== ''
+    ? { action, reason: reason.trim().slice(0, MAX_REASON_CHARS), unasked: isUnasked }
+    : { action, unasked: isUnasked }
 }
 
 /** Rejects when `signal` fires, with its reason; never settles otherwise. */
@@ -122,7 +132,12 @@ export class RunApprovals {
    * Holds one call until it is allowed; throws the program's error when it is declined, or the
    * run's reason when `signal` fires first. `index` is the call's place in the call record.
    */
-  async require(call: Omit<ToolApprovalRequest, 'programDescription' | 'summary'>, index: number | undefined, label: string, signal: AbortSignal): Promise<void> {
+  async require(
+    call: Omit<ToolApprovalRequest, 'programDescription' | 'summary'>,
+    index: number | undefined,
+    label: string,
+    signal: AbortSignal,
+  ): Promise<void> {
     const startedAt = performance.now()
     const decide = (approval: Omit<ToolCallApproval, 'waitMs'>): ToolCallApproval => {
       const decided = { ...approval, waitMs: performance.now() - startedAt }
@@ -135,16 +150,21 @@ export class RunApprovals {
     }
     if (this.#approve === undefined) {
       decide({ decision: 'declined', decidedBy: 'no-approver' })
-      throw new DeclinedCallError(`${label} needs a person's approval, and no one can give it here; the call was not made.`)
+      throw new DeclinedCallError(
+        `${label} needs a person's approval, and no one can give it here; the call was not made.`,
+      )
     }
     // Asking about arguments the person cannot see in full would be asking them to approve blind.
     const summary = summarizeApprovalArguments(call.args)
     if (!summary.ok) {
       decide({ decision: 'declined', decidedBy: 'unshowable-arguments', reason: summary.reason })
-      throw new DeclinedCallError(`${label} needs a person's approval and was declined without asking anyone: ${summary.reason}. The call was not made.`)
+      throw new DeclinedCallError(
+        `${label} needs a person's approval and was declined without asking anyone: ${summary.reason}. The call was not made.`,
+      )
     }
     const shown = { ...call, summary: summary.text }
-    const request: ToolApprovalRequest = this.#programDescription === undefined ? shown : { ...shown, programDescription: this.#programDescription }
+    const request: ToolApprovalRequest =
+      this.#programDescription === undefined ? shown : { ...shown, programDescription: this.#programDescription }
     const waitingKey = {}
     this.#waiting.set(waitingKey, label)
     let answer: unknown
@@ -168,13 +188,21 @@ export class RunApprovals {
     const decision = readDecision(answer)
     if (decision === undefined) {
       decide({ decision: 'declined', decidedBy: 'approver-failed' })
-      throw new DeclinedCallError(`${label} was not approved: the approver gave no valid answer, so the call was not made.`)
+      throw new DeclinedCallError(
+        `${label} was not approved: the approver gave no valid answer, so the call was not made.`,
+      )
     }
     if (decision.action === 'decline') {
-      decide(decision.reason === undefined ? { decision: 'declined', decidedBy: 'approver' } : { decision: 'declined', decidedBy: 'approver', reason: decision.reason })
+      decide(
+        decision.reason === undefined
+          ? { decision: 'declined', decidedBy: 'approver' }
+          : { decision: 'declined', decidedBy: 'approver', reason: decision.reason },
+      )
       if (decision.unasked) {
         const because = decision.reason === undefined ? '' : `: ${decision.reason}`
-        throw new DeclinedCallError(`${label} needs a person's approval and was declined without asking anyone${because}. The call was not made.`)
+        throw new DeclinedCallError(
+          `${label} needs a person's approval and was declined without asking anyone${because}. The call was not made.`,
+        )
       }
       const because = decision.reason === undefined ? '' : ` Their reason: ${decision.reason}`
       throw new DeclinedCallError(`${label}: the person declined this call, so it was not made.${because}`)

@@ -30,6 +30,11 @@ describe('identifier text', () => {
 
   it('tells which property names need quotes', () => {
     assert.ok(isBarePropertyName('path') && isBarePropertyName('$ref') && isBarePropertyName('_x1'))
-    assert.ok(!isBarePropertyName('max-bytes') && !isBarePropertyName('0a') && !isBarePropertyName('') && !isBarePropertyName('é'))
+    assert.ok(
+      !isBarePropertyName('max-bytes') &&
+        !isBarePropertyName('0a') &&
+        !isBarePropertyName('') &&
+        !isBarePropertyName('é'),
+    )
   })
 })

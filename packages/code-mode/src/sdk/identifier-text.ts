@@ -8,8 +8,21 @@ const BARE_PROPERTY_NAME_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 
 /** Letters that Unicode decomposition leaves alone but that have a common ASCII spelling. */
 const TRANSLITERATIONS: ReadonlyMap<string, string> = new Map([
-  ['ß', 'ss'], ['æ', 'ae'], ['Æ', 'AE'], ['œ', 'oe'], ['Œ', 'OE'], ['ø', 'o'], ['Ø', 'O'],
-  ['ł', 'l'], ['Ł', 'L'], ['đ', 'd'], ['Đ', 'D'], ['ð', 'd'], ['Ð', 'D'], ['þ', 'th'], ['Þ', 'Th'],
+  ['ß', 'ss'],
+  ['æ', 'ae'],
+  ['Æ', 'AE'],
+  ['œ', 'oe'],
+  ['Œ', 'OE'],
+  ['ø', 'o'],
+  ['Ø', 'O'],
+  ['ł', 'l'],
+  ['Ł', 'L'],
+  ['đ', 'd'],
+  ['Đ', 'D'],
+  ['ð', 'd'],
+  ['Ð', 'D'],
+  ['þ', 'th'],
+  ['Þ', 'Th'],
   ['ı', 'i'],
 ])
 
@@ -37,7 +50,9 @@ function transliterate(text: string): string {
  * becomes one `_`, except at either end, where it is dropped. May be empty or start with a digit.
  */
 export function toIdentifierWords(text: string): string {
-  const words = transliterate(text).split(SEPARATOR_RUN_PATTERN).filter((word) => word !== '')
+  const words = transliterate(text)
+    .split(SEPARATOR_RUN_PATTERN)
+    .filter(word => word !== '')
   let joined = ''
   for (const word of words) {
     const needsSeparator = joined !== '' && !joined.endsWith('_') && !word.startsWith('_')
@@ -58,8 +73,8 @@ export function isBarePropertyName(name: string): boolean {
 export function toPascalCase(text: string): string {
   const pascal = toIdentifierWords(text)
     .split('_')
-    .filter((word) => word !== '')
-    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .filter(word => word !== '')
+    .map(word => word.charAt(0).toUpperCase() + word.slice(1))
     .join('')
   return /^[0-9]/.test(pascal) ? `T${pascal}` : pascal
 }

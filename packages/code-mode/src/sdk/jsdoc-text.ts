@@ -11,7 +11,9 @@ export function escapeCommentText(text: string): string {
 
 /** A description's lines: line breaks normalised, trailing spaces and blank edges dropped. */
 function descriptionLines(description: string): string[] {
-  const lines = escapeCommentText(description).split(/\r\n|[\r\n\u2028\u2029]/).map((line) => line.trimEnd())
+  const lines = escapeCommentText(description)
+    .split(/\r\n|[\r\n\u2028\u2029]/)
+    .map(line => line.trimEnd())
   while (lines.length > 0 && lines[0] === '') lines.shift()
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop()
   return lines
@@ -27,9 +29,9 @@ export function docCommentLines(doc: TypeDoc | undefined): string[] {
   const lines = doc.description === undefined ? [] : descriptionLines(doc.description)
   const tagLine = doc.tags.map(escapeCommentText).join(' ')
   if (lines.length === 0 && tagLine === '') return []
-  if (lines.length <= 1) return [`/** ${[...lines, tagLine].filter((part) => part !== '').join(' ')} */`]
+  if (lines.length <= 1) return [`/** ${[...lines, tagLine].filter(part => part !== '').join(' ')} */`]
   const body = tagLine === '' ? lines : [...lines, tagLine]
-  return ['/**', ...body.map((line) => (line === '' ? ' *' : ` * ${line}`)), ' */']
+  return ['/**', ...body.map(line => (line === '' ? ' *' : ` * ${line}`)), ' */']
 }
 
 /** An inline comment after a type, e.g. `unknown /* "not" has no TypeScript form *\/`. */

@@ -40,11 +40,15 @@ function textOf(node: TypeNode): string {
 
 function isShareable(node: TypeNode): boolean {
   switch (node.kind) {
-    case 'object': return node.properties.length > 0 || node.index !== undefined
-    case 'tuple': return node.elements.length > 0
+    case 'object':
+      return node.properties.length > 0 || node.index !== undefined
+    case 'tuple':
+      return node.elements.length > 0
     case 'union':
-    case 'intersection': return true
-    default: return false
+    case 'intersection':
+      return true
+    default:
+      return false
   }
 }
 
@@ -59,7 +63,8 @@ function forEachNested(node: TypeNode, hint: string, visit: (node: TypeNode, hin
     forEachNested(child, childHint, visit)
   }
   switch (node.kind) {
-    case 'array': return descend(node.element, elementHint(hint))
+    case 'array':
+      return descend(node.element, elementHint(hint))
     case 'tuple':
       for (const element of node.elements) descend(element.type, elementHint(hint))
       if (node.rest !== undefined) descend(node.rest, elementHint(hint))
@@ -72,13 +77,14 @@ function forEachNested(node: TypeNode, hint: string, visit: (node: TypeNode, hin
     case 'intersection':
       for (const member of node.members) descend(member, hint)
       return
-    default: return
+    default:
+      return
   }
 }
 
 function replaceShape(node: TypeNode, text: string, name: string): TypeNode {
   if (isShareable(node) && textOf(node) === text) return { kind: 'reference', key: name }
-  return mapChildTypes(node, (child) => replaceShape(child, text, name))
+  return mapChildTypes(node, child => replaceShape(child, text, name))
 }
 
 interface Repeat {
@@ -100,15 +106,15 @@ function pascalWords(name: string): string[] {
  */
 function commonName(hints: readonly string[]): string {
   const first = hints[0] ?? 'Shape'
-  if (hints.every((hint) => hint === first)) return first
+  if (hints.every(hint => hint === first)) return first
   const words = hints.map(pascalWords)
-  const shortest = Math.min(...words.map((list) => list.length))
+  const shortest = Math.min(...words.map(list => list.length))
   const agreeAt = (pick: (list: string[]) => string | undefined): boolean =>
-    words.every((list) => pick(list) === pick(words[0] as string[]))
+    words.every(list => pick(list) === pick(words[0] as string[]))
   let prefix = 0
-  while (prefix < shortest && agreeAt((list) => list[prefix])) prefix++
+  while (prefix < shortest && agreeAt(list => list[prefix])) prefix++
   let suffix = 0
-  while (suffix < shortest - prefix && agreeAt((list) => list[list.length - 1 - suffix])) suffix++
+  while (suffix < shortest - prefix && agreeAt(list => list[list.length - 1 - suffix])) suffix++
   const firstWords = words[0] as string[]
   const name = [...firstWords.slice(0, prefix), ...firstWords.slice(firstWords.length - suffix)].join('')
   return name === '' ? first : name
@@ -128,22 +134,25 @@ function savedChars(repeat: Repeat, name: string): number {
  * @param takenNames names already in use; names of new declarations are added to it.
  */
 export function shareRepeatedShapes(
-  declarations: readonly NamedType[], sites: readonly TypeSite[], takenNames: Set<string>,
+  declarations: readonly NamedType[],
+  sites: readonly TypeSite[],
+  takenNames: Set<string>,
 ): SharedShapes {
   let currentDeclarations = [...declarations]
-  let currentSites = sites.map((site) => site.type)
+  let currentSites = sites.map(site => site.type)
   const replaceEverywhere = (text: string, name: string): void => {
-    currentSites = currentSites.map((type) => replaceShape(type, text, name))
+    currentSites = currentSites.map(type => replaceShape(type, text, name))
     // A declaration's own body is not replaced, or it would refer to itself.
-    currentDeclarations = currentDeclarations.map((declaration) => ({
+    currentDeclarations = currentDeclarations.map(declaration => ({
       ...declaration,
-      body: mapChildTypes(declaration.body, (child) => replaceShape(child, text, name)),
+      body: mapChildTypes(declaration.body, child => replaceShape(child, text, name)),
     }))
   }
   // Short bodies stay written out: `{ id: string }` is clearer than a name borrowed from elsewhere.
   for (const declaration of declarations) {
     const text = textOf(declaration.body)
-    if (isShareable(declaration.body) && text.length >= MIN_SHARED_SHAPE_CHARS) replaceEverywhere(text, declaration.name)
+    if (isShareable(declaration.body) && text.length >= MIN_SHARED_SHAPE_CHARS)
+      replaceEverywhere(text, declaration.name)
   }
   for (;;) {
     const repeats = new Map<string, Repeat>()
@@ -165,7 +174,8 @@ export function shareRepeatedShapes(
       if (repeat.hints.length < 2 || repeat.text.length < MIN_SHARED_SHAPE_CHARS) continue
       const preferredName = commonName(repeat.hints)
       const saved = savedChars(repeat, findUniqueName(preferredName, takenNames))
-      if (saved >= MIN_SAVED_CHARS && (best === undefined || saved > best.saved)) best = { repeat, saved, preferredName }
+      if (saved >= MIN_SAVED_CHARS && (best === undefined || saved > best.saved))
+        best = { repeat, saved, preferredName }
     }
     if (best === undefined) break
     const name = takeUniqueName(best.preferredName, takenNames)

@@ -12,9 +12,21 @@ const MAX_EXAMPLES = 3
 
 /** Keywords rendered as `@keyword value`, in this order. */
 const LIMIT_KEYWORDS = [
-  'format', 'minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf',
-  'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'minProperties', 'maxProperties',
-  'contentMediaType', 'contentEncoding',
+  'format',
+  'minimum',
+  'exclusiveMinimum',
+  'maximum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'contentMediaType',
+  'contentEncoding',
 ] as const
 
 /**
@@ -76,7 +88,7 @@ function exampleTags(schema: JsonSchema): string[] {
   const examples = ownKeyword(schema, 'examples')
   const single = ownKeyword(schema, 'example')
   const values = Array.isArray(examples) ? examples.slice(0, MAX_EXAMPLES) : single === undefined ? [] : [single]
-  return values.flatMap((value) => {
+  return values.flatMap(value => {
     const text = formatJsonValue(value)
     return text === undefined ? [] : [`@example ${text}`]
   })

@@ -12,8 +12,17 @@ import { toPascalCase } from './identifier-text.js'
 import { describeSchema, ownKeyword } from './schema-annotations.js'
 import type { JsonSchema } from '../tools/tool-definition.js'
 import {
-  intersectionOf, keywordType, NEVER_TYPE, NULL_TYPE, unionOf, UNKNOWN_TYPE, unknownType,
-  type IndexSignatureNode, type PropertyNode, type TypeDoc, type TypeNode,
+  intersectionOf,
+  keywordType,
+  NEVER_TYPE,
+  NULL_TYPE,
+  unionOf,
+  UNKNOWN_TYPE,
+  unknownType,
+  type IndexSignatureNode,
+  type PropertyNode,
+  type TypeDoc,
+  type TypeNode,
 } from './type-node.js'
 import { isObjectRecord } from '@code-runtime/core/internal'
 
@@ -32,8 +41,22 @@ const UNEXPRESSIBLE_KEYWORDS: ReadonlyArray<readonly [string, string]> = [
 
 /** Pointer segments that name a place in a schema rather than a thing worth naming a type after. */
 const STRUCTURAL_SEGMENTS: ReadonlySet<string> = new Set([
-  'items', 'prefixItems', 'additionalItems', 'additionalProperties', 'anyOf', 'oneOf', 'allOf',
-  'not', 'if', 'then', 'else', 'contains', 'properties', 'patternProperties', '$defs', 'definitions',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'additionalProperties',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
 ])
 
 /** Containers whose keys are names chosen by the schema's author. */
@@ -72,14 +95,23 @@ function literalType(value: unknown, depth: number): TypeNode {
   if (value === null) return NULL_TYPE
   if (typeof value === 'string' || typeof value === 'boolean') return { kind: 'literal', value }
   if (typeof value === 'number') {
-    return Number.isFinite(value) ? { kind: 'literal', value: Object.is(value, -0) ? 0 : value } : unknownType('not a JSON number')
+    return Number.isFinite(value)
+      ? { kind: 'literal', value: Object.is(value, -0) ? 0 : value }
+      : unknownType('not a JSON number')
   }
   if (depth > MAX_SCHEMA_DEPTH) return unknownType('nested too deep')
   if (Array.isArray(value)) {
-    return { kind: 'tuple', elements: value.map((item: unknown) => ({ type: literalType(item, depth + 1), isOptional: false })) }
+    return {
+      kind: 'tuple',
+      elements: value.map((item: unknown) => ({ type: literalType(item, depth + 1), isOptional: false })),
+    }
   }
   if (isObjectRecord(value)) {
-    const properties = Object.keys(value).map((name) => ({ name, isOptional: false, type: literalType(value[name], depth + 1) }))
+    const properties = Object.keys(value).map(name => ({
+      name,
+      isOptional: false,
+      type: literalType(value[name], depth + 1),
+    }))
     return { kind: 'object', properties }
   }
   return unknownType('not a JSON value')
@@ -88,10 +120,14 @@ function literalType(value: unknown, depth: number): TypeNode {
 function unresolvedReferenceType(reference: string, reason: UnresolvedReason): TypeNode {
   const shown = reference.length > 60 ? `${reference.slice(0, 57)}...` : reference
   switch (reason) {
-    case 'remote': return unknownType(`$ref ${shown} is remote`)
-    case 'anchor': return unknownType(`$ref ${shown}: anchors are not resolved`)
-    case 'missing': return unknownType(`$ref ${shown} not found`)
-    case 'malformed': return unknownType(`$ref ${shown} is malformed`)
+    case 'remote':
+      return unknownType(`$ref ${shown} is remote`)
+    case 'anchor':
+      return unknownType(`$ref ${shown}: anchors are not resolved`)
+    case 'missing':
+      return unknownType(`$ref ${shown} not found`)
+    case 'malformed':
+      return unknownType(`$ref ${shown} is malformed`)
   }
 }
 
@@ -112,7 +148,10 @@ class SchemaDocumentReader {
   readonly #document: unknown
   readonly #options: SchemaReadOptions
   /** Targets referred to so far, by key, in the order first seen. */
-  readonly #queued = new Map<string, { readonly pointer: string; readonly segments: readonly string[]; readonly target: unknown }>()
+  readonly #queued = new Map<
+    string,
+    { readonly pointer: string; readonly segments: readonly string[]; readonly target: unknown }
+  >()
 
   constructor(document: unknown, options: SchemaReadOptions) {
     this.#document = document
@@ -184,14 +223,17 @@ class SchemaDocumentReader {
     }
     const allOf = ownKeyword(schema, 'allOf')
     if (Array.isArray(allOf)) parts.push(...allOf.map((member: unknown) => this.#readSchema(member, depth + 1)))
-    return parts.filter((part) => part.kind !== 'unknown')
+    return parts.filter(part => part.kind !== 'unknown')
   }
 
   /** The type from `type` (or implied by object or array keywords), or `undefined` when there is none. */
-  #readTypeKeywords(schema: JsonSchema, depth: number): { readonly node: TypeNode; readonly isTypeOnly: boolean } | undefined {
+  #readTypeKeywords(
+    schema: JsonSchema,
+    depth: number,
+  ): { readonly node: TypeNode; readonly isTypeOnly: boolean } | undefined {
     const declared = ownKeyword(schema, 'type')
-    const hasObjectKeywords = OBJECT_KEYWORDS.some((keyword) => Object.hasOwn(schema, keyword))
-    const hasArrayKeywords = ARRAY_KEYWORDS.some((keyword) => Object.hasOwn(schema, keyword))
+    const hasObjectKeywords = OBJECT_KEYWORDS.some(keyword => Object.hasOwn(schema, keyword))
+    const hasArrayKeywords = ARRAY_KEYWORDS.some(keyword => Object.hasOwn(schema, keyword))
     const isTypeOnly = !hasObjectKeywords && !hasArrayKeywords
     let typeNames: string[]
     if (isString(declared)) typeNames = [declared]
@@ -199,20 +241,28 @@ class SchemaDocumentReader {
     else if (declared !== undefined) return { node: unknownType('"type" is malformed'), isTypeOnly }
     else typeNames = hasObjectKeywords ? ['object'] : hasArrayKeywords ? ['array'] : []
     if (typeNames.length === 0) return undefined
-    return { node: unionOf(typeNames.map((name) => this.#readTypeName(name, schema, depth))), isTypeOnly }
+    return { node: unionOf(typeNames.map(name => this.#readTypeName(name, schema, depth))), isTypeOnly }
   }
 
   #readTypeName(typeName: string, schema: JsonSchema, depth: number): TypeNode {
     switch (typeName) {
-      case 'string': return keywordType('string')
+      case 'string':
+        return keywordType('string')
       case 'number':
-      case 'integer': return keywordType('number')
-      case 'boolean': return keywordType('boolean')
-      case 'null': return NULL_TYPE
-      case 'object': return this.#readObject(schema, depth)
-      case 'array': return this.#readArray(schema, depth)
-      case 'any': return UNKNOWN_TYPE
-      default: return unknownType(`type ${JSON.stringify(typeName)} is not JSON Schema`)
+      case 'integer':
+        return keywordType('number')
+      case 'boolean':
+        return keywordType('boolean')
+      case 'null':
+        return NULL_TYPE
+      case 'object':
+        return this.#readObject(schema, depth)
+      case 'array':
+        return this.#readArray(schema, depth)
+      case 'any':
+        return UNKNOWN_TYPE
+      default:
+        return unknownType(`type ${JSON.stringify(typeName)} is not JSON Schema`)
     }
   }
 
@@ -230,7 +280,8 @@ class SchemaDocumentReader {
     }
     // A name that is required but not described is still a property the caller must pass.
     for (const name of required) {
-      if (properties === undefined || !Object.hasOwn(properties, name)) nodes.push({ name, isOptional: false, type: UNKNOWN_TYPE })
+      if (properties === undefined || !Object.hasOwn(properties, name))
+        nodes.push({ name, isOptional: false, type: UNKNOWN_TYPE })
     }
     const declaresNothing = properties === undefined && required.size === 0
     const index = this.#readIndexSignature(schema, depth, nodes, declaresNothing)
@@ -238,7 +289,10 @@ class SchemaDocumentReader {
   }
 
   #readIndexSignature(
-    schema: JsonSchema, depth: number, properties: readonly PropertyNode[], declaresNothing: boolean,
+    schema: JsonSchema,
+    depth: number,
+    properties: readonly PropertyNode[],
+    declaresNothing: boolean,
   ): IndexSignatureNode | undefined {
     const additional = ownKeyword(schema, 'additionalProperties')
     const patternSchemas = ownKeyword(schema, 'patternProperties')
@@ -250,16 +304,23 @@ class SchemaDocumentReader {
       valueTypes.push(this.#readSchema(additional, depth + 1))
     }
     const isOpenToAnyKey = valueTypes.length > 0
-    for (const pattern of patterns) valueTypes.push(this.#readSchema((patternSchemas as JsonSchema)[pattern], depth + 1))
+    for (const pattern of patterns)
+      valueTypes.push(this.#readSchema((patternSchemas as JsonSchema)[pattern], depth + 1))
     if (valueTypes.length === 0) return undefined
     // TypeScript requires every declared property to fit the index signature's type.
-    const fitting = properties.length === 0 ? [] : [
-      ...properties.map((property) => property.type),
-      ...(properties.some((property) => property.isOptional) ? [keywordType('undefined')] : []),
-    ]
+    const fitting =
+      properties.length === 0
+        ? []
+        : [
+            ...properties.map(property => property.type),
+            ...(properties.some(property => property.isOptional) ? [keywordType('undefined')] : []),
+          ]
     const type = unionOf([...valueTypes, ...fitting])
     if (isOpenToAnyKey || patterns.length === 0) return { type }
-    return { type, doc: { description: `Keys match ${patterns.map((pattern) => `/${pattern}/`).join(' or ')}.`, tags: [] } }
+    return {
+      type,
+      doc: { description: `Keys match ${patterns.map(pattern => `/${pattern}/`).join(' or ')}.`, tags: [] },
+    }
   }
 
   #readArray(schema: JsonSchema, depth: number): TypeNode {

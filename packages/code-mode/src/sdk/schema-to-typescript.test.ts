@@ -17,8 +17,10 @@ describe('schemaToTypeScript: primitives and literals', () => {
 
   it('writes enum values as a union of literals, escaping odd strings', () => {
     assert.equal(typeOf({ type: 'string', enum: ['a', 'b'] }), '"a" | "b"')
-    assert.equal(typeOf({ enum: ['say "hi"', 'line\nbreak', '*/', 1, -2.5, true, null] }),
-      '"say \\"hi\\"" | "line\\nbreak" | "*/" | 1 | -2.5 | true | null')
+    assert.equal(
+      typeOf({ enum: ['say "hi"', 'line\nbreak', '*/', 1, -2.5, true, null] }),
+      '"say \\"hi\\"" | "line\\nbreak" | "*/" | 1 | -2.5 | true | null',
+    )
     assert.equal(typeOf({ enum: [] }), 'never')
   })
 
@@ -39,7 +41,12 @@ describe('schemaToTypeScript: objects', () => {
   it('marks properties outside required as optional and quotes names that are not identifiers', () => {
     const schema = {
       type: 'object',
-      properties: { path: { type: 'string' }, 'max-bytes': { type: 'number' }, $ok: { type: 'boolean' }, '': { type: 'string' } },
+      properties: {
+        path: { type: 'string' },
+        'max-bytes': { type: 'number' },
+        $ok: { type: 'boolean' },
+        '': { type: 'string' },
+      },
       required: ['path'],
     }
     assert.equal(typeOf(schema), '{ path: string; "max-bytes"?: number; $ok?: boolean; ""?: string }')
@@ -62,12 +69,18 @@ describe('schemaToTypeScript: objects', () => {
   })
 
   it('drops limits that only restate the range of a safe integer', () => {
-    const type = typeOf({ type: 'object', properties: { n: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } } })
+    const type = typeOf({
+      type: 'object',
+      properties: { n: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+    })
     assert.equal(type, '{ /** @integer @minimum 1 */ n?: number }')
   })
 
   it('keeps a title only when it says more than the property name', () => {
-    const type = typeOf({ type: 'object', properties: { max_bytes: { type: 'string', title: 'Max Bytes' }, mode: { type: 'string', title: 'Open mode' } } })
+    const type = typeOf({
+      type: 'object',
+      properties: { max_bytes: { type: 'string', title: 'Max Bytes' }, mode: { type: 'string', title: 'Open mode' } },
+    })
     assert.equal(type, '{ max_bytes?: string; /** Open mode */ mode?: string }')
   })
 
@@ -85,19 +98,33 @@ describe('schemaToTypeScript: objects', () => {
   })
 
   it('widens the index signature so declared properties still fit it', () => {
-    const schema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'boolean' } }, required: ['a'], additionalProperties: { type: 'number' } }
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'boolean' } },
+      required: ['a'],
+      additionalProperties: { type: 'number' },
+    }
     assert.equal(typeOf(schema), '{ a: string; b?: boolean; [key: string]: number | string | boolean | undefined }')
-    assert.equal(typeOf({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true }),
-      '{ a?: string; [key: string]: unknown }')
+    assert.equal(
+      typeOf({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true }),
+      '{ a?: string; [key: string]: unknown }',
+    )
   })
 
   it('writes patternProperties as an index signature that names the patterns', () => {
-    const type = typeOf({ type: 'object', patternProperties: { '^x-': { type: 'string' } }, additionalProperties: false })
+    const type = typeOf({
+      type: 'object',
+      patternProperties: { '^x-': { type: 'string' } },
+      additionalProperties: false,
+    })
     assert.equal(type, '{ /** Keys match /^x-/. */ [key: string]: string }')
   })
 
   it('adds a required name that has no schema as unknown', () => {
-    assert.equal(typeOf({ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'b'] }), '{ a: string; b: unknown }')
+    assert.equal(
+      typeOf({ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'b'] }),
+      '{ a: string; b: unknown }',
+    )
   })
 
   it('infers an object from object keywords without type', () => {
@@ -114,17 +141,33 @@ describe('schemaToTypeScript: arrays and tuples', () => {
   })
 
   it('writes prefixItems and array-form items as tuples', () => {
-    assert.equal(typeOf({ type: 'array', prefixItems: [{ type: 'number' }, { type: 'number' }], items: false }), '[number, number]')
-    assert.equal(typeOf({ type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: false }), '[string, number]')
+    assert.equal(
+      typeOf({ type: 'array', prefixItems: [{ type: 'number' }, { type: 'number' }], items: false }),
+      '[number, number]',
+    )
+    assert.equal(
+      typeOf({ type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: false }),
+      '[string, number]',
+    )
   })
 
   it('adds a rest element when more items are allowed', () => {
-    assert.equal(typeOf({ type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'number' } }), '[string, ...number[]]')
-    assert.equal(typeOf({ type: 'array', items: [{ type: 'string' }], additionalItems: true }), '[string, ...unknown[]]')
+    assert.equal(
+      typeOf({ type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'number' } }),
+      '[string, ...number[]]',
+    )
+    assert.equal(
+      typeOf({ type: 'array', items: [{ type: 'string' }], additionalItems: true }),
+      '[string, ...unknown[]]',
+    )
   })
 
   it('makes items past minItems optional', () => {
-    const schema = { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }, { enum: ['a', 'b'] }], minItems: 1 }
+    const schema = {
+      type: 'array',
+      prefixItems: [{ type: 'string' }, { type: 'number' }, { enum: ['a', 'b'] }],
+      minItems: 1,
+    }
     assert.equal(typeOf(schema), '[string, number?, ("a" | "b")?]')
   })
 })
@@ -136,19 +179,37 @@ describe('schemaToTypeScript: combinators', () => {
   })
 
   it('merges allOf objects into one, and intersects what cannot merge', () => {
-    const merged = { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'number' } } }] }
+    const merged = {
+      allOf: [
+        { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+        { properties: { b: { type: 'number' } } },
+      ],
+    }
     assert.equal(typeOf(merged), '{ a: string; b?: number }')
-    const schema = { allOf: [{ $ref: '#/$defs/Base' }, { properties: { extra: { type: 'boolean' } } }], $defs: { Base: { type: 'object', properties: { id: { type: 'string' } } } } }
+    const schema = {
+      allOf: [{ $ref: '#/$defs/Base' }, { properties: { extra: { type: 'boolean' } } }],
+      $defs: { Base: { type: 'object', properties: { id: { type: 'string' } } } },
+    }
     assert.equal(typeOf(schema), 'Base & { extra?: boolean }')
   })
 
   it('keeps the variants rather than a bare type beside them', () => {
-    const schema = { type: 'object', oneOf: [{ properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'string' } }, required: ['b'] }] }
+    const schema = {
+      type: 'object',
+      oneOf: [
+        { properties: { a: { type: 'string' } }, required: ['a'] },
+        { properties: { b: { type: 'string' } }, required: ['b'] },
+      ],
+    }
     assert.equal(typeOf(schema), '{ a: string } | { b: string }')
   })
 
   it('intersects declared properties with variants that only list required names', () => {
-    const schema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, anyOf: [{ required: ['a'] }, { required: ['b'] }] }
+    const schema = {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+      anyOf: [{ required: ['a'] }, { required: ['b'] }],
+    }
     assert.equal(typeOf(schema), '{ a?: string; b?: string } & ({ a: unknown } | { b: unknown })')
   })
 })
@@ -157,8 +218,19 @@ describe('schemaToTypeScript: references', () => {
   it('declares $defs and definitions as named types, once each', () => {
     const result = schemaToTypeScript({
       type: 'object',
-      properties: { from: { $ref: '#/$defs/Point' }, to: { $ref: '#/$defs/Point' }, label: { $ref: '#/definitions/label' } },
-      $defs: { Point: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } }, required: ['x', 'y'], description: 'A point' } },
+      properties: {
+        from: { $ref: '#/$defs/Point' },
+        to: { $ref: '#/$defs/Point' },
+        label: { $ref: '#/definitions/label' },
+      },
+      $defs: {
+        Point: {
+          type: 'object',
+          properties: { x: { type: 'number' }, y: { type: 'number' } },
+          required: ['x', 'y'],
+          description: 'A point',
+        },
+      },
       definitions: { label: { type: 'string' } },
     })
     assert.equal(result.type, '{ from?: Point; to?: Point; label?: Label }')
@@ -181,7 +253,10 @@ describe('schemaToTypeScript: references', () => {
   })
 
   it('renames definitions that would clash with a global of the standard library', () => {
-    const result = schemaToTypeScript({ properties: { d: { $ref: '#/$defs/Date' } }, $defs: { Date: { type: 'string' } } })
+    const result = schemaToTypeScript({
+      properties: { d: { $ref: '#/$defs/Date' } },
+      $defs: { Date: { type: 'string' } },
+    })
     assert.equal(result.type, '{ d?: Date2 }')
     assert.equal(result.declarations, 'type Date2 = string\n')
   })
@@ -195,7 +270,10 @@ describe('schemaToTypeScript: references', () => {
   })
 
   it('leaves remote, anchored and missing references as unknown with the reason', () => {
-    assert.equal(typeOf({ $ref: 'https://example.com/s.json' }), 'unknown /* $ref https://example.com/s.json is remote */')
+    assert.equal(
+      typeOf({ $ref: 'https://example.com/s.json' }),
+      'unknown /* $ref https://example.com/s.json is remote */',
+    )
     assert.equal(typeOf({ $ref: '#anchor' }), 'unknown /* $ref #anchor: anchors are not resolved */')
     assert.equal(typeOf({ $ref: '#/$defs/Nope' }), 'unknown /* $ref #/$defs/Nope not found */')
   })
@@ -224,8 +302,29 @@ describe('schemaToTypeScript: what it cannot express', () => {
     cyclic.properties = { self: cyclic }
     let deep: unknown = { type: 'string' }
     for (let level = 0; level < 5000; level++) deep = { type: 'array', items: deep }
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('no keys') }, get: () => { throw new Error('no reads') } })
-    for (const schema of [null, undefined, 42, 'string', [], [{ type: 'string' }], cyclic, deep, hostile, { properties: 'x', required: 'y', items: 7 }]) {
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('no keys')
+        },
+        get: () => {
+          throw new Error('no reads')
+        },
+      },
+    )
+    for (const schema of [
+      null,
+      undefined,
+      42,
+      'string',
+      [],
+      [{ type: 'string' }],
+      cyclic,
+      deep,
+      hostile,
+      { properties: 'x', required: 'y', items: 7 },
+    ]) {
       const result = schemaToTypeScript(schema)
       assert.equal(typeof result.type, 'string')
     }

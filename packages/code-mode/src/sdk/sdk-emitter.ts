@@ -8,7 +8,11 @@ import { shareRepeatedShapes, type TypeSite } from './repeated-shapes.js'
 import { readSchema, type ReadSchema } from './schema-reader.js'
 import { writeSdkInstructions } from './sdk-instructions.js'
 import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY, type SdkEmitterOptions } from './sdk-options.js'
-import { parseToolDescriptions, type CodeModeToolDescription, type ParsedToolDescription } from '../tools/tool-definition.js'
+import {
+  parseToolDescriptions,
+  type CodeModeToolDescription,
+  type ParsedToolDescription,
+} from '../tools/tool-definition.js'
 import { toolNeedsApproval } from '../run/tool-approval.js'
 import { assignMemberNames } from './tool-names.js'
 import { declareTypes, type NamedType } from './type-declarations.js'
@@ -43,7 +47,7 @@ interface ReadTool {
  * @example fenceTypeScript('declare const tools: {}\n') // '```ts\ndeclare const tools: {}\n```\n'
  */
 export function fenceTypeScript(declarations: string): string {
-  const longestRun = Math.max(0, ...(declarations.match(/`+/g) ?? []).map((run) => run.length))
+  const longestRun = Math.max(0, ...(declarations.match(/`+/g) ?? []).map(run => run.length))
   const fence = '`'.repeat(Math.max(3, longestRun + 1))
   const body = declarations.endsWith('\n') ? declarations : `${declarations}\n`
   return `${fence}ts\n${body}${fence}\n`
@@ -58,14 +62,15 @@ function compareCodeUnits(left: string, right: string): number {
 
 function readTools(tools: readonly ParsedToolDescription[], memberNames: ReadonlyMap<string, string>): ReadTool[] {
   return tools
-    .map((tool) => ({ tool, member: memberNames.get(tool.name) as string }))
+    .map(tool => ({ tool, member: memberNames.get(tool.name) as string }))
     .sort((left, right) => compareCodeUnits(left.member, right.member))
     .map(({ tool, member }) => {
       const typeName = toPascalCase(member) || 'Tool'
       const input = readSchema(tool.inputSchema, { documentKey: `${member}:input`, rootName: `${typeName}Args` })
-      const output = tool.outputSchema === undefined
-        ? undefined
-        : readSchema(tool.outputSchema, { documentKey: `${member}:output`, rootName: `${typeName}Result` })
+      const output =
+        tool.outputSchema === undefined
+          ? undefined
+          : readSchema(tool.outputSchema, { documentKey: `${member}:output`, rootName: `${typeName}Result` })
       return { tool, member, input, output }
     })
 }
@@ -82,20 +87,23 @@ function argumentUse(type: TypeNode, declarations: readonly NamedType[]): Argume
   // Follow a short chain of aliases (`type A = B`); a longer one is not worth the look.
   for (let step = 0; step < 4 && resolved.kind === 'reference'; step++) {
     const key = resolved.key
-    const declaration = declarations.find((candidate) => candidate.name === key)
+    const declaration = declarations.find(candidate => candidate.name === key)
     if (declaration === undefined) return 'required'
     resolved = declaration.body
   }
   if (resolved.kind !== 'object') return 'required'
   if (resolved.properties.length === 0 && resolved.index === undefined) return 'none'
-  return resolved.properties.every((property) => property.isOptional) ? 'optional' : 'required'
+  return resolved.properties.every(property => property.isOptional) ? 'optional' : 'required'
 }
 
 function printParameters(type: TypeNode, declarations: readonly NamedType[]): string {
   switch (argumentUse(type, declarations)) {
-    case 'none': return ''
-    case 'optional': return `args?: ${printType(type, METHOD_INDENT)}`
-    case 'required': return `args: ${printType(type, METHOD_INDENT)}`
+    case 'none':
+      return ''
+    case 'optional':
+      return `args?: ${printType(type, METHOD_INDENT)}`
+    case 'required':
+      return `args: ${printType(type, METHOD_INDENT)}`
   }
 }
 
@@ -127,12 +135,15 @@ export function emitSdk(tools: readonly CodeModeToolDescription[], options?: Sdk
 export function emitParsedSdk(descriptions: readonly ParsedToolDescription[], options?: SdkEmitterOptions): EmittedSdk {
   const resolvedOptions = resolveSdkEmitterOptions(options)
   const { namespace, errorClassName } = resolvedOptions
-  const memberNames = assignMemberNames(descriptions.map((tool) => tool.name))
+  const memberNames = assignMemberNames(descriptions.map(tool => tool.name))
   const read = readTools(descriptions, memberNames)
 
   const takenNames = new Set([...TYPESCRIPT_LIB_GLOBALS, namespace, errorClassName])
-  const declared = declareTypes(read.flatMap((entry) => [...entry.input.definitions, ...entry.output?.definitions ?? []]), takenNames)
-  const sites: TypeSite[] = read.flatMap((entry) => {
+  const declared = declareTypes(
+    read.flatMap(entry => [...entry.input.definitions, ...(entry.output?.definitions ?? [])]),
+    takenNames,
+  )
+  const sites: TypeSite[] = read.flatMap(entry => {
     const typeName = toPascalCase(entry.member) || 'Tool'
     const input = { type: declared.nameReferences(entry.input.root), nameHint: `${typeName}Args` }
     return entry.output === undefined
@@ -142,9 +153,9 @@ export function emitParsedSdk(descriptions: readonly ParsedToolDescription[], op
   const shared = shareRepeatedShapes(declared.declarations, sites, takenNames)
 
   const siteTypes = [...shared.sites]
-  const methods = read.map((entry) => {
+  const methods = read.map(entry => {
     const argsType = siteTypes.shift() as TypeNode
-    const resultType = entry.output === undefined ? undefined : siteTypes.shift() as TypeNode
+    const resultType = entry.output === undefined ? undefined : (siteTypes.shift() as TypeNode)
     const resultText = resultType === undefined ? 'unknown' : printType(resultType, METHOD_INDENT)
     const text = `${entry.member}(${printParameters(argsType, shared.declarations)}): Promise<${resultText}>`
     return { doc: methodDoc(entry.tool, entry.member), text }
@@ -157,7 +168,11 @@ export function emitParsedSdk(descriptions: readonly ParsedToolDescription[], op
   const typeDeclarations = [...shared.declarations]
     .sort((left, right) => compareCodeUnits(left.name, right.name))
     .map(printTypeDeclaration)
-  const sections = [errorClass, ...typeDeclarations.length === 0 ? [] : [typeDeclarations.join('\n')], `declare const ${namespace}: ${printMembersBlock(methods, '')}`]
+  const sections = [
+    errorClass,
+    ...(typeDeclarations.length === 0 ? [] : [typeDeclarations.join('\n')]),
+    `declare const ${namespace}: ${printMembersBlock(methods, '')}`,
+  ]
   const declarations = `${sections.join('\n\n')}\n`
   const instructions = writeSdkInstructions(resolvedOptions, descriptions.some(toolNeedsApproval))
   return { declarations, instructions, text: `${instructions}\n\n${fenceTypeScript(declarations)}`, memberNames }

@@ -44,7 +44,12 @@ function readGlobalName(record: ConfigRecord, field: keyof SdkEmitterOptions): s
   const value = record[field]
   if (value === undefined) return DEFAULT_SDK_EMITTER_OPTIONS[field]
   if (typeof value !== 'string' || !BINDING_NAME_PATTERN.test(value)) {
-    refuseConfigField(PLACE, field, 'must match [A-Za-z_][A-Za-z0-9_]* (ASCII letters, digits and _, not starting with a digit)', value)
+    refuseConfigField(
+      PLACE,
+      field,
+      'must match [A-Za-z_][A-Za-z0-9_]* (ASCII letters, digits and _, not starting with a digit)',
+      value,
+    )
   }
   if (ECMASCRIPT_RESERVED_WORDS.has(value) || PYTHON_RESERVED_WORDS.has(value)) {
     refuseConfigField(PLACE, field, 'must not be a reserved word of JavaScript or Python', value)
@@ -65,6 +70,7 @@ export function resolveSdkEmitterOptions(input: unknown): ResolvedSdkEmitterOpti
   const record = readConfigObject(PLACE, input, KNOWN_FIELDS)
   const namespace = readGlobalName(record, 'namespace')
   const errorClassName = readGlobalName(record, 'errorClassName')
-  if (namespace === errorClassName) refuseConfigField(PLACE, 'errorClassName', 'must differ from namespace', errorClassName)
+  if (namespace === errorClassName)
+    refuseConfigField(PLACE, 'errorClassName', 'must differ from namespace', errorClassName)
   return Object.freeze({ namespace, errorClassName })
 }

@@ -79,13 +79,33 @@ describe('assignMemberNames', () => {
   })
 
   it('gives the same members whatever the order of the names', () => {
-    const names = ['fetch page', 'fetch-page', 'fetch.page', 'fetch_page', 'fetch_page_2', '$$$', '!!!', 'delete', 'delete_']
+    const names = [
+      'fetch page',
+      'fetch-page',
+      'fetch.page',
+      'fetch_page',
+      'fetch_page_2',
+      '$$$',
+      '!!!',
+      'delete',
+      'delete_',
+    ]
     const expected = [...assignMemberNames(names)]
     for (const order of reorderings(names)) assert.deepEqual([...assignMemberNames(order)], expected)
   })
 
-  it('never gives two tools one member, even when a suffix is some tool\'s own name', () => {
-    const names = ['fetch page', 'fetch-page', 'fetch.page', 'fetch_page', 'fetch_page_2', 'delete', 'delete_', '$$$', '!!!']
+  it("never gives two tools one member, even when a suffix is some tool's own name", () => {
+    const names = [
+      'fetch page',
+      'fetch-page',
+      'fetch.page',
+      'fetch_page',
+      'fetch_page_2',
+      'delete',
+      'delete_',
+      '$$$',
+      '!!!',
+    ]
     const members = assignMemberNames(names)
     assert.equal(new Set(members.values()).size, names.length)
     assert.equal(members.get('fetch_page'), 'fetch_page')
@@ -101,20 +121,26 @@ describe('assignMemberNames', () => {
   })
 
   it('refuses a duplicate tool name', () => {
-    assert.throws(() => assignMemberNames(['search', 'fetch', 'search']), (error: unknown) => {
-      assert.ok(CodeModeError.is(error))
-      assert.equal(error.code, 'CODE_MODE_DUPLICATE_TOOL_NAME')
-      assert.equal(error.field, 'tools[2].name')
-      assert.ok(error.message.includes('"search"'))
-      return true
-    })
+    assert.throws(
+      () => assignMemberNames(['search', 'fetch', 'search']),
+      (error: unknown) => {
+        assert.ok(CodeModeError.is(error))
+        assert.equal(error.code, 'CODE_MODE_DUPLICATE_TOOL_NAME')
+        assert.equal(error.field, 'tools[2].name')
+        assert.ok(error.message.includes('"search"'))
+        return true
+      },
+    )
   })
 
   it('refuses a name that is not a string', () => {
-    assert.throws(() => assignMemberNames(['ok', 7 as unknown as string]), (error: unknown) => {
-      assert.ok(CodeModeError.is(error))
-      assert.equal(error.code, 'CODE_MODE_INVALID_TOOL')
-      return true
-    })
+    assert.throws(
+      () => assignMemberNames(['ok', 7 as unknown as string]),
+      (error: unknown) => {
+        assert.ok(CodeModeError.is(error))
+        assert.equal(error.code, 'CODE_MODE_INVALID_TOOL')
+        return true
+      },
+    )
   })
 })

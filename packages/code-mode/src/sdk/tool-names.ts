@@ -3,7 +3,13 @@
  * `文件`); the member the program calls must be an identifier that reads well in JavaScript and
  * Python, cannot be mistaken for a built-in property, and never depends on the order tools came in.
  */
-import { describeValue, DUNDER_PATTERN, ECMASCRIPT_RESERVED_WORDS, PYTHON_RESERVED_WORDS, refuseConfigField } from '@code-runtime/core/internal'
+import {
+  describeValue,
+  DUNDER_PATTERN,
+  ECMASCRIPT_RESERVED_WORDS,
+  PYTHON_RESERVED_WORDS,
+  refuseConfigField,
+} from '@code-runtime/core/internal'
 import { CodeModeError, INVALID_TOOL_PLACE } from '../errors.js'
 import { toIdentifierWords } from './identifier-text.js'
 
@@ -18,10 +24,22 @@ const PYTHON_SOFT_KEYWORDS: ReadonlySet<string> = new Set(['match', 'case', 'typ
  */
 const RESERVED_MEMBER_NAMES: ReadonlySet<string> = new Set([
   ...ECMASCRIPT_RESERVED_WORDS,
-  ...[...PYTHON_RESERVED_WORDS].filter((word) => !PYTHON_SOFT_KEYWORDS.has(word)),
-  'constructor', 'prototype', '__proto__', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable',
-  'toString', 'toLocaleString', 'valueOf', '__defineGetter__', '__defineSetter__', '__lookupGetter__',
-  '__lookupSetter__', 'then', 'toJSON',
+  ...[...PYTHON_RESERVED_WORDS].filter(word => !PYTHON_SOFT_KEYWORDS.has(word)),
+  'constructor',
+  'prototype',
+  '__proto__',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toString',
+  'toLocaleString',
+  'valueOf',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+  'then',
+  'toJSON',
 ])
 
 /** Used when a name has no letters or digits at all. */
@@ -62,9 +80,11 @@ export function assignMemberNames(toolNames: readonly string[]): ReadonlyMap<str
       refuseConfigField(INVALID_TOOL_PLACE, `tools[${index}].name`, 'must be a string', toolName)
     }
     if (seen.has(toolName)) {
-      throw new CodeModeError('CODE_MODE_DUPLICATE_TOOL_NAME',
+      throw new CodeModeError(
+        'CODE_MODE_DUPLICATE_TOOL_NAME',
         `Invalid tools: the name ${describeValue(toolName)} is used by more than one tool; tool names must be unique.`,
-        { field: `tools[${index}].name`, value: toolName, rule: 'tool names must be unique' })
+        { field: `tools[${index}].name`, value: toolName, rule: 'tool names must be unique' },
+      )
     }
     seen.add(toolName)
   })

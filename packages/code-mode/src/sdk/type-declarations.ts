@@ -5,7 +5,13 @@
  */
 import type { SchemaDefinition } from './schema-reader.js'
 import {
-  intersectionOf, mapChildTypes, referencedKeys, unionOf, unknownType, type TypeDoc, type TypeNode,
+  intersectionOf,
+  mapChildTypes,
+  referencedKeys,
+  unionOf,
+  unknownType,
+  type TypeDoc,
+  type TypeNode,
 } from './type-node.js'
 
 /** One `type Name = ...` declaration. */
@@ -28,7 +34,7 @@ export function renameReferences(node: TypeNode, rename: (key: string) => string
     const key = rename(node.key)
     return key === node.key ? node : { kind: 'reference', key }
   }
-  return mapChildTypes(node, (child) => renameReferences(child, rename))
+  return mapChildTypes(node, child => renameReferences(child, rename))
 }
 
 /** `preferred`, or `preferred2`, `preferred3`... whichever is not taken first. */
@@ -51,11 +57,8 @@ export function takeUniqueName(preferred: string, taken: Set<string>): string {
  * @returns a group number per definition key, numbered in order of first appearance.
  */
 function groupEquivalentDefinitions(definitions: readonly SchemaDefinition[]): Map<string, number> {
-  const shapeOf = (definition: SchemaDefinition): string => JSON.stringify([
-    definition.preferredName,
-    definition.doc ?? null,
-    renameReferences(definition.body, () => ''),
-  ])
+  const shapeOf = (definition: SchemaDefinition): string =>
+    JSON.stringify([definition.preferredName, definition.doc ?? null, renameReferences(definition.body, () => '')])
   let groups = new Map<string, number>()
   let groupCount = 0
   let signatureOf = shapeOf
@@ -72,10 +75,8 @@ function groupEquivalentDefinitions(definitions: readonly SchemaDefinition[]): M
     groups = next
     groupCount = numbers.size
     const current = groups
-    signatureOf = (definition) => [
-      current.get(definition.key),
-      ...referencedKeys(definition.body).map((key) => current.get(key) ?? -1),
-    ].join(',')
+    signatureOf = definition =>
+      [current.get(definition.key), ...referencedKeys(definition.body).map(key => current.get(key) ?? -1)].join(',')
   }
 }
 
@@ -88,8 +89,9 @@ function eagerReferences(node: TypeNode): string[] {
 
 function replaceEagerReferences(node: TypeNode, isCircular: (key: string) => boolean): TypeNode {
   if (node.kind === 'reference') return isCircular(node.key) ? unknownType(`circular reference to ${node.key}`) : node
-  if (node.kind === 'union') return unionOf(node.members.map((member) => replaceEagerReferences(member, isCircular)))
-  if (node.kind === 'intersection') return intersectionOf(node.members.map((member) => replaceEagerReferences(member, isCircular)))
+  if (node.kind === 'union') return unionOf(node.members.map(member => replaceEagerReferences(member, isCircular)))
+  if (node.kind === 'intersection')
+    return intersectionOf(node.members.map(member => replaceEagerReferences(member, isCircular)))
   return node
 }
 
@@ -98,7 +100,7 @@ function replaceEagerReferences(node: TypeNode, isCircular: (key: string) => boo
  * says nothing a program could use, so it becomes `unknown`, first in the earliest declaration.
  */
 function breakEagerCycles(declarations: readonly NamedType[]): NamedType[] {
-  const byName = new Map(declarations.map((declaration) => [declaration.name, declaration]))
+  const byName = new Map(declarations.map(declaration => [declaration.name, declaration]))
   const reaches = (from: string, target: string): boolean => {
     const seen = new Set<string>()
     const pending = [from]
@@ -116,10 +118,10 @@ function breakEagerCycles(declarations: readonly NamedType[]): NamedType[] {
   for (const declaration of declarations) {
     const current = byName.get(declaration.name) as NamedType
     if (!reaches(current.name, current.name)) continue
-    const body = replaceEagerReferences(current.body, (key) => key === current.name || reaches(key, current.name))
+    const body = replaceEagerReferences(current.body, key => key === current.name || reaches(key, current.name))
     byName.set(current.name, { ...current, body })
   }
-  return declarations.map((declaration) => byName.get(declaration.name) as NamedType)
+  return declarations.map(declaration => byName.get(declaration.name) as NamedType)
 }
 
 /**
@@ -139,10 +141,10 @@ export function declareTypes(definitions: readonly SchemaDefinition[], takenName
   }
   const nameOfKey = (key: string): string => {
     const group = groups.get(key)
-    return group === undefined ? key : nameOfGroup.get(group) ?? key
+    return group === undefined ? key : (nameOfGroup.get(group) ?? key)
   }
   const nameReferences = (node: TypeNode): TypeNode => renameReferences(node, nameOfKey)
-  const declarations = firstOfGroup.map((definition) => {
+  const declarations = firstOfGroup.map(definition => {
     const declaration = { name: nameOfKey(definition.key), body: nameReferences(definition.body) }
     return definition.doc === undefined ? declaration : { ...declaration, doc: definition.doc }
   })

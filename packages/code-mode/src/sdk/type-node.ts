@@ -62,7 +62,7 @@ function structuralKey(node: TypeNode): string {
 
 function withoutDuplicates(nodes: readonly TypeNode[]): TypeNode[] {
   const seen = new Set<string>()
-  return nodes.filter((node) => {
+  return nodes.filter(node => {
     const key = structuralKey(node)
     if (seen.has(key)) return false
     seen.add(key)
@@ -75,10 +75,10 @@ function withoutDuplicates(nodes: readonly TypeNode[]): TypeNode[] {
  * dropped, and anything united with `unknown` is `unknown`.
  */
 export function unionOf(members: readonly TypeNode[]): TypeNode {
-  const flat = members.flatMap((member) => (member.kind === 'union' ? member.members : [member]))
-  const anything = flat.find((member) => member.kind === 'unknown')
+  const flat = members.flatMap(member => (member.kind === 'union' ? member.members : [member]))
+  const anything = flat.find(member => member.kind === 'unknown')
   if (anything !== undefined) return anything
-  const kept = withoutDuplicates(flat.filter((member) => !(member.kind === 'keyword' && member.name === 'never')))
+  const kept = withoutDuplicates(flat.filter(member => !(member.kind === 'keyword' && member.name === 'never')))
   if (kept.length === 0) return NEVER_TYPE
   if (kept.length === 1) return kept[0] as TypeNode
   return { kind: 'union', members: kept }
@@ -95,9 +95,9 @@ function isMergeableObject(node: TypeNode): node is Extract<TypeNode, { kind: 'o
 function mergeObjects(members: readonly TypeNode[]): TypeNode[] {
   const objects = members.filter(isMergeableObject)
   if (objects.length < 2) return [...members]
-  const properties = objects.flatMap((object) => object.properties)
-  if (new Set(properties.map((property) => property.name)).size !== properties.length) return [...members]
-  return [...members.filter((member) => !isMergeableObject(member)), { kind: 'object', properties }]
+  const properties = objects.flatMap(object => object.properties)
+  if (new Set(properties.map(property => property.name)).size !== properties.length) return [...members]
+  return [...members.filter(member => !isMergeableObject(member)), { kind: 'object', properties }]
 }
 
 /**
@@ -105,9 +105,9 @@ function mergeObjects(members: readonly TypeNode[]): TypeNode[] {
  * `never` absorbs everything, and plain objects merged.
  */
 export function intersectionOf(members: readonly TypeNode[]): TypeNode {
-  const flat = members.flatMap((member) => (member.kind === 'intersection' ? member.members : [member]))
-  if (flat.some((member) => member.kind === 'keyword' && member.name === 'never')) return NEVER_TYPE
-  const kept = mergeObjects(withoutDuplicates(flat.filter((member) => member.kind !== 'unknown')))
+  const flat = members.flatMap(member => (member.kind === 'intersection' ? member.members : [member]))
+  if (flat.some(member => member.kind === 'keyword' && member.name === 'never')) return NEVER_TYPE
+  const kept = mergeObjects(withoutDuplicates(flat.filter(member => member.kind !== 'unknown')))
   if (kept.length === 0) return UNKNOWN_TYPE
   if (kept.length === 1) return kept[0] as TypeNode
   return { kind: 'intersection', members: kept }
@@ -116,12 +116,17 @@ export function intersectionOf(members: readonly TypeNode[]): TypeNode {
 /** The nodes directly inside `node`, in print order. */
 export function childTypes(node: TypeNode): TypeNode[] {
   switch (node.kind) {
-    case 'array': return [node.element]
-    case 'tuple': return [...node.elements.map((element) => element.type), ...(node.rest === undefined ? [] : [node.rest])]
-    case 'object': return [...node.properties.map((property) => property.type), ...(node.index === undefined ? [] : [node.index.type])]
+    case 'array':
+      return [node.element]
+    case 'tuple':
+      return [...node.elements.map(element => element.type), ...(node.rest === undefined ? [] : [node.rest])]
+    case 'object':
+      return [...node.properties.map(property => property.type), ...(node.index === undefined ? [] : [node.index.type])]
     case 'union':
-    case 'intersection': return [...node.members]
-    default: return []
+    case 'intersection':
+      return [...node.members]
+    default:
+      return []
   }
 }
 
@@ -133,7 +138,7 @@ export function mapChildTypes(node: TypeNode, transform: (child: TypeNode) => Ty
       return element === node.element ? node : { kind: 'array', element }
     }
     case 'tuple': {
-      const elements = node.elements.map((element) => {
+      const elements = node.elements.map(element => {
         const type = transform(element.type)
         return type === element.type ? element : { ...element, type }
       })
@@ -142,23 +147,28 @@ export function mapChildTypes(node: TypeNode, transform: (child: TypeNode) => Ty
       return rest === undefined ? { kind: 'tuple', elements } : { kind: 'tuple', elements, rest }
     }
     case 'object': {
-      const properties = node.properties.map((property) => {
+      const properties = node.properties.map(property => {
         const type = transform(property.type)
         return type === property.type ? property : { ...property, type }
       })
       const indexType = node.index === undefined ? undefined : transform(node.index.type)
-      const index = node.index === undefined || indexType === undefined || indexType === node.index.type
-        ? node.index
-        : { ...node.index, type: indexType }
-      if (index === node.index && properties.every((property, position) => property === node.properties[position])) return node
+      const index =
+        node.index === undefined || indexType === undefined || indexType === node.index.type
+          ? node.index
+          : { ...node.index, type: indexType }
+      if (index === node.index && properties.every((property, position) => property === node.properties[position]))
+        return node
       return index === undefined ? { kind: 'object', properties } : { kind: 'object', properties, index }
     }
     case 'union':
     case 'intersection': {
       const members = node.members.map(transform)
-      return members.every((member, position) => member === node.members[position]) ? node : { kind: node.kind, members }
+      return members.every((member, position) => member === node.members[position])
+        ? node
+        : { kind: node.kind, members }
     }
-    default: return node
+    default:
+      return node
   }
 }
 

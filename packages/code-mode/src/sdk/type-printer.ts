@@ -30,7 +30,7 @@ function printTupleElement(element: TupleElementNode, indent: string): string {
 
 function printTuple(node: Extract<TypeNode, { kind: 'tuple' }>, indent: string): string {
   if (node.elements.length === 0) return node.rest === undefined ? '[]' : printArrayOf(node.rest, indent)
-  const parts = node.elements.map((element) => printTupleElement(element, indent))
+  const parts = node.elements.map(element => printTupleElement(element, indent))
   if (node.rest !== undefined) parts.push(`...${printArrayOf(node.rest, indent)}`)
   return `[${parts.join(', ')}]`
 }
@@ -63,8 +63,8 @@ function printOneLine(members: readonly MemberText[]): string | undefined {
 /** Members inside braces, one per line with their comments, at `indent` plus one step. */
 export function printMembersBlock(members: readonly MemberText[], indent: string): string {
   const inner = indent + INDENT_STEP
-  const lines = members.flatMap((member) => [
-    ...docCommentLines(member.doc).map((line) => inner + line),
+  const lines = members.flatMap(member => [
+    ...docCommentLines(member.doc).map(line => inner + line),
     inner + member.text,
   ])
   return ['{', ...lines, `${indent}}`].join('\n')
@@ -74,11 +74,16 @@ function printObject(node: Extract<TypeNode, { kind: 'object' }>, indent: string
   const { properties, index } = node
   if (properties.length === 0 && index === undefined) return '{}'
   // `Record` is shorter, but a type alias may not refer to itself through it.
-  if (properties.length === 0 && index !== undefined && index.doc === undefined && referencedKeys(index.type).length === 0) {
+  if (
+    properties.length === 0 &&
+    index !== undefined &&
+    index.doc === undefined &&
+    referencedKeys(index.type).length === 0
+  ) {
     return `Record<string, ${printType(index.type, indent)}>`
   }
   const inner = indent + INDENT_STEP
-  const members = properties.map((property) => printPropertyMember(property, inner))
+  const members = properties.map(property => printPropertyMember(property, inner))
   if (index !== undefined) members.push({ doc: index.doc, text: `[key: string]: ${printType(index.type, inner)}` })
   const oneLine = printOneLine(members)
   if (oneLine !== undefined && oneLine.length <= MAX_ONE_LINE_OBJECT_CHARS) return oneLine
@@ -95,17 +100,26 @@ function printLiteral(value: string | number | boolean): string {
  */
 export function printType(node: TypeNode, indent = ''): string {
   switch (node.kind) {
-    case 'keyword': return node.name
-    case 'unknown': return node.reason === undefined ? 'unknown' : `unknown ${inlineComment(node.reason)}`
-    case 'literal': return printLiteral(node.value)
-    case 'reference': return node.key
-    case 'array': return printArrayOf(node.element, indent)
-    case 'tuple': return printTuple(node, indent)
-    case 'object': return printObject(node, indent)
-    case 'union': return node.members.map((member) => printType(member, indent)).join(' | ')
-    case 'intersection': return node.members
-      .map((member) => (member.kind === 'union' ? `(${printType(member, indent)})` : printType(member, indent)))
-      .join(' & ')
+    case 'keyword':
+      return node.name
+    case 'unknown':
+      return node.reason === undefined ? 'unknown' : `unknown ${inlineComment(node.reason)}`
+    case 'literal':
+      return printLiteral(node.value)
+    case 'reference':
+      return node.key
+    case 'array':
+      return printArrayOf(node.element, indent)
+    case 'tuple':
+      return printTuple(node, indent)
+    case 'object':
+      return printObject(node, indent)
+    case 'union':
+      return node.members.map(member => printType(member, indent)).join(' | ')
+    case 'intersection':
+      return node.members
+        .map(member => (member.kind === 'union' ? `(${printType(member, indent)})` : printType(member, indent)))
+        .join(' & ')
   }
 }
 

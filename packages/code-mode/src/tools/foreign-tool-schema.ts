@@ -43,7 +43,14 @@ export function foreignToolSchema(source: ForeignToolSchemaSource): StandardTool
   if (validate === undefined) return { '~standard': { version: 1, vendor, jsonSchema: converter } }
   const check = async (value: unknown): Promise<StandardSchemaV1.Result<unknown>> => {
     const checked = await validate(value)
-    return 'issues' in checked ? { issues: checked.issues.map((issue) => ({ message: issue.message, ...issue.path === undefined ? {} : { path: issue.path } })) } : { value: checked.value }
+    return 'issues' in checked
+      ? {
+          issues: checked.issues.map(issue => ({
+            message: issue.message,
+            ...(issue.path === undefined ? {} : { path: issue.path }),
+          })),
+        }
+      : { value: checked.value }
   }
   return { '~standard': { version: 1, vendor, jsonSchema: converter, validate: check } }
 }

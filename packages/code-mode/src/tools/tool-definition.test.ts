@@ -6,13 +6,25 @@ import { parseToolDescriptions } from './tool-definition.js'
 describe('parseToolDescriptions', () => {
   it('keeps only the descriptive fields, frozen', () => {
     const execute = async (): Promise<unknown> => null
-    const [tool] = parseToolDescriptions([{
-      name: 'search', description: 'Search.', inputSchema: { type: 'object' }, outputSchema: { type: 'string' },
-      annotations: { title: 'Search', readOnlyHint: true, unknownHint: 1 }, concurrencySafe: true, execute, extra: 1,
-    }])
+    const [tool] = parseToolDescriptions([
+      {
+        name: 'search',
+        description: 'Search.',
+        inputSchema: { type: 'object' },
+        outputSchema: { type: 'string' },
+        annotations: { title: 'Search', readOnlyHint: true, unknownHint: 1 },
+        concurrencySafe: true,
+        execute,
+        extra: 1,
+      },
+    ])
     assert.deepEqual(tool, {
-      name: 'search', description: 'Search.', inputSchema: { type: 'object' }, outputSchema: { type: 'string' },
-      annotations: { title: 'Search', readOnlyHint: true }, concurrencySafe: true,
+      name: 'search',
+      description: 'Search.',
+      inputSchema: { type: 'object' },
+      outputSchema: { type: 'string' },
+      annotations: { title: 'Search', readOnlyHint: true },
+      concurrencySafe: true,
     })
     assert.ok(Object.isFrozen(tool) && Object.isFrozen(tool?.annotations))
   })
@@ -33,18 +45,29 @@ describe('parseToolDescriptions', () => {
       [[{ name: 'a', inputSchema: {}, annotations: { title: 1 } }], 'tools[0].annotations.title'],
     ]
     for (const [tools, field] of cases) {
-      assert.throws(() => parseToolDescriptions(tools), (error: unknown) => {
-        assert.ok(CodeModeError.is(error))
-        assert.equal(error.code, 'CODE_MODE_INVALID_TOOL')
-        assert.equal(error.field, field)
-        return true
-      })
+      assert.throws(
+        () => parseToolDescriptions(tools),
+        (error: unknown) => {
+          assert.ok(CodeModeError.is(error))
+          assert.equal(error.code, 'CODE_MODE_INVALID_TOOL')
+          assert.equal(error.field, field)
+          return true
+        },
+      )
     }
   })
 
   it('words a refusal as every config refusal: the path, the rule, then the value received', () => {
-    assert.throws(() => parseToolDescriptions([{ name: 'a', inputSchema: {} }, { name: 5, inputSchema: {} }]),
-      { message: 'Invalid tool: tools[1].name must be a non-empty string, got 5.' })
-    assert.throws(() => parseToolDescriptions('search'), { message: 'Invalid tool: tools must be an array of tool definitions, got "search".' })
+    assert.throws(
+      () =>
+        parseToolDescriptions([
+          { name: 'a', inputSchema: {} },
+          { name: 5, inputSchema: {} },
+        ]),
+      { message: 'Invalid tool: tools[1].name must be a non-empty string, got 5.' },
+    )
+    assert.throws(() => parseToolDescriptions('search'), {
+      message: 'Invalid tool: tools must be an array of tool definitions, got "search".',
+    })
   })
 })

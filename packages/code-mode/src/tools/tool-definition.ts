@@ -96,14 +96,18 @@ function readToolDescription(field: string, value: unknown): ParsedToolDescripti
     refuseTool(`${field}.description`, description, 'must be a string')
   }
   const input = readToolSchema(`${field}.inputSchema`, name, inputSchema, 'input')
-  const output = outputSchema === undefined ? undefined : readToolSchema(`${field}.outputSchema`, name, outputSchema, 'output')
+  const output =
+    outputSchema === undefined ? undefined : readToolSchema(`${field}.outputSchema`, name, outputSchema, 'output')
   if (concurrencySafe !== undefined && typeof concurrencySafe !== 'boolean') {
     refuseTool(`${field}.concurrencySafe`, concurrencySafe, 'must be a boolean')
   }
   if (needsApproval !== undefined && typeof needsApproval !== 'boolean') {
     refuseTool(`${field}.needsApproval`, needsApproval, 'must be a boolean')
   }
-  const tool: { -readonly [K in keyof ParsedToolDescription]: ParsedToolDescription[K] } = { name, inputSchema: input.jsonSchema }
+  const tool: { -readonly [K in keyof ParsedToolDescription]: ParsedToolDescription[K] } = {
+    name,
+    inputSchema: input.jsonSchema,
+  }
   if (input.validate !== undefined) tool.validateInput = input.validate
   if (description !== undefined) tool.description = description
   if (output !== undefined) tool.outputSchema = output.jsonSchema

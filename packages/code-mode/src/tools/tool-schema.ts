@@ -42,14 +42,69 @@ export interface ReadToolSchema {
 // Every keyword of JSON Schema drafts 4 to 2020-12 and OpenAPI's `nullable`: a root object with
 // keys but none of these is not a JSON Schema (a map of properties, a wrapper of another library).
 const JSON_SCHEMA_KEYWORDS = new Set([
-  '$schema', '$id', 'id', '$ref', '$defs', 'definitions', '$anchor', '$dynamicRef', '$dynamicAnchor', '$comment', '$vocabulary',
-  'type', 'enum', 'const', 'properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames',
-  'unevaluatedProperties', 'minProperties', 'maxProperties', 'dependentRequired', 'dependentSchemas', 'dependencies',
-  'items', 'prefixItems', 'additionalItems', 'unevaluatedItems', 'contains', 'minContains', 'maxContains', 'minItems',
-  'maxItems', 'uniqueItems', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'minimum', 'maximum',
-  'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'format',
-  'contentEncoding', 'contentMediaType', 'contentSchema', 'title', 'description', 'default', 'examples', 'example',
-  'readOnly', 'writeOnly', 'deprecated', 'nullable',
+  '$schema',
+  '$id',
+  'id',
+  '$ref',
+  '$defs',
+  'definitions',
+  '$anchor',
+  '$dynamicRef',
+  '$dynamicAnchor',
+  '$comment',
+  '$vocabulary',
+  'type',
+  'enum',
+  'const',
+  'properties',
+  'required',
+  'additionalProperties',
+  'patternProperties',
+  'propertyNames',
+  'unevaluatedProperties',
+  'minProperties',
+  'maxProperties',
+  'dependentRequired',
+  'dependentSchemas',
+  'dependencies',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'unevaluatedItems',
+  'contains',
+  'minContains',
+  'maxContains',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'contentEncoding',
+  'contentMediaType',
+  'contentSchema',
+  'title',
+  'description',
+  'default',
+  'examples',
+  'example',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+  'nullable',
 ])
 
 // Zod writes `.int()` as JSON Schema's integer bounded to the safe integers; a schema written by
@@ -68,7 +123,9 @@ function withoutSafeIntegerBounds(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutSafeIntegerBounds)
   if (!isObjectRecord(schema)) return schema
   // Built from entries: an assignment `copy['__proto__'] = ...` would set the prototype and lose a property of that name.
-  const copy: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, withoutSafeIntegerBounds(value)]))
+  const copy: Record<string, unknown> = Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [key, withoutSafeIntegerBounds(value)]),
+  )
   if (copy.type === 'integer') {
     if (copy.minimum === SAFE_INTEGER_BOUNDS.minimum) delete copy.minimum
     if (copy.maximum === SAFE_INTEGER_BOUNDS.maximum) delete copy.maximum
@@ -92,22 +149,34 @@ function describeIssues(issues: readonly StandardSchemaV1.Issue[]): string {
 }
 
 function standardValidator(props: StandardSchemaV1.Props): ToolArgumentValidator {
-  return async (args) => {
+  return async args => {
     const result = await props.validate(args)
     return result.issues === undefined ? { value: result.value } : { problem: describeIssues(result.issues) }
   }
 }
 
-function readStandardSchema(field: string, toolName: string, value: Readonly<Record<string, unknown>>, io: 'input' | 'output'): ReadToolSchema {
+function readStandardSchema(
+  field: string,
+  toolName: string,
+  value: Readonly<Record<string, unknown>>,
+  io: 'input' | 'output',
+): ReadToolSchema {
   const props = value['~standard']
-  if (!isObjectRecord(props)) refuseSchema(field, toolName, value, 'has a `~standard` property that is not the Standard Schema interface')
+  if (!isObjectRecord(props))
+    refuseSchema(field, toolName, value, 'has a `~standard` property that is not the Standard Schema interface')
   const vendor = typeof props.vendor === 'string' ? props.vendor : 'an unknown library'
   const converter = props.jsonSchema
   if (!isObjectRecord(converter) || typeof converter[io] !== 'function') {
-    const advice = vendor === 'zod'
-      ? 'Zod schemas say what they accept as JSON Schema from Zod 4.2 on: upgrade zod (Zod 3 has no JSON Schema export), or pass `z.toJSONSchema(schema)`'
-      : 'pass its JSON Schema instead (most libraries have a converter), or a library version that implements Standard JSON Schema'
-    refuseSchema(field, toolName, value, `is a ${vendor} schema without a JSON Schema export (\`~standard.jsonSchema\`), so Code Mode cannot tell the model its type: ${advice}`)
+    const advice =
+      vendor === 'zod'
+        ? 'Zod schemas say what they accept as JSON Schema from Zod 4.2 on: upgrade zod (Zod 3 has no JSON Schema export), or pass `z.toJSONSchema(schema)`'
+        : 'pass its JSON Schema instead (most libraries have a converter), or a library version that implements Standard JSON Schema'
+    refuseSchema(
+      field,
+      toolName,
+      value,
+      `is a ${vendor} schema without a JSON Schema export (\`~standard.jsonSchema\`), so Code Mode cannot tell the model its type: ${advice}`,
+    )
   }
   const convert = converter[io] as (options: StandardJSONSchemaV1.Options) => Record<string, unknown>
   let jsonSchema: unknown
@@ -121,11 +190,22 @@ function readStandardSchema(field: string, toolName: string, value: Readonly<Rec
     }
   }
   if (!isObjectRecord(jsonSchema)) {
-    const reason = failures.length > 0 ? `its conversion to JSON Schema failed (${failures[0]})` : 'its conversion to JSON Schema gave no object'
-    refuseSchema(field, toolName, value, `is a ${vendor} schema that cannot be read: ${reason}. Tool arguments arrive as JSON: describe them with types JSON can carry`)
+    const reason =
+      failures.length > 0
+        ? `its conversion to JSON Schema failed (${failures[0]})`
+        : 'its conversion to JSON Schema gave no object'
+    refuseSchema(
+      field,
+      toolName,
+      value,
+      `is a ${vendor} schema that cannot be read: ${reason}. Tool arguments arrive as JSON: describe them with types JSON can carry`,
+    )
   }
-  const read: { jsonSchema: JsonSchema; validate?: ToolArgumentValidator } = { jsonSchema: withoutSafeIntegerBounds(jsonSchema) as JsonSchema }
-  if (io === 'input' && typeof props.validate === 'function') read.validate = standardValidator(props as unknown as StandardSchemaV1.Props)
+  const read: { jsonSchema: JsonSchema; validate?: ToolArgumentValidator } = {
+    jsonSchema: withoutSafeIntegerBounds(jsonSchema) as JsonSchema,
+  }
+  if (io === 'input' && typeof props.validate === 'function')
+    read.validate = standardValidator(props as unknown as StandardSchemaV1.Props)
   return read
 }
 
@@ -134,16 +214,34 @@ function readStandardSchema(field: string, toolName: string, value: Readonly<Rec
  * @throws {CodeModeError} `CODE_MODE_INVALID_TOOL` naming the field and the tool, and what to do,
  *   for a schema that is neither JSON Schema nor a library schema with a JSON Schema export.
  */
-export function readToolSchema(field: string, toolName: string, value: unknown, io: 'input' | 'output'): ReadToolSchema {
+export function readToolSchema(
+  field: string,
+  toolName: string,
+  value: unknown,
+  io: 'input' | 'output',
+): ReadToolSchema {
   if (isObjectRecord(value) && '~standard' in value) return readStandardSchema(field, toolName, value, io)
-  if (typeof value === 'function') refuseSchema(field, toolName, value, 'must be a JSON Schema object or a Standard JSON Schema (Zod 4.2+), not a function')
-  if (!isPlainObject(value)) refuseSchema(field, toolName, value, 'must be a JSON Schema object or a Standard JSON Schema (Zod 4.2+)')
+  if (typeof value === 'function')
+    refuseSchema(
+      field,
+      toolName,
+      value,
+      'must be a JSON Schema object or a Standard JSON Schema (Zod 4.2+), not a function',
+    )
+  if (!isPlainObject(value))
+    refuseSchema(field, toolName, value, 'must be a JSON Schema object or a Standard JSON Schema (Zod 4.2+)')
   const keys = Object.keys(value)
-  if (keys.length > 0 && !keys.some((key) => JSON_SCHEMA_KEYWORDS.has(key))) {
-    const advice = 'jsonSchema' in value
-      ? 'it looks like a wrapper of another library (the AI SDK\'s `jsonSchema()`/`zodSchema()`): pass its `.jsonSchema`, or use @code-runtime/ai-sdk'
-      : 'a JSON Schema object needs `type`, `properties`, `$ref` or another JSON Schema keyword'
-    refuseSchema(field, toolName, value, `is not a JSON Schema: none of its keys (${keys.slice(0, 5).join(', ')}) is a JSON Schema keyword; ${advice}`)
+  if (keys.length > 0 && !keys.some(key => JSON_SCHEMA_KEYWORDS.has(key))) {
+    const advice =
+      'jsonSchema' in value
+        ? "it looks like a wrapper of another library (the AI SDK's `jsonSchema()`/`zodSchema()`): pass its `.jsonSchema`, or use @code-runtime/ai-sdk"
+        : 'a JSON Schema object needs `type`, `properties`, `$ref` or another JSON Schema keyword'
+    refuseSchema(
+      field,
+      toolName,
+      value,
+      `is not a JSON Schema: none of its keys (${keys.slice(0, 5).join(', ')}) is a JSON Schema keyword; ${advice}`,
+    )
   }
   return { jsonSchema: value }
 }

@@ -7,7 +7,15 @@
  */
 import type ts from 'typescript'
 import type { JsonSchema } from '../tools/tool-definition.js'
-import { allowedKinds, allowedPrimitives, itemSchema, propertySchema, refusesProperty, requiredNames, resolveSchema } from './schema-rules.js'
+import {
+  allowedKinds,
+  allowedPrimitives,
+  itemSchema,
+  propertySchema,
+  refusesProperty,
+  requiredNames,
+  resolveSchema,
+} from './schema-rules.js'
 import type { TypeScript } from './typescript-loader.js'
 import { createValueKinds } from './value-kinds.js'
 
@@ -43,25 +51,45 @@ export function findCallFailures(context: CallFailureContext): CallFailure[] {
   const startOf = (node: ts.Node): Anchor => ({ start: node.getStart(source), end: node.getStart(source) + 1 })
 
   function staticName(name: ts.PropertyName): string | undefined {
-    if (typescript.isIdentifier(name) || typescript.isStringLiteral(name) || typescript.isNoSubstitutionTemplateLiteral(name)) return name.text
+    if (
+      typescript.isIdentifier(name) ||
+      typescript.isStringLiteral(name) ||
+      typescript.isNoSubstitutionTemplateLiteral(name)
+    )
+      return name.text
     if (typescript.isNumericLiteral(name)) return String(Number(name.text))
-    if (typescript.isComputedPropertyName(name) && typescript.isStringLiteralLike(name.expression)) return name.expression.text
+    if (typescript.isComputedPropertyName(name) && typescript.isStringLiteralLike(name.expression))
+      return name.expression.text
     return undefined
   }
 
-  function checkValue(expression: ts.Expression, type: ts.Type, schema: JsonSchema, root: JsonSchema, anchors: readonly Anchor[]): void {
+  function checkValue(
+    expression: ts.Expression,
+    type: ts.Type,
+    schema: JsonSchema,
+    root: JsonSchema,
+    anchors: readonly Anchor[],
+  ): void {
     let inner = expression
     while (typescript.isParenthesizedExpression(inner)) inner = inner.expression
     // `value as T` is the program's word, not a fact: the value may well be what the schema wants.
-    if ((typescript.isAsExpression(inner) && !typescript.isConstTypeReference(inner.type)) || typescript.isTypeAssertionExpression(inner)) return
+    if (
+      (typescript.isAsExpression(inner) && !typescript.isConstTypeReference(inner.type)) ||
+      typescript.isTypeAssertionExpression(inner)
+    )
+      return
     const kinds = valueKinds(type)
     const allowed = allowedKinds(schema)
-    if (kinds !== undefined && allowed !== undefined && ![...kinds.kinds].some((kind) => allowed.has(kind))) {
+    if (kinds !== undefined && allowed !== undefined && ![...kinds.kinds].some(kind => allowed.has(kind))) {
       failures.push({ category: 'wrong-type', anchors })
       return
     }
     const primitives = allowedPrimitives(schema)
-    if (kinds?.literals !== undefined && primitives !== undefined && !kinds.literals.some((literal) => primitives.includes(literal))) {
+    if (
+      kinds?.literals !== undefined &&
+      primitives !== undefined &&
+      !kinds.literals.some(literal => primitives.includes(literal))
+    ) {
       failures.push({ category: 'wrong-type', anchors })
       return
     }
@@ -94,17 +122,24 @@ export function findCallFailures(context: CallFailureContext): CallFailure[] {
     for (const [name, { element }] of named) {
       // The field is there whatever its value: the validator refuses it, or the boundary refuses
       // an `undefined` before that.
-      if (refusesProperty(schema, name) && element.name !== undefined) failures.push({ category: 'unknown-field', anchors: [spanOf(element.name)] })
+      if (refusesProperty(schema, name) && element.name !== undefined)
+        failures.push({ category: 'unknown-field', anchors: [spanOf(element.name)] })
     }
     // A spread or a computed name may supply any field, so nothing is certainly missing then.
     if (!open) {
-      const missing = requiredNames(schema).some((name) => !named.has(name))
+      const missing = requiredNames(schema).some(name => !named.has(name))
       const parent = literal.parent
       // For a literal with a field the schema does not declare (`{ pth: 'x' }` for `path`),
       // TypeScript reports that field ("did you mean 'path'?") instead of the missing one; that
       // diagnostic then reports this failure.
-      const strays = [...named].flatMap(([name, { element }]) => element.name !== undefined && propertySchema(schema, name, root) === undefined ? [spanOf(element.name)] : [])
-      const anchors = [startOf(literal), ...typescript.isPropertyAssignment(parent) ? [spanOf(parent.name)] : [], ...strays]
+      const strays = [...named].flatMap(([name, { element }]) =>
+        element.name !== undefined && propertySchema(schema, name, root) === undefined ? [spanOf(element.name)] : [],
+      )
+      const anchors = [
+        startOf(literal),
+        ...(typescript.isPropertyAssignment(parent) ? [spanOf(parent.name)] : []),
+        ...strays,
+      ]
       if (missing) failures.push({ category: 'missing-field', anchors })
     }
     for (const [name, { element, index }] of named) {
@@ -113,20 +148,36 @@ export function findCallFailures(context: CallFailureContext): CallFailure[] {
       const valueSchema = propertySchema(schema, name, root)
       if (valueSchema === undefined) continue
       if (typescript.isPropertyAssignment(element)) {
-        checkValue(element.initializer, checker.getTypeAtLocation(element.initializer), valueSchema, root, [spanOf(element.name), startOf(element.initializer)])
+        checkValue(element.initializer, checker.getTypeAtLocation(element.initializer), valueSchema, root, [
+          spanOf(element.name),
+          startOf(element.initializer),
+        ])
       } else if (typescript.isShorthandPropertyAssignment(element)) {
         const symbol = checker.getShorthandAssignmentValueSymbol(element)
-        if (symbol !== undefined) checkValue(element.name, checker.getTypeOfSymbolAtLocation(symbol, element), valueSchema, root, [spanOf(element.name)])
+        if (symbol !== undefined)
+          checkValue(element.name, checker.getTypeOfSymbolAtLocation(symbol, element), valueSchema, root, [
+            spanOf(element.name),
+          ])
       }
     }
   }
 
   function visit(node: ts.Node): void {
-    if (typescript.isCallExpression(node) && typescript.isPropertyAccessExpression(node.expression) && context.isNamespace(node.expression.expression)) {
+    if (
+      typescript.isCallExpression(node) &&
+      typescript.isPropertyAccessExpression(node.expression) &&
+      context.isNamespace(node.expression.expression)
+    ) {
       const schema = schemas.get(node.expression.name.text)
       const argument = node.arguments[0]
       const root = schema === undefined ? undefined : resolveSchema(schema, schema)
-      if (schema !== undefined && root !== undefined && argument !== undefined && typescript.isObjectLiteralExpression(argument)) checkObject(argument, root, schema)
+      if (
+        schema !== undefined &&
+        root !== undefined &&
+        argument !== undefined &&
+        typescript.isObjectLiteralExpression(argument)
+      )
+        checkObject(argument, root, schema)
     }
     typescript.forEachChild(node, visit)
   }

@@ -5,8 +5,12 @@ import { sdkForChecking } from './checked-sdk.js'
 
 describe('the SDK as the checker reads it', () => {
   it('declares the namespace as functions, keeping the docs and types', () => {
-    const sdk = 'type A = { x: string }\n\ndeclare const tools: {\n  /** Gets. @readOnly */\n  get(args: A): Promise<unknown>\n  type_(): Promise<A>\n}\n'
-    assert.equal(sdkForChecking(ts, sdk, 'tools'), 'type A = { x: string }\n\ndeclare namespace tools {\n  /** Gets. @readOnly */\n  function get(args: A): Promise<unknown>\n  function type_(): Promise<A>\n}\n')
+    const sdk =
+      'type A = { x: string }\n\ndeclare const tools: {\n  /** Gets. @readOnly */\n  get(args: A): Promise<unknown>\n  type_(): Promise<A>\n}\n'
+    assert.equal(
+      sdkForChecking(ts, sdk, 'tools'),
+      'type A = { x: string }\n\ndeclare namespace tools {\n  /** Gets. @readOnly */\n  function get(args: A): Promise<unknown>\n  function type_(): Promise<A>\n}\n',
+    )
   })
 
   it('leaves a namespace it cannot rewrite as it is', () => {

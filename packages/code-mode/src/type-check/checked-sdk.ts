@@ -12,7 +12,13 @@ function isPlainFunctionName(typescript: TypeScript, name: ts.PropertyName): nam
   const keyword = typescript.identifierToKeywordKind(name)
   const { FirstReservedWord, LastReservedWord, FirstFutureReservedWord, LastFutureReservedWord } = typescript.SyntaxKind
   // Reserved and strict-mode words cannot name a function; contextual keywords (`get`, `type`) can.
-  return keyword === undefined || !((keyword >= FirstReservedWord && keyword <= LastReservedWord) || (keyword >= FirstFutureReservedWord && keyword <= LastFutureReservedWord))
+  return (
+    keyword === undefined ||
+    !(
+      (keyword >= FirstReservedWord && keyword <= LastReservedWord) ||
+      (keyword >= FirstFutureReservedWord && keyword <= LastFutureReservedWord)
+    )
+  )
 }
 
 /**
@@ -21,14 +27,30 @@ function isPlainFunctionName(typescript: TypeScript, name: ts.PropertyName): nam
  */
 export function sdkForChecking(typescript: TypeScript, declarations: string, namespace: string): string {
   const source = typescript.createSourceFile('sdk.d.ts', declarations, typescript.ScriptTarget.ES2022, true)
-  const statement = source.statements.find((candidate): candidate is ts.VariableStatement =>
-    typescript.isVariableStatement(candidate) && candidate.declarationList.declarations.some((declaration) => typescript.isIdentifier(declaration.name) && declaration.name.text === namespace))
+  const statement = source.statements.find(
+    (candidate): candidate is ts.VariableStatement =>
+      typescript.isVariableStatement(candidate) &&
+      candidate.declarationList.declarations.some(
+        declaration => typescript.isIdentifier(declaration.name) && declaration.name.text === namespace,
+      ),
+  )
   const declaration = statement?.declarationList.declarations[0]
   const type = declaration?.type
-  if (statement === undefined || statement.declarationList.declarations.length !== 1 || type === undefined || !typescript.isTypeLiteralNode(type)) return declarations
-  const members = type.members.filter((member): member is ts.MethodSignature => typescript.isMethodSignature(member) && member.questionToken === undefined && isPlainFunctionName(typescript, member.name))
+  if (
+    statement === undefined ||
+    statement.declarationList.declarations.length !== 1 ||
+    type === undefined ||
+    !typescript.isTypeLiteralNode(type)
+  )
+    return declarations
+  const members = type.members.filter(
+    (member): member is ts.MethodSignature =>
+      typescript.isMethodSignature(member) &&
+      member.questionToken === undefined &&
+      isPlainFunctionName(typescript, member.name),
+  )
   if (members.length !== type.members.length) return declarations
-  const functions = members.map((member) => {
+  const functions = members.map(member => {
     const leading = declarations.slice(member.getFullStart(), member.name.getStart(source))
     return `${leading}function ${declarations.slice(member.name.getStart(source), member.getEnd())}`
   })

@@ -63,11 +63,21 @@ function splitRegistry(library: ts.DocumentRegistry, own: ts.DocumentRegistry): 
     acquireDocumentWithKey: (fileName, path, ...rest) => pick(path).acquireDocumentWithKey(fileName, path, ...rest),
     updateDocument: (fileName, ...rest) => pick(fileName).updateDocument(fileName, ...rest),
     updateDocumentWithKey: (fileName, path, ...rest) => pick(path).updateDocumentWithKey(fileName, path, ...rest),
-    getKeyForCompilationSettings: (settings) => library.getKeyForCompilationSettings(settings),
-    releaseDocument(fileName: string, settings: ts.CompilerOptions, scriptKind?: ts.ScriptKind, impliedNodeFormat?: ts.ResolutionMode) {
+    getKeyForCompilationSettings: settings => library.getKeyForCompilationSettings(settings),
+    releaseDocument(
+      fileName: string,
+      settings: ts.CompilerOptions,
+      scriptKind?: ts.ScriptKind,
+      impliedNodeFormat?: ts.ResolutionMode,
+    ) {
       pick(fileName).releaseDocument(fileName, settings, scriptKind as ts.ScriptKind, impliedNodeFormat)
     },
-    releaseDocumentWithKey(path: ts.Path, key: ts.DocumentRegistryBucketKey, scriptKind?: ts.ScriptKind, impliedNodeFormat?: ts.ResolutionMode) {
+    releaseDocumentWithKey(
+      path: ts.Path,
+      key: ts.DocumentRegistryBucketKey,
+      scriptKind?: ts.ScriptKind,
+      impliedNodeFormat?: ts.ResolutionMode,
+    ) {
       pick(path).releaseDocumentWithKey(path, key, scriptKind as ts.ScriptKind, impliedNodeFormat)
     },
     reportStats: () => library.reportStats(),
@@ -156,17 +166,19 @@ export function createCheckerService(typescript: TypeScript, sdkDeclarations: st
   const host: ts.LanguageServiceHost = {
     getCompilationSettings: () => options,
     getScriptFileNames: () => scriptFileNames,
-    getScriptVersion: (fileName) => (fileName === PROGRAM_FILE ? String(programVersion) : String(sessionFileByName.get(fileName)?.version ?? 0)),
-    getScriptSnapshot: (fileName) => movingSnapshot(fileName) ?? ownFiles.get(fileName) ?? librarySnapshot(fileName),
+    getScriptVersion: fileName =>
+      fileName === PROGRAM_FILE ? String(programVersion) : String(sessionFileByName.get(fileName)?.version ?? 0),
+    getScriptSnapshot: fileName => movingSnapshot(fileName) ?? ownFiles.get(fileName) ?? librarySnapshot(fileName),
     getCurrentDirectory: () => ROOT,
-    getDefaultLibFileName: (compilerOptions) => typescript.getDefaultLibFilePath(compilerOptions),
-    fileExists: (fileName) => movingSnapshot(fileName) !== undefined || ownFiles.has(fileName) || librarySnapshot(fileName) !== undefined,
-    readFile: (fileName) => {
+    getDefaultLibFileName: compilerOptions => typescript.getDefaultLibFilePath(compilerOptions),
+    fileExists: fileName =>
+      movingSnapshot(fileName) !== undefined || ownFiles.has(fileName) || librarySnapshot(fileName) !== undefined,
+    readFile: fileName => {
       const snapshot = movingSnapshot(fileName) ?? ownFiles.get(fileName) ?? librarySnapshot(fileName)
       return snapshot?.getText(0, snapshot.getLength())
     },
     // Nothing is resolved from disk but the library: the program has no modules to import.
-    directoryExists: (directoryName) => directoryName === libraryDirectory || `${directoryName}/` === ROOT,
+    directoryExists: directoryName => directoryName === libraryDirectory || `${directoryName}/` === ROOT,
     getDirectories: () => [],
     getCancellationToken: () => cancellation,
   }
@@ -179,16 +191,22 @@ export function createCheckerService(typescript: TypeScript, sdkDeclarations: st
       deadline = checkDeadline
     },
     setSessionDeclarations(texts) {
-      if (texts.length === sessionFiles.length && texts.every((text, index) => sessionFiles[index]?.text === text)) return
+      if (texts.length === sessionFiles.length && texts.every((text, index) => sessionFiles[index]?.text === text))
+        return
       texts.forEach((text, index) => {
         const file = sessionFiles[index]
         if (file?.text === text) return
-        const replaced: SessionFile = { name: sessionFileName(index), text, snapshot: typescript.ScriptSnapshot.fromString(text), version: ++versions }
+        const replaced: SessionFile = {
+          name: sessionFileName(index),
+          text,
+          snapshot: typescript.ScriptSnapshot.fromString(text),
+          version: ++versions,
+        }
         sessionFiles[index] = replaced
         sessionFileByName.set(replaced.name, replaced)
       })
       for (const dropped of sessionFiles.splice(texts.length)) sessionFileByName.delete(dropped.name)
-      scriptFileNames = [GLOBALS_FILE, SDK_FILE, ...sessionFiles.map((file) => file.name), PROGRAM_FILE]
+      scriptFileNames = [GLOBALS_FILE, SDK_FILE, ...sessionFiles.map(file => file.name), PROGRAM_FILE]
     },
   }
 }

@@ -6,8 +6,14 @@ import { createProgramChecker } from './program-checker.js'
 import { loadTypeScript } from './typescript-loader.js'
 
 describe('HTML-like comments (Annex B), as the checker reads them', () => {
-  const tools = [{ name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] } }]
-  const options = { declarations: emitSdk(tools).declarations, namespace: 'tools', schemas: new Map(tools.map((tool) => [tool.name, tool.inputSchema])) }
+  const tools = [
+    { name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] } },
+  ]
+  const options = {
+    declarations: emitSdk(tools).declarations,
+    namespace: 'tools',
+    schemas: new Map(tools.map(tool => [tool.name, tool.inputSchema])),
+  }
 
   it('turns each one in code into a // comment of the same length', async () => {
     const typescript = await loadTypeScript()
@@ -23,26 +29,45 @@ describe('HTML-like comments (Annex B), as the checker reads them', () => {
 
   it('leaves the same characters alone in strings, templates, regular expressions, comments and mid-line', async () => {
     const typescript = await loadTypeScript()
-    for (const text of ['const s = "<!--"', 'const t = `a\n--> b`', 'return /<!--/.test(s) && /-->/.test(s)', '// <!-- -->\n/* <!--\n--> */', 'let a = 3; return a-->0', 'x /* a */ --> y', 'a <<!-- b']) {
+    for (const text of [
+      'const s = "<!--"',
+      'const t = `a\n--> b`',
+      'return /<!--/.test(s) && /-->/.test(s)',
+      '// <!-- -->\n/* <!--\n--> */',
+      'let a = 3; return a-->0',
+      'x /* a */ --> y',
+      'a <<!-- b',
+    ]) {
       assert.equal(blankHtmlLikeComments(typescript, text), text, text)
     }
   })
 
   it('gives up past its limit', async () => {
     const typescript = await loadTypeScript()
-    assert.equal(blankHtmlLikeComments(typescript, '<!--\n'.repeat(MAX_HTML_LIKE_COMMENTS)), '//--\n'.repeat(MAX_HTML_LIKE_COMMENTS))
+    assert.equal(
+      blankHtmlLikeComments(typescript, '<!--\n'.repeat(MAX_HTML_LIKE_COMMENTS)),
+      '//--\n'.repeat(MAX_HTML_LIKE_COMMENTS),
+    )
     assert.equal(blankHtmlLikeComments(typescript, '<!--\n'.repeat(MAX_HTML_LIKE_COMMENTS + 1)), undefined)
   })
 
   it('refuses no program for them, and still refuses what follows them', async () => {
     const checker = await createProgramChecker(options)
     assert.deepEqual(checker.check('<!-- note\nreturn 41 + 1', 'calls'), { refused: false, errors: [], hints: [] })
-    assert.deepEqual(checker.check('const x = 42\n--> note\nreturn x', 'strict'), { refused: false, errors: [], hints: [] })
+    assert.deepEqual(checker.check('const x = 42\n--> note\nreturn x', 'strict'), {
+      refused: false,
+      errors: [],
+      hints: [],
+    })
     const wrong = checker.check('<!-- note\nreturn await tools.add({ a: "1" })', 'calls')
     assert.equal(wrong.errors[0]?.category, 'wrong-type')
     assert.equal(wrong.errors[0]?.line, 2)
     // Past the limit nothing is refused: the runtime decides.
-    assert.equal(checker.check(`${'<!--\n'.repeat(MAX_HTML_LIKE_COMMENTS + 1)}return await tools.add({ a: "1" })`, 'calls').refused, false)
+    assert.equal(
+      checker.check(`${'<!--\n'.repeat(MAX_HTML_LIKE_COMMENTS + 1)}return await tools.add({ a: "1" })`, 'calls')
+        .refused,
+      false,
+    )
   })
 })
 

@@ -23,13 +23,23 @@ export const MAX_HTML_LIKE_COMMENTS = 64
 const isLineTerminator = (code: number): boolean => code === 10 || code === 13 || code === 0x2028 || code === 0x2029
 
 /** Where the tokenizer must read by the grammar, not by the character: from a parse of `text`. */
-function grammarPositions(typescript: TypeScript, text: string): { regularExpressions: Set<number>; templateContinuations: Set<number> } {
-  const source = typescript.createSourceFile('/html-like-comments.ts', text, typescript.ScriptTarget.ES2023, false, typescript.ScriptKind.TS)
+function grammarPositions(
+  typescript: TypeScript,
+  text: string,
+): { regularExpressions: Set<number>; templateContinuations: Set<number> } {
+  const source = typescript.createSourceFile(
+    '/html-like-comments.ts',
+    text,
+    typescript.ScriptTarget.ES2023,
+    false,
+    typescript.ScriptKind.TS,
+  )
   const regularExpressions = new Set<number>()
   const templateContinuations = new Set<number>()
   const visit = (node: ts.Node): void => {
     if (node.kind === typescript.SyntaxKind.RegularExpressionLiteral) regularExpressions.add(node.getStart(source))
-    else if (node.kind === typescript.SyntaxKind.TemplateMiddle || node.kind === typescript.SyntaxKind.TemplateTail) templateContinuations.add(node.getStart(source))
+    else if (node.kind === typescript.SyntaxKind.TemplateMiddle || node.kind === typescript.SyntaxKind.TemplateTail)
+      templateContinuations.add(node.getStart(source))
     typescript.forEachChild(node, visit)
   }
   visit(source)
@@ -40,7 +50,12 @@ function grammarPositions(typescript: TypeScript, text: string): { regularExpres
 function findHtmlLikeComment(typescript: TypeScript, text: string, from: number): number {
   const { regularExpressions, templateContinuations } = grammarPositions(typescript, text)
   const { SyntaxKind } = typescript
-  const scanner = typescript.createScanner(typescript.ScriptTarget.ES2023, false, typescript.LanguageVariant.Standard, text)
+  const scanner = typescript.createScanner(
+    typescript.ScriptTarget.ES2023,
+    false,
+    typescript.LanguageVariant.Standard,
+    text,
+  )
   scanner.resetTokenState(from)
   // `from` is 0 or the end of a line just blanked: either way a line starts there.
   let isLineStart = true
@@ -59,7 +74,8 @@ function findHtmlLikeComment(typescript: TypeScript, text: string, from: number)
     if (kind === SyntaxKind.LessThanToken && text.startsWith('<!--', start)) return start
     if (kind === SyntaxKind.MinusMinusToken && isLineStart && text.startsWith('-->', start)) return start
     isLineStart = false
-    if ((kind === SyntaxKind.SlashToken || kind === SyntaxKind.SlashEqualsToken) && regularExpressions.has(start)) scanner.reScanSlashToken()
+    if ((kind === SyntaxKind.SlashToken || kind === SyntaxKind.SlashEqualsToken) && regularExpressions.has(start))
+      scanner.reScanSlashToken()
     else if (kind === SyntaxKind.CloseBraceToken && templateContinuations.has(start)) scanner.reScanTemplateToken(false)
   }
   return -1

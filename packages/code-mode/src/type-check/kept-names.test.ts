@@ -12,8 +12,18 @@ function namesOfType(prefix: string, count: number, type: string): Map<string, s
 }
 
 describe('the names a session keeps, as the checker types them', () => {
-  const tools = [{ name: 'add', inputSchema: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] }, outputSchema: { type: 'number' } }]
-  const options = { declarations: emitSdk(tools).declarations, namespace: 'tools', schemas: new Map(tools.map((tool) => [tool.name, tool.inputSchema])) }
+  const tools = [
+    {
+      name: 'add',
+      inputSchema: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] },
+      outputSchema: { type: 'number' },
+    },
+  ]
+  const options = {
+    declarations: emitSdk(tools).declarations,
+    namespace: 'tools',
+    schemas: new Map(tools.map(tool => [tool.name, tool.inputSchema])),
+  }
 
   it('finds every top-level declaration and every var outside nested functions, and nothing else', async () => {
     const checker = await createProgramChecker(options)
@@ -33,31 +43,68 @@ describe('the names a session keeps, as the checker types them', () => {
     const { check, kept } = checker.checkInSession(program, 'calls', new KeptNames())
     assert.equal(check.refused, false)
     assert.deepEqual(Object.fromEntries(kept), {
-      a: 'number', c: 'number', d: 'number', rest: '{ e: string; }', s: 'any', n: 'any', v: 'any',
-      f: 'any', g: 'any', C: 'any', inBlock: 'any', i: 'any', sum: 'number',
+      a: 'number',
+      c: 'number',
+      d: 'number',
+      rest: '{ e: string; }',
+      s: 'any',
+      n: 'any',
+      v: 'any',
+      f: 'any',
+      g: 'any',
+      C: 'any',
+      inBlock: 'any',
+      i: 'any',
+      sum: 'number',
     })
   })
 
   it('types only a const from its declaration: a name a run can assign again is any', async () => {
     const checker = await createProgramChecker(options)
-    const { kept } = checker.checkInSession('const fixed = 1\nlet moving = 1\nfunction f(x: number): string { return String(x) }', 'calls', new KeptNames())
+    const { kept } = checker.checkInSession(
+      'const fixed = 1\nlet moving = 1\nfunction f(x: number): string { return String(x) }',
+      'calls',
+      new KeptNames(),
+    )
     assert.deepEqual(Object.fromEntries(kept), { fixed: 'number', moving: 'any', f: 'any' })
   })
 
   it('demotes to any a kept name a later program assigns, in any form, and every kept name when it runs text as code', async () => {
     const checker = await createProgramChecker(options)
     const session = new KeptNames()
-    session.merge(new Map([['a', 'number'], ['b', 'number'], ['c', 'number'], ['d', 'number'], ['e', 'number'], ['f', 'number'], ['untouched', 'number']]))
-    const assigning = 'a = 2; b += 1; c++; [d] = [1]; ({ e } = { e: 1 }); function later() { for (f of [1]) {} }; const read = untouched + 1'
+    session.merge(
+      new Map([
+        ['a', 'number'],
+        ['b', 'number'],
+        ['c', 'number'],
+        ['d', 'number'],
+        ['e', 'number'],
+        ['f', 'number'],
+        ['untouched', 'number'],
+      ]),
+    )
+    const assigning =
+      'a = 2; b += 1; c++; [d] = [1]; ({ e } = { e: 1 }); function later() { for (f of [1]) {} }; const read = untouched + 1'
     const { kept } = checker.checkInSession(assigning, 'calls', session)
-    assert.deepEqual(Object.fromEntries(kept), { later: 'any', read: 'number', a: 'any', b: 'any', c: 'any', d: 'any', e: 'any', f: 'any' })
+    assert.deepEqual(Object.fromEntries(kept), {
+      later: 'any',
+      read: 'number',
+      a: 'any',
+      b: 'any',
+      c: 'any',
+      d: 'any',
+      e: 'any',
+      f: 'any',
+    })
     const dynamic = checker.checkInSession('eval("untouched = \'text\'")', 'calls', session)
     assert.equal(dynamic.kept.get('untouched'), 'any')
   })
 
   it('refuses no call with a kept name a later run assigned another type', async () => {
     const checker = await createProgramChecker({
-      declarations: emitSdk([{ name: 'x', inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } }]).declarations,
+      declarations: emitSdk([
+        { name: 'x', inputSchema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } },
+      ]).declarations,
       namespace: 'tools',
       schemas: new Map([['x', { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }]]),
     })
@@ -76,7 +123,13 @@ describe('the names a session keeps, as the checker types them', () => {
   it('declares kept names for the next check, demoting to any what does not resolve and dropping what clashes with a global', async () => {
     const checker = await createProgramChecker(options)
     const session = new KeptNames()
-    const first = checker.checkInSession('interface Row { id: number }\nconst rows: Row[] = []\nconst huge = ' + JSON.stringify(Object.fromEntries(Array.from({ length: 400 }, (_, index) => [`field${index}`, index]))) + '\nconst ok = [1]', 'strict', session)
+    const first = checker.checkInSession(
+      'interface Row { id: number }\nconst rows: Row[] = []\nconst huge = ' +
+        JSON.stringify(Object.fromEntries(Array.from({ length: 400 }, (_, index) => [`field${index}`, index]))) +
+        '\nconst ok = [1]',
+      'strict',
+      session,
+    )
     assert.equal(first.kept.get('rows'), 'Row[]')
     assert.equal(first.kept.get('huge'), 'any', `over ${MAX_KEPT_TYPE_CHARS} characters`)
     session.merge(first.kept)
@@ -91,9 +144,17 @@ describe('the names a session keeps, as the checker types them', () => {
 
   it('keeps the newest type of a name declared again, and forgets all on clear', () => {
     const session = new KeptNames()
-    session.merge(new Map([['x', 'number'], ['y', 'string']]))
+    session.merge(
+      new Map([
+        ['x', 'number'],
+        ['y', 'string'],
+      ]),
+    )
     session.merge(new Map([['x', 'string[]']]))
-    assert.deepEqual(session.entries(), [['x', 'string[]'], ['y', 'string']])
+    assert.deepEqual(session.entries(), [
+      ['x', 'string[]'],
+      ['y', 'string'],
+    ])
     assert.deepEqual(session.declarationFiles(), ['declare let x: string[];\ndeclare let y: string;'])
     session.clear()
     assert.equal(session.size, 0)
@@ -109,19 +170,37 @@ describe('the names a session keeps, as the checker types them', () => {
     const before = new Set(service.getProgram()?.getSourceFiles())
     session.merge(new Map([['more', 'string']]))
     setSessionDeclarations(session.declarationFiles())
-    const sessionFiles = service.getProgram()?.getSourceFiles().filter((file) => file.fileName.startsWith(sessionFileName(0).replace(/0\.d\.ts$/, ''))) ?? []
-    const reread = sessionFiles.filter((file) => !before.has(file))
+    const sessionFiles =
+      service
+        .getProgram()
+        ?.getSourceFiles()
+        .filter(file => file.fileName.startsWith(sessionFileName(0).replace(/0\.d\.ts$/, ''))) ?? []
+    const reread = sessionFiles.filter(file => !before.has(file))
     assert.equal(sessionFiles.length, 4)
-    assert.deepEqual(reread.map((file) => file.statements.length), [6], 'only the last file, with its six names, is parsed again')
+    assert.deepEqual(
+      reread.map(file => file.statements.length),
+      [6],
+      'only the last file, with its six names, is parsed again',
+    )
   })
 
   it('checks a long session like a short one: faulty declarations in any file are demoted, the rest keep their types', async () => {
     const checker = await createProgramChecker(options)
     const session = new KeptNames()
     session.merge(namesOfType('n', 2 * KEPT_NAMES_PER_FILE, 'number'))
-    session.merge(new Map([['console', 'number'], ['rows', 'Row[]'], ['label', 'string']]))
+    session.merge(
+      new Map([
+        ['console', 'number'],
+        ['rows', 'Row[]'],
+        ['label', 'string'],
+      ]),
+    )
     session.merge(namesOfType('m', KEPT_NAMES_PER_FILE, 'boolean'))
-    const check = checker.checkInSession('const sum: number = n0 + n127; const flag: boolean = m3; rows[0]!.anything; console.log(label.length)', 'strict', session)
+    const check = checker.checkInSession(
+      'const sum: number = n0 + n127; const flag: boolean = m3; rows[0]!.anything; console.log(label.length)',
+      'strict',
+      session,
+    )
     assert.deepEqual(check.check, { refused: false, errors: [], hints: [] })
     session.merge(check.kept)
     assert.equal(checker.checkInSession('const wrong: string = n5 + sum', 'strict', session).check.refused, true)

@@ -98,12 +98,12 @@ export class KeptNames {
 
   /** The names and types, file by file, each in the order it was first kept. */
   entries(): readonly (readonly [name: string, type: string])[] {
-    return this.files.flatMap((file) => [...file.types])
+    return this.files.flatMap(file => [...file.types])
   }
 
   /** The names and types of declarations file `index`, in its line order. */
   fileEntries(index: number): readonly (readonly [name: string, type: string])[] {
-    return [...this.files[index]?.types ?? []]
+    return [...(this.files[index]?.types ?? [])]
   }
 
   /**
@@ -111,7 +111,7 @@ export class KeptNames {
    * entry `i` of {@link fileEntries}. A file no merge touched is the same string as before.
    */
   declarationFiles(): readonly string[] {
-    return this.files.map((file) => {
+    return this.files.map(file => {
       file.text ??= keptDeclarationsText([...file.types])
       return file.text
     })
@@ -149,8 +149,12 @@ export function keptIdentifiers(typescript: TypeScript, body: readonly ts.Statem
   }
   for (const statement of body) {
     if (typescript.isVariableStatement(statement)) {
-      for (const declaration of statement.declarationList.declarations) found.push(...boundNames(typescript, declaration.name))
-    } else if ((typescript.isFunctionDeclaration(statement) || typescript.isClassDeclaration(statement)) && statement.name !== undefined) {
+      for (const declaration of statement.declarationList.declarations)
+        found.push(...boundNames(typescript, declaration.name))
+    } else if (
+      (typescript.isFunctionDeclaration(statement) || typescript.isClassDeclaration(statement)) &&
+      statement.name !== undefined
+    ) {
       found.push(statement.name)
     } else {
       // A `var` in a block, a loop head or a `try` is the function's, so the session's.
@@ -161,7 +165,9 @@ export function keptIdentifiers(typescript: TypeScript, body: readonly ts.Statem
 }
 
 const PRINT_FLAGS_OF = (typescript: TypeScript): ts.TypeFormatFlags =>
-  typescript.TypeFormatFlags.NoTruncation | typescript.TypeFormatFlags.UseFullyQualifiedType | typescript.TypeFormatFlags.WriteArrowStyleSignature
+  typescript.TypeFormatFlags.NoTruncation |
+  typescript.TypeFormatFlags.UseFullyQualifiedType |
+  typescript.TypeFormatFlags.WriteArrowStyleSignature
 
 /**
  * The type of a kept name as a declaration can carry it: literal types widened (a later run may
@@ -210,7 +216,12 @@ function isConstant(typescript: TypeScript, identifier: ts.Identifier): boolean 
  * value by this run after its declaration, by a closure a later run calls, or by code the
  * program builds at run time: its declared type could refuse a program that runs, so it is `any`.
  */
-export function keptTypes(typescript: TypeScript, checker: ts.TypeChecker, body: readonly ts.Statement[], namespace: string): Map<string, string> {
+export function keptTypes(
+  typescript: TypeScript,
+  checker: ts.TypeChecker,
+  body: readonly ts.Statement[],
+  namespace: string,
+): Map<string, string> {
   const kept = new Map<string, string>()
   for (const identifier of keptIdentifiers(typescript, body)) {
     const name = identifier.text
@@ -240,12 +251,22 @@ const DYNAMIC_CODE_NAMES: ReadonlySet<string> = new Set(['eval', 'Function'])
  * once too often only loses its type. A program that names `eval` or `Function` may assign any
  * of them, in text no check reads: then the answer is {@link EVERY_NAME}.
  */
-export function writtenNames(typescript: TypeScript, body: ts.Node, isCandidate: (name: string) => boolean): Set<string> | typeof EVERY_NAME {
+export function writtenNames(
+  typescript: TypeScript,
+  body: ts.Node,
+  isCandidate: (name: string) => boolean,
+): Set<string> | typeof EVERY_NAME {
   const { SyntaxKind } = typescript
   const written = new Set<string>()
   let isDynamic = false
   const target = (node: ts.Node): void => {
-    if (typescript.isParenthesizedExpression(node) || typescript.isNonNullExpression(node) || typescript.isAsExpression(node) || typescript.isSatisfiesExpression(node) || typescript.isTypeAssertionExpression(node)) {
+    if (
+      typescript.isParenthesizedExpression(node) ||
+      typescript.isNonNullExpression(node) ||
+      typescript.isAsExpression(node) ||
+      typescript.isSatisfiesExpression(node) ||
+      typescript.isTypeAssertionExpression(node)
+    ) {
       target(node.expression)
     } else if (typescript.isIdentifier(node)) {
       written.add(node.text)
@@ -267,11 +288,21 @@ export function writtenNames(typescript: TypeScript, body: ts.Node, isCandidate:
   const visit = (node: ts.Node): void => {
     if (typescript.isIdentifier(node)) {
       if (DYNAMIC_CODE_NAMES.has(node.text)) isDynamic = true
-    } else if (typescript.isBinaryExpression(node) && node.operatorToken.kind >= SyntaxKind.FirstAssignment && node.operatorToken.kind <= SyntaxKind.LastAssignment) {
+    } else if (
+      typescript.isBinaryExpression(node) &&
+      node.operatorToken.kind >= SyntaxKind.FirstAssignment &&
+      node.operatorToken.kind <= SyntaxKind.LastAssignment
+    ) {
       target(node.left)
-    } else if ((typescript.isPrefixUnaryExpression(node) || typescript.isPostfixUnaryExpression(node)) && (node.operator === SyntaxKind.PlusPlusToken || node.operator === SyntaxKind.MinusMinusToken)) {
+    } else if (
+      (typescript.isPrefixUnaryExpression(node) || typescript.isPostfixUnaryExpression(node)) &&
+      (node.operator === SyntaxKind.PlusPlusToken || node.operator === SyntaxKind.MinusMinusToken)
+    ) {
       target(node.operand)
-    } else if ((typescript.isForInStatement(node) || typescript.isForOfStatement(node)) && !typescript.isVariableDeclarationList(node.initializer)) {
+    } else if (
+      (typescript.isForInStatement(node) || typescript.isForOfStatement(node)) &&
+      !typescript.isVariableDeclarationList(node.initializer)
+    ) {
       target(node.initializer)
     }
     typescript.forEachChild(node, visit)

@@ -11,7 +11,8 @@ export type TypeCheckMode = 'off' | 'calls' | 'strict'
 export const DEFAULT_TYPE_CHECK_MODE: TypeCheckMode = 'calls'
 
 /** Why a diagnostic certainly fails at run time (mode `calls` refuses only these), or 'other'. */
-export type ProgramDiagnosticCategory = 'unknown-member' | 'missing-field' | 'unknown-field' | 'wrong-type' | 'syntax' | 'other'
+export type ProgramDiagnosticCategory =
+  'unknown-member' | 'missing-field' | 'unknown-field' | 'wrong-type' | 'syntax' | 'other'
 
 /** One TypeScript diagnostic, located in the program as the model wrote it. */
 export interface ProgramDiagnostic {
@@ -41,7 +42,11 @@ export interface ProgramCheck {
 }
 
 /** The check of a program nothing was checked for (mode `off`). */
-export const UNCHECKED_PROGRAM: ProgramCheck = Object.freeze({ refused: false, errors: Object.freeze([]), hints: Object.freeze([]) })
+export const UNCHECKED_PROGRAM: ProgramCheck = Object.freeze({
+  refused: false,
+  errors: Object.freeze([]),
+  hints: Object.freeze([]),
+})
 
 export const TYPE_CHECK_MODES: readonly TypeCheckMode[] = ['off', 'calls', 'strict']
 
@@ -51,10 +56,13 @@ export const TYPE_CHECK_MODES: readonly TypeCheckMode[] = ['off', 'calls', 'stri
  * `line 3, column 14: Property 'nmae' does not exist on type 'typeof tools'. (did you mean 'name'?)\n    tools.nmae`.
  */
 export function formatProgramDiagnostics(diagnostics: readonly ProgramDiagnostic[]): string {
-  return diagnostics.map((diagnostic) => {
-    const { line, column, message, suggestion, text } = diagnostic
-    const hint = suggestion === undefined || message.includes(`'${suggestion}'`) ? '' : ` (did you mean '${suggestion}'?)`
-    const where = `line ${line}, column ${column}: ${message}${hint}`
-    return text === '' ? where : `${where}\n    ${text}`
-  }).join('\n')
+  return diagnostics
+    .map(diagnostic => {
+      const { line, column, message, suggestion, text } = diagnostic
+      const hint =
+        suggestion === undefined || message.includes(`'${suggestion}'`) ? '' : ` (did you mean '${suggestion}'?)`
+      const where = `line ${line}, column ${column}: ${message}${hint}`
+      return text === '' ? where : `${where}\n    ${text}`
+    })
+    .join('\n')
 }

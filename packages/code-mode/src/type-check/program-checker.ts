@@ -6,10 +6,29 @@ import type ts from 'typescript'
 import type { JsonSchema } from '../tools/tool-definition.js'
 import { findCallFailures, type CallFailure } from './call-failures.js'
 import { sdkForChecking } from './checked-sdk.js'
-import { createCheckerService, isIgnoredDiagnostic, PROGRAM_FILE, SDK_FILE, sessionFileName } from './checker-service.js'
+import {
+  createCheckerService,
+  isIgnoredDiagnostic,
+  PROGRAM_FILE,
+  SDK_FILE,
+  sessionFileName,
+} from './checker-service.js'
 import { blankHtmlLikeComments } from './html-like-comments.js'
-import { EVERY_NAME, keptDeclarationsText, keptTypes, UNKNOWN_KEPT_TYPE, writtenNames, type KeptNames } from './kept-names.js'
-import { UNCHECKED_PROGRAM, type ProgramCheck, type ProgramDiagnostic, type ProgramDiagnosticCategory, type TypeCheckMode } from './program-check.js'
+import {
+  EVERY_NAME,
+  keptDeclarationsText,
+  keptTypes,
+  UNKNOWN_KEPT_TYPE,
+  writtenNames,
+  type KeptNames,
+} from './kept-names.js'
+import {
+  UNCHECKED_PROGRAM,
+  type ProgramCheck,
+  type ProgramDiagnostic,
+  type ProgramDiagnosticCategory,
+  type TypeCheckMode,
+} from './program-check.js'
 import { createProgramLocator, PROGRAM_WRAPPER_HEAD, wrapProgram, type ProgramLocator } from './program-positions.js'
 import { loadTypeScript, type TypeScript } from './typescript-loader.js'
 import { createUnknownMemberTest } from './unknown-members.js'
@@ -77,7 +96,8 @@ const IDENTIFIER_CHARACTER = /^[\p{ID_Continue}$\u200c\u200d]$/u
 export const CHECK_TIME_LIMIT_MS = 5_000
 
 /** TypeScript's message for 1294 names a compiler option the model never set; say what it means here. */
-const NON_ERASABLE_MESSAGE = "This syntax cannot run here: only erasable TypeScript runs (no 'enum', value 'namespace' or constructor parameter properties)."
+const NON_ERASABLE_MESSAGE =
+  "This syntax cannot run here: only erasable TypeScript runs (no 'enum', value 'namespace' or constructor parameter properties)."
 
 /**
  * Diagnostics reported (and sorted into categories) per check, in the program's order: a model
@@ -102,23 +122,27 @@ function innermostNode(typescript: TypeScript, source: ts.SourceFile, position: 
   let node: ts.Node = source
   for (;;) {
     let inner: ts.Node | undefined
-    typescript.forEachChild(node, (child) => {
-      if (!holds(child)) return undefined
-      inner = child
-      return true
-    }, (children) => {
-      let low = 0
-      let high = children.length
-      while (low < high) {
-        const middle = (low + high) >> 1
-        if ((children[middle] as ts.Node).getEnd() <= position) low = middle + 1
-        else high = middle
-      }
-      const child = children[low]
-      if (child === undefined || !holds(child)) return undefined
-      inner = child
-      return true
-    })
+    typescript.forEachChild(
+      node,
+      child => {
+        if (!holds(child)) return undefined
+        inner = child
+        return true
+      },
+      children => {
+        let low = 0
+        let high = children.length
+        while (low < high) {
+          const middle = (low + high) >> 1
+          if ((children[middle] as ts.Node).getEnd() <= position) low = middle + 1
+          else high = middle
+        }
+        const child = children[low]
+        if (child === undefined || !holds(child)) return undefined
+        inner = child
+        return true
+      },
+    )
     if (inner === undefined) return node
     node = inner
   }
@@ -132,7 +156,9 @@ function isIdentifierCharacterAt(code: string, wrappedOffset: number): boolean {
 
 function suggestionOf(diagnostic: ts.Diagnostic, message: string): string | undefined {
   if (!DID_YOU_MEAN_CODES.has(diagnostic.code)) return undefined
-  const declared = diagnostic.relatedInformation?.find((related) => related.code === DECLARED_HERE_CODE && related.file !== undefined && related.start !== undefined)
+  const declared = diagnostic.relatedInformation?.find(
+    related => related.code === DECLARED_HERE_CODE && related.file !== undefined && related.start !== undefined,
+  )
   if (declared?.file !== undefined && declared.start !== undefined && declared.length !== undefined) {
     const name = declared.file.text.slice(declared.start, declared.start + declared.length)
     if (/^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u.test(name)) return name
@@ -143,14 +169,27 @@ function suggestionOf(diagnostic: ts.Diagnostic, message: string): string | unde
 export async function createProgramChecker(options: ProgramCheckerOptions): Promise<ProgramChecker> {
   const typescript = await loadTypeScript()
   const { namespace, schemas, timeLimitMs = CHECK_TIME_LIMIT_MS } = options
-  const { service, setProgram, setSessionDeclarations } = createCheckerService(typescript, sdkForChecking(typescript, options.declarations, namespace))
+  const { service, setProgram, setSessionDeclarations } = createCheckerService(
+    typescript,
+    sdkForChecking(typescript, options.declarations, namespace),
+  )
 
-  function toProgramDiagnostic(diagnostic: ts.Diagnostic, category: ProgramDiagnosticCategory, locator: ProgramLocator): ProgramDiagnostic {
+  function toProgramDiagnostic(
+    diagnostic: ts.Diagnostic,
+    category: ProgramDiagnosticCategory,
+    locator: ProgramLocator,
+  ): ProgramDiagnostic {
     const start = diagnostic.start ?? 0
     const flattened = typescript.flattenDiagnosticMessageText(diagnostic.messageText, '\n').replace(/\n\s*/g, ' ')
     const message = diagnostic.code === 1294 ? NON_ERASABLE_MESSAGE : flattened
     const suggestion = suggestionOf(diagnostic, flattened)
-    const located = { ...locator.locate(start), code: diagnostic.code, category, message, text: locator.excerpt(start, diagnostic.length ?? 0) }
+    const located = {
+      ...locator.locate(start),
+      code: diagnostic.code,
+      category,
+      message,
+      text: locator.excerpt(start, diagnostic.length ?? 0),
+    }
     return suggestion === undefined ? located : { ...located, suggestion }
   }
 
@@ -162,12 +201,16 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     const checker = program.getTypeChecker()
     const isNamespace = (node: ts.Expression): boolean => {
       if (!typescript.isIdentifier(node) || node.text !== namespace) return false
-      return checker.getSymbolAtLocation(node)?.declarations?.some((declaration) => declaration.getSourceFile().fileName === SDK_FILE) === true
+      return (
+        checker
+          .getSymbolAtLocation(node)
+          ?.declarations?.some(declaration => declaration.getSourceFile().fileName === SDK_FILE) === true
+      )
     }
     const context = { typescript, checker, source, isNamespace }
     const isUnknownMemberCall = createUnknownMemberTest(context)
     let failures: CallFailure[] | undefined
-    return diagnostics.map((diagnostic) => {
+    return diagnostics.map(diagnostic => {
       if (RUNTIME_SYNTAX_CODES.has(diagnostic.code)) return 'syntax'
       if (isLenientSyntax(diagnostic.code)) return 'other'
       const start = diagnostic.start ?? 0
@@ -178,7 +221,8 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
       for (const failure of failures) {
         for (const anchor of failure.anchors) {
           const size = anchor.end - anchor.start
-          if (anchor.start <= start && start < anchor.end && (best === undefined || size < best.size)) best = { category: failure.category, size }
+          if (anchor.start <= start && start < anchor.end && (best === undefined || size < best.size))
+            best = { category: failure.category, size }
         }
       }
       return best?.category ?? 'other'
@@ -201,26 +245,35 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     const texts = raws.map((raw, index) => (known[index]?.raw === raw ? known[index].text : raw))
     let unchecked = raws.flatMap((raw, index) => (known[index]?.raw === raw ? [] : [index]))
     // The entries of each file being checked, line by line as its current text declares them.
-    const entriesOf = new Map(unchecked.map((index) => [index, session.fileEntries(index)]))
+    const entriesOf = new Map(unchecked.map(index => [index, session.fileEntries(index)]))
     for (let pass = 0; pass < SESSION_REPAIR_PASSES && unchecked.length > 0; pass++) {
       setSessionDeclarations(texts)
       const program = service.getProgram()
-      unchecked = unchecked.filter((index) => {
+      unchecked = unchecked.filter(index => {
         const fileName = sessionFileName(index)
         const source = program?.getSourceFile(fileName)
         const faulty = new Set<number>()
-        for (const diagnostic of [...service.getSyntacticDiagnostics(fileName), ...service.getSemanticDiagnostics(fileName)]) {
-          if (source !== undefined && diagnostic.start !== undefined) faulty.add(source.getLineAndCharacterOfPosition(diagnostic.start).line)
+        for (const diagnostic of [
+          ...service.getSyntacticDiagnostics(fileName),
+          ...service.getSemanticDiagnostics(fileName),
+        ]) {
+          if (source !== undefined && diagnostic.start !== undefined)
+            faulty.add(source.getLineAndCharacterOfPosition(diagnostic.start).line)
         }
         if (faulty.size === 0) return false
-        const entries = (entriesOf.get(index) ?? []).flatMap((entry, line) => !faulty.has(line) ? [entry] : entry[1] === UNKNOWN_KEPT_TYPE ? [] : [[entry[0], UNKNOWN_KEPT_TYPE] as const])
+        const entries = (entriesOf.get(index) ?? []).flatMap((entry, line) =>
+          !faulty.has(line) ? [entry] : entry[1] === UNKNOWN_KEPT_TYPE ? [] : [[entry[0], UNKNOWN_KEPT_TYPE] as const],
+        )
         entriesOf.set(index, entries)
         texts[index] = keptDeclarationsText(entries)
         return true
       })
     }
     setSessionDeclarations(texts)
-    repaired.set(session, raws.map((raw, index) => ({ raw, text: texts[index] as string })))
+    repaired.set(
+      session,
+      raws.map((raw, index) => ({ raw, text: texts[index] as string })),
+    )
   }
 
   /**
@@ -232,18 +285,39 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     const program = service.getProgram()
     const source = program?.getSourceFile(PROGRAM_FILE)
     const wrapper = source?.statements[0]
-    if (program === undefined || source === undefined || wrapper === undefined || !typescript.isFunctionDeclaration(wrapper) || wrapper.body === undefined) return new Map()
+    if (
+      program === undefined ||
+      source === undefined ||
+      wrapper === undefined ||
+      !typescript.isFunctionDeclaration(wrapper) ||
+      wrapper.body === undefined
+    )
+      return new Map()
     const kept = keptTypes(typescript, program.getTypeChecker(), wrapper.body.statements, namespace)
-    const written = writtenNames(typescript, wrapper.body, (name) => session.has(name) || kept.has(name))
-    for (const name of written === EVERY_NAME ? [...session.names(), ...kept.keys()] : written) kept.set(name, UNKNOWN_KEPT_TYPE)
+    const written = writtenNames(typescript, wrapper.body, name => session.has(name) || kept.has(name))
+    for (const name of written === EVERY_NAME ? [...session.names(), ...kept.keys()] : written)
+      kept.set(name, UNKNOWN_KEPT_TYPE)
     if (isUntyped) for (const name of kept.keys()) kept.set(name, UNKNOWN_KEPT_TYPE)
     return kept
   }
 
   // `check` then `run` of one program (a front end's check command, a retried run) checks once.
-  let last: { code: string; mode: string; session: KeptNames | undefined; revision: number; check: ProgramCheck; kept?: ReadonlyMap<string, string> } | undefined
+  let last:
+    | {
+        code: string
+        mode: string
+        session: KeptNames | undefined
+        revision: number
+        check: ProgramCheck
+        kept?: ReadonlyMap<string, string>
+      }
+    | undefined
 
-  function checkProgram(code: string, mode: Exclude<TypeCheckMode, 'off'>, session: KeptNames | undefined): { check: ProgramCheck; kept?: ReadonlyMap<string, string> } {
+  function checkProgram(
+    code: string,
+    mode: Exclude<TypeCheckMode, 'off'>,
+    session: KeptNames | undefined,
+  ): { check: ProgramCheck; kept?: ReadonlyMap<string, string> } {
     const wrapped = wrapProgram(code)
     const blanked = blankHtmlLikeComments(typescript, wrapped)
     setProgram(blanked ?? wrapped, performance.now() + timeLimitMs)
@@ -258,7 +332,10 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
       const check = blanked === undefined ? UNCHECKED_PROGRAM : sortDiagnostics(code, mode)
       return { check, kept: check.refused ? new Map() : keptByProgram(session, check === UNCHECKED_PROGRAM) }
     } catch (error) {
-      if (error instanceof typescript.OperationCanceledException) throw new Error(`The type check took longer than ${timeLimitMs} ms and was stopped; the program was not checked.`)
+      if (error instanceof typescript.OperationCanceledException)
+        throw new Error(
+          `The type check took longer than ${timeLimitMs} ms and was stopped; the program was not checked.`,
+        )
       throw error
     }
   }
@@ -266,27 +343,56 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
   function sortDiagnostics(code: string, mode: Exclude<TypeCheckMode, 'off'>): ProgramCheck {
     const locator = createProgramLocator(code)
     const syntactic = service.getSyntacticDiagnostics(PROGRAM_FILE)
-    const certainSyntax = syntactic.filter((diagnostic) => !isLenientSyntax(diagnostic.code))
+    const certainSyntax = syntactic.filter(diagnostic => !isLenientSyntax(diagnostic.code))
     // TypeScript misread a name the runtime reads: its parse of the rest cannot be trusted to refuse anything.
-    if (certainSyntax.some((diagnostic) => diagnostic.code === INVALID_CHARACTER_CODE && isIdentifierCharacterAt(code, diagnostic.start ?? 0))) return UNCHECKED_PROGRAM
+    if (
+      certainSyntax.some(
+        diagnostic =>
+          diagnostic.code === INVALID_CHARACTER_CODE && isIdentifierCharacterAt(code, diagnostic.start ?? 0),
+      )
+    )
+      return UNCHECKED_PROGRAM
     if (certainSyntax.length > 0) {
       // The runtime cannot parse it either; type errors of a half-parsed program would only mislead.
-      return { refused: true, errors: certainSyntax.slice(0, MAX_DIAGNOSTICS).map((diagnostic) => toProgramDiagnostic(diagnostic, 'syntax', locator)), hints: [] }
+      return {
+        refused: true,
+        errors: certainSyntax
+          .slice(0, MAX_DIAGNOSTICS)
+          .map(diagnostic => toProgramDiagnostic(diagnostic, 'syntax', locator)),
+        hints: [],
+      }
     }
-    const semantic = service.getSemanticDiagnostics(PROGRAM_FILE)
-      .filter((diagnostic) => diagnostic.category === typescript.DiagnosticCategory.Error && !isIgnoredDiagnostic(diagnostic))
-    const reported = [...syntactic, ...semantic].sort((left, right) => (left.start ?? 0) - (right.start ?? 0)).slice(0, MAX_DIAGNOSTICS)
+    const semantic = service
+      .getSemanticDiagnostics(PROGRAM_FILE)
+      .filter(
+        diagnostic => diagnostic.category === typescript.DiagnosticCategory.Error && !isIgnoredDiagnostic(diagnostic),
+      )
+    const reported = [...syntactic, ...semantic]
+      .sort((left, right) => (left.start ?? 0) - (right.start ?? 0))
+      .slice(0, MAX_DIAGNOSTICS)
     if (reported.length === 0) return { refused: false, errors: [], hints: [] }
     const categories = categorize(reported)
-    const diagnostics = reported.map((diagnostic, index) => toProgramDiagnostic(diagnostic, categories[index] as ProgramDiagnosticCategory, locator))
-    const errors = mode === 'strict' ? diagnostics : diagnostics.filter((diagnostic) => diagnostic.category !== 'other')
-    const hints = mode === 'strict' ? [] : diagnostics.filter((diagnostic) => diagnostic.category === 'other')
+    const diagnostics = reported.map((diagnostic, index) =>
+      toProgramDiagnostic(diagnostic, categories[index] as ProgramDiagnosticCategory, locator),
+    )
+    const errors = mode === 'strict' ? diagnostics : diagnostics.filter(diagnostic => diagnostic.category !== 'other')
+    const hints = mode === 'strict' ? [] : diagnostics.filter(diagnostic => diagnostic.category === 'other')
     return { refused: errors.length > 0, errors, hints }
   }
 
-  function cachedCheck(code: string, mode: Exclude<TypeCheckMode, 'off'>, session: KeptNames | undefined): NonNullable<typeof last> {
+  function cachedCheck(
+    code: string,
+    mode: Exclude<TypeCheckMode, 'off'>,
+    session: KeptNames | undefined,
+  ): NonNullable<typeof last> {
     const revision = session?.revision ?? 0
-    if (last?.code !== code || last.mode !== mode || last.session !== session || last.revision !== revision || (session !== undefined && last.kept === undefined)) {
+    if (
+      last?.code !== code ||
+      last.mode !== mode ||
+      last.session !== session ||
+      last.revision !== revision ||
+      (session !== undefined && last.kept === undefined)
+    ) {
       last = { code, mode, session, revision, ...checkProgram(code, mode, session) }
     }
     return last

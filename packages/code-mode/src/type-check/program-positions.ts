@@ -27,7 +27,8 @@ export function createProgramLocator(code: string): ProgramLocator {
   for (let index = 0; index < code.length; index++) {
     if (code.charCodeAt(index) === 10) lineStarts.push(index + 1)
   }
-  const offsetInCode = (wrappedOffset: number): number => Math.min(Math.max(wrappedOffset - PROGRAM_WRAPPER_HEAD.length, 0), code.length)
+  const offsetInCode = (wrappedOffset: number): number =>
+    Math.min(Math.max(wrappedOffset - PROGRAM_WRAPPER_HEAD.length, 0), code.length)
   return {
     locate(wrappedOffset) {
       // A span in the wrapper's tail (an unclosed brace reported at the end) points at the
@@ -44,7 +45,10 @@ export function createProgramLocator(code: string): ProgramLocator {
     },
     excerpt(wrappedStart, length) {
       const start = offsetInCode(wrappedStart)
-      const text = code.slice(start, offsetInCode(wrappedStart + length)).replace(/\s+/g, ' ').trim()
+      const text = code
+        .slice(start, offsetInCode(wrappedStart + length))
+        .replace(/\s+/g, ' ')
+        .trim()
       return text.length <= MAX_TEXT_CHARS ? text : `${text.slice(0, MAX_TEXT_CHARS - 3)}...`
     },
   }

@@ -19,7 +19,7 @@ function declaredValueNames(text: string): string[] {
   return [...new Set(names)].sort()
 }
 
-describe('the checker\'s runtime globals', () => {
+describe("the checker's runtime globals", () => {
   // The conformance suite holds every backend to PROGRAM_GLOBALS; this holds the checker to it, so
   // a program is never refused for a global it has, nor accepted with one it lacks.
   it('declares exactly the globals core says every program gets beyond ECMAScript', () => {

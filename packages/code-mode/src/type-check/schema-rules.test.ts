@@ -1,14 +1,31 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { compileArgumentCheck } from '../run/argument-validation.js'
-import { allowedKinds, allowedPrimitives, propertySchema, refusesProperty, requiredNames, resolveSchema } from './schema-rules.js'
+import {
+  allowedKinds,
+  allowedPrimitives,
+  propertySchema,
+  refusesProperty,
+  requiredNames,
+  resolveSchema,
+} from './schema-rules.js'
 
 describe('schema rules the checker relies on', () => {
   const root = {
     type: 'object',
-    properties: { address: { $ref: '#/$defs/Address' }, vars: { type: 'object', patternProperties: { '^[A-Z]+$': { type: 'string' } }, additionalProperties: false } },
+    properties: {
+      address: { $ref: '#/$defs/Address' },
+      vars: { type: 'object', patternProperties: { '^[A-Z]+$': { type: 'string' } }, additionalProperties: false },
+    },
     required: ['address'],
-    $defs: { Address: { type: 'object', properties: { city: { type: ['string', 'null'] }, zip: { type: 'integer', nullable: true } }, required: ['city'], additionalProperties: false } },
+    $defs: {
+      Address: {
+        type: 'object',
+        properties: { city: { type: ['string', 'null'] }, zip: { type: 'integer', nullable: true } },
+        required: ['city'],
+        additionalProperties: false,
+      },
+    },
   }
 
   it('follows local references and gives up on remote or broken ones', () => {

@@ -45,7 +45,9 @@ export function requiredNames(schema: JsonSchema): readonly string[] {
 /** The schema of property `name`, when the schema declares it. */
 export function propertySchema(schema: JsonSchema, name: string, root: JsonSchema): JsonSchema | undefined {
   const properties = own(schema, 'properties')
-  return isObjectRecord(properties) && Object.hasOwn(properties, name) ? resolveSchema(properties[name], root) : undefined
+  return isObjectRecord(properties) && Object.hasOwn(properties, name)
+    ? resolveSchema(properties[name], root)
+    : undefined
 }
 
 /**
@@ -79,8 +81,13 @@ export function itemSchema(schema: JsonSchema, root: JsonSchema): JsonSchema | u
 export function allowedKinds(schema: JsonSchema): ReadonlySet<JsonKind> | undefined {
   const type = own(schema, 'type')
   const names = typeof type === 'string' ? [type] : Array.isArray(type) ? type : undefined
-  if (names === undefined || names.length === 0 || !names.every((name) => typeof name === 'string' && JSON_KINDS.has(name))) return undefined
-  const kinds = new Set(names.map((name) => (name === 'integer' ? 'number' : name) as JsonKind))
+  if (
+    names === undefined ||
+    names.length === 0 ||
+    !names.every(name => typeof name === 'string' && JSON_KINDS.has(name))
+  )
+    return undefined
+  const kinds = new Set(names.map(name => (name === 'integer' ? 'number' : name) as JsonKind))
   if (own(schema, 'nullable') === true) kinds.add('null')
   return kinds
 }
@@ -90,6 +97,6 @@ export function allowedPrimitives(schema: JsonSchema): readonly (string | number
   const values = Object.hasOwn(schema, 'const') ? [schema['const']] : own(schema, 'enum')
   if (!Array.isArray(values)) return undefined
   // An enum with an object or array in it could match a value only a deep comparison tells.
-  if (!values.every((value) => value === null || ['string', 'number', 'boolean'].includes(typeof value))) return undefined
+  if (!values.every(value => value === null || ['string', 'number', 'boolean'].includes(typeof value))) return undefined
   return values as (string | number | boolean | null)[]
 }

@@ -10,10 +10,12 @@ let loading: Promise<TypeScript> | undefined
 
 /** The compiler API, imported once per process. */
 export function loadTypeScript(): Promise<TypeScript> {
-  loading ??= import('typescript').then((module) => module.default).catch((error: unknown) => {
-    // A failed import may be retried (a transient file-system error should not stick for good).
-    loading = undefined
-    throw error
-  })
+  loading ??= import('typescript')
+    .then(module => module.default)
+    .catch((error: unknown) => {
+      // A failed import may be retried (a transient file-system error should not stick for good).
+      loading = undefined
+      throw error
+    })
   return loading
 }

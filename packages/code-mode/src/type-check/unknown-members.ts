@@ -27,16 +27,34 @@ function testedNames(context: UnknownMemberContext): ReadonlySet<string> | undef
   function visit(node: ts.Node): void {
     if (typescript.isIdentifier(node) && isNamespace(node)) {
       const parent = node.parent
-      const isRead = (typescript.isPropertyAccessExpression(parent) || typescript.isElementAccessExpression(parent)) && parent.expression === node
-      const isTested = typescript.isBinaryExpression(parent) && parent.right === node && parent.operatorToken.kind === typescript.SyntaxKind.InKeyword
+      const isRead =
+        (typescript.isPropertyAccessExpression(parent) || typescript.isElementAccessExpression(parent)) &&
+        parent.expression === node
+      const isTested =
+        typescript.isBinaryExpression(parent) &&
+        parent.right === node &&
+        parent.operatorToken.kind === typescript.SyntaxKind.InKeyword
       if (!isRead && !isTested && !typescript.isTypeQueryNode(parent)) escaped = true
     } else if (typescript.isPropertyAccessExpression(node) && isNamespace(node.expression)) {
       const call = node.parent
-      const plainCall = typescript.isCallExpression(call) && call.expression === node && node.questionDotToken === undefined && call.questionDotToken === undefined
+      const plainCall =
+        typescript.isCallExpression(call) &&
+        call.expression === node &&
+        node.questionDotToken === undefined &&
+        call.questionDotToken === undefined
       if (!plainCall) names.add(node.name.text)
-    } else if (typescript.isElementAccessExpression(node) && isNamespace(node.expression) && typescript.isStringLiteralLike(node.argumentExpression)) {
+    } else if (
+      typescript.isElementAccessExpression(node) &&
+      isNamespace(node.expression) &&
+      typescript.isStringLiteralLike(node.argumentExpression)
+    ) {
       names.add(node.argumentExpression.text)
-    } else if (typescript.isBinaryExpression(node) && node.operatorToken.kind === typescript.SyntaxKind.InKeyword && typescript.isStringLiteralLike(node.left) && isNamespace(node.right)) {
+    } else if (
+      typescript.isBinaryExpression(node) &&
+      node.operatorToken.kind === typescript.SyntaxKind.InKeyword &&
+      typescript.isStringLiteralLike(node.left) &&
+      isNamespace(node.right)
+    ) {
       names.add(node.left.text)
     }
     typescript.forEachChild(node, visit)
@@ -49,12 +67,24 @@ function testedNames(context: UnknownMemberContext): ReadonlySet<string> | undef
 export function createUnknownMemberTest(context: UnknownMemberContext): (node: ts.Node) => boolean {
   const { typescript, checker, isNamespace } = context
   let tested: { names: ReadonlySet<string> | undefined } | undefined
-  return (node) => {
+  return node => {
     const access = node.parent
-    if (!typescript.isIdentifier(node) || access === undefined || !typescript.isPropertyAccessExpression(access) || access.name !== node) return false
+    if (
+      !typescript.isIdentifier(node) ||
+      access === undefined ||
+      !typescript.isPropertyAccessExpression(access) ||
+      access.name !== node
+    )
+      return false
     if (!isNamespace(access.expression)) return false
     const call = access.parent
-    if (!typescript.isCallExpression(call) || call.expression !== access || access.questionDotToken !== undefined || call.questionDotToken !== undefined) return false
+    if (
+      !typescript.isCallExpression(call) ||
+      call.expression !== access ||
+      access.questionDotToken !== undefined ||
+      call.questionDotToken !== undefined
+    )
+      return false
     if (checker.getTypeAtLocation(access.expression).getProperty(node.text) !== undefined) return false
     tested ??= { names: testedNames(context) }
     return tested.names !== undefined && !tested.names.has(node.text)

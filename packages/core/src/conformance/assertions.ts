@@ -57,7 +57,7 @@ export function assertNoValue(result: CodeRunResult): void {
  * be text a program prints; `undefined` for a path not that deep.
  */
 export function installPrefixOf(path: string): string | undefined {
-  const folders = path.split(sep).filter((folder) => folder !== '')
+  const folders = path.split(sep).filter(folder => folder !== '')
   if (!isAbsolute(path) || folders.length < 2) return undefined
   return `${sep}${folders[0] as string}${sep}${folders[1] as string}${sep}`
 }
@@ -81,7 +81,10 @@ const HOST_PATH_FRAGMENTS: readonly string[] = (() => {
 /** Asserts `text` names no host file path and no frame outside the program (CONTRACT section #stack-privacy). */
 export function assertNoHostPaths(text: string, label: string): void {
   for (const fragment of HOST_PATH_FRAGMENTS) {
-    assert.ok(!text.includes(fragment), `${label} reveals the host path fragment ${JSON.stringify(fragment)}: ${JSON.stringify(text)}`)
+    assert.ok(
+      !text.includes(fragment),
+      `${label} reveals the host path fragment ${JSON.stringify(fragment)}: ${JSON.stringify(text)}`,
+    )
   }
 }
 
@@ -93,7 +96,11 @@ export function assertNoHostPaths(text: string, label: string): void {
 export function assertBudgetFacts(result: CodeRunResult, name: string, limit: number): void {
   const budget = result.error?.budget
   if (budget === undefined) return
-  assert.deepEqual({ name: budget.name, limit: budget.limit }, { name, limit }, `the timeout reports the budget ${name} of ${limit}`)
+  assert.deepEqual(
+    { name: budget.name, limit: budget.limit },
+    { name, limit },
+    `the timeout reports the budget ${name} of ${limit}`,
+  )
 }
 
 /**
@@ -102,8 +109,11 @@ export function assertBudgetFacts(result: CodeRunResult, name: string, limit: nu
  * @returns the failure message, for further fragment checks.
  */
 export function assertFailure(result: CodeRunResult, kind: CodeRunFailureKind): string {
-  assert.equal(result.error?.kind, kind,
-    `expected a ${kind} failure, got ${describeForAssertion(result.error ?? { value: result.value })}`)
+  assert.equal(
+    result.error?.kind,
+    kind,
+    `expected a ${kind} failure, got ${describeForAssertion(result.error ?? { value: result.value })}`,
+  )
   assert.ok(!('value' in result), 'a failed run has no value key')
   const message = result.error?.message ?? ''
   // Under a cap of a few bytes even an output-limit message must be cut, possibly to nothing.
@@ -114,14 +124,22 @@ export function assertFailure(result: CodeRunResult, kind: CodeRunFailureKind): 
 
 /** Asserts `text` contains `number` as a whole number (not as part of a longer one). */
 export function assertMentionsNumber(text: string, number: number, what: string): void {
-  assert.match(text, new RegExp(`(^|[^0-9])${number}([^0-9]|$)`), `expected the message to name ${what} ${number}: ${JSON.stringify(text)}`)
+  assert.match(
+    text,
+    new RegExp(`(^|[^0-9])${number}([^0-9]|$)`),
+    `expected the message to name ${what} ${number}: ${JSON.stringify(text)}`,
+  )
 }
 
 /**
  * Asserts that `run(request)` rejects (not throws) with a {@link CodeRuntimeError} of `code`.
  * @returns the error, for further checks.
  */
-export async function assertRunRejects(runtime: Pick<CodeRuntime, 'run'>, request: CodeRunRequest, code: CodeRuntimeErrorCode): Promise<CodeRuntimeError> {
+export async function assertRunRejects(
+  runtime: Pick<CodeRuntime, 'run'>,
+  request: CodeRunRequest,
+  code: CodeRuntimeErrorCode,
+): Promise<CodeRuntimeError> {
   let pending: Promise<CodeRunResult>
   try {
     pending = runtime.run(request)
@@ -136,7 +154,10 @@ export async function assertRunRejects(runtime: Pick<CodeRuntime, 'run'>, reques
     rejection = error
   }
   if (rejection instanceof assert.AssertionError) throw rejection
-  assert.ok(CodeRuntimeError.is(rejection), `run() rejected with ${describeForAssertion(rejection)}, not a CodeRuntimeError`)
+  assert.ok(
+    CodeRuntimeError.is(rejection),
+    `run() rejected with ${describeForAssertion(rejection)}, not a CodeRuntimeError`,
+  )
   assert.equal(rejection.code, code, `run() rejected with ${rejection.code}: ${rejection.message}`)
   return rejection
 }
@@ -151,7 +172,10 @@ export function outputBytes(result: CodeRunResult): number {
 /** Asserts the result's output stays within `maxOutputBytes`. */
 export function assertWithinCap(result: CodeRunResult, maxOutputBytes: number): void {
   const bytes = outputBytes(result)
-  assert.ok(bytes <= maxOutputBytes, `the result costs ${bytes} bytes, above the cap of ${maxOutputBytes}: ${describeForAssertion(result)}`)
+  assert.ok(
+    bytes <= maxOutputBytes,
+    `the result costs ${bytes} bytes, above the cap of ${maxOutputBytes}: ${describeForAssertion(result)}`,
+  )
 }
 
 /**
@@ -166,8 +190,14 @@ export function assertLogsPrefix(logs: readonly string[], printed: readonly stri
       assert.equal(entry, original, `log entry ${index} is not verbatim`)
       return
     }
-    assert.ok(original.startsWith(entry), `the last log entry kept is not a prefix of what was printed: ${JSON.stringify(entry.slice(0, 80))}`)
+    assert.ok(
+      original.startsWith(entry),
+      `the last log entry kept is not a prefix of what was printed: ${JSON.stringify(entry.slice(0, 80))}`,
+    )
     const last = entry.charCodeAt(entry.length - 1)
-    assert.ok(!(last >= 0xd800 && last <= 0xdbff), 'the last log entry is cut inside a surrogate pair, not at a code-point boundary')
+    assert.ok(
+      !(last >= 0xd800 && last <= 0xdbff),
+      'the last log entry is cut inside a surrogate pair, not at a code-point boundary',
+    )
   })
 }

@@ -80,7 +80,18 @@ export function describeBuiltinLimits(target: ConformanceTarget): void {
         ),
         bindings: [],
       })
-      assertValue(result, ['TypeError', 'TypeError', 'TypeError', 'TypeError', 'Stop', 'Stop', 'Stop', 'last', 'first', ['a', 'b']])
+      assertValue(result, [
+        'TypeError',
+        'TypeError',
+        'TypeError',
+        'TypeError',
+        'Stop',
+        'Stop',
+        'Stop',
+        'last',
+        'first',
+        ['a', 'b'],
+      ])
     })
 
     void it('reads what the language reads first, and hands a typed array to the callback as itself', async () => {

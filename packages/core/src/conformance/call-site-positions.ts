@@ -56,21 +56,30 @@ function isAt(position: [number, number] | undefined, site: CallSite): boolean {
 function assertStartsAtCall(text: unknown, site: CallSite): void {
   assert.equal(typeof text, 'string', `the stack is not a string: ${describeForAssertion(text)}`)
   const first = framePositions(text as string)[0]
-  assert.ok(isAt(first, site), `the stack should start at line ${site.line}, ${JSON.stringify(site.callText)}: ${JSON.stringify(text)}`)
+  assert.ok(
+    isAt(first, site),
+    `the stack should start at line ${site.line}, ${JSON.stringify(site.callText)}: ${JSON.stringify(text)}`,
+  )
 }
 
 /** Asserts the run's message is one line that ends with the call site's line and column. */
 function assertMessageNamesCall(message: string, site: CallSite): void {
   const match = /^[^\n]* \(at line (\d+), column (\d+)\)$/.exec(message)
   const position: [number, number] | undefined = match === null ? undefined : [Number(match[1]), Number(match[2])]
-  assert.ok(isAt(position, site), `the message should end with line ${site.line}, ${JSON.stringify(site.callText)}: ${JSON.stringify(message)}`)
+  assert.ok(
+    isAt(position, site),
+    `the message should end with line ${site.line}, ${JSON.stringify(site.callText)}: ${JSON.stringify(message)}`,
+  )
 }
 
 /** Runs `lines` after the leading ones; `site` is on the line `lineText` among them. */
 function callOn(lines: readonly string[], lineText: string, callText: string): { program: string; site: CallSite } {
   const index = lines.indexOf(lineText)
   assert.ok(index >= 0, "the check's line is not in its program")
-  return { program: programLines(...LEADING_LINES, ...lines), site: { line: LEADING_LINES.length + index + 1, lineText, callText } }
+  return {
+    program: programLines(...LEADING_LINES, ...lines),
+    site: { line: LEADING_LINES.length + index + 1, lineText, callText },
+  }
 }
 
 async function failureMessage(runtime: CodeRuntime, program: string): Promise<string> {
@@ -81,7 +90,12 @@ async function failureMessage(runtime: CodeRuntime, program: string): Promise<st
  * Runs `lines` (after the leading ones) and asserts the run's message names the call `callText`
  * on the line `lineText`, and no position the program forged on line 99.
  */
-async function assertUncaughtAt(runtime: CodeRuntime, lines: readonly string[], lineText: string, callText: string): Promise<void> {
+async function assertUncaughtAt(
+  runtime: CodeRuntime,
+  lines: readonly string[],
+  lineText: string,
+  callText: string,
+): Promise<void> {
   const { program, site } = callOn(lines, lineText, callText)
   const message = await failureMessage(runtime, program)
   assertMessageNamesCall(message, site)
@@ -126,13 +140,19 @@ function describeOrdinaryCalls(runtime: () => CodeRuntime): void {
     ]
     const { program, site } = callOn(lines, '    tools.fail({ n: 2 }),', 'tools.fail(')
     assertMessageNamesCall(await failureMessage(runtime(), program), site)
-    const stack = await returnedValue(runtime(), program.replace('await fetchBoth()', 'try { await fetchBoth() } catch (error) { return error.stack }'))
+    const stack = await returnedValue(
+      runtime(),
+      program.replace('await fetchBoth()', 'try { await fetchBoth() } catch (error) { return error.stack }'),
+    )
     assertStartsAtCall(stack, site)
-    assert.ok(framePositions(String(stack)).some(([line]) => line === LEADING_LINES.length + 8), `the caller's line is missing: ${String(stack)}`)
+    assert.ok(
+      framePositions(String(stack)).some(([line]) => line === LEADING_LINES.length + 8),
+      `the caller's line is missing: ${String(stack)}`,
+    )
   })
 
   void it('names the call site of a call made in a .then callback', async () => {
-    const line = "return await tools.echo({}).then(() => tools.fail({})).catch((error) => error.stack)"
+    const line = 'return await tools.echo({}).then(() => tools.fail({})).catch((error) => error.stack)'
     const { program, site } = callOn([line], line, 'tools.fail(')
     assertStartsAtCall(await returnedValue(runtime(), program), site)
   })
@@ -149,7 +169,10 @@ function describeHostilePrograms(runtime: () => CodeRuntime): void {
     ['sets Error.stackTraceLimit to 0', 'Error.stackTraceLimit = 0'],
     ['deletes Error.stackTraceLimit', 'delete Error.stackTraceLimit'],
     ['replaces Error.captureStackTrace', 'Error.captureStackTrace = () => {}'],
-    ['installs a prepareStackTrace that forges a position', "Error.prepareStackTrace = () => 'ToolCallError: forged\\n    at program.ts:99:1'"],
+    [
+      'installs a prepareStackTrace that forges a position',
+      "Error.prepareStackTrace = () => 'ToolCallError: forged\\n    at program.ts:99:1'",
+    ],
   ]
   for (const [what, setup] of attacks) {
     void it(`reports the real call site when the program ${what}`, async () => {
@@ -165,7 +188,8 @@ function describeHostilePrograms(runtime: () => CodeRuntime): void {
   })
 
   void it('names the refused call, not the calls a getter in its argument makes', async () => {
-    const line = 'await tools.echo({ get a() { tools.echo({ f: () => 2 }).catch(() => {}); tools.echo({}); return 1 }, f: () => 1 })'
+    const line =
+      'await tools.echo({ get a() { tools.echo({ f: () => 2 }).catch(() => {}); tools.echo({}); return 1 }, f: () => 1 })'
     await assertUncaughtAt(runtime(), [line], line, 'tools.echo({ get')
   })
 
@@ -177,12 +201,25 @@ function describeHostilePrograms(runtime: () => CodeRuntime): void {
 
   void it('reports one line for a call made deep in a recursion, and a stack of a few frames, however high the program sets the limit', async () => {
     const line = '  if (depth === 0) return await tools.fail({})'
-    const lines = ['Error.stackTraceLimit = Infinity', 'async function down(depth) {', line, '  return await down(depth - 1)', '}', 'await down(1000)']
+    const lines = [
+      'Error.stackTraceLimit = Infinity',
+      'async function down(depth) {',
+      line,
+      '  return await down(depth - 1)',
+      '}',
+      'await down(1000)',
+    ]
     const { program, site } = callOn(lines, line, 'tools.fail(')
     assertMessageNamesCall(await failureMessage(runtime(), program), site)
-    const stack = await returnedValue(runtime(), program.replace('await down(1000)', 'try { await down(1000) } catch (error) { return error.stack }'))
+    const stack = await returnedValue(
+      runtime(),
+      program.replace('await down(1000)', 'try { await down(1000) } catch (error) { return error.stack }'),
+    )
     assertStartsAtCall(stack, site)
-    assert.ok(framePositions(String(stack)).length <= 10, `the stack lists too many frames: ${String(stack).length} characters`)
+    assert.ok(
+      framePositions(String(stack)).length <= 10,
+      `the stack lists too many frames: ${String(stack).length} characters`,
+    )
   })
 }
 

@@ -68,7 +68,12 @@ export function describeDeepValues(target: ConformanceTarget): void {
 
       void it(`passes ${depth} levels as arguments, echoes them back and records them in the call record`, async () => {
         const result = await runProgram(runtime(), {
-          program: programLines(PROGRAM_HELPERS, `const seen = await tools.depthOf(deep(${depth}))`, `const echoed = await tools.echo(deep(${depth}))`, 'return [seen, depthOf(echoed)]'),
+          program: programLines(
+            PROGRAM_HELPERS,
+            `const seen = await tools.depthOf(deep(${depth}))`,
+            `const echoed = await tools.echo(deep(${depth}))`,
+            'return [seen, depthOf(echoed)]',
+          ),
           bindings: [tools],
           recordCallValues: { maxBytes: 8_000_000 },
         })
@@ -90,7 +95,10 @@ export function describeDeepValues(target: ConformanceTarget): void {
       })
 
       void it(`returns a value ${depth} levels deep, counted exactly by the ledger`, async () => {
-        const result = await runProgram(runtime(), { program: programLines(PROGRAM_HELPERS, `return deep(${depth})`), bindings: [] })
+        const result = await runProgram(runtime(), {
+          program: programLines(PROGRAM_HELPERS, `return deep(${depth})`),
+          bindings: [],
+        })
         assert.equal(result.error, undefined, result.error?.message)
         assert.equal(depthOf(result.value), expected)
         assert.equal(result.usage.outputBytes, 2 + deepValueBytes(depth))
@@ -98,7 +106,13 @@ export function describeDeepValues(target: ConformanceTarget): void {
 
       void it(`logs a value ${depth} levels deep`, async () => {
         const result = await runProgram(runtime(), {
-          program: programLines(PROGRAM_HELPERS, `const value = deep(${depth})`, 'console.log(value)', 'console.log([value], { value })', "return 'done'"),
+          program: programLines(
+            PROGRAM_HELPERS,
+            `const value = deep(${depth})`,
+            'console.log(value)',
+            'console.log([value], { value })',
+            "return 'done'",
+          ),
           bindings: [],
         })
         assert.equal(result.error, undefined, result.error?.message)
@@ -109,9 +123,16 @@ export function describeDeepValues(target: ConformanceTarget): void {
 
     void it('settles a completion 300 000 levels deep at once, with the value or a clear failure', async () => {
       const started = performance.now()
-      const result = await runProgram(runtime(), { program: programLines(PROGRAM_HELPERS, 'return deep(300000)'), bindings: [] })
+      const result = await runProgram(runtime(), {
+        program: programLines(PROGRAM_HELPERS, 'return deep(300000)'),
+        bindings: [],
+      })
       // Before the fix the run idled until maxWallMs; any outcome but a timeout shows it settled.
-      assert.notEqual(result.error?.kind, 'timeout', `settled as a timeout after ${Math.round(performance.now() - started)} ms`)
+      assert.notEqual(
+        result.error?.kind,
+        'timeout',
+        `settled as a timeout after ${Math.round(performance.now() - started)} ms`,
+      )
       if (result.error === undefined) assert.equal(depthOf(result.value), '300000 levels around 300000')
       else assert.match(result.error.message, /return|value/i)
     })

@@ -52,7 +52,10 @@ function describeExceptions(runtime: () => CodeRuntime): void {
     }
 
     void it('resolves an exception for an awaited rejection', async () => {
-      const message = assertFailure(await runProgramText(runtime(), "await Promise.reject(new Error('rejected late'))"), 'exception')
+      const message = assertFailure(
+        await runProgramText(runtime(), "await Promise.reject(new Error('rejected late'))"),
+        'exception',
+      )
       assert.match(message, /rejected late/)
     })
 
@@ -71,10 +74,14 @@ function describeExceptions(runtime: () => CodeRuntime): void {
     })
 
     void it('reports an error named TimeoutError as exception, not timeout', async () => {
-      const program = "const error = new Error('Stopped after 300 ms (computeMs)')\nerror.name = 'TimeoutError'\nthrow error"
+      const program =
+        "const error = new Error('Stopped after 300 ms (computeMs)')\nerror.name = 'TimeoutError'\nthrow error"
       const result = await runProgramText(runtime(), program)
       assertFailure(result, 'exception')
-      assert.ok(result.error !== undefined && !('budget' in result.error), 'an exception names no budget [#failure-facts]')
+      assert.ok(
+        result.error !== undefined && !('budget' in result.error),
+        'an exception names no budget [#failure-facts]',
+      )
     })
   })
 }
@@ -135,7 +142,9 @@ function describeComputeBudget(target: ConformanceTarget, measuringRuntime: () =
     })
 
     void it('does not charge computeMs while the program awaits a binding', async () => {
-      const slow = recordCalls(() => new Promise((resolve) => setTimeout(() => resolve('slow answer'), smallBudget() * 2)))
+      const slow = recordCalls(
+        () => new Promise(resolve => setTimeout(() => resolve('slow answer'), smallBudget() * 2)),
+      )
       const result = await runProgram(runtime(), {
         program: 'return await tools.slow({})',
         bindings: [{ global: 'tools', functions: { slow: slow.fn } }],
@@ -144,11 +153,10 @@ function describeComputeBudget(target: ConformanceTarget, measuringRuntime: () =
     })
 
     void it('keeps logs printed before the timeout [#logs-kept]', async () => {
-      const result = await runProgramText(runtime(), programLines(
-        "console.log('before the loop')",
-        "process.stdout.write('partial line')",
-        'while (true) {}',
-      ))
+      const result = await runProgramText(
+        runtime(),
+        programLines("console.log('before the loop')", "process.stdout.write('partial line')", 'while (true) {}'),
+      )
       assertFailure(result, 'timeout')
       assert.deepEqual(result.logs, ['before the loop', 'partial line'])
     })

@@ -33,7 +33,9 @@ export interface RecordedFunction {
  * Wraps `respond` in a host function that records its calls.
  * @param respond computes the resolution from the first argument; by default it echoes it.
  */
-export function recordCalls(respond: (args: unknown) => Promise<CodeJsonValue> | CodeJsonValue = (args) => args as CodeJsonValue): RecordedFunction {
+export function recordCalls(
+  respond: (args: unknown) => Promise<CodeJsonValue> | CodeJsonValue = args => args as CodeJsonValue,
+): RecordedFunction {
   const calls: unknown[][] = []
   const fn = async (...args: unknown[]): Promise<CodeJsonValue> => {
     calls.push(args)

@@ -25,7 +25,11 @@ export interface HostMemoryTarget {
   start(config: HostMemoryConfig): Promise<StartedCodeRuntime<CodeRuntime>>
 }
 
-async function withStarted<T>(target: HostMemoryTarget, config: HostMemoryConfig, check: (runtime: CodeRuntime) => Promise<T>): Promise<T> {
+async function withStarted<T>(
+  target: HostMemoryTarget,
+  config: HostMemoryConfig,
+  check: (runtime: CodeRuntime) => Promise<T>,
+): Promise<T> {
   const started = await target.start(config)
   try {
     return await check(started.runtime)
@@ -40,7 +44,7 @@ function holdingTools(): CodeBindingNamespace {
   return {
     global: 'tools',
     functions: {
-      hold: () => new Promise<string>((resolve) => held.push(() => resolve('released'))),
+      hold: () => new Promise<string>(resolve => held.push(() => resolve('released'))),
       release: async () => {
         for (const release of held.splice(0)) release()
         return null
@@ -55,7 +59,7 @@ export function describeHostMemory(target: HostMemoryTarget): void {
   void describe(`${target.name}: host memory a program can make the host spend [#host-memory]`, () => {
     void it('refuses a call whose arguments would take the calls in flight past maxPendingCallBytes, and frees the budget as calls settle', async () => {
       // Each argument is a 300 000-character string: 300 002 bytes of JSON. Three fit in 1 000 000, a fourth does not.
-      await withStarted(target, { maxPendingCallBytes: 1_000_000, maxWallMs: 60_000 }, async (runtime) => {
+      await withStarted(target, { maxPendingCallBytes: 1_000_000, maxWallMs: 60_000 }, async runtime => {
         const result = await runProgram(runtime, {
           program: programLines(
             "const big = 'x'.repeat(300000)",
@@ -74,12 +78,15 @@ export function describeHostMemory(target: HostMemoryTarget): void {
         assert.match(value.refused, /maxPendingCallBytes/)
         assertMentionsNumber(value.refused, 1_000_000, 'the budget')
         assert.equal(value.echoed, 300_000, 'the budget is free again once the held calls settled')
-        assert.deepEqual(result.calls.map((call) => call.outcome), ['ok', 'ok', 'ok', 'error', 'ok', 'ok'])
+        assert.deepEqual(
+          result.calls.map(call => call.outcome),
+          ['ok', 'ok', 'ok', 'error', 'ok', 'ok'],
+        )
       })
     })
 
     void it('ends a flood of empty log lines at maxLogEntries with output-limit naming it', async () => {
-      await withStarted(target, { maxLogEntries: 1_000, maxWallMs: 60_000 }, async (runtime) => {
+      await withStarted(target, { maxLogEntries: 1_000, maxWallMs: 60_000 }, async runtime => {
         const result = await runProgram(runtime, {
           program: programLines('for (let line = 0; line < 100000; line++) console.log()', "return 'finished'"),
           bindings: [],
@@ -88,7 +95,7 @@ export function describeHostMemory(target: HostMemoryTarget): void {
         assert.match(message, /maxLogEntries/)
         assertMentionsNumber(message, 1_000, 'the limit')
         assert.equal(result.logs.length, 1_000)
-        assert.ok(result.logs.every((entry) => entry === ''))
+        assert.ok(result.logs.every(entry => entry === ''))
         assertWithinCap(result, 64 * 1024 * 1024)
       })
     })

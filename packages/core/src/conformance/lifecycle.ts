@@ -17,14 +17,17 @@ async function runProgramText(runtime: CodeRuntime, program: string): Promise<Co
 
 /** Lets pending host callbacks and port messages be handled before the next step. */
 async function turnEventLoop(): Promise<void> {
-  for (let turn = 0; turn < 3; turn++) await new Promise<void>((resolve) => setImmediate(resolve))
+  for (let turn = 0; turn < 3; turn++) await new Promise<void>(resolve => setImmediate(resolve))
 }
 
 function describeIsolationBetweenRuns(runtime: () => CodeRuntime): void {
   void describe('no state between runs [#no-state-between-runs]', () => {
     void it('hides a global set by one run from the next', async () => {
       assertValue(await runProgramText(runtime(), 'globalThis.leak = 1\nreturn 1'), 1)
-      assertValue(await runProgramText(runtime(), 'return [typeof leak, typeof globalThis.leak]'), ['undefined', 'undefined'])
+      assertValue(await runProgramText(runtime(), 'return [typeof leak, typeof globalThis.leak]'), [
+        'undefined',
+        'undefined',
+      ])
     })
 
     void it('gives the next run clean built-ins after one run mutates them', async () => {
@@ -41,13 +44,19 @@ function describeIsolationBetweenRuns(runtime: () => CodeRuntime): void {
     })
 
     void it('lets no timer of a finished run print into the next run', async () => {
-      const first = await runProgramText(runtime(), programLines(
-        "setTimeout(() => console.log('late from the first run'), 0)",
-        "setInterval(() => console.log('interval from the first run'), 1)",
-        'return 1',
-      ))
+      const first = await runProgramText(
+        runtime(),
+        programLines(
+          "setTimeout(() => console.log('late from the first run'), 0)",
+          "setInterval(() => console.log('interval from the first run'), 1)",
+          'return 1',
+        ),
+      )
       assertValue(first, 1)
-      const second = await runProgramText(runtime(), "await new Promise((resolve) => setTimeout(resolve, 50))\nconsole.log('second')\nreturn 2")
+      const second = await runProgramText(
+        runtime(),
+        "await new Promise((resolve) => setTimeout(resolve, 50))\nconsole.log('second')\nreturn 2",
+      )
       assertValue(second, 2)
       assert.deepEqual(second.logs, ['second'])
     })
@@ -61,11 +70,13 @@ function describeIsolationBetweenRuns(runtime: () => CodeRuntime): void {
       })
       const [first, second] = await Promise.all([
         runProgram(runtime(), {
-          program: "globalThis.owner = 'first'\nawait tools.wait({})\nreturn [globalThis.owner, typeof globalThis.other]",
+          program:
+            "globalThis.owner = 'first'\nawait tools.wait({})\nreturn [globalThis.owner, typeof globalThis.other]",
           bindings: [{ global: 'tools', functions: { wait: wait.fn } }],
         }),
         runProgram(runtime(), {
-          program: "globalThis.owner = 'second'\nglobalThis.other = true\nawait tools.open({})\nreturn globalThis.owner",
+          program:
+            "globalThis.owner = 'second'\nglobalThis.other = true\nawait tools.open({})\nreturn globalThis.owner",
           bindings: [{ global: 'tools', functions: { open: open.fn } }],
         }),
       ])
@@ -131,9 +142,15 @@ function describeDisposal(target: ConformanceTarget): void {
             running.resolve(null)
             return null
           })
-          const pending = runtime.run({ program: `await tools.started({})\n${rest}`, bindings: [{ global: 'tools', functions: { started: started.fn } }] })
+          const pending = runtime.run({
+            program: `await tools.started({})\n${rest}`,
+            bindings: [{ global: 'tools', functions: { started: started.fn } }],
+          })
           // Watch the promise run() returned itself, so no extra turn hides the order.
-          pending.then(() => settled.push(label), () => settled.push(label))
+          pending.then(
+            () => settled.push(label),
+            () => settled.push(label),
+          )
           await running.promise
           // Wrapped, so awaiting startRun does not wait for the run itself.
           return { pending }
@@ -143,7 +160,7 @@ function describeDisposal(target: ConformanceTarget): void {
           startRun('looping', 'while (true) {}'),
         ])
         // Give the looping program time to enter its loop; nothing is asserted about time.
-        await new Promise((resolve) => setTimeout(resolve, 50))
+        await new Promise(resolve => setTimeout(resolve, 50))
 
         await dispose()
         assert.deepEqual([...settled].sort(), ['awaiting', 'looping'], 'both runs settled before dispose() resolved')

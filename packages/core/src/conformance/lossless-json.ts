@@ -42,7 +42,10 @@ const REFUSED_PROGRAM_VALUES: readonly (readonly [what: string, source: string])
   ['an object with a symbol key', "({ [Symbol('s')]: 1 })"],
   ['an object with a hidden property', "Object.defineProperty({ a: 1 }, 'hidden', { value: 2 })"],
   ['an object with a custom prototype', 'Object.create({ inherited: 1 })'],
-  ['an object with a spoofed prototype', 'Object.setPrototypeOf({ a: 1 }, Object.create(null, { constructor: { value: Object } }))'],
+  [
+    'an object with a spoofed prototype',
+    'Object.setPrototypeOf({ a: 1 }, Object.create(null, { constructor: { value: Object } }))',
+  ],
   ['a Proxy', 'new Proxy({ a: 1 }, {})'],
   ['an object with a throwing getter', "({ get broken() { throw new Error('getter failed') } })"],
   ['a cycle', '(() => { const loop: unknown[] = []; loop.push(loop); return loop })()'],
@@ -54,11 +57,14 @@ const REFUSED_HOST_VALUES: readonly (readonly [what: string, make: () => unknown
   ['a Date', () => new Date(0)],
   ['undefined', () => undefined],
   ['NaN', () => Number.NaN],
-  ['a cycle', () => {
-    const loop: unknown[] = []
-    loop.push(loop)
-    return loop
-  }],
+  [
+    'a cycle',
+    () => {
+      const loop: unknown[] = []
+      loop.push(loop)
+      return loop
+    },
+  ],
   ['undefined inside an object', () => ({ a: undefined })],
   ['-0', () => -0],
   ['Infinity', () => Number.POSITIVE_INFINITY],
@@ -67,18 +73,30 @@ const REFUSED_HOST_VALUES: readonly (readonly [what: string, make: () => unknown
   ['a symbol', () => Symbol('s')],
   ['a Map', () => new Map([['a', 1]])],
   ['a typed array', () => new Uint8Array(2)],
-  ['a class instance', () => new (class Reply { ok = true })()],
-  ['a sparse array', () => {
-    const sparse = new Array<number>(3)
-    sparse[0] = 1
-    return sparse
-  }],
-  ['an object with a toJSON method', () => ({ a: 1, toJSON: () => 'replaced' })],
-  ['an object with a throwing getter', () => ({
-    get broken(): never {
-      throw new Error('getter failed')
+  [
+    'a class instance',
+    () =>
+      new (class Reply {
+        ok = true
+      })(),
+  ],
+  [
+    'a sparse array',
+    () => {
+      const sparse = new Array<number>(3)
+      sparse[0] = 1
+      return sparse
     },
-  })],
+  ],
+  ['an object with a toJSON method', () => ({ a: 1, toJSON: () => 'replaced' })],
+  [
+    'an object with a throwing getter',
+    () => ({
+      get broken(): never {
+        throw new Error('getter failed')
+      },
+    }),
+  ],
 ]
 
 /** A value with every kind of lossless JSON in it, including strings JSON escapes. */
@@ -177,10 +195,12 @@ function describeRefusals(runtime: () => CodeRuntime): void {
     for (const [what, source] of [['undefined', 'undefined'], ...REFUSED_PROGRAM_VALUES] as const) {
       void it(`rejects a binding call with ${what} as argument inside the program, without calling the host`, async () => {
         const { namespace, echo } = echoTools()
-        const outcome = readCallOutcome(await runProgram(runtime(), {
-          program: tryCallSource(`tools.echo(${source})`),
-          bindings: [namespace],
-        }))
+        const outcome = readCallOutcome(
+          await runProgram(runtime(), {
+            program: tryCallSource(`tools.echo(${source})`),
+            bindings: [namespace],
+          }),
+        )
         assert.equal(outcome.rejected, true, 'the call was rejected')
         assert.equal(outcome.isError, true, 'the rejection is an Error')
         assert.ok((outcome.message ?? '').length > 0, 'the rejection has a message')
@@ -192,10 +212,12 @@ function describeRefusals(runtime: () => CodeRuntime): void {
     for (const [what, make] of REFUSED_HOST_VALUES) {
       void it(`rejects the call in the program when the host resolves ${what}`, async () => {
         const reply = recordCalls(() => make() as CodeJsonValue)
-        const outcome = readCallOutcome(await runProgram(runtime(), {
-          program: tryCallSource('tools.reply({})'),
-          bindings: [{ global: 'tools', functions: { reply: reply.fn } }],
-        }))
+        const outcome = readCallOutcome(
+          await runProgram(runtime(), {
+            program: tryCallSource('tools.reply({})'),
+            bindings: [{ global: 'tools', functions: { reply: reply.fn } }],
+          }),
+        )
         assert.equal(outcome.rejected, true, 'the call was rejected')
         assert.equal(outcome.isError, true, 'the rejection is an Error')
         assert.match(outcome.message ?? '', /JSON/, 'the message says the resolution was not lossless JSON')

@@ -30,9 +30,15 @@ function describeLiveLogs(target: ConformanceTarget): void {
         },
       }
       const result = await runProgram(runtime(), {
-        program: programLines("console.log('one')", "process.stdout.write('two')", 'await tools.wait({})', "console.error('three')", 'return 1'),
+        program: programLines(
+          "console.log('one')",
+          "process.stdout.write('two')",
+          'await tools.wait({})',
+          "console.error('three')",
+          'return 1',
+        ),
         bindings: [tools],
-        onLog: (text) => seen.push(text),
+        onLog: text => seen.push(text),
       })
       assertValue(result, 1)
       assert.deepEqual(await gate.promise, ['one', 'two'], 'entries arrive while the program is still running')
@@ -45,7 +51,7 @@ function describeLiveLogs(target: ConformanceTarget): void {
       const result = await runProgram(runtime(), {
         program: programLines("console.log('a')", "console.log('b')", "return 'done'"),
         bindings: [],
-        onLog: (text) => {
+        onLog: text => {
           calls++
           if (text === 'a') throw new Error('observer broke')
           return Promise.reject(new Error('async observer broke')) as unknown as void
@@ -55,7 +61,6 @@ function describeLiveLogs(target: ConformanceTarget): void {
       assert.deepEqual(result.logs, ['a', 'b'])
       assert.equal(calls, 2)
     })
-
   })
 
   void describe('live logs at the output cap [#live-logs]', () => {
@@ -66,7 +71,7 @@ function describeLiveLogs(target: ConformanceTarget): void {
       const result = await runProgram(runtime(), {
         program: "for (let i = 0; ; i++) console.log('entry ' + i + ' ' + 'x'.repeat(i % 7))",
         bindings: [],
-        onLog: (text) => seen.push(text),
+        onLog: text => seen.push(text),
       })
       assertFailure(result, 'output-limit')
       assert.deepEqual(seen, result.logs)
@@ -77,7 +82,7 @@ function describeLiveLogs(target: ConformanceTarget): void {
       const result = await runProgram(runtime(), {
         program: programLines("console.log('before')", "throw new Error('boom')"),
         bindings: [],
-        onLog: (text) => seen.push(text),
+        onLog: text => seen.push(text),
       })
       assertFailure(result, 'exception')
       assert.deepEqual(seen, ['before'])
@@ -89,7 +94,11 @@ function describeLiveLogs(target: ConformanceTarget): void {
 
     void it("hands the observer 'abc' even when it only fits beside the value ('abc' + 'xy' = 11 bytes)", async () => {
       const seen: string[] = []
-      const result = await runProgram(runtime(), { program: "console.log('abc')\nreturn 'xy'", bindings: [], onLog: (text) => seen.push(text) })
+      const result = await runProgram(runtime(), {
+        program: "console.log('abc')\nreturn 'xy'",
+        bindings: [],
+        onLog: text => seen.push(text),
+      })
       assertValue(result, 'xy')
       assert.deepEqual(seen, ['abc'])
     })
@@ -101,9 +110,14 @@ function describeUsage(target: ConformanceTarget): void {
     const runtime = useRuntime(target)
 
     void it('counts binding calls and the output bytes charged against the cap', async () => {
-      const tools: CodeBindingNamespace = { global: 'tools', functions: { echo: async (args) => args as CodeJsonValue } }
+      const tools: CodeBindingNamespace = { global: 'tools', functions: { echo: async args => args as CodeJsonValue } }
       const result = await runProgram(runtime(), {
-        program: programLines("console.log('€ and more')", 'await tools.echo(1)', 'await Promise.all([tools.echo(2), tools.echo(3)])', "return { sum: 6, text: 'é' }"),
+        program: programLines(
+          "console.log('€ and more')",
+          'await tools.echo(1)',
+          'await Promise.all([tools.echo(2), tools.echo(3)])',
+          "return { sum: 6, text: 'é' }",
+        ),
         bindings: [tools],
       })
       assertValue(result, { sum: 6, text: 'é' })
@@ -126,7 +140,10 @@ function describeUsage(target: ConformanceTarget): void {
     // CPU than wall time on a loaded machine, and the check must not depend on the load.
     void it('measures busy time that grows with the work done', async () => {
       const idle = await runProgram(runtime(), { program: 'return 1', bindings: [] })
-      const busy = await runProgram(runtime(), { program: 'let sum = 0\nfor (let i = 0; i < 30_000_000; i++) sum = (sum + i) % 1_000_003\nreturn sum', bindings: [] })
+      const busy = await runProgram(runtime(), {
+        program: 'let sum = 0\nfor (let i = 0; i < 30_000_000; i++) sum = (sum + i) % 1_000_003\nreturn sum',
+        bindings: [],
+      })
       assert.equal(busy.error, undefined)
       assert.ok(busy.usage.busyMs >= 10, `thirty million iterations were measured as ${busy.usage.busyMs} ms busy`)
       assert.ok(busy.usage.busyMs > idle.usage.busyMs)
@@ -151,17 +168,29 @@ function describeCallRecord(target: ConformanceTarget): void {
         },
       }
       const result = await runProgram(runtime(), {
-        program: programLines('await tools.save({ id: 1 })', 'try { await tools.fail({}) } catch {}', 'tools.hang({})', "throw new Error('stopped early')"),
+        program: programLines(
+          'await tools.save({ id: 1 })',
+          'try { await tools.fail({}) } catch {}',
+          'tools.hang({})',
+          "throw new Error('stopped early')",
+        ),
         bindings: [tools],
       })
       assertFailure(result, 'exception')
-      assert.deepEqual(result.calls.map((call) => [call.namespace, call.member, call.outcome]), [
-        ['tools', 'save', 'ok'],
-        ['tools', 'fail', 'error'],
-        ['tools', 'hang', 'in-flight'],
-      ])
+      assert.deepEqual(
+        result.calls.map(call => [call.namespace, call.member, call.outcome]),
+        [
+          ['tools', 'save', 'ok'],
+          ['tools', 'fail', 'error'],
+          ['tools', 'hang', 'in-flight'],
+        ],
+      )
       for (const call of result.calls) {
-        assert.equal('args' in call || 'result' in call || 'error' in call, false, 'values are not stored unless asked for')
+        assert.equal(
+          'args' in call || 'result' in call || 'error' in call,
+          false,
+          'values are not stored unless asked for',
+        )
       }
     })
 
@@ -169,14 +198,18 @@ function describeCallRecord(target: ConformanceTarget): void {
       const tools: CodeBindingNamespace = {
         global: 'tools',
         functions: {
-          echo: async (args) => args as CodeJsonValue,
+          echo: async args => args as CodeJsonValue,
           fail: async () => {
             throw new Error('nope')
           },
         },
       }
       const result = await runProgram(runtime(), {
-        program: programLines("await tools.echo({ a: 'small' })", "try { await tools.fail({ b: 1 }) } catch {}", "await tools.echo({ big: 'x'.repeat(500) })"),
+        program: programLines(
+          "await tools.echo({ a: 'small' })",
+          'try { await tools.fail({ b: 1 }) } catch {}',
+          "await tools.echo({ big: 'x'.repeat(500) })",
+        ),
         bindings: [tools],
         recordCallValues: { maxBytes: 100 },
       })

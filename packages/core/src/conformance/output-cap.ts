@@ -7,7 +7,14 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { CodeRuntime } from '../code-runtime.js'
 import type { CodeRunResult } from '../types.js'
-import { assertFailure, assertLogsPrefix, assertMentionsNumber, assertValue, assertWithinCap, outputBytes } from './assertions.js'
+import {
+  assertFailure,
+  assertLogsPrefix,
+  assertMentionsNumber,
+  assertValue,
+  assertWithinCap,
+  outputBytes,
+} from './assertions.js'
 import { programLines, runProgram, useRuntime } from './runtime-fixture.js'
 import type { ConformanceTarget } from './target.js'
 
@@ -47,7 +54,11 @@ function describeExactBoundaries(target: ConformanceTarget): void {
     })
 
     void it('charges an exception message against the cap [#output-cap-failures]', async () => {
-      assertOutputLimit(await runProgramText(runtime(), "throw new Error('a message far longer than six bytes')"), 6, [])
+      assertOutputLimit(
+        await runProgramText(runtime(), "throw new Error('a message far longer than six bytes')"),
+        6,
+        [],
+      )
     })
 
     void it('charges a transform failure against the cap [#output-cap-failures]', async () => {
@@ -55,7 +66,11 @@ function describeExactBoundaries(target: ConformanceTarget): void {
     })
 
     void it('charges the abort message of an already-aborted signal against the cap [#output-cap-failures]', async () => {
-      const result = await runProgram(runtime(), { program: 'return 1', bindings: [], signal: AbortSignal.abort('a reason far longer than six bytes') })
+      const result = await runProgram(runtime(), {
+        program: 'return 1',
+        bindings: [],
+        signal: AbortSignal.abort('a reason far longer than six bytes'),
+      })
       assertOutputLimit(result, 6, [])
     })
   })
@@ -84,14 +99,21 @@ function describeRoomyCap(target: ConformanceTarget): void {
     const runtime = useRuntime(target, { maxOutputBytes: ROOMY_CAP, ...FLOOD_BUDGETS })
 
     void it('names the cap in the output-limit message [#output-limit]', async () => {
-      const message = assertOutputLimit(await runProgramText(runtime(), `return 'x'.repeat(${ROOMY_CAP})`), ROOMY_CAP, [])
+      const message = assertOutputLimit(
+        await runProgramText(runtime(), `return 'x'.repeat(${ROOMY_CAP})`),
+        ROOMY_CAP,
+        [],
+      )
       assert.match(message, /maxOutputBytes/)
       assertMentionsNumber(message, ROOMY_CAP, 'the cap')
     })
 
     void it('keeps the longest prefix of the logs that fits beside the message [#output-limit]', async () => {
       const printed = ['first', 'second', 'x'.repeat(ROOMY_CAP)]
-      const result = await runProgramText(runtime(), `${printed.map((entry) => `console.log(${JSON.stringify(entry)})`).join('\n')}\nreturn 1`)
+      const result = await runProgramText(
+        runtime(),
+        `${printed.map(entry => `console.log(${JSON.stringify(entry)})`).join('\n')}\nreturn 1`,
+      )
       assertOutputLimit(result, ROOMY_CAP, printed)
       assert.equal(result.logs.length, 3, 'both short entries and part of the long one are kept')
       // Every character of the long entry costs one byte, so the longest prefix fills the cap.
@@ -109,26 +131,41 @@ function describeRoomyCap(target: ConformanceTarget): void {
     void it('ends a flood of console.log as output-limit, not timeout [#output-floods]', async () => {
       const entry = 'x'.repeat(100)
       const result = await runProgramText(runtime(), `while (true) console.log(${JSON.stringify(entry)})`)
-      assertOutputLimit(result, ROOMY_CAP, result.logs.map(() => entry))
+      assertOutputLimit(
+        result,
+        ROOMY_CAP,
+        result.logs.map(() => entry),
+      )
     })
 
     void it('ends a flood of process.stdout.write as output-limit, not timeout [#output-floods]', async () => {
       const entry = 'y'.repeat(100)
       const result = await runProgramText(runtime(), `while (true) process.stdout.write(${JSON.stringify(entry)})`)
-      assertOutputLimit(result, ROOMY_CAP, result.logs.map(() => entry))
+      assertOutputLimit(
+        result,
+        ROOMY_CAP,
+        result.logs.map(() => entry),
+      )
     })
 
     void it('ends a flood from a timer while the program awaits as output-limit, not timeout [#output-floods]', async () => {
       const entry = 'z'.repeat(100)
-      const result = await runProgramText(runtime(), programLines(
-        `setInterval(() => console.log(${JSON.stringify(entry)}), 0)`,
-        'await new Promise(() => {})',
-      ))
-      assertOutputLimit(result, ROOMY_CAP, result.logs.map(() => entry))
+      const result = await runProgramText(
+        runtime(),
+        programLines(`setInterval(() => console.log(${JSON.stringify(entry)}), 0)`, 'await new Promise(() => {})'),
+      )
+      assertOutputLimit(
+        result,
+        ROOMY_CAP,
+        result.logs.map(() => entry),
+      )
     })
 
     void it('charges a long failure message against the cap [#output-cap-failures]', async () => {
-      const result = await runProgramText(runtime(), `console.log('before')\nthrow new Error('e'.repeat(${ROOMY_CAP * 2}))`)
+      const result = await runProgramText(
+        runtime(),
+        `console.log('before')\nthrow new Error('e'.repeat(${ROOMY_CAP * 2}))`,
+      )
       assertOutputLimit(result, ROOMY_CAP, ['before'])
     })
 
@@ -163,7 +200,10 @@ function describeSmallCap(target: ConformanceTarget): void {
       assert.match(message, /maxOutputBytes/)
       assertMentionsNumber(message, SMALL_CAP, 'the cap')
       assert.equal(outputBytes(result), SMALL_CAP, 'the cut entry uses the room left')
-      assert.ok((result.logs[0] ?? '').length >= SMALL_CAP / 2, `only ${result.logs[0]?.length ?? 0} characters of the line survived`)
+      assert.ok(
+        (result.logs[0] ?? '').length >= SMALL_CAP / 2,
+        `only ${result.logs[0]?.length ?? 0} characters of the line survived`,
+      )
     })
   })
 }

@@ -86,7 +86,10 @@ function describePoisoning(runtime: () => CodeRuntime): void {
     })
 
     void it('still refuses a non-JSON completion value after replacing built-ins', async () => {
-      assertFailure(await runProgram(runtime(), { program: `${POISON_BUILTINS}\nreturn [new Date(0)]`, bindings: [] }), 'invalid-output')
+      assertFailure(
+        await runProgram(runtime(), { program: `${POISON_BUILTINS}\nreturn [new Date(0)]`, bindings: [] }),
+        'invalid-output',
+      )
     })
 
     void it('still rejects a failed call with its error class and call site after poisoning built-ins and prototype keys', async () => {
@@ -101,7 +104,10 @@ function describePoisoning(runtime: () => CodeRuntime): void {
       const lastLine = program.split('\n').length
       assert.equal(result.error, undefined, `the program failed: ${result.error?.message ?? ''}`)
       assert.ok(Array.isArray(result.value) && result.value[0] === true, 'the error is an instance of its class')
-      assert.match(String(result.value[1]), new RegExp(`^ToolCallError: refused by the host\\n    at program\\.ts:${lastLine}:\\d+$`))
+      assert.match(
+        String(result.value[1]),
+        new RegExp(`^ToolCallError: refused by the host\\n    at program\\.ts:${lastLine}:\\d+$`),
+      )
     })
 
     void it('still reports a thrown error after poisoning built-ins and prototype keys', async () => {

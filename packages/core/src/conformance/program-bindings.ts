@@ -41,7 +41,10 @@ function describeCalls(runtime: () => CodeRuntime): void {
 
     void it("calls the host function with the program's one argument, and at most the call's place in the record", async () => {
       const { namespace, echo } = echoTools()
-      await runProgram(runtime(), { program: "await tools.echo({ query: 'x' })\nawait tools.echo({ query: 'y' }, 'extra')", bindings: [namespace] })
+      await runProgram(runtime(), {
+        program: "await tools.echo({ query: 'x' })\nawait tools.echo({ query: 'y' }, 'extra')",
+        bindings: [namespace],
+      })
       assert.equal(echo.calls.length, 2)
       assertJsonEqual(echo.calls[0]?.[0], { query: 'x' })
       assertJsonEqual(echo.calls[1]?.[0], { query: 'y' })
@@ -75,8 +78,8 @@ function describeCalls(runtime: () => CodeRuntime): void {
       const result = await runProgram(runtime(), {
         program: "return [await files.read('a'), await web.fetch('b')]",
         bindings: [
-          { global: 'files', functions: { read: recordCalls((args) => `file ${String(args)}`).fn } },
-          { global: 'web', functions: { fetch: recordCalls((args) => `page ${String(args)}`).fn } },
+          { global: 'files', functions: { read: recordCalls(args => `file ${String(args)}`).fn } },
+          { global: 'web', functions: { fetch: recordCalls(args => `page ${String(args)}`).fn } },
         ],
       })
       assertValue(result, ['file a', 'page b'])
@@ -111,14 +114,20 @@ return 'not rejected'`,
         bindings: [rejectingTools(new Error('quota exhausted'), TOOL_CALL_ERROR)],
       })
       assertValue(result, {
-        isClass: true, isError: true, classType: 'function', name: 'ToolCallError',
-        hasOwnMember: true, member: 'fail', message: 'quota exhausted',
+        isClass: true,
+        isError: true,
+        classType: 'function',
+        name: 'ToolCallError',
+        hasOwnMember: true,
+        member: 'fail',
+        message: 'quota exhausted',
       })
     })
 
     void it('uses String(thrown) as the message when the host throws a string', async () => {
       const result = await runProgram(runtime(), {
-        program: "try { await tools.fail({}) } catch (caught) { return [caught instanceof ToolCallError, caught.message] }\nreturn 'not rejected'",
+        program:
+          "try { await tools.fail({}) } catch (caught) { return [caught instanceof ToolCallError, caught.message] }\nreturn 'not rejected'",
         bindings: [rejectingTools('plain text failure', TOOL_CALL_ERROR)],
       })
       assertValue(result, [true, 'plain text failure'])
@@ -126,7 +135,8 @@ return 'not rejected'`,
 
     void it('uses String(thrown) as the message when the host throws a number', async () => {
       const result = await runProgram(runtime(), {
-        program: "try { await tools.fail({}) } catch (caught) { return [caught instanceof ToolCallError, caught.message] }\nreturn 'not rejected'",
+        program:
+          "try { await tools.fail({}) } catch (caught) { return [caught instanceof ToolCallError, caught.message] }\nreturn 'not rejected'",
         bindings: [rejectingTools(404, TOOL_CALL_ERROR)],
       })
       assertValue(result, [true, '404'])
@@ -134,7 +144,8 @@ return 'not rejected'`,
 
     void it('accepts any other string as memberNameProperty [#member-name-property]', async () => {
       const result = await runProgram(runtime(), {
-        program: "try { await tools.fail({}) } catch (caught) { return caught['failing member'] }\nreturn 'not rejected'",
+        program:
+          "try { await tools.fail({}) } catch (caught) { return caught['failing member'] }\nreturn 'not rejected'",
         bindings: [rejectingTools(new Error('no'), { name: 'ToolCallError', memberNameProperty: 'failing member' })],
       })
       assertValue(result, 'fail')
@@ -142,7 +153,10 @@ return 'not rejected'`,
 
     void it('rejects only a call to a member whose host value is not a function, without showing the value', async () => {
       const { namespace, echo } = echoTools()
-      const functions = { ...namespace.functions, settings: 'sk-not-for-the-model' } as unknown as Record<string, CodeBindingFunction>
+      const functions = { ...namespace.functions, settings: 'sk-not-for-the-model' } as unknown as Record<
+        string,
+        CodeBindingFunction
+      >
       const result = await runProgram(runtime(), {
         program: `const kind = typeof tools.settings
 let caught
@@ -151,7 +165,9 @@ return { kind, isClass: caught instanceof ToolCallError, member: caught.toolName
         bindings: [{ global: 'tools', functions, errorClass: TOOL_CALL_ERROR }],
       })
       assertValue(result, {
-        kind: 'function', isClass: true, member: 'settings',
+        kind: 'function',
+        isClass: true,
+        member: 'settings',
         message: 'tools.settings cannot be called: the host bound a string to it, not a function. Use another member.',
         echoed: 7,
       })
@@ -179,11 +195,14 @@ function describeMemberNames(runtime: () => CodeRuntime): void {
       for (const member of ['__proto__', 'constructor', 'toString']) {
         Object.defineProperty(functions, member, {
           value: recordCalls(() => `called ${member}`).fn,
-          enumerable: true, writable: true, configurable: true,
+          enumerable: true,
+          writable: true,
+          configurable: true,
         })
       }
       const result = await runProgram(runtime(), {
-        program: "return [await tools['__proto__'](1), await tools.constructor(2), await tools.toString(3), Object.getPrototypeOf(tools) === null]",
+        program:
+          "return [await tools['__proto__'](1), await tools.constructor(2), await tools.toString(3), Object.getPrototypeOf(tools) === null]",
         bindings: [{ global: 'tools', functions }],
       })
       assertValue(result, ['called __proto__', 'called constructor', 'called toString', true])
@@ -192,7 +211,8 @@ function describeMemberNames(runtime: () => CodeRuntime): void {
     void it('has no hasOwnProperty (or other Object.prototype member) on a namespace unless bound', async () => {
       const { namespace } = echoTools()
       const result = await runProgram(runtime(), {
-        program: "return [typeof tools.hasOwnProperty, typeof tools.valueOf, typeof tools.toString, 'constructor' in tools, Object.getPrototypeOf(tools) === null]",
+        program:
+          "return [typeof tools.hasOwnProperty, typeof tools.valueOf, typeof tools.toString, 'constructor' in tools, Object.getPrototypeOf(tools) === null]",
         bindings: [namespace],
       })
       assertValue(result, ['undefined', 'undefined', 'undefined', false, true])
@@ -209,14 +229,16 @@ function describeMemberNames(runtime: () => CodeRuntime): void {
     void it('accepts members whose names are not identifiers [#member-names]', async () => {
       const result = await runProgram(runtime(), {
         program: "return [await tools['read file'](1), await tools['ünïcode-name'](2), await tools[''](3)]",
-        bindings: [{
-          global: 'tools',
-          functions: {
-            'read file': recordCalls(() => 'spaces').fn,
-            'ünïcode-name': recordCalls(() => 'unicode').fn,
-            '': recordCalls(() => 'empty').fn,
+        bindings: [
+          {
+            global: 'tools',
+            functions: {
+              'read file': recordCalls(() => 'spaces').fn,
+              'ünïcode-name': recordCalls(() => 'unicode').fn,
+              '': recordCalls(() => 'empty').fn,
+            },
           },
-        }],
+        ],
       })
       assertValue(result, ['spaces', 'unicode', 'empty'])
     })

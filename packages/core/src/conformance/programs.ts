@@ -15,7 +15,14 @@ import type { ConformanceTarget } from './target.js'
 /** The line the checks put a failing construct on: far enough down to tell it from a wrapper's. */
 const FAILING_LINE = 7
 /** Six harmless lines, so the next line of the program is {@link FAILING_LINE}. */
-const LEADING_LINES = ['// a model-written program', 'const first = 1', '', 'const second = first + 1', '', 'void second']
+const LEADING_LINES = [
+  '// a model-written program',
+  'const first = 1',
+  '',
+  'const second = first + 1',
+  '',
+  'void second',
+]
 
 async function runProgramText(runtime: CodeRuntime, program: string): Promise<CodeRunResult> {
   return await runProgram(runtime, { program, bindings: [] })
@@ -44,7 +51,8 @@ function describeCompletion(runtime: () => CodeRuntime): void {
     })
 
     void it('runs top-level await [#program-body]', async () => {
-      const program = 'const base = await Promise.resolve(40)\nawait new Promise((resolve) => setTimeout(resolve, 1))\nreturn base + 2'
+      const program =
+        'const base = await Promise.resolve(40)\nawait new Promise((resolve) => setTimeout(resolve, 1))\nreturn base + 2'
       assertValue(await runProgramText(runtime(), program), 42)
     })
 
@@ -119,11 +127,15 @@ function describePositions(runtime: () => CodeRuntime): void {
     for (const [what, lines, column] of endingEarly) {
       void it(`reports a syntax error at the end of the program, for ${what}, at its last line [#error-positions]`, async () => {
         const program = programLines(...LEADING_LINES, ...lines)
-        const lastLine = LEADING_LINES.length + lines.findLastIndex((line) => line.trim() !== '') + 1
+        const lastLine = LEADING_LINES.length + lines.findLastIndex(line => line.trim() !== '') + 1
         const message = assertFailure(await runProgramText(runtime(), program), 'exception')
         assertMentionsNumber(message, lastLine, 'the line')
         assertMentionsNumber(message, column, 'the column')
-        assert.doesNotMatch(message, new RegExp(`(^|[^0-9])${lastLine + 1}([^0-9]|$)`), 'the message names a line after the program')
+        assert.doesNotMatch(
+          message,
+          new RegExp(`(^|[^0-9])${lastLine + 1}([^0-9]|$)`),
+          'the message names a line after the program',
+        )
       })
     }
 

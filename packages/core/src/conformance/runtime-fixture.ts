@@ -34,7 +34,10 @@ function disposeOnce(started: StartedCodeRuntime<CodeRuntime>): StartedCodeRunti
  *   the `before` hooks registered ahead of this call, e.g. one that measured the machine).
  * @returns a getter for the runtime, to call inside `it`.
  */
-export function useRuntime(target: ConformanceTarget, config: ConformanceRuntimeConfig | (() => ConformanceRuntimeConfig) = {}): () => CodeRuntime {
+export function useRuntime(
+  target: ConformanceTarget,
+  config: ConformanceRuntimeConfig | (() => ConformanceRuntimeConfig) = {},
+): () => CodeRuntime {
   let started: StartedCodeRuntime<CodeRuntime> | undefined
   before(async () => {
     started = disposeOnce(await target.start(typeof config === 'function' ? config() : config))
@@ -75,17 +78,26 @@ const FAILURE_KEYS: ReadonlySet<string> = new Set(['kind', 'message', 'budget'])
 
 /** CONTRACT section #failure-facts: a failure's `budget` is a timeout's, `{ name, limit }` and nothing else. */
 function assertBudgetShape(budget: unknown, kind: unknown): void {
-  assert.equal(kind, 'timeout', `only a timeout names the budget that ended it, got one on ${describeForAssertion(kind)}`)
+  assert.equal(
+    kind,
+    'timeout',
+    `only a timeout names the budget that ended it, got one on ${describeForAssertion(kind)}`,
+  )
   assert.ok(typeof budget === 'object' && budget !== null && !Array.isArray(budget), 'result.error.budget is an object')
   assert.deepEqual(Object.keys(budget).sort(), ['limit', 'name'], 'result.error.budget is { name, limit }')
   const { name, limit } = budget as Record<string, unknown>
   assert.ok(typeof name === 'string' && name !== '', 'result.error.budget.name is a non-empty string')
-  assert.ok(typeof limit === 'number' && Number.isFinite(limit) && limit > 0, 'result.error.budget.limit is a number above 0')
+  assert.ok(
+    typeof limit === 'number' && Number.isFinite(limit) && limit > 0,
+    'result.error.budget.limit is a number above 0',
+  )
 }
 
 function assertNonNegative(value: unknown, what: string, integer = false): void {
-  assert.ok(typeof value === 'number' && Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value)),
-    `${what} is a non-negative ${integer ? 'integer' : 'number'}, got ${describeForAssertion(value)}`)
+  assert.ok(
+    typeof value === 'number' && Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value)),
+    `${what} is a non-negative ${integer ? 'integer' : 'number'}, got ${describeForAssertion(value)}`,
+  )
 }
 
 /** Checks `usage` and `calls`, which every backend of this project reports on every result. */
@@ -109,7 +121,10 @@ function assertObservations(result: Record<string, unknown>): void {
     assert.equal(typeof record['member'], 'string', 'a call record names its member')
     assertNonNegative(record['startMs'], 'a call record startMs')
     assertNonNegative(record['durationMs'], 'a call record durationMs')
-    assert.ok(CALL_OUTCOMES.has(record['outcome']), `a call outcome is ok, error or in-flight, got ${describeForAssertion(record['outcome'])}`)
+    assert.ok(
+      CALL_OUTCOMES.has(record['outcome']),
+      `a call outcome is ok, error or in-flight, got ${describeForAssertion(record['outcome'])}`,
+    )
     assert.ok((record['startMs'] as number) >= previousStart, 'call records are in start order')
     previousStart = record['startMs'] as number
   }
@@ -117,7 +132,10 @@ function assertObservations(result: Record<string, unknown>): void {
 
 /** Checks a result has exactly the documented shape (CONTRACT section #result-shape, with #usage and #call-record). */
 function assertResultShape(result: unknown): asserts result is CodeRunResult {
-  assert.ok(typeof result === 'object' && result !== null, `run() resolved ${describeForAssertion(result)}, not a result object`)
+  assert.ok(
+    typeof result === 'object' && result !== null,
+    `run() resolved ${describeForAssertion(result)}, not a result object`,
+  )
   const keys = Object.keys(result)
   for (const key of keys) {
     assert.ok(RESULT_KEYS.has(key), `the result has an unknown key ${JSON.stringify(key)}`)
@@ -126,13 +144,18 @@ function assertResultShape(result: unknown): asserts result is CodeRunResult {
   const { logs, error } = result as Record<string, unknown>
   assert.ok(Array.isArray(logs), 'result.logs is not an array')
   for (const entry of logs as unknown[]) assert.equal(typeof entry, 'string', 'every log entry is a string')
-  if ('value' in result) assert.notEqual((result as Record<string, unknown>)['value'], undefined, 'result.value is present but undefined')
+  if ('value' in result)
+    assert.notEqual((result as Record<string, unknown>)['value'], undefined, 'result.value is present but undefined')
   if ('error' in result) {
     assert.ok(typeof error === 'object' && error !== null, 'result.error is present but not an object')
     const { kind, message } = error as Record<string, unknown>
-    assert.ok((CODE_RUN_FAILURE_KINDS as readonly unknown[]).includes(kind), `result.error.kind ${describeForAssertion(kind)} is not a failure kind`)
+    assert.ok(
+      (CODE_RUN_FAILURE_KINDS as readonly unknown[]).includes(kind),
+      `result.error.kind ${describeForAssertion(kind)} is not a failure kind`,
+    )
     assert.equal(typeof message, 'string', 'result.error.message is a string')
-    for (const key of Object.keys(error)) assert.ok(FAILURE_KEYS.has(key), `result.error has an unknown key ${JSON.stringify(key)}`)
+    for (const key of Object.keys(error))
+      assert.ok(FAILURE_KEYS.has(key), `result.error has an unknown key ${JSON.stringify(key)}`)
     if ('budget' in error) assertBudgetShape((error as Record<string, unknown>)['budget'], kind)
     assert.ok(!('value' in result), 'a failed run has no value key')
   }

@@ -46,7 +46,15 @@ const INVALID_ERROR_CLASS_NAMES: readonly string[] = ['Tool Error', '$ToolError'
 
 /** `memberNameProperty` values every backend must refuse. */
 const INVALID_MEMBER_NAME_PROPERTIES: readonly string[] = [
-  '', 'name', 'message', 'stack', 'args', 'with_traceback', 'add_note', '__x__', '__toolName__',
+  '',
+  'name',
+  'message',
+  'stack',
+  'args',
+  'with_traceback',
+  'add_note',
+  '__x__',
+  '__toolName__',
 ]
 
 function namespace(global: string, errorClass?: CodeBindingNamespace['errorClass']): CodeBindingNamespace {
@@ -69,8 +77,15 @@ function describeDescriptors(target: ConformanceTarget, runtime: () => CodeRunti
 function describeNameRules(target: ConformanceTarget, runtime: () => CodeRuntime): void {
   void describe('name rules [#names]', () => {
     async function assertRefused(bindings: readonly CodeBindingNamespace[], offending: string): Promise<void> {
-      const error = await assertRunRejects(runtime(), { program: 'return 1', bindings }, 'CODE_RUNTIME_INVALID_BINDINGS')
-      assert.ok(error.message.includes(offending), `the message names the offending value ${JSON.stringify(offending)}: ${error.message}`)
+      const error = await assertRunRejects(
+        runtime(),
+        { program: 'return 1', bindings },
+        'CODE_RUNTIME_INVALID_BINDINGS',
+      )
+      assert.ok(
+        error.message.includes(offending),
+        `the message names the offending value ${JSON.stringify(offending)}: ${error.message}`,
+      )
     }
 
     for (const [name, why] of INVALID_GLOBALS) {
@@ -94,14 +109,20 @@ function describeNameRules(target: ConformanceTarget, runtime: () => CodeRuntime
     })
 
     void it("rejects an error-class name equal to a later namespace's global", async () => {
-      await assertRefused([namespace('tools', { name: 'files', memberNameProperty: 'toolName' }), namespace('files')], 'files')
+      await assertRefused(
+        [namespace('tools', { name: 'files', memberNameProperty: 'toolName' }), namespace('files')],
+        'files',
+      )
     })
 
     void it("rejects an error-class name equal to another namespace's error-class name", async () => {
-      await assertRefused([
-        namespace('tools', { name: 'ToolCallError', memberNameProperty: 'toolName' }),
-        namespace('files', { name: 'ToolCallError', memberNameProperty: 'fileName' }),
-      ], 'ToolCallError')
+      await assertRefused(
+        [
+          namespace('tools', { name: 'ToolCallError', memberNameProperty: 'toolName' }),
+          namespace('files', { name: 'ToolCallError', memberNameProperty: 'fileName' }),
+        ],
+        'ToolCallError',
+      )
     })
 
     for (const property of INVALID_MEMBER_NAME_PROPERTIES) {
@@ -113,7 +134,9 @@ function describeNameRules(target: ConformanceTarget, runtime: () => CodeRuntime
     // Not misuse of the seam (the reference accepts it): only a call to that member rejects,
     // which the bindings section checks by running a program.
     void it('does not reject run() for a member that is not a function [#resolve-never-reject]', async () => {
-      const bindings = [{ global: 'tools', functions: { search: 'not a function' } }] as unknown as CodeBindingNamespace[]
+      const bindings = [
+        { global: 'tools', functions: { search: 'not a function' } },
+      ] as unknown as CodeBindingNamespace[]
       await runtime().run({ program: 'return 1', bindings })
     })
 
@@ -144,7 +167,7 @@ function describeMisuse(target: ConformanceTarget, runtime: () => CodeRuntime): 
     })
 
     void it('rejects run() after disposal as CODE_RUNTIME_DISPOSED', async () => {
-      await withRuntime(target, {}, async (started) => {
+      await withRuntime(target, {}, async started => {
         await started.dispose()
         await assertRunRejects(started.runtime, { program: 'return 1', bindings: [] }, 'CODE_RUNTIME_DISPOSED')
       })
@@ -180,17 +203,28 @@ function describeRunningSeam(target: ConformanceTarget, runtime: () => CodeRunti
     void it('accepts globals that only resemble reserved words [#global-names]', async () => {
       const globals = ['_tools', 'Tools2', 'awaitable', 'types', 'None_', 'process']
       const result = await runProgram(runtime(), {
-        program: `return [${globals.map((global) => `typeof ${global}.echo`).join(', ')}]`,
-        bindings: globals.map((global) => namespace(global)),
+        program: `return [${globals.map(global => `typeof ${global}.echo`).join(', ')}]`,
+        bindings: globals.map(global => namespace(global)),
       })
       assert.equal(result.error, undefined, `the run failed: ${result.error?.message ?? ''}`)
-      assert.deepEqual(result.value, globals.map(() => 'function'))
+      assert.deepEqual(
+        result.value,
+        globals.map(() => 'function'),
+      )
     })
   })
 }
 
 /** Budget values every backend must refuse when it starts: CONTRACT section #budget-fields wants finite numbers > 0. */
-const INVALID_BUDGETS: readonly number[] = [0, -0, -1, -0.5, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]
+const INVALID_BUDGETS: readonly number[] = [
+  0,
+  -0,
+  -1,
+  -0.5,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  Number.NEGATIVE_INFINITY,
+]
 
 function describeBudgetConfig(target: ConformanceTarget): void {
   void describe('budget config [#budget-fields] [#invalid-config]', () => {
@@ -212,7 +246,10 @@ function describeBudgetConfig(target: ConformanceTarget): void {
           } catch (error) {
             caught = error
           }
-          assert.ok(CodeRuntimeError.is(caught), `${field}: ${String(value)} did not fail the start with a CodeRuntimeError`)
+          assert.ok(
+            CodeRuntimeError.is(caught),
+            `${field}: ${String(value)} did not fail the start with a CodeRuntimeError`,
+          )
           assert.equal(caught.code, 'CODE_RUNTIME_INVALID_CONFIG')
           assert.ok(caught.message.includes(field), `the message names ${field}: ${caught.message}`)
         }

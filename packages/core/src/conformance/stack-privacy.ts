@@ -74,16 +74,28 @@ const READ_CASES: readonly (readonly [string, string])[] = [
   ['a failed call', "try { await tools.fail({}) } catch (error) { read('failed call', error) }"],
   ['a refused argument', "try { await tools.echo({ f: () => 1 }) } catch (error) { read('refused argument', error) }"],
   ['a refused resolution', "try { await tools.notJson({}) } catch (error) { read('refused resolution', error) }"],
-  ['an abort reason a tool rejects with', "try { await tools.aborted({}) } catch (error) { read('abort reason', error) }"],
+  [
+    'an abort reason a tool rejects with',
+    "try { await tools.aborted({}) } catch (error) { read('abort reason', error) }",
+  ],
   ['a structuredClone error', "try { structuredClone(() => 1) } catch (error) { read('structuredClone', error) }"],
   ['a URL error', "try { new URL('not a url') } catch (error) { read('URL', error) }"],
-  ['a TextDecoder error', "try { new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array([0xff])) } catch (error) { read('TextDecoder', error) }"],
+  [
+    'a TextDecoder error',
+    "try { new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array([0xff])) } catch (error) { read('TextDecoder', error) }",
+  ],
   ['an error V8 throws in the program', "try { null.x } catch (error) { read('V8 error', error) }"],
   ['a timer callback', "await new Promise((resolve) => setTimeout(() => { probe('timer'); resolve() }, 1))"],
   ['an immediate callback', "await new Promise((resolve) => setImmediate(() => { probe('immediate'); resolve() }))"],
   ['a microtask', "await new Promise((resolve) => queueMicrotask(() => { probe('microtask'); resolve() }))"],
-  ['a write callback', "await new Promise((resolve) => process.stdout.write('x', () => { probe('write callback'); resolve() }))"],
-  ['a getter the runtime reads in call arguments', "await tools.echo({ get a() { probe('argument getter'); return 1 } })"],
+  [
+    'a write callback',
+    "await new Promise((resolve) => process.stdout.write('x', () => { probe('write callback'); resolve() }))",
+  ],
+  [
+    'a getter the runtime reads in call arguments',
+    "await tools.echo({ get a() { probe('argument getter'); return 1 } })",
+  ],
   ['the code after a resolved call', "await tools.echo({}); probe('after a call')"],
   [
     'console.log of an object whose Symbol.toStringTag getter throws',
@@ -93,12 +105,18 @@ const READ_CASES: readonly (readonly [string, string])[] = [
 
 /** [what fails the run, the program]: the failure message is checked. */
 const FAILURE_CASES: readonly (readonly [string, string])[] = [
-  ['a thrown object whose message getter reads a stack', "throw { name: 'Custom', get message() { return new Error('inner').stack } }"],
+  [
+    'a thrown object whose message getter reads a stack',
+    "throw { name: 'Custom', get message() { return new Error('inner').stack } }",
+  ],
   [
     'a thrown object whose message getter captures a stack',
     "throw { name: 'Custom', get message() { const holder = {}; Error.captureStackTrace(holder); return holder.stack } }",
   ],
-  ['an exception thrown from a timer callback', "setTimeout(() => { throw new Error('late') }, 1)\nawait new Promise(() => {})"],
+  [
+    'an exception thrown from a timer callback',
+    "setTimeout(() => { throw new Error('late') }, 1)\nawait new Promise(() => {})",
+  ],
   ['an uncaught failed call', 'await tools.fail({})'],
   ['an uncaught refused argument', 'await tools.echo({ f: () => 1 })'],
   [
@@ -117,8 +135,10 @@ const ALLOWED_SITE = /^site: (?:program\.ts|undefined|null|) \|/
 function assertProgramFramesOnly(text: string, label: string): void {
   assertNoHostPaths(text, label)
   for (const line of text.split('\n')) {
-    if (/^\s*at /.test(line)) assert.match(line, ALLOWED_FRAME, `${label} shows a frame outside the program: ${JSON.stringify(line)}`)
-    if (line.startsWith('site: ')) assert.match(line, ALLOWED_SITE, `${label} hands the program a CallSite outside it: ${JSON.stringify(line)}`)
+    if (/^\s*at /.test(line))
+      assert.match(line, ALLOWED_FRAME, `${label} shows a frame outside the program: ${JSON.stringify(line)}`)
+    if (line.startsWith('site: '))
+      assert.match(line, ALLOWED_SITE, `${label} hands the program a CallSite outside it: ${JSON.stringify(line)}`)
   }
 }
 

@@ -4,7 +4,13 @@
  * against it in a child process to prove the suite reports each of those breaks.
  */
 import type { Context } from '@deepseek-ai/cordis'
-import { CodeRuntime, startCodeRuntime, type CodeRunRequest, type CodeRunResult, type CodeRuntimeLanguage } from '@code-runtime/core'
+import {
+  CodeRuntime,
+  startCodeRuntime,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeRuntimeLanguage,
+} from '@code-runtime/core'
 import { runConformanceSuite, type ConformanceRuntimeConfig } from '@code-runtime/core/conformance'
 
 class BrokenStubCodeRuntime extends CodeRuntime {
@@ -25,5 +31,5 @@ runConformanceSuite({
   name: 'broken stub',
   isolation: 'process',
   runsPrograms: false,
-  start: (config) => startCodeRuntime(BrokenStubCodeRuntime, config),
+  start: config => startCodeRuntime(BrokenStubCodeRuntime, config),
 })

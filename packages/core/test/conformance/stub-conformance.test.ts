@@ -11,12 +11,8 @@ import {
   type CodeRunRequest,
   type CodeRunResult,
 } from '@code-runtime/core'
-import {
-  validateRunRequest,
-} from '@code-runtime/core/internal'
-import {
-  jsonStringByteLength,
-} from '@code-runtime/core/json'
+import { validateRunRequest } from '@code-runtime/core/internal'
+import { jsonStringByteLength } from '@code-runtime/core/json'
 import { runConformanceSuite, type ConformanceRuntimeConfig } from '@code-runtime/core/conformance'
 
 /** The smallest seam that follows CONTRACT section #seam without running anything. */
@@ -48,5 +44,5 @@ runConformanceSuite({
   name: 'stub',
   isolation: 'process',
   runsPrograms: false,
-  start: (config) => startCodeRuntime(StubCodeRuntime, config),
+  start: config => startCodeRuntime(StubCodeRuntime, config),
 })

@@ -37,7 +37,11 @@ void describe('the conformance suite against a broken stub', () => {
   ]
   for (const name of expectFailed) {
     void it(`fails the check "${name}"`, () => {
-      assert.equal(outcomes.get(name), false, `the check ${JSON.stringify(name)} ${outcomes.has(name) ? 'passed' : 'did not run'}`)
+      assert.equal(
+        outcomes.get(name),
+        false,
+        `the check ${JSON.stringify(name)} ${outcomes.has(name) ? 'passed' : 'did not run'}`,
+      )
     })
   }
 

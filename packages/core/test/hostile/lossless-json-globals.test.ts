@@ -26,7 +26,12 @@ function withTamperedIntrinsics<T>(replacements: readonly Replacement[], action:
   try {
     for (let index = 0; index < count; index++) {
       const replacement = replacements[index] as Replacement
-      defineProperty(replacement[0], replacement[1], { value: replacement[2], writable: true, configurable: true, enumerable: false })
+      defineProperty(replacement[0], replacement[1], {
+        value: replacement[2],
+        writable: true,
+        configurable: true,
+        enumerable: false,
+      })
     }
     return action()
   } finally {
@@ -45,7 +50,9 @@ const explode = (): never => {
 const lie = (answer: unknown) => () => answer
 
 function everyTampering(): Replacement[] {
-  const fakeConstructor = function Object() { /* not native */ }
+  const fakeConstructor = function Object() {
+    /* not native */
+  }
   return [
     [globalThis, 'Object', fakeConstructor],
     [globalThis, 'Array', explode],
@@ -91,7 +98,9 @@ class Point {
 /** A prototype that claims to be Object.prototype: its constructor prints as native `Object`. */
 function spoofedPrototype(): object {
   const prototype = Object.create(null) as Record<string, unknown>
-  function Object_(): void { /* pretends to be Object */ }
+  function Object_(): void {
+    /* pretends to be Object */
+  }
   Object.defineProperty(Object_, 'prototype', { value: prototype, writable: false })
   Object.defineProperty(Object_, 'name', { value: 'Object' })
   prototype['constructor'] = Object_
@@ -109,8 +118,13 @@ void describe('lossless JSON against tampered intrinsics [#poisoned-realm]', () 
       good: { a: [1, { b: 2 }], 'x-y': 'z', '': null, nested: { deeper: [true, false, 'text', -1.5] } },
       shared: { left: shared, right: shared },
       proto: JSON.parse('{"__proto__": {"polluted": 1}}') as unknown,
-      getter: { get once() { counted++; return 1 } },
-      deep: Array.from({ length: 2_000 }).reduce<unknown>((inner) => [inner], 'leaf'),
+      getter: {
+        get once() {
+          counted++
+          return 1
+        },
+      },
+      deep: Array.from({ length: 2_000 }).reduce<unknown>(inner => [inner], 'leaf'),
       cycle: cyclic,
       map: { m: new Map() },
       instance: { p: new Point() },
@@ -241,7 +255,10 @@ void describe('lossless JSON across realms [#json-accepted]', () => {
 
   void it('reads each property of a value from another realm once', () => {
     const context = vm.createContext({})
-    const value = vm.runInContext('globalThis.reads = 0; ({ get x() { globalThis.reads++; return [1] } })', context) as unknown
+    const value = vm.runInContext(
+      'globalThis.reads = 0; ({ get x() { globalThis.reads++; return [1] } })',
+      context,
+    ) as unknown
     const result = safeSnapshotLosslessJson(value)
     assert.ok(result.ok)
     assert.deepEqual(result.value, { x: [1] })

@@ -35,7 +35,11 @@ export const ARRAY_BUFFER_SAMPLE_BYTES = 1024 * 1024
  */
 export const LARGEST_MAPPABLE_BYTES = 2 ** 47
 
-export function installArrayBufferGuard(host: ArrayBufferGuardHost, sampleBytes: number, largestMappableBytes: number): void {
+export function installArrayBufferGuard(
+  host: ArrayBufferGuardHost,
+  sampleBytes: number,
+  largestMappableBytes: number,
+): void {
   'use strict'
   const { checkArrayBuffers } = host
   const global = globalThis as unknown as Record<string, unknown>
@@ -49,7 +53,8 @@ export function installArrayBufferGuard(host: ArrayBufferGuardHost, sampleBytes:
   const TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype) as object
   const typedArrayByteLength = getter(TypedArrayPrototype, 'byteLength')
   const arrayBufferByteLength = getter(ArrayBuffer.prototype, 'byteLength')
-  const sharedByteLength = typeof SharedArrayBuffer === 'function' ? getter(SharedArrayBuffer.prototype, 'byteLength') : undefined
+  const sharedByteLength =
+    typeof SharedArrayBuffer === 'function' ? getter(SharedArrayBuffer.prototype, 'byteLength') : undefined
 
   let unchecked = 0
   function check(pendingBytes: number): void {
@@ -88,11 +93,15 @@ export function installArrayBufferGuard(host: ArrayBufferGuardHost, sampleBytes:
   // Constructors: `new X(n)`, `X.from`, `X.of`, subclasses and every species-created result
   // (`slice`, `map`, `filter`, `ArrayBuffer.prototype.slice`) construct through these proxies,
   // because `prototype.constructor` points at them too.
-  function guardConstructor(name: string, bytesPerUnit: number, byteLength: ((this: unknown) => number) | undefined): void {
+  function guardConstructor(
+    name: string,
+    bytesPerUnit: number,
+    byteLength: ((this: unknown) => number) | undefined,
+  ): void {
     const original = global[name] as (new (...args: unknown[]) => object) | undefined
     if (typeof original !== 'function') return
     const guarded = new ProxyConstructor(original, {
-      construct(target, args: unknown[], newTarget: (new (...args: unknown[]) => object)) {
+      construct(target, args: unknown[], newTarget: new (...args: unknown[]) => object) {
         const first = args[0]
         if (typeof first === 'number') beforeAllocating(first * bytesPerUnit)
         const made = construct(target, args, newTarget === guarded ? target : newTarget) as object
@@ -101,12 +110,29 @@ export function installArrayBufferGuard(host: ArrayBufferGuardHost, sampleBytes:
       },
     })
     defineProperty(global, name, { value: guarded, writable: true, configurable: true, enumerable: false })
-    defineProperty(original.prototype, 'constructor', { value: guarded, writable: true, configurable: true, enumerable: false })
+    defineProperty(original.prototype, 'constructor', {
+      value: guarded,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    })
   }
   guardConstructor('ArrayBuffer', 1, arrayBufferByteLength)
   guardConstructor('SharedArrayBuffer', 1, sharedByteLength)
-  const typedArrayNames = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array',
-    'Float16Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array']
+  const typedArrayNames = [
+    'Int8Array',
+    'Uint8Array',
+    'Uint8ClampedArray',
+    'Int16Array',
+    'Uint16Array',
+    'Int32Array',
+    'Uint32Array',
+    'Float16Array',
+    'Float32Array',
+    'Float64Array',
+    'BigInt64Array',
+    'BigUint64Array',
+  ]
   for (let index = 0; index < typedArrayNames.length; index++) {
     const name = typedArrayNames[index] as string
     const constructor = global[name] as { BYTES_PER_ELEMENT?: unknown } | undefined
@@ -117,7 +143,12 @@ export function installArrayBufferGuard(host: ArrayBufferGuardHost, sampleBytes:
   // Methods that allocate without a constructor call: copies of the same type (`toReversed`,
   // `toSorted`, `with`) are counted after the fact; growth to a requested size (`resize`,
   // `grow`, `transfer`) is checked before it happens.
-  function guardMethod(owner: object | undefined, name: string, requestedBytes: ((args: unknown[]) => unknown) | undefined, byteLength: ((this: unknown) => number) | undefined): void {
+  function guardMethod(
+    owner: object | undefined,
+    name: string,
+    requestedBytes: ((args: unknown[]) => unknown) | undefined,
+    byteLength: ((this: unknown) => number) | undefined,
+  ): void {
     if (owner === undefined) return
     const original = getOwnPropertyDescriptor(owner, name)?.value as ((...args: unknown[]) => unknown) | undefined
     if (typeof original !== 'function') return
@@ -130,7 +161,12 @@ export function installArrayBufferGuard(host: ArrayBufferGuardHost, sampleBytes:
       },
     }[name] as (...args: unknown[]) => unknown
     // Same arity as the built-in it replaces, so the program sees no difference in shape.
-    defineProperty(guarded, 'length', { value: original.length, writable: false, enumerable: false, configurable: true })
+    defineProperty(guarded, 'length', {
+      value: original.length,
+      writable: false,
+      enumerable: false,
+      configurable: true,
+    })
     defineProperty(owner, name, { value: guarded, writable: true, configurable: true, enumerable: false })
   }
   const firstArgument = (args: unknown[]): unknown => args[0]
@@ -140,7 +176,8 @@ export function installArrayBufferGuard(host: ArrayBufferGuardHost, sampleBytes:
   guardMethod(ArrayBuffer.prototype, 'resize', firstArgument, undefined)
   guardMethod(ArrayBuffer.prototype, 'transfer', firstArgument, arrayBufferByteLength)
   guardMethod(ArrayBuffer.prototype, 'transferToFixedLength', firstArgument, arrayBufferByteLength)
-  if (typeof SharedArrayBuffer === 'function') guardMethod(SharedArrayBuffer.prototype, 'grow', firstArgument, undefined)
+  if (typeof SharedArrayBuffer === 'function')
+    guardMethod(SharedArrayBuffer.prototype, 'grow', firstArgument, undefined)
   const Uint8ArrayStatics = Uint8Array as unknown as object
   guardMethod(Uint8ArrayStatics, 'fromBase64', undefined, typedArrayByteLength)
   guardMethod(Uint8ArrayStatics, 'fromHex', undefined, typedArrayByteLength)

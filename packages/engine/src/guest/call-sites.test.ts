@@ -27,7 +27,11 @@ function framesOf(site: object): string | undefined {
 describe('call sites', () => {
   it("captures the program's frames below the boundary, innermost first, with their functions' names", () => {
     const site = siteOfLastCall('function lookUp() {\n  return host()\n}\nlookUp()')
-    assert.deepEqual(formatCallSite(site), { frames: '    at lookUp (program.ts:2:10)\n    at program.ts:4:1', line: 2, column: 10 } satisfies CallSiteReport)
+    assert.deepEqual(formatCallSite(site), {
+      frames: '    at lookUp (program.ts:2:10)\n    at program.ts:4:1',
+      line: 2,
+      column: 10,
+    } satisfies CallSiteReport)
   })
 
   it('leaves out frames outside the program and shows only names that are plain identifiers', () => {
@@ -51,7 +55,7 @@ describe('call sites', () => {
     assert.deepEqual(new Set(lines), new Set(['    at down (program.ts:1:45)', '    at down (program.ts:1:54)']))
   })
 
-  it('formats the sites with the realm\'s own prepareStackTrace left in place', () => {
+  it("formats the sites with the realm's own prepareStackTrace left in place", () => {
     const site = siteOfLastCall('host()')
     const previous = Error.prepareStackTrace
     const mine = (): string => 'mine'
@@ -76,7 +80,10 @@ describe('describeThrown with the position the runtime recorded', () => {
   it('ends its one line with the recorded position instead of the frames of the stack the value carries', () => {
     const error = new Error('refused')
     error.stack = 'Error: refused\n    at program.ts:99:1'
-    assert.equal(describeThrown(error, String, describeCallPosition({ line: 3, column: 7 })), 'Error: refused (at line 3, column 7)')
+    assert.equal(
+      describeThrown(error, String, describeCallPosition({ line: 3, column: 7 })),
+      'Error: refused (at line 3, column 7)',
+    )
   })
 
   it('falls back to the stack without a recorded position', () => {

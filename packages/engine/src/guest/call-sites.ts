@@ -83,9 +83,10 @@ function describeFrame(site: V8CallSite): ProgramFrame | undefined {
   const position = `${PROGRAM_FILENAME}:${line}:${column}`
   const prefix = site.isAsync() === true ? 'async ' : ''
   const name = site.getFunctionName()
-  const text = typeof name !== 'string' || !SHOWN_NAME.test(name)
-    ? `    at ${prefix}${position}`
-    : `    at ${prefix}${site.isConstructor() === true ? 'new ' : ''}${name} (${position})`
+  const text =
+    typeof name !== 'string' || !SHOWN_NAME.test(name)
+      ? `    at ${prefix}${position}`
+      : `    at ${prefix}${site.isConstructor() === true ? 'new ' : ''}${name} (${position})`
   return { text, line, column }
 }
 
@@ -120,7 +121,7 @@ export function formatCallSite(site: CapturedCallSite): CallSiteReport | undefin
   }
   const call = frames[0]
   if (call === undefined) return undefined
-  return { frames: frames.map((frame) => frame.text).join('\n'), line: call.line, column: call.column }
+  return { frames: frames.map(frame => frame.text).join('\n'), line: call.line, column: call.column }
 }
 
 /** How a run's failure message names a call's position: one clause at the end of its line. */

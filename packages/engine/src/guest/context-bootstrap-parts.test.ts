@@ -14,23 +14,39 @@ function bootWithBinding(): { context: vm.Context; control: BootstrapControl } {
   let lastId = 0
   const ignore = (): void => {}
   const host: BootstrapHost = {
-    emitLog: ignore, formatLog: () => '', requestCall: () => ++lastId, callErrorFrames: () => '', completeRun: ignore,
-    failRun: ignore, reportUncaught: ignore, scheduleTimer: ignore, cancelTimer: ignore, now: () => 0,
+    emitLog: ignore,
+    formatLog: () => '',
+    requestCall: () => ++lastId,
+    callErrorFrames: () => '',
+    completeRun: ignore,
+    failRun: ignore,
+    reportUncaught: ignore,
+    scheduleTimer: ignore,
+    cancelTimer: ignore,
+    now: () => 0,
   }
-  const control = bootstrapScript.runIn(context)(primordialsScript.runIn(context)(), host, {}, { maxCollectionSize: 1_000 })
+  const control = bootstrapScript.runIn(context)(
+    primordialsScript.runIn(context)(),
+    host,
+    {},
+    { maxCollectionSize: 1_000 },
+  )
   control.installNamespaces(JSON.stringify([{ global: 'tools', members: ['get'], errorClass: null }]), 1)
   return { context, control }
 }
 
 /** Makes call `name` in the program; what it settled with is read by {@link outcomeOf}. */
 function call(context: vm.Context, name: string): void {
-  vm.runInContext(`globalThis.${name} = 'pending'; tools.get({}).then(
+  vm.runInContext(
+    `globalThis.${name} = 'pending'; tools.get({}).then(
     (value) => { ${name} = 'value ' + JSON.stringify(value) + (Object.getPrototypeOf(value) === Array.prototype ? '' : ' (foreign prototype)') },
-    (error) => { ${name} = 'error ' + error.message })`, context)
+    (error) => { ${name} = 'error ' + error.message })`,
+    context,
+  )
 }
 
 async function outcomeOf(context: vm.Context, name: string): Promise<unknown> {
-  await new Promise((resolve) => setImmediate(resolve))
+  await new Promise(resolve => setImmediate(resolve))
   return vm.runInContext(name, context)
 }
 
@@ -51,8 +67,11 @@ describe('context bootstrap: a binding result in parts', () => {
   // handing it a half-built array; the result must come whole and the setter never run.
   it('never runs a setter the program put on Array.prototype indexes', async () => {
     const { context, control } = bootWithBinding()
-    vm.runInContext(`globalThis.seen = []
-      for (let i = 0; i < 8; i++) Object.defineProperty(Array.prototype, i, { set(v) { seen.push([i, v, this.length]) }, configurable: true })`, context)
+    vm.runInContext(
+      `globalThis.seen = []
+      for (let i = 0; i < 8; i++) Object.defineProperty(Array.prototype, i, { set(v) { seen.push([i, v, this.length]) }, configurable: true })`,
+      context,
+    )
     call(context, 'planted')
     control.receivePart(1, '[1,2,3]', LIMIT)
     control.receivePart(1, '[4,5]', LIMIT)
@@ -68,7 +87,10 @@ describe('context bootstrap: a binding result in parts', () => {
     control.receivePart(1, `[${'1,'.repeat(300)}1]`, LIMIT)
     control.receivePart(1, '[2]', LIMIT)
     control.settleCall(1, true, '[3]', 3, LIMIT)
-    assert.match(String(await outcomeOf(context, 'big')), /^error The tool result \(1212 characters of JSON\) is too large to read in the sandbox/)
+    assert.match(
+      String(await outcomeOf(context, 'big')),
+      /^error The tool result \(1212 characters of JSON\) is too large to read in the sandbox/,
+    )
   })
 
   it('counts the last message against the budget too', async () => {
@@ -76,7 +98,10 @@ describe('context bootstrap: a binding result in parts', () => {
     call(context, 'tail')
     control.receivePart(1, `[${'1,'.repeat(300)}1]`, LIMIT)
     control.settleCall(1, true, `[${'1,'.repeat(300)}1]`, 1, LIMIT)
-    assert.match(String(await outcomeOf(context, 'tail')), /^error The tool result \(1206 characters of JSON\) is too large/)
+    assert.match(
+      String(await outcomeOf(context, 'tail')),
+      /^error The tool result \(1206 characters of JSON\) is too large/,
+    )
   })
 
   // A failure after some parts (the host's walk met a throwing getter, a BigInt, a cycle) voids them.

@@ -87,7 +87,12 @@ export interface ResourceGuardLimits {
   readonly maxCollectionSize: number
 }
 
-export function contextBootstrap(primordials: Primordials, host: BootstrapHost, webGlobals: ContextWebGlobals, limits: ResourceGuardLimits): BootstrapControl {
+export function contextBootstrap(
+  primordials: Primordials,
+  host: BootstrapHost,
+  webGlobals: ContextWebGlobals,
+  limits: ResourceGuardLimits,
+): BootstrapControl {
   const { contextGlobal: global, objectKeys, freeze } = primordials
   const kit = createBootstrapKit(primordials, host)
   installCollectionGuards(kit, limits)

@@ -5,11 +5,18 @@
  */
 import type vm from 'node:vm'
 import { compileContextScript } from './context-script.js'
-import { ARRAY_BUFFER_SAMPLE_BYTES, LARGEST_MAPPABLE_BYTES, type installArrayBufferGuard, type ArrayBufferGuardHost } from './array-buffer-guard.js'
+import {
+  ARRAY_BUFFER_SAMPLE_BYTES,
+  LARGEST_MAPPABLE_BYTES,
+  type installArrayBufferGuard,
+  type ArrayBufferGuardHost,
+} from './array-buffer-guard.js'
 import type { installDeferredWorkGuard, DeferredWorkGuardHost } from './deferred-work-guard.js'
 
 const arrayBufferGuardScript = compileContextScript<typeof installArrayBufferGuard>('code-runtime:array-buffer-guard')
-const deferredWorkGuardScript = compileContextScript<typeof installDeferredWorkGuard>('code-runtime:deferred-work-guard')
+const deferredWorkGuardScript = compileContextScript<typeof installDeferredWorkGuard>(
+  'code-runtime:deferred-work-guard',
+)
 
 /** What the guards report to; each member takes and returns primitives only. */
 export type ContextGuardHooks = ArrayBufferGuardHost & DeferredWorkGuardHost

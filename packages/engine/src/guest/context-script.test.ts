@@ -1,7 +1,12 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import vm from 'node:vm'
-import { compileContextScriptText, contextScriptCodeCaches, rejectedContextScriptCodeCaches, useContextScriptCodeCaches } from './context-script.js'
+import {
+  compileContextScriptText,
+  contextScriptCodeCaches,
+  rejectedContextScriptCodeCaches,
+  useContextScriptCodeCaches,
+} from './context-script.js'
 
 // Each test uses filenames of its own: the caches and rejections are per substrate (module state).
 describe('context-script code caches', () => {

@@ -53,14 +53,20 @@ export function rejectedContextScriptCodeCaches(): string[] {
  * The in-context script the build made under `filename`; `Script` is the type of the function it
  * evaluates to (`typeof` the entry's export).
  */
-export function compileContextScript<Script extends (...args: never[]) => unknown>(filename: string): ContextScript<Script> {
+export function compileContextScript<Script extends (...args: never[]) => unknown>(
+  filename: string,
+): ContextScript<Script> {
   const text = contextScriptTexts[filename]
-  if (text === undefined) throw new Error(`No in-context script is built under ${filename}: add it to scripts/bundle-context-scripts.mjs`)
+  if (text === undefined)
+    throw new Error(`No in-context script is built under ${filename}: add it to scripts/bundle-context-scripts.mjs`)
   return compileContextScriptText<Script>(text, filename)
 }
 
 /** Compiles `text`, an expression that evaluates to the script's function, under `filename`. */
-export function compileContextScriptText<Script extends (...args: never[]) => unknown>(text: string, filename: string): ContextScript<Script> {
+export function compileContextScriptText<Script extends (...args: never[]) => unknown>(
+  text: string,
+  filename: string,
+): ContextScript<Script> {
   let compiled: vm.Script | undefined
   const compile = (): vm.Script => {
     const cachedData = offeredCaches.get(filename)

@@ -42,7 +42,12 @@ export function installStackTraceFilter(host: StackTraceHost, programFileName: s
   const isArray = Array.isArray
 
   /** A property descriptor that inherits nothing (the program may plant `get`/`value` on Object.prototype). */
-  function dataDescriptor(value: unknown, writable: boolean, enumerable: boolean, configurable: boolean): PropertyDescriptor {
+  function dataDescriptor(
+    value: unknown,
+    writable: boolean,
+    enumerable: boolean,
+    configurable: boolean,
+  ): PropertyDescriptor {
     const descriptor = create(null) as PropertyDescriptor
     descriptor.value = value
     descriptor.writable = writable
@@ -79,7 +84,9 @@ export function installStackTraceFilter(host: StackTraceHost, programFileName: s
   }
   function textOf(value: unknown, fallback: string): string {
     if (value === undefined) return fallback
-    return typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol' ? fallback : stringConstructor(value)
+    return typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol'
+      ? fallback
+      : stringConstructor(value)
   }
   /** The first line of a stack, as `Error.prototype.toString` gives it. */
   function headerOf(error: unknown): string {
@@ -96,10 +103,26 @@ export function installStackTraceFilter(host: StackTraceHost, programFileName: s
     readonly [method: string]: unknown
   }
   const SNAPSHOT_METHODS: readonly string[] = freeze([
-    'getTypeName', 'getFunctionName', 'getMethodName', 'getFileName', 'getLineNumber', 'getColumnNumber',
-    'getEvalOrigin', 'isToplevel', 'isEval', 'isNative', 'isConstructor', 'isAsync', 'isPromiseAll',
-    'getPromiseIndex', 'getScriptNameOrSourceURL', 'getScriptHash', 'getEnclosingLineNumber',
-    'getEnclosingColumnNumber', 'getPosition', 'toString',
+    'getTypeName',
+    'getFunctionName',
+    'getMethodName',
+    'getFileName',
+    'getLineNumber',
+    'getColumnNumber',
+    'getEvalOrigin',
+    'isToplevel',
+    'isEval',
+    'isNative',
+    'isConstructor',
+    'isAsync',
+    'isPromiseAll',
+    'getPromiseIndex',
+    'getScriptNameOrSourceURL',
+    'getScriptHash',
+    'getEnclosingLineNumber',
+    'getEnclosingColumnNumber',
+    'getPosition',
+    'toString',
   ])
   function snapshot(site: unknown): FrameRecord {
     const record = create(null) as Record<string, unknown>
@@ -112,7 +135,8 @@ export function installStackTraceFilter(host: StackTraceHost, programFileName: s
       } catch {
         value = undefined
       }
-      record[method] = typeof value === 'object' || typeof value === 'function' ? (value === null ? null : undefined) : value
+      record[method] =
+        typeof value === 'object' || typeof value === 'function' ? (value === null ? null : undefined) : value
     }
     return record
   }
@@ -123,28 +147,72 @@ export function installStackTraceFilter(host: StackTraceHost, programFileName: s
     constructor(record: FrameRecord) {
       this.#record = record
     }
-    getThis(): undefined { return undefined }
-    getFunction(): undefined { return undefined }
-    getTypeName(): unknown { return this.#record.getTypeName }
-    getFunctionName(): unknown { return this.#record.getFunctionName }
-    getMethodName(): unknown { return this.#record.getMethodName }
-    getFileName(): unknown { return this.#record.getFileName }
-    getLineNumber(): unknown { return this.#record.getLineNumber }
-    getColumnNumber(): unknown { return this.#record.getColumnNumber }
-    getEvalOrigin(): unknown { return this.#record.getEvalOrigin }
-    isToplevel(): unknown { return this.#record.isToplevel }
-    isEval(): unknown { return this.#record.isEval }
-    isNative(): unknown { return this.#record.isNative }
-    isConstructor(): unknown { return this.#record.isConstructor }
-    isAsync(): unknown { return this.#record.isAsync }
-    isPromiseAll(): unknown { return this.#record.isPromiseAll }
-    getPromiseIndex(): unknown { return this.#record.getPromiseIndex }
-    getScriptNameOrSourceURL(): unknown { return this.#record.getScriptNameOrSourceURL }
-    getScriptHash(): unknown { return this.#record.getScriptHash }
-    getEnclosingLineNumber(): unknown { return this.#record.getEnclosingLineNumber }
-    getEnclosingColumnNumber(): unknown { return this.#record.getEnclosingColumnNumber }
-    getPosition(): unknown { return this.#record.getPosition }
-    toString(): string { return textOf(this.#record.toString, '<anonymous>') }
+    getThis(): undefined {
+      return undefined
+    }
+    getFunction(): undefined {
+      return undefined
+    }
+    getTypeName(): unknown {
+      return this.#record.getTypeName
+    }
+    getFunctionName(): unknown {
+      return this.#record.getFunctionName
+    }
+    getMethodName(): unknown {
+      return this.#record.getMethodName
+    }
+    getFileName(): unknown {
+      return this.#record.getFileName
+    }
+    getLineNumber(): unknown {
+      return this.#record.getLineNumber
+    }
+    getColumnNumber(): unknown {
+      return this.#record.getColumnNumber
+    }
+    getEvalOrigin(): unknown {
+      return this.#record.getEvalOrigin
+    }
+    isToplevel(): unknown {
+      return this.#record.isToplevel
+    }
+    isEval(): unknown {
+      return this.#record.isEval
+    }
+    isNative(): unknown {
+      return this.#record.isNative
+    }
+    isConstructor(): unknown {
+      return this.#record.isConstructor
+    }
+    isAsync(): unknown {
+      return this.#record.isAsync
+    }
+    isPromiseAll(): unknown {
+      return this.#record.isPromiseAll
+    }
+    getPromiseIndex(): unknown {
+      return this.#record.getPromiseIndex
+    }
+    getScriptNameOrSourceURL(): unknown {
+      return this.#record.getScriptNameOrSourceURL
+    }
+    getScriptHash(): unknown {
+      return this.#record.getScriptHash
+    }
+    getEnclosingLineNumber(): unknown {
+      return this.#record.getEnclosingLineNumber
+    }
+    getEnclosingColumnNumber(): unknown {
+      return this.#record.getEnclosingColumnNumber
+    }
+    getPosition(): unknown {
+      return this.#record.getPosition
+    }
+    toString(): string {
+      return textOf(this.#record.toString, '<anonymous>')
+    }
   }
 
   // --- The filter -----------------------------------------------------------------------------
@@ -177,7 +245,11 @@ export function installStackTraceFilter(host: StackTraceHost, programFileName: s
         continue
       }
       const isProgram = file === programFileName
-      defineProperty(kept, index, dataDescriptor(isProgram || ((file === undefined || file === null) && callerIsProgram), true, true, true))
+      defineProperty(
+        kept,
+        index,
+        dataDescriptor(isProgram || ((file === undefined || file === null) && callerIsProgram), true, true, true),
+      )
       callerIsProgram = isProgram
     }
     for (let index = 0; index < length; index++) {
@@ -211,12 +283,16 @@ export function installStackTraceFilter(host: StackTraceHost, programFileName: s
   }
   // The accessor cannot be removed or redefined, so the filter stays in front of any hook the
   // program sets; assigning the filter itself back (the usual save-and-restore) removes the hook.
-  defineProperty(ErrorConstructor, 'prepareStackTrace', accessorDescriptor(
-    () => prepareStackTrace,
-    (value: unknown) => {
-      programHook = value === prepareStackTrace ? undefined : value
-    },
-  ))
+  defineProperty(
+    ErrorConstructor,
+    'prepareStackTrace',
+    accessorDescriptor(
+      () => prepareStackTrace,
+      (value: unknown) => {
+        programHook = value === prepareStackTrace ? undefined : value
+      },
+    ),
+  )
   // Node reads `Error` from the context's global: it must stay this realm's Error.
   defineProperty(globalThis, 'Error', dataDescriptor(ErrorConstructor, false, false, false))
 }

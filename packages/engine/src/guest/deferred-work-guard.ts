@@ -45,7 +45,12 @@ export function installDeferredWorkGuard(host: DeferredWorkGuardHost): void {
       },
     }[name] as (...args: unknown[]) => unknown
     // Same arity as the built-in it replaces, so the program sees no difference in shape.
-    defineProperty(guarded, 'length', { value: original.length, writable: false, enumerable: false, configurable: true })
+    defineProperty(guarded, 'length', {
+      value: original.length,
+      writable: false,
+      enumerable: false,
+      configurable: true,
+    })
     defineProperty(owner, name, { value: guarded, writable: true, configurable: true, enumerable: false })
   }
   // A registry with nothing registered never calls back; `register` is the arming step.

@@ -45,7 +45,11 @@ export function programFrames(stack: string): string[] {
  * @example describeThrown(new TypeError('x is not a function')) // 'TypeError: x is not a function\n    at program.ts:2:3'
  * @example describeThrown('plain failure') // 'plain failure'
  */
-export function describeThrown(thrown: unknown, formatValue: (value: unknown) => string, knownPosition?: string): string {
+export function describeThrown(
+  thrown: unknown,
+  formatValue: (value: unknown) => string,
+  knownPosition?: string,
+): string {
   // A thrown primitive is its own message (`throw 'x'` → `x`), as in the reference runtime: the
   // model reads exactly what it threw, and the output cap counts exactly that.
   if ((typeof thrown !== 'object' && typeof thrown !== 'function') || thrown === null) return String(thrown)

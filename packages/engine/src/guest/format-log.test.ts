@@ -29,8 +29,19 @@ void describe('formatTable', () => {
   void it('never runs a getter of the columns array or of a row', () => {
     let ran = false
     const columns = ['a']
-    Object.defineProperty(columns, 1, { get: () => { ran = true; return 'b' }, enumerable: true })
-    const row = { get a() { ran = true; return 1 } }
+    Object.defineProperty(columns, 1, {
+      get: () => {
+        ran = true
+        return 'b'
+      },
+      enumerable: true,
+    })
+    const row = {
+      get a() {
+        ran = true
+        return 1
+      },
+    }
     const table = formatTable([row], columns)
     assert.equal(ran, false)
     assert.match(table, /\[getter\]/)

@@ -63,8 +63,12 @@ function readColumns(columns: unknown): PropertyKey[] | undefined {
   for (let index = 0; index < length; index++) {
     const descriptor = Object.getOwnPropertyDescriptor(columns, index)
     const column: unknown = descriptor !== undefined && 'value' in descriptor ? descriptor.value : undefined
-    const key: PropertyKey = typeof column === 'symbol' || typeof column === 'string' ? column
-      : typeof column === 'object' && column !== null || typeof column === 'function' ? inspectValue(column) : String(column)
+    const key: PropertyKey =
+      typeof column === 'symbol' || typeof column === 'string'
+        ? column
+        : (typeof column === 'object' && column !== null) || typeof column === 'function'
+          ? inspectValue(column)
+          : String(column)
     if (!keys.includes(key)) keys.push(key)
   }
   return keys
@@ -80,7 +84,7 @@ export function formatTable(data: unknown, columns?: unknown): string {
     if (typeof data !== 'object' || data === null) return inspectValue(data)
     const chosen = readColumns(columns)
     const rows = ownEntries(data)
-    const titles: string[] = chosen === undefined ? [] : chosen.map((key) => String(key))
+    const titles: string[] = chosen === undefined ? [] : chosen.map(key => String(key))
     const cells = rows.map(([index, row]) => {
       const cell = new Map<string, string>()
       const isObject = typeof row === 'object' && row !== null
@@ -100,12 +104,18 @@ export function formatTable(data: unknown, columns?: unknown): string {
       return { index, cell }
     })
     const header = ['(index)', ...titles]
-    const body = cells.map(({ index, cell }) => [index, ...titles.map((column) => cell.get(column) ?? '')])
+    const body = cells.map(({ index, cell }) => [index, ...titles.map(column => cell.get(column) ?? '')])
     // A loop, not Math.max(...spread): a table of many rows would overflow the argument stack.
-    const widths = header.map((title, column) => body.reduce((widest, line) => Math.max(widest, (line[column] ?? '').length), title.length))
-    const render = (line: readonly string[]): string => `│ ${line.map((text, column) => text.padEnd(widths[column] ?? 0)).join(' │ ')} │`
-    const rule = (left: string, middle: string, right: string): string => `${left}${widths.map((width) => '─'.repeat(width + 2)).join(middle)}${right}`
-    return [rule('┌', '┬', '┐'), render(header), rule('├', '┼', '┤'), ...body.map(render), rule('└', '┴', '┘')].join('\n')
+    const widths = header.map((title, column) =>
+      body.reduce((widest, line) => Math.max(widest, (line[column] ?? '').length), title.length),
+    )
+    const render = (line: readonly string[]): string =>
+      `│ ${line.map((text, column) => text.padEnd(widths[column] ?? 0)).join(' │ ')} │`
+    const rule = (left: string, middle: string, right: string): string =>
+      `${left}${widths.map(width => '─'.repeat(width + 2)).join(middle)}${right}`
+    return [rule('┌', '┬', '┐'), render(header), rule('├', '┼', '┤'), ...body.map(render), rule('└', '┴', '┘')].join(
+      '\n',
+    )
   } catch {
     return '[table that cannot be shown]'
   }

@@ -12,9 +12,20 @@ import vm from 'node:vm'
 import { getHeapStatistics } from 'node:v8'
 import { types } from 'node:util'
 import { safeLosslessJsonText, formatLosslessJsonRefusal, jsonStringByteLength } from '@code-runtime/core/json'
-import { decodeHostMessage, type GuestToHostMessage, type NamespaceSpec, type RunStartMessage } from '../protocol/messages.js'
+import {
+  decodeHostMessage,
+  type GuestToHostMessage,
+  type NamespaceSpec,
+  type RunStartMessage,
+} from '../protocol/messages.js'
 import { SessionScope } from './session-scope.js'
-import type { contextBootstrap, BootstrapControl, BootstrapHost, ContextWebGlobals, ResourceGuardLimits } from './context-bootstrap.js'
+import type {
+  contextBootstrap,
+  BootstrapControl,
+  BootstrapHost,
+  ContextWebGlobals,
+  ResourceGuardLimits,
+} from './context-bootstrap.js'
 import type { installBuiltinGuards, BuiltinGuardHost, BuiltinGuardLimits } from './builtin-guards.js'
 import { createWebGlobals } from './context-globals/web-globals.js'
 import { compileContextScript } from './context-script.js'
@@ -57,7 +68,9 @@ const BUILTIN_GUARD_LIMITS: BuiltinGuardLimits = Object.freeze({ maxArrayLength:
  * the sandbox's JSON.parse guard allows one text (two characters per array element at least).
  */
 const MAX_RESULT_JSON_CHARS = BUILTIN_GUARD_LIMITS.maxArrayLength * 2
-const BUILTIN_GUARD_HOST: BuiltinGuardHost = Object.freeze({ isProxy: (value: unknown): boolean => types.isProxy(value) })
+const BUILTIN_GUARD_HOST: BuiltinGuardHost = Object.freeze({
+  isProxy: (value: unknown): boolean => types.isProxy(value),
+})
 
 /**
  * Node's marker for a context whose global is an ordinary object (Node 20.18+): no interceptors
@@ -73,7 +86,9 @@ const primordialsScript = compileContextScript<typeof capturePrimordials>('code-
 const bootstrapScript = compileContextScript<typeof contextBootstrap>('code-runtime:bootstrap')
 const STACK_TRACE_HOST: StackTraceHost = Object.freeze({ isProxy: (value: unknown): boolean => types.isProxy(value) })
 
-type Timer = { readonly kind: 'timeout' | 'interval'; readonly handle: NodeJS.Timeout } | { readonly kind: 'immediate'; readonly handle: NodeJS.Immediate }
+type Timer =
+  | { readonly kind: 'timeout' | 'interval'; readonly handle: NodeJS.Timeout }
+  | { readonly kind: 'immediate'; readonly handle: NodeJS.Immediate }
 
 /** The state of one run; a session's next run starts with a new one. */
 class RunState {
@@ -100,7 +115,7 @@ class RunState {
   constructor(generation: number, message: RunStartMessage, firstCallId: number) {
     this.generation = generation
     this.namespaces = message.namespaces
-    this.memberSets = message.namespaces.map((namespace) => new Set(namespace.members))
+    this.memberSets = message.namespaces.map(namespace => new Set(namespace.members))
     this.maxOutputBytes = message.maxOutputBytes
     this.firstCallId = firstCallId
   }
@@ -121,7 +136,7 @@ export class GuestSession {
 
   constructor(channel: GuestChannel, options: GuestSessionOptions = {}) {
     this.channel = channel
-    this.context = vm.createContext(DONT_CONTEXTIFY ?? Object.create(null) as object, {
+    this.context = vm.createContext(DONT_CONTEXTIFY ?? (Object.create(null) as object), {
       name: 'program',
       codeGeneration: { strings: false, wasm: false },
     })
@@ -137,8 +152,17 @@ export class GuestSession {
     guardsScript.runIn(this.context)(BUILTIN_GUARD_HOST, BUILTIN_GUARD_LIMITS)
     // Captured once, before any program code: what every later in-context script works with.
     const primordials = primordialsScript.runIn(this.context)()
-    const webGlobals = createWebGlobals(this.context, primordials, createWebGlobalsHost()) as unknown as ContextWebGlobals
-    this.control = bootstrapScript.runIn(this.context)(primordials, this.createBootstrapHost(), webGlobals, RESOURCE_LIMITS)
+    const webGlobals = createWebGlobals(
+      this.context,
+      primordials,
+      createWebGlobalsHost(),
+    ) as unknown as ContextWebGlobals
+    this.control = bootstrapScript.runIn(this.context)(
+      primordials,
+      this.createBootstrapHost(),
+      webGlobals,
+      RESOURCE_LIMITS,
+    )
   }
 
   /** Handles one raw message from the host. Never throws. */
@@ -165,7 +189,11 @@ export class GuestSession {
         try {
           this.control.receivePart(message.id, message.json, MAX_RESULT_JSON_CHARS)
         } catch {
-          this.end({ kind: 'run-end', outcome: 'exception', message: 'The sandbox failed while delivering a tool result.' })
+          this.end({
+            kind: 'run-end',
+            outcome: 'exception',
+            message: 'The sandbox failed while delivering a tool result.',
+          })
         }
         return
       }
@@ -173,11 +201,16 @@ export class GuestSession {
         const run = this.run
         if (run === undefined || run.ended || message.id < run.firstCallId) return
         try {
-          if (message.ok) this.control.settleCall(message.id, true, message.valueJson, message.parts ?? 0, MAX_RESULT_JSON_CHARS)
+          if (message.ok)
+            this.control.settleCall(message.id, true, message.valueJson, message.parts ?? 0, MAX_RESULT_JSON_CHARS)
           else this.control.settleCall(message.id, false, message.message, 0, MAX_RESULT_JSON_CHARS)
         } catch {
           // The program's own code cannot run here; a failure means the context is unusable.
-          this.end({ kind: 'run-end', outcome: 'exception', message: 'The sandbox failed while delivering a tool result.' })
+          this.end({
+            kind: 'run-end',
+            outcome: 'exception',
+            message: 'The sandbox failed while delivering a tool result.',
+          })
         } finally {
           run.callSites.delete(message.id)
         }
@@ -205,7 +238,8 @@ export class GuestSession {
     if (this.scope !== undefined && message.session !== undefined) {
       const { keptNames, publishedFunctions, maxKeptNames } = message.session
       const names = [...keptNames, ...publishedFunctions]
-      const problem = this.hiddenNamespace(this.scope, names, message.namespaces) ?? this.scope.declare(names, maxKeptNames)
+      const problem =
+        this.hiddenNamespace(this.scope, names, message.namespaces) ?? this.scope.declare(names, maxKeptNames)
       if (problem !== undefined) {
         this.end({ kind: 'run-end', outcome: 'exception', message: problem })
         return
@@ -228,7 +262,11 @@ export class GuestSession {
   }
 
   /** A namespace (or error class) of this run whose name the session keeps, or this run would keep. */
-  private hiddenNamespace(scope: SessionScope, keeping: readonly string[], namespaces: readonly NamespaceSpec[]): string | undefined {
+  private hiddenNamespace(
+    scope: SessionScope,
+    keeping: readonly string[],
+    namespaces: readonly NamespaceSpec[],
+  ): string | undefined {
     for (const namespace of namespaces) {
       for (const name of [namespace.global, namespace.errorClass?.name]) {
         if (name === undefined) continue
@@ -283,7 +321,11 @@ export class GuestSession {
       text = safeLosslessJsonText(value, { rootLabel: 'The return value' })
     } catch {
       // Only a text too long for a string lands here; the run must still end now, not at maxWallMs.
-      this.end({ kind: 'run-end', outcome: 'invalid-output', message: 'The return value is too large to send; return less data.' })
+      this.end({
+        kind: 'run-end',
+        outcome: 'invalid-output',
+        message: 'The return value is too large to send; return less data.',
+      })
       return
     }
     if (!text.ok) {
@@ -294,7 +336,13 @@ export class GuestSession {
   }
 
   /** Starts a call the program made; `site` is where in the program it made it. */
-  private requestCall(generation: number, namespaceIndex: number, member: string, args: unknown, site: CapturedCallSite | undefined): number | string {
+  private requestCall(
+    generation: number,
+    namespaceIndex: number,
+    member: string,
+    args: unknown,
+    site: CapturedCallSite | undefined,
+  ): number | string {
     const run = this.run
     if (run === undefined) return `${String(member)} is not a tool.`
     // Recorded once the call is sent or refused: reading the arguments may run program code
@@ -306,13 +354,20 @@ export class GuestSession {
   }
 
   /** Sends a call's request; returns its id, or why it is refused. */
-  private sendCall(run: RunState, generation: number, namespaceIndex: number, member: string, args: unknown): number | string {
+  private sendCall(
+    run: RunState,
+    generation: number,
+    namespaceIndex: number,
+    member: string,
+    args: unknown,
+  ): number | string {
     if (generation !== run.generation) {
       return `${String(member)}: this function belongs to the bindings of an earlier run of the session; call it through this run's namespace.`
     }
     const namespace = run.namespaces[namespaceIndex]
     const members = run.memberSets[namespaceIndex]
-    if (namespace === undefined || members === undefined || !members.has(member)) return `${String(member)} is not a tool.`
+    if (namespace === undefined || members === undefined || !members.has(member))
+      return `${String(member)} is not a tool.`
     if (run.ended) return `${namespace.global}.${member}: the run has already ended.`
     let text: ReturnType<typeof safeLosslessJsonText>
     try {
@@ -386,11 +441,12 @@ export class GuestSession {
         const run = this.run
         if (run === undefined || run.ended) return
         const callback = (): void => this.fire(run, id)
-        const timer: Timer = delayMs < 0
-          ? { kind: 'immediate', handle: setImmediate(callback) }
-          : repeat
-            ? { kind: 'interval', handle: setInterval(callback, delayMs) }
-            : { kind: 'timeout', handle: setTimeout(callback, delayMs) }
+        const timer: Timer =
+          delayMs < 0
+            ? { kind: 'immediate', handle: setImmediate(callback) }
+            : repeat
+              ? { kind: 'interval', handle: setInterval(callback, delayMs) }
+              : { kind: 'timeout', handle: setTimeout(callback, delayMs) }
         run.timers.set(id, timer)
       },
       cancelTimer: (id: number): void => {

@@ -13,6 +13,11 @@ export function hardenRealm(): void {
     Object.getPrototypeOf(async function* () {}) as object,
   ]
   for (const prototype of functionPrototypes) {
-    Object.defineProperty(prototype, 'constructor', { value: undefined, writable: false, enumerable: false, configurable: false })
+    Object.defineProperty(prototype, 'constructor', {
+      value: undefined,
+      writable: false,
+      enumerable: false,
+      configurable: false,
+    })
   }
 }

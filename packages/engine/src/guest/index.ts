@@ -6,4 +6,8 @@ export { hardenRealm } from './harden-realm.js'
 // Optional guards a backend installs in each context it prepares (the worker-thread backend does)
 export { installContextGuards, type ContextGuardHooks } from './context-guards.js'
 // V8 code caches of the in-context scripts, made at build time and offered at start
-export { contextScriptCodeCaches, rejectedContextScriptCodeCaches, useContextScriptCodeCaches } from './context-script.js'
+export {
+  contextScriptCodeCaches,
+  rejectedContextScriptCodeCaches,
+  useContextScriptCodeCaches,
+} from './context-script.js'

@@ -38,7 +38,9 @@ export interface Primordials {
   readonly apply: typeof Reflect.apply
   readonly ownKeys: typeof Reflect.ownKeys
   readonly deleteProperty: typeof Reflect.deleteProperty
-  readonly uncurryThis: <Self, Args extends unknown[], Result>(method: (this: Self, ...args: Args) => Result) => (self: Self, ...args: Args) => Result
+  readonly uncurryThis: <Self, Args extends unknown[], Result>(
+    method: (this: Self, ...args: Args) => Result,
+  ) => (self: Self, ...args: Args) => Result
   readonly uncurryGetter: <Value>(prototype: object, key: PropertyKey) => (self: unknown) => Value
   readonly optionalGetter: <Value>(prototype: object, key: PropertyKey) => ((self: unknown) => Value) | undefined
   readonly newList: <Item>() => Item[]
@@ -110,7 +112,11 @@ export interface Primordials {
   readonly regExpSource: (self: unknown) => string
   readonly PromisePrototype: object
   readonly PromiseConstructor: PromiseConstructor
-  readonly promiseThen: (self: Promise<unknown>, onFulfilled?: (value: unknown) => unknown, onRejected?: (reason: unknown) => unknown) => Promise<unknown>
+  readonly promiseThen: (
+    self: Promise<unknown>,
+    onFulfilled?: (value: unknown) => unknown,
+    onRejected?: (reason: unknown) => unknown,
+  ) => Promise<unknown>
   readonly IntlNamespace: typeof Intl | undefined
   readonly ArrayBufferConstructor: ArrayBufferConstructor
   readonly arrayBufferByteLength: (self: unknown) => number
@@ -121,7 +127,9 @@ export interface Primordials {
   readonly isView: typeof ArrayBuffer.isView
   readonly Uint8ArrayConstructor: Uint8ArrayConstructor
   readonly Int8ArrayConstructor: Int8ArrayConstructor
-  readonly typedArrayConstructors: Readonly<Record<string, new (buffer: ArrayBuffer, byteOffset?: number, length?: number) => ArrayBufferView>>
+  readonly typedArrayConstructors: Readonly<
+    Record<string, new (buffer: ArrayBuffer, byteOffset?: number, length?: number) => ArrayBufferView>
+  >
   readonly typedArrayTag: (self: unknown) => string | undefined
   readonly typedArrayBuffer: (self: unknown) => ArrayBuffer
   readonly typedArrayByteOffset: (self: unknown) => number
@@ -144,7 +152,9 @@ export function capturePrimordials(): Primordials {
   const functionBind = Function.prototype.bind
   const functionCall = Function.prototype.call
   /** `method` as a plain function taking its receiver first; immune to later edits of `call`/`bind`. */
-  function uncurryThis<Self, Args extends unknown[], Result>(method: (this: Self, ...args: Args) => Result): (self: Self, ...args: Args) => Result {
+  function uncurryThis<Self, Args extends unknown[], Result>(
+    method: (this: Self, ...args: Args) => Result,
+  ): (self: Self, ...args: Args) => Result {
     return apply(functionBind, functionCall, [method]) as (self: Self, ...args: Args) => Result
   }
   function uncurryGetter<Value>(prototype: object, key: PropertyKey): (self: unknown) => Value {
@@ -181,7 +191,9 @@ export function capturePrimordials(): Primordials {
     return freeze(record)
   }
   const stringSlice = uncurryThis(String.prototype.slice as (this: string, start?: number, end?: number) => string)
-  const stringIndexOf = uncurryThis(String.prototype.indexOf as (this: string, search: string, position?: number) => number)
+  const stringIndexOf = uncurryThis(
+    String.prototype.indexOf as (this: string, search: string, position?: number) => number,
+  )
   /** Makes the space-separated `names` of `prototype` enumerable, as Node shows its web classes' members. */
   function setEnumerable(prototype: object, names: string): void {
     let start = 0
@@ -266,7 +278,9 @@ export function capturePrimordials(): Primordials {
   primordials.ObjectPrototypeToString = Object.prototype.toString
   primordials.objectToString = uncurryThis(Object.prototype.toString as (this: unknown) => string)
   primordials.isArray = Array.isArray
-  primordials.arraySort = uncurryThis(Array.prototype.sort as (this: unknown[], compare: (a: unknown, b: unknown) => number) => unknown[])
+  primordials.arraySort = uncurryThis(
+    Array.prototype.sort as (this: unknown[], compare: (a: unknown, b: unknown) => number) => unknown[],
+  )
   primordials.arrayJoin = uncurryThis(Array.prototype.join as (this: unknown[], separator: string) => string)
   primordials.functionToString = uncurryThis(Function.prototype.toString as (this: unknown) => string)
   primordials.charCodeAt = uncurryThis(String.prototype.charCodeAt as (this: string, index: number) => number)
@@ -287,24 +301,36 @@ export function capturePrimordials(): Primordials {
   // Collections
   primordials.MapConstructor = Map
   primordials.mapGet = uncurryThis(Map.prototype.get as (this: Map<unknown, unknown>, key: unknown) => unknown)
-  primordials.mapSet = uncurryThis(Map.prototype.set as (this: Map<unknown, unknown>, key: unknown, value: unknown) => unknown)
+  primordials.mapSet = uncurryThis(
+    Map.prototype.set as (this: Map<unknown, unknown>, key: unknown, value: unknown) => unknown,
+  )
   primordials.mapHas = uncurryThis(Map.prototype.has as (this: Map<unknown, unknown>, key: unknown) => boolean)
   primordials.mapDelete = uncurryThis(Map.prototype.delete as (this: Map<unknown, unknown>, key: unknown) => boolean)
-  primordials.mapForEach = uncurryThis(Map.prototype.forEach as (this: unknown, callback: (value: unknown, key: unknown) => void) => void)
+  primordials.mapForEach = uncurryThis(
+    Map.prototype.forEach as (this: unknown, callback: (value: unknown, key: unknown) => void) => void,
+  )
   primordials.mapSize = uncurryGetter<number>(Map.prototype, 'size')
   primordials.SetConstructor = Set
   primordials.setAdd = uncurryThis(Set.prototype.add as (this: Set<unknown>, value: unknown) => unknown)
   primordials.setHas = uncurryThis(Set.prototype.has as (this: unknown, value: unknown) => boolean)
-  primordials.setForEach = uncurryThis(Set.prototype.forEach as (this: unknown, callback: (value: unknown) => void) => void)
+  primordials.setForEach = uncurryThis(
+    Set.prototype.forEach as (this: unknown, callback: (value: unknown) => void) => void,
+  )
   primordials.setSize = uncurryGetter<number>(Set.prototype, 'size')
   primordials.WeakMapPrototype = WeakMap.prototype
   primordials.weakMapHas = uncurryThis(WeakMap.prototype.has as (this: unknown, key: object) => boolean)
   primordials.WeakSetPrototype = WeakSet.prototype
   primordials.weakSetHas = uncurryThis(WeakSet.prototype.has as (this: unknown, key: object) => boolean)
   primordials.WeakRefPrototype = WeakRefConstructor?.prototype as object | undefined
-  primordials.weakRefDeref = WeakRefConstructor === undefined ? undefined : uncurryThis(WeakRefConstructor.prototype.deref as (this: unknown) => unknown)
+  primordials.weakRefDeref =
+    WeakRefConstructor === undefined
+      ? undefined
+      : uncurryThis(WeakRefConstructor.prototype.deref as (this: unknown) => unknown)
   primordials.FinalizationRegistryPrototype = FinalizationRegistryConstructor?.prototype as object | undefined
-  primordials.finalizationRegistryUnregister = FinalizationRegistryConstructor === undefined ? undefined : uncurryThis(FinalizationRegistryConstructor.prototype.unregister as (this: unknown, token: object) => boolean)
+  primordials.finalizationRegistryUnregister =
+    FinalizationRegistryConstructor === undefined
+      ? undefined
+      : uncurryThis(FinalizationRegistryConstructor.prototype.unregister as (this: unknown, token: object) => boolean)
   // Boxed primitives, dates, regular expressions, promises
   primordials.BooleanPrototype = Boolean.prototype
   primordials.booleanValueOf = uncurryThis(Boolean.prototype.valueOf as (this: unknown) => boolean)
@@ -320,7 +346,13 @@ export function capturePrimordials(): Primordials {
   primordials.regExpSource = uncurryGetter<string>(RegExp.prototype, 'source')
   primordials.PromisePrototype = Promise.prototype
   primordials.PromiseConstructor = Promise
-  primordials.promiseThen = uncurryThis(Promise.prototype.then as (this: Promise<unknown>, onFulfilled?: (value: unknown) => unknown, onRejected?: (reason: unknown) => unknown) => Promise<unknown>)
+  primordials.promiseThen = uncurryThis(
+    Promise.prototype.then as (
+      this: Promise<unknown>,
+      onFulfilled?: (value: unknown) => unknown,
+      onRejected?: (reason: unknown) => unknown,
+    ) => Promise<unknown>,
+  )
   primordials.IntlNamespace = typeof Intl === 'object' && Intl !== null ? Intl : undefined
   // Binary data
   primordials.ArrayBufferConstructor = ArrayBuffer
@@ -328,7 +360,10 @@ export function capturePrimordials(): Primordials {
   primordials.arrayBufferResizable = optionalGetter<boolean>(ArrayBuffer.prototype, 'resizable')
   primordials.arrayBufferMaxByteLength = optionalGetter<number>(ArrayBuffer.prototype, 'maxByteLength')
   primordials.SharedArrayBufferPrototype = SharedArrayBufferConstructor?.prototype as object | undefined
-  primordials.sharedArrayBufferByteLength = SharedArrayBufferConstructor === undefined ? undefined : uncurryGetter<number>(SharedArrayBufferConstructor.prototype, 'byteLength')
+  primordials.sharedArrayBufferByteLength =
+    SharedArrayBufferConstructor === undefined
+      ? undefined
+      : uncurryGetter<number>(SharedArrayBufferConstructor.prototype, 'byteLength')
   primordials.isView = ArrayBuffer.isView
   primordials.Uint8ArrayConstructor = Uint8Array
   primordials.Int8ArrayConstructor = Int8Array
@@ -338,7 +373,9 @@ export function capturePrimordials(): Primordials {
   primordials.typedArrayByteOffset = uncurryGetter<number>(TypedArrayPrototype, 'byteOffset')
   primordials.typedArrayByteLength = uncurryGetter<number>(TypedArrayPrototype, 'byteLength')
   primordials.typedArrayLength = uncurryGetter<number>(TypedArrayPrototype, 'length')
-  primordials.typedArraySet = uncurryThis((TypedArrayPrototype as { set: (this: unknown, source: ArrayLike<number>, offset?: number) => void }).set)
+  primordials.typedArraySet = uncurryThis(
+    (TypedArrayPrototype as { set: (this: unknown, source: ArrayLike<number>, offset?: number) => void }).set,
+  )
   primordials.DataViewConstructor = DataView
   primordials.dataViewBuffer = uncurryGetter<ArrayBuffer>(DataView.prototype, 'buffer')
   primordials.dataViewByteOffset = uncurryGetter<number>(DataView.prototype, 'byteOffset')
@@ -346,7 +383,6 @@ export function capturePrimordials(): Primordials {
   // Iteration
   primordials.IteratorPrototype = getPrototypeOf(getPrototypeOf([][symbolIterator]())) as object
   // An async generator object inherits %AsyncGeneratorPrototype%, which inherits %AsyncIteratorPrototype%.
-  primordials.AsyncIteratorPrototype = getPrototypeOf(getPrototypeOf((async function* () {}).prototype)) as object
+  primordials.AsyncIteratorPrototype = getPrototypeOf(getPrototypeOf(async function* () {}.prototype)) as object
   return freeze(primordials)
 }
-

@@ -7,14 +7,19 @@ import type { GuestToHostMessage, NamespaceSpec, RunStartMessage } from '../prot
 import { GuestSession } from './guest-runtime.js'
 import { SessionScope } from './session-scope.js'
 
-const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+const wait = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
 function namespace(global: string, members: string[] = ['echo']): NamespaceSpec {
   return { global, members, errorClass: null }
 }
 
 /** A session run of `body` (already rewritten as the session transform would). */
-function sessionRun(body: string, keptNames: string[] = [], publishedFunctions: string[] = [], namespaces: NamespaceSpec[] = []): RunStartMessage {
+function sessionRun(
+  body: string,
+  keptNames: string[] = [],
+  publishedFunctions: string[] = [],
+  namespaces: NamespaceSpec[] = [],
+): RunStartMessage {
   const prologue = publishedFunctions.length === 0 ? '' : `__codeRuntimeKeep(${publishedFunctions.join(', ')});`
   return {
     kind: 'run-start',
@@ -27,8 +32,8 @@ function sessionRun(body: string, keptNames: string[] = [], publishedFunctions: 
 
 function startGuest(): { guest: GuestSession; sent: GuestToHostMessage[]; ends: () => GuestToHostMessage[] } {
   const sent: GuestToHostMessage[] = []
-  const guest = new GuestSession({ send: (message) => sent.push(message) })
-  return { guest, sent, ends: () => sent.filter((message) => message.kind === 'run-end') }
+  const guest = new GuestSession({ send: message => sent.push(message) })
+  return { guest, sent, ends: () => sent.filter(message => message.kind === 'run-end') }
 }
 
 /** Runs one message and waits for its end (or `ms`). */
@@ -42,7 +47,10 @@ describe('GuestSession: the runs of a persistent session', () => {
     const { guest, ends } = startGuest()
     await runAndWait(guest, sessionRun('x = 1; function f() { return x * 10 }\nreturn f()', ['x', 'f'], ['f']))
     await runAndWait(guest, sessionRun('x = 4\nreturn f()'))
-    assert.deepEqual(ends().map((end) => end.kind === 'run-end' && end.outcome === 'value' ? end.valueJson : end), ['10', '40'])
+    assert.deepEqual(
+      ends().map(end => (end.kind === 'run-end' && end.outcome === 'value' ? end.valueJson : end)),
+      ['10', '40'],
+    )
   })
 
   it('refuses a name the runtime cannot hide before the program runs', async () => {
@@ -65,19 +73,25 @@ describe('GuestSession: the runs of a persistent session', () => {
     assert.match(last.message, /tools is a variable of this session/)
   })
 
-  it('installs each run\'s own namespaces and refuses calls through an earlier run\'s', async () => {
+  it("installs each run's own namespaces and refuses calls through an earlier run's", async () => {
     const { guest, sent, ends } = startGuest()
     await runAndWait(guest, sessionRun('old = alpha\nreturn typeof alpha', ['old'], [], [namespace('alpha')]))
-    await runAndWait(guest, sessionRun(
-      'let refused = "no"\ntry { await old.echo(1) } catch (error) { refused = String(error.message) }\nreturn [typeof alpha, typeof beta, refused]',
-      [], [], [namespace('beta')]))
+    await runAndWait(
+      guest,
+      sessionRun(
+        'let refused = "no"\ntry { await old.echo(1) } catch (error) { refused = String(error.message) }\nreturn [typeof alpha, typeof beta, refused]',
+        [],
+        [],
+        [namespace('beta')],
+      ),
+    )
     const last = ends().at(-1)
     assert.ok(last?.kind === 'run-end' && last.outcome === 'value')
     const [alpha, beta, refused] = JSON.parse(last.valueJson ?? 'null') as string[]
     assert.equal(alpha, 'undefined')
     assert.equal(beta, 'object')
     assert.match(refused ?? '', /earlier run/)
-    assert.equal(sent.filter((message) => message.kind === 'call-request').length, 0, 'no call left the context')
+    assert.equal(sent.filter(message => message.kind === 'call-request').length, 0, 'no call left the context')
   })
 
   it('leaves a global the program replaced, even when a later run lacks that namespace', async () => {
@@ -91,16 +105,23 @@ describe('GuestSession: the runs of a persistent session', () => {
 
   it('cancels the timers of a settled run and drops a late result of its calls', async () => {
     const { guest, sent } = startGuest()
-    guest.receive(sessionRun("setInterval(() => console.log('tick'), 1)\nalpha.echo(1).then(() => console.log('late'))\nreturn 1", [], [], [namespace('alpha')]))
+    guest.receive(
+      sessionRun(
+        "setInterval(() => console.log('tick'), 1)\nalpha.echo(1).then(() => console.log('late'))\nreturn 1",
+        [],
+        [],
+        [namespace('alpha')],
+      ),
+    )
     await wait(20)
-    const call = sent.find((message) => message.kind === 'call-request')
+    const call = sent.find(message => message.kind === 'call-request')
     assert.ok(call?.kind === 'call-request')
     await runAndWait(guest, sessionRun('await new Promise((resolve) => setTimeout(resolve, 30))\nreturn 2'), 0)
     guest.receive({ kind: 'call-result', id: call.id, ok: true, valueJson: '1' })
     await wait(60)
-    const logs = sent.filter((message) => message.kind === 'log-line')
+    const logs = sent.filter(message => message.kind === 'log-line')
     assert.deepEqual(logs, [], 'no timer or late continuation of the first run ran')
-    assert.deepEqual(sent.filter((message) => message.kind === 'run-end').length, 2)
+    assert.deepEqual(sent.filter(message => message.kind === 'run-end').length, 2)
   })
 
   it('answers run-stop, ends the run with nothing after it, and takes the next run', async () => {
@@ -121,7 +142,12 @@ describe('GuestSession: the runs of a persistent session', () => {
 
   it('takes one program only when the first run is not a session run', async () => {
     const { guest, ends } = startGuest()
-    await runAndWait(guest, { kind: 'run-start', source: '(async function () {\nreturn 1\n})', namespaces: [], maxOutputBytes: 100 })
+    await runAndWait(guest, {
+      kind: 'run-start',
+      source: '(async function () {\nreturn 1\n})',
+      namespaces: [],
+      maxOutputBytes: 100,
+    })
     await runAndWait(guest, sessionRun('return 2'))
     assert.equal(ends().length, 1)
   })
@@ -155,7 +181,10 @@ describe('SessionScope', () => {
     const scope = new SessionScope(inContext)
     assert.equal(scope.declare(['a', 'b'], 3), undefined)
     const refusal = scope.declare(['a', 'c', 'd'], 3) ?? ''
-    assert.match(refusal, /2 new top-level names, but the session keeps at most 3 \(maxKeptNames\) and already keeps 2, so 1 is left; nothing of this run was kept/)
+    assert.match(
+      refusal,
+      /2 new top-level names, but the session keeps at most 3 \(maxKeptNames\) and already keeps 2, so 1 is left; nothing of this run was kept/,
+    )
     assert.match(refusal, /new session/)
     assert.equal(scope.keeps('c'), false)
     assert.equal(vm.runInContext('typeof c', inContext), 'undefined')

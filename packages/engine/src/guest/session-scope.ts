@@ -23,8 +23,10 @@ const NEVER_KEPT = new Set([KEEP_ARGUMENTS, 'arguments', 'eval'])
 /** Why a run that would keep too many names is refused, and the two ways on. */
 function keptNamesLimitMessage(fresh: number, kept: number, maxKeptNames: number): string {
   const left = Math.max(0, maxKeptNames - kept)
-  return `This run would keep ${fresh} new top-level ${fresh === 1 ? 'name' : 'names'}, but the session keeps at most ${maxKeptNames} (maxKeptNames) and already keeps ${kept}, so ${left} ${left === 1 ? 'is' : 'are'} left; nothing of this run was kept. `
-    + 'Assign to the variables the session has (or wrap the code in a block, whose declarations are not kept), or start over in a new session: its variables are forgotten.'
+  return (
+    `This run would keep ${fresh} new top-level ${fresh === 1 ? 'name' : 'names'}, but the session keeps at most ${maxKeptNames} (maxKeptNames) and already keeps ${kept}, so ${left} ${left === 1 ? 'is' : 'are'} left; nothing of this run was kept. ` +
+    'Assign to the variables the session has (or wrap the code in a block, whose declarations are not kept), or start over in a new session: its variables are forgotten.'
+  )
 }
 
 export class SessionScope {
@@ -49,11 +51,13 @@ export class SessionScope {
    * would then keep more than `maxKeptNames`.
    */
   declare(names: readonly string[], maxKeptNames: number): string | undefined {
-    const fresh = [...new Set(names)].filter((name) => !this.declared.has(name))
+    const fresh = [...new Set(names)].filter(name => !this.declared.has(name))
     if (fresh.length === 0) return undefined
-    if (this.declared.size + fresh.length > maxKeptNames) return keptNamesLimitMessage(fresh.length, this.declared.size, maxKeptNames)
+    if (this.declared.size + fresh.length > maxKeptNames)
+      return keptNamesLimitMessage(fresh.length, this.declared.size, maxKeptNames)
     for (const name of fresh) {
-      if (!IDENTIFIER.test(name) || NEVER_KEPT.has(name)) return `The session cannot keep a variable named ${JSON.stringify(name)}.`
+      if (!IDENTIFIER.test(name) || NEVER_KEPT.has(name))
+        return `The session cannot keep a variable named ${JSON.stringify(name)}.`
       // Read without running any getter: a descriptor of the global's own property.
       const descriptor = Object.getOwnPropertyDescriptor(this.contextGlobal, name)
       if (descriptor !== undefined && descriptor.configurable === false) {
@@ -61,7 +65,9 @@ export class SessionScope {
       }
     }
     try {
-      new vm.Script(`let ${fresh.join(', ')};`, { filename: DECLARATIONS_FILENAME }).runInContext(this.context, { displayErrors: false })
+      new vm.Script(`let ${fresh.join(', ')};`, { filename: DECLARATIONS_FILENAME }).runInContext(this.context, {
+        displayErrors: false,
+      })
     } catch {
       // The error is the context's own object; nothing of it is read.
       return `The session cannot keep the variables ${fresh.join(', ')}: one of them is a reserved word or a name the runtime cannot hide. Rename it.`

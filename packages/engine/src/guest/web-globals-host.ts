@@ -79,7 +79,17 @@ function urlRefusal(text: string): string | undefined {
 }
 
 /** The setters `updateUrl` applies; any other member name is refused. */
-const URL_SETTERS: ReadonlySet<string> = new Set<UrlSetterMember>(['protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'])
+const URL_SETTERS: ReadonlySet<string> = new Set<UrlSetterMember>([
+  'protocol',
+  'username',
+  'password',
+  'host',
+  'hostname',
+  'port',
+  'pathname',
+  'search',
+  'hash',
+])
 
 /** The length of the host a `host` or `hostname` setter would read from `value` (up to its path, query or fragment). */
 function setterHostLength(value: string): number {
@@ -142,7 +152,13 @@ export function createWebGlobalsHost(): WebGlobalsHost {
       }
     },
     updateUrl(href: string, member: UrlSetterMember, value: string): string | undefined {
-      if (typeof href !== 'string' || typeof member !== 'string' || typeof value !== 'string' || !URL_SETTERS.has(member)) return undefined
+      if (
+        typeof href !== 'string' ||
+        typeof member !== 'string' ||
+        typeof value !== 'string' ||
+        !URL_SETTERS.has(member)
+      )
+        return undefined
       if (urlRefusal(href) !== undefined || isRefusedSetterValue(member, value)) return undefined
       try {
         const url = new URL(href)
@@ -152,7 +168,8 @@ export function createWebGlobalsHost(): WebGlobalsHost {
         // Node's parser can leave a URL whose href does not parse back as itself (an empty host
         // with a port, 'foo://:81/p'); WHATWG has no URL in that state, so the setter does
         // nothing. A result past the parse bounds is refused as its parse would be.
-        if (urlRefusal(updated) !== undefined || !URL.canParse(updated) || new URL(updated).href !== updated) return undefined
+        if (urlRefusal(updated) !== undefined || !URL.canParse(updated) || new URL(updated).href !== updated)
+          return undefined
         return urlComponentsJson(url)
       } catch {
         return undefined

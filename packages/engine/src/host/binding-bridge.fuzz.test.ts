@@ -21,12 +21,16 @@ async function check<T>(property: fc.IAsyncProperty<T>, numRuns = 500): Promise<
 
 /** Lets every pending host function and bridge continuation run. */
 async function settle(): Promise<void> {
-  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve))
+  for (let turn = 0; turn < 3; turn++) await new Promise(resolve => setImmediate(resolve))
 }
 
-const anyString = fc.oneof(fc.string16bits(), fc.fullUnicodeString(), fc.constantFrom('', 'echo', 'resolve', '__proto__', 'constructor', '\ud800'))
+const anyString = fc.oneof(
+  fc.string16bits(),
+  fc.fullUnicodeString(),
+  fc.constantFrom('', 'echo', 'resolve', '__proto__', 'constructor', '\ud800'),
+)
 
-const jsonValue: fc.Arbitrary<CodeJsonValue> = fc.letrec<{ value: CodeJsonValue }>((tie) => ({
+const jsonValue: fc.Arbitrary<CodeJsonValue> = fc.letrec<{ value: CodeJsonValue }>(tie => ({
   value: fc.oneof(
     { depthSize: 'small' },
     fc.constant(null),
@@ -62,18 +66,51 @@ function argsJsonOf(source: string | [CodeJsonValue, number]): string {
 
 /** What a host function may resolve: hostile objects, non-JSON values, and values too deep to stringify natively. */
 const resolution = fc.oneof(
-  jsonValue.map((value): (() => unknown) => () => value),
-  fc.tuple(jsonValue, fc.integer({ min: 5_000, max: 120_000 })).map(([value, depth]) => () => deep(value, depth)),
-  fc.anything({ withBigInt: true, withDate: true, withMap: true, withSparseArray: true, withBoxedValues: true, withNullPrototype: true }).map((value) => () => value),
+  jsonValue.map(
+    (value): (() => unknown) =>
+      () =>
+        value,
+  ),
+  fc.tuple(jsonValue, fc.integer({ min: 5_000, max: 120_000 })).map(
+    ([value, depth]) =>
+      () =>
+        deep(value, depth),
+  ),
+  fc
+    .anything({
+      withBigInt: true,
+      withDate: true,
+      withMap: true,
+      withSparseArray: true,
+      withBoxedValues: true,
+      withNullPrototype: true,
+    })
+    .map(value => () => value),
   fc.constantFrom<() => unknown>(
-    () => new Proxy({}, { get: () => { throw new Error('trap') } }),
-    () => Object.defineProperty({}, 'x', { get: () => { throw new Error('getter') }, enumerable: true }),
+    () =>
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('trap')
+          },
+        },
+      ),
+    () =>
+      Object.defineProperty({}, 'x', {
+        get: () => {
+          throw new Error('getter')
+        },
+        enumerable: true,
+      }),
     () => {
       const loop: unknown[] = []
       loop.push(loop)
       return loop
     },
-    () => { throw new Error('the tool failed') },
+    () => {
+      throw new Error('the tool failed')
+    },
     () => Promise.reject(Symbol('odd')),
     () => ({ toJSON: () => 'replaced' }),
   ),
@@ -89,61 +126,115 @@ void describe('fuzz: the binding bridge', () => {
   after(() => process.off('unhandledRejection', onUnhandled))
 
   void it('answers forged call requests without throwing, each accepted call exactly once', async () => {
-    await check(fc.asyncProperty(
-      fc.array(fc.record({ id: fc.integer({ min: 1, max: 20 }), namespace: fc.integer({ min: 0, max: 2 }), member: anyString, args: argsSource }), { maxLength: 8 }),
-      async (sources) => {
-        const requests = sources.map(({ args, ...rest }) => ({ ...rest, argsJson: argsJsonOf(args) }))
-        const replies: CallResultMessage[] = []
-        const namespaces = validateBindings([{ global: 'tools', functions: { echo: async (args: unknown) => args as CodeJsonValue } }])
-        const bridge = new BindingBridge(namespaces, (message) => replies.push(resultOnly(message)), { startedAt: 0, recordValuesBytes: 1_000_000, maxPendingCallBytes: 400_000 })
-        const accepted = new Map<number, string>()
-        for (const request of requests) {
-          const problem = bridge.handle({ kind: 'call-request', ...request })
-          if (problem === undefined) accepted.set(request.id, request.argsJson)
-          else assert.equal(typeof problem, 'string')
-        }
-        await settle()
-        assert.deepEqual(replies.map((reply) => reply.id).sort(), [...accepted.keys()].sort(), 'one reply per accepted call')
-        for (const reply of replies) {
-          if (reply.ok) assert.equal(reply.valueJson, stringifyJsonValue(JSON.parse(accepted.get(reply.id) as string) as CodeJsonValue))
-          else assert.match(reply.message, /maxPendingCallBytes/)
-        }
-        assert.equal(bridge.records().length, bridge.callCount)
-        assert.deepEqual(unhandled, [])
-      },
-    ), 300)
+    await check(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            id: fc.integer({ min: 1, max: 20 }),
+            namespace: fc.integer({ min: 0, max: 2 }),
+            member: anyString,
+            args: argsSource,
+          }),
+          { maxLength: 8 },
+        ),
+        async sources => {
+          const requests = sources.map(({ args, ...rest }) => ({ ...rest, argsJson: argsJsonOf(args) }))
+          const replies: CallResultMessage[] = []
+          const namespaces = validateBindings([
+            { global: 'tools', functions: { echo: async (args: unknown) => args as CodeJsonValue } },
+          ])
+          const bridge = new BindingBridge(namespaces, message => replies.push(resultOnly(message)), {
+            startedAt: 0,
+            recordValuesBytes: 1_000_000,
+            maxPendingCallBytes: 400_000,
+          })
+          const accepted = new Map<number, string>()
+          for (const request of requests) {
+            const problem = bridge.handle({ kind: 'call-request', ...request })
+            if (problem === undefined) accepted.set(request.id, request.argsJson)
+            else assert.equal(typeof problem, 'string')
+          }
+          await settle()
+          assert.deepEqual(
+            replies.map(reply => reply.id).sort(),
+            [...accepted.keys()].sort(),
+            'one reply per accepted call',
+          )
+          for (const reply of replies) {
+            if (reply.ok)
+              assert.equal(
+                reply.valueJson,
+                stringifyJsonValue(JSON.parse(accepted.get(reply.id) as string) as CodeJsonValue),
+              )
+            else assert.match(reply.message, /maxPendingCallBytes/)
+          }
+          assert.equal(bridge.records().length, bridge.callCount)
+          assert.deepEqual(unhandled, [])
+        },
+      ),
+      300,
+    )
   })
 
   void it('turns any resolution into one lossless answer or one failure, never a host crash', async () => {
-    await check(fc.asyncProperty(resolution, async (resolve) => {
-      const replies: CallResultMessage[] = []
-      const namespaces = validateBindings([{ global: 'tools', functions: { resolve: async () => await (resolve() as Promise<CodeJsonValue>) } }])
-      const bridge = new BindingBridge(namespaces, (message) => replies.push(resultOnly(message)), { startedAt: 0, recordValuesBytes: 10_000_000, maxPendingCallBytes: 1_000 })
-      assert.equal(bridge.handle({ kind: 'call-request', id: 1, namespace: 0, member: 'resolve', argsJson: '{}' }), undefined)
-      await settle()
-      assert.equal(replies.length, 1)
-      const [reply] = replies as [CallResultMessage]
-      if (reply.ok) assert.doesNotThrow(() => JSON.parse(reply.valueJson))
-      else assert.ok(reply.message.length > 0)
-      assert.equal(bridge.records()[0]?.outcome, reply.ok ? 'ok' : 'error')
-      assert.deepEqual(unhandled, [])
-    }), 300)
+    await check(
+      fc.asyncProperty(resolution, async resolve => {
+        const replies: CallResultMessage[] = []
+        const namespaces = validateBindings([
+          { global: 'tools', functions: { resolve: async () => await (resolve() as Promise<CodeJsonValue>) } },
+        ])
+        const bridge = new BindingBridge(namespaces, message => replies.push(resultOnly(message)), {
+          startedAt: 0,
+          recordValuesBytes: 10_000_000,
+          maxPendingCallBytes: 1_000,
+        })
+        assert.equal(
+          bridge.handle({ kind: 'call-request', id: 1, namespace: 0, member: 'resolve', argsJson: '{}' }),
+          undefined,
+        )
+        await settle()
+        assert.equal(replies.length, 1)
+        const [reply] = replies as [CallResultMessage]
+        if (reply.ok) assert.doesNotThrow(() => JSON.parse(reply.valueJson))
+        else assert.ok(reply.message.length > 0)
+        assert.equal(bridge.records()[0]?.outcome, reply.ok ? 'ok' : 'error')
+        assert.deepEqual(unhandled, [])
+      }),
+      300,
+    )
   })
 
   void it('keeps the arguments of calls in flight within maxPendingCallBytes', async () => {
-    await check(fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 3_000 }), { maxLength: 12 }), fc.integer({ min: 1_024, max: 8_000 }), async (sizes, budget) => {
-      const replies: CallResultMessage[] = []
-      const namespaces = validateBindings([{ global: 'tools', functions: { hold: () => new Promise<CodeJsonValue>(() => undefined) } }])
-      const bridge = new BindingBridge(namespaces, (message) => replies.push(resultOnly(message)), { startedAt: 0, recordValuesBytes: undefined, maxPendingCallBytes: budget })
-      let held = 0
-      sizes.forEach((size, index) => {
-        const json = JSON.stringify('x'.repeat(size))
-        bridge.handle({ kind: 'call-request', id: index + 1, namespace: 0, member: 'hold', argsJson: json })
-        const refused = replies.some((reply) => reply.id === index + 1)
-        assert.equal(refused, held + json.length > budget, `call ${index + 1}: ${held} held, ${json.length} more, budget ${budget}`)
-        if (!refused) held += json.length
-      })
-      await settle()
-    }), 300)
+    await check(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 3_000 }), { maxLength: 12 }),
+        fc.integer({ min: 1_024, max: 8_000 }),
+        async (sizes, budget) => {
+          const replies: CallResultMessage[] = []
+          const namespaces = validateBindings([
+            { global: 'tools', functions: { hold: () => new Promise<CodeJsonValue>(() => undefined) } },
+          ])
+          const bridge = new BindingBridge(namespaces, message => replies.push(resultOnly(message)), {
+            startedAt: 0,
+            recordValuesBytes: undefined,
+            maxPendingCallBytes: budget,
+          })
+          let held = 0
+          sizes.forEach((size, index) => {
+            const json = JSON.stringify('x'.repeat(size))
+            bridge.handle({ kind: 'call-request', id: index + 1, namespace: 0, member: 'hold', argsJson: json })
+            const refused = replies.some(reply => reply.id === index + 1)
+            assert.equal(
+              refused,
+              held + json.length > budget,
+              `call ${index + 1}: ${held} held, ${json.length} more, budget ${budget}`,
+            )
+            if (!refused) held += json.length
+          })
+          await settle()
+        },
+      ),
+      300,
+    )
   })
 })

@@ -10,10 +10,7 @@ import {
   type CodeBindingFunction,
   type CodeJsonValue,
 } from '@code-runtime/core'
-import {
-  thrownMessage,
-  type ValidatedNamespace,
-} from '@code-runtime/core/internal'
+import { thrownMessage, type ValidatedNamespace } from '@code-runtime/core/internal'
 import {
   formatLosslessJsonRefusal,
   safeLosslessJsonText,
@@ -74,7 +71,11 @@ export class BindingBridge {
   private pendingCallBytes = 0
   private open = true
 
-  constructor(namespaces: readonly ValidatedNamespace[], reply: (message: BridgeReply) => void, options: BindingBridgeOptions) {
+  constructor(
+    namespaces: readonly ValidatedNamespace[],
+    reply: (message: BridgeReply) => void,
+    options: BindingBridgeOptions,
+  ) {
     this.namespaces = namespaces
     this.reply = reply
     this.options = options
@@ -89,7 +90,7 @@ export class BindingBridge {
   /** The call record: settled calls as they ended, the rest `in-flight` until now. */
   records(): CodeBindingCallRecord[] {
     const now = performance.now() - this.options.startedAt
-    return this.entries.map((entry) => {
+    return this.entries.map(entry => {
       const record: { -readonly [K in keyof CodeBindingCallRecord]: CodeBindingCallRecord[K] } = {
         namespace: entry.namespace,
         member: entry.member,
@@ -130,8 +131,12 @@ export class BindingBridge {
     }
     if (this.pendingCallBytes + argsBytes > this.options.maxPendingCallBytes) {
       this.entries.push(entry)
-      this.fail(request.id, entry, `${namespace.global}.${request.member}: the arguments of calls still in flight would pass ` +
-        `${this.options.maxPendingCallBytes} bytes (maxPendingCallBytes). Await earlier calls before starting more, or pass less data per call.`)
+      this.fail(
+        request.id,
+        entry,
+        `${namespace.global}.${request.member}: the arguments of calls still in flight would pass ` +
+          `${this.options.maxPendingCallBytes} bytes (maxPendingCallBytes). Await earlier calls before starting more, or pass less data per call.`,
+      )
       return undefined
     }
     let parsed: unknown
@@ -150,7 +155,8 @@ export class BindingBridge {
     // one from becoming an unhandled rejection, which would end the host process.
     this.invoke(request.id, entry, binding, args.value, index).catch(() => {
       try {
-        if (this.open && entry.outcome === 'in-flight') this.fail(request.id, entry, 'The tool result could not be delivered.')
+        if (this.open && entry.outcome === 'in-flight')
+          this.fail(request.id, entry, 'The tool result could not be delivered.')
       } catch {
         // Nothing left to tell: the substrate cannot be reached; its exit settles the run.
       }
@@ -186,7 +192,13 @@ export class BindingBridge {
     this.open = false
   }
 
-  private async invoke(id: number, entry: CallEntry, binding: CodeBindingFunction, args: unknown, index: number): Promise<void> {
+  private async invoke(
+    id: number,
+    entry: CallEntry,
+    binding: CodeBindingFunction,
+    args: unknown,
+    index: number,
+  ): Promise<void> {
     let resolution: unknown
     try {
       // A fresh, frozen call object per call: one host function cannot change what the next one sees.
@@ -205,10 +217,13 @@ export class BindingBridge {
     // walk goes on. The walk runs in this one task, so no later message can come between parts.
     const partChars = this.options.resultPartChars
     let parts = 0
-    const onPart = partChars === undefined ? undefined : (json: string): void => {
-      parts++
-      this.reply({ kind: 'call-part', id, json })
-    }
+    const onPart =
+      partChars === undefined
+        ? undefined
+        : (json: string): void => {
+            parts++
+            this.reply({ kind: 'call-part', id, json })
+          }
     let value: LosslessJsonText | LosslessJsonSnapshot
     let valueJson: string
     try {
@@ -217,7 +232,11 @@ export class BindingBridge {
         : safeLosslessJsonText(resolution, { rootLabel: 'value', onPart, partChars })
       if (!value.ok) {
         const label = `${entry.namespace}.${entry.member}`
-        this.fail(id, entry, `${label} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(value.refusal)}`)
+        this.fail(
+          id,
+          entry,
+          `${label} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(value.refusal)}`,
+        )
         return
       }
       valueJson = 'text' in value ? value.text : stringifyJsonValue(value.value)
@@ -228,12 +247,17 @@ export class BindingBridge {
     }
     this.finish(entry, 'ok')
     if ('value' in value) this.keepValue(entry, 'result', value.value, valueJson)
-    this.reply(parts === 0 ? { kind: 'call-result', id, ok: true, valueJson } : { kind: 'call-result', id, ok: true, valueJson, parts })
+    this.reply(
+      parts === 0
+        ? { kind: 'call-result', id, ok: true, valueJson }
+        : { kind: 'call-result', id, ok: true, valueJson, parts },
+    )
   }
 
   private fail(id: number, entry: CallEntry, message: string): void {
     this.finish(entry, 'error')
-    if (this.options.recordValuesBytes !== undefined) this.keepValue(entry, 'error', message, stringifyJsonValue(message))
+    if (this.options.recordValuesBytes !== undefined)
+      this.keepValue(entry, 'error', message, stringifyJsonValue(message))
     this.reply({ kind: 'call-result', id, ok: false, message })
   }
 }

@@ -27,7 +27,9 @@ export type ExpiredBudget = 'compute' | 'wall'
 
 /** The budget that ran out as the failure reports it: its config field and value. */
 export function expiredBudgetOf(budget: ExpiredBudget, limits: RunBudgetLimits): CodeRunBudget {
-  return budget === 'compute' ? { name: 'computeMs', limit: limits.computeMs } : { name: 'maxWallMs', limit: limits.maxWallMs }
+  return budget === 'compute'
+    ? { name: 'computeMs', limit: limits.computeMs }
+    : { name: 'maxWallMs', limit: limits.maxWallMs }
 }
 
 /** Watches one run's budgets; calls `onExpired` at most once. */
@@ -39,7 +41,11 @@ export class RunBudgets {
   private wallTimer: NodeJS.Timeout | undefined
   private stopped = false
 
-  constructor(substrate: Substrate, limits: RunBudgetLimits, onExpired: (message: string, budget: ExpiredBudget) => void) {
+  constructor(
+    substrate: Substrate,
+    limits: RunBudgetLimits,
+    onExpired: (message: string, budget: ExpiredBudget) => void,
+  ) {
     this.substrate = substrate
     this.limits = limits
     this.onExpired = onExpired
@@ -47,7 +53,10 @@ export class RunBudgets {
 
   start(): void {
     this.substrate.resetBusyTime()
-    this.wallTimer = setTimeout(() => this.expire(wallTimeoutMessage(this.limits.maxWallMs), 'wall'), this.limits.maxWallMs)
+    this.wallTimer = setTimeout(
+      () => this.expire(wallTimeoutMessage(this.limits.maxWallMs), 'wall'),
+      this.limits.maxWallMs,
+    )
     this.scheduleComputeCheck(this.limits.computeMs)
   }
 

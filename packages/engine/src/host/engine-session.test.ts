@@ -7,7 +7,14 @@ import assert from 'node:assert/strict'
 import { CodeRuntimeError, type CodeBindingNamespace, type CodeRunResult, type CodeSession } from '@code-runtime/core'
 import { RunEngine, type RunEngineOptions } from './run-engine.js'
 import { RUN_STOP_GRACE_MS } from './run-session.js'
-import { drain, GuestSubstrate, InMemoryFactory, ScriptedSubstrate, TEST_LIMITS as LIMITS, type GuestScript } from '../../test/in-memory-substrate.js'
+import {
+  drain,
+  GuestSubstrate,
+  InMemoryFactory,
+  ScriptedSubstrate,
+  TEST_LIMITS as LIMITS,
+  type GuestScript,
+} from '../../test/in-memory-substrate.js'
 
 type Options = Partial<Omit<RunEngineOptions, 'factory'>>
 
@@ -16,7 +23,10 @@ function guestEngine(options: Options = {}): { engine: RunEngine; factory: InMem
   return { engine: new RunEngine({ ...LIMITS, ...options, factory }), factory }
 }
 
-function scriptedEngine(script: GuestScript, options: Options = {}): { engine: RunEngine; factory: InMemoryFactory<ScriptedSubstrate> } {
+function scriptedEngine(
+  script: GuestScript,
+  options: Options = {},
+): { engine: RunEngine; factory: InMemoryFactory<ScriptedSubstrate> } {
   const factory = new InMemoryFactory(() => new ScriptedSubstrate(script))
   return { engine: new RunEngine({ ...LIMITS, ...options, factory }), factory }
 }
@@ -39,7 +49,10 @@ function failureOf(result: CodeRunResult): { kind: string; message: string } {
 }
 
 async function assertRejects(pending: Promise<unknown>, code: string): Promise<CodeRuntimeError> {
-  const error = await pending.then(() => undefined, (caught: unknown) => caught)
+  const error = await pending.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )
   assert.ok(CodeRuntimeError.is(error), `expected ${code}, got ${String(error)}`)
   assert.equal(error.code, code, error.message)
   return error
@@ -73,10 +86,15 @@ describe('RunEngine.openSession', () => {
   it('keeps the session when the guest answers run-stop after an abort', async () => {
     const { engine, factory } = scriptedEngine(honestScript())
     const session = await engine.openSession()
-    const failure = failureOf(await session.run({ program: 'await tools.hang()', bindings: [hang], signal: abortSoon() }))
+    const failure = failureOf(
+      await session.run({ program: 'await tools.hang()', bindings: [hang], signal: abortSoon() }),
+    )
     assert.equal(failure.kind, 'abort')
     assert.doesNotMatch(failure.message, /lost/)
-    assert.deepEqual(factory.spawned[0]?.sent.map((message) => message.kind), ['run-start', 'run-stop'])
+    assert.deepEqual(
+      factory.spawned[0]?.sent.map(message => message.kind),
+      ['run-start', 'run-stop'],
+    )
     assert.equal(session.endReason, undefined)
     assert.equal((await session.run({ program: 'return 1', bindings: [] })).value, 1)
     await engine.dispose()
@@ -102,7 +120,9 @@ describe('RunEngine.openSession', () => {
     const { engine, factory } = scriptedEngine(honestScript(true))
     const session = await engine.openSession()
     const started = performance.now()
-    const failure = failureOf(await session.run({ program: 'await tools.hang()', bindings: [hang], signal: abortSoon() }))
+    const failure = failureOf(
+      await session.run({ program: 'await tools.hang()', bindings: [hang], signal: abortSoon() }),
+    )
     assert.ok(performance.now() - started >= RUN_STOP_GRACE_MS, 'the guest had its grace')
     assert.equal(failure.kind, 'abort')
     assert.match(failure.message, new RegExp(`${session.id} is lost`))
@@ -118,8 +138,11 @@ describe('RunEngine.openSession', () => {
     const { engine, factory } = scriptedEngine(honestScript(true))
     const session = await engine.openSession()
     const pending = session.run({ program: 'await tools.hang()', bindings: [hang], signal: abortSoon() })
-    await new Promise((resolve) => setTimeout(resolve, 60))
-    assert.ok(factory.spawned[0]?.sent.some((message) => message.kind === 'run-stop'), 'the guest was asked to stop')
+    await new Promise(resolve => setTimeout(resolve, 60))
+    assert.ok(
+      factory.spawned[0]?.sent.some(message => message.kind === 'run-stop'),
+      'the guest was asked to stop',
+    )
     await session.dispose()
     const failure = failureOf(await pending)
     assert.equal(failure.kind, 'abort')
@@ -137,7 +160,10 @@ describe('RunEngine.openSession', () => {
     assert.equal(failure.kind, 'timeout')
     assert.match(failure.message, /30 ms of compute/)
     assert.match(failure.message, /is lost/)
-    assert.ok(!factory.spawned[0]?.sent.some((message) => message.kind === 'run-stop'), 'no run-stop to a computing guest')
+    assert.ok(
+      !factory.spawned[0]?.sent.some(message => message.kind === 'run-stop'),
+      'no run-stop to a computing guest',
+    )
     assert.equal(session.endReason, 'lost')
     await engine.dispose()
   })
@@ -156,7 +182,11 @@ describe('RunEngine.openSession', () => {
   })
 
   it('ends the session when the guest speaks between runs (a second run-end, a forged run-stopped)', async () => {
-    for (const forged of [{ kind: 'run-end', outcome: 'value', valueJson: '2' }, { kind: 'run-stopped' }, { kind: 'guest-ready' }]) {
+    for (const forged of [
+      { kind: 'run-end', outcome: 'value', valueJson: '2' },
+      { kind: 'run-stopped' },
+      { kind: 'guest-ready' },
+    ]) {
       const { engine, factory } = scriptedEngine(honestScript())
       const session = await engine.openSession()
       assert.equal((await session.run({ program: 'return 1', bindings: [] })).value, 1)
@@ -173,10 +203,23 @@ describe('RunEngine.openSession', () => {
   it('ends the session when a run-end reports more used heap than maxHeapBytes, not merely more reserved heap', async () => {
     const { engine } = scriptedEngine((message, substrate) => {
       const used = message.kind === 'run-start' && message.source.includes('keep') ? 64 : 8
-      if (message.kind === 'run-start') setImmediate(() => substrate.emit({ kind: 'run-end', outcome: 'value', valueJson: '1', heapBytes: 80 * 1024 * 1024, usedHeapBytes: used * 1024 * 1024 }))
+      if (message.kind === 'run-start')
+        setImmediate(() =>
+          substrate.emit({
+            kind: 'run-end',
+            outcome: 'value',
+            valueJson: '1',
+            heapBytes: 80 * 1024 * 1024,
+            usedHeapBytes: used * 1024 * 1024,
+          }),
+        )
     })
     const session = await engine.openSession({ maxHeapBytes: 16 * 1024 * 1024 })
-    assert.equal((await session.run({ program: 'return 1', bindings: [] })).value, 1, 'garbage the young generation holds is not state')
+    assert.equal(
+      (await session.run({ program: 'return 1', bindings: [] })).value,
+      1,
+      'garbage the young generation holds is not state',
+    )
     assert.equal(session.endReason, undefined)
     const failure = failureOf(await session.run({ program: 'globalThis.keep = 1', bindings: [] }))
     assert.equal(failure.kind, 'worker-exit')
@@ -194,7 +237,11 @@ describe('RunEngine.openSession', () => {
     await second.dispose()
     await engine.dispose()
 
-    const failing = new RunEngine({ ...LIMITS, maxSessions: 1, factory: new InMemoryFactory<ScriptedSubstrate>(() => Promise.reject(new Error('no'))) })
+    const failing = new RunEngine({
+      ...LIMITS,
+      maxSessions: 1,
+      factory: new InMemoryFactory<ScriptedSubstrate>(() => Promise.reject(new Error('no'))),
+    })
     await assertRejects(failing.openSession(), 'CODE_RUNTIME_SESSION_START_FAILED')
     await assertRejects(failing.openSession(), 'CODE_RUNTIME_SESSION_START_FAILED')
     await failing.dispose()
@@ -202,7 +249,13 @@ describe('RunEngine.openSession', () => {
 
   it('refuses invalid options naming the field, and sessions after disposal', async () => {
     const { engine } = scriptedEngine(honestScript())
-    for (const [options, field] of [[{ idleMs: 0 }, 'idleMs'], [{ maxHeapBytes: 1024 }, 'maxHeapBytes'], [{ maxHeapBytes: 65 * 1024 * 1024 }, 'maxHeapBytes'], [{ maxWallMs: 'soon' }, 'maxWallMs'], [[], undefined]] as const) {
+    for (const [options, field] of [
+      [{ idleMs: 0 }, 'idleMs'],
+      [{ maxHeapBytes: 1024 }, 'maxHeapBytes'],
+      [{ maxHeapBytes: 65 * 1024 * 1024 }, 'maxHeapBytes'],
+      [{ maxWallMs: 'soon' }, 'maxWallMs'],
+      [[], undefined],
+    ] as const) {
       const error = await assertRejects(engine.openSession(options as never), 'CODE_RUNTIME_INVALID_REQUEST')
       if (field !== undefined) assert.equal(error.field, field)
     }
@@ -213,7 +266,7 @@ describe('RunEngine.openSession', () => {
   it('expires an idle session and frees its substrate', async () => {
     const { engine, factory } = scriptedEngine(honestScript())
     const session = await engine.openSession({ idleMs: 20 })
-    await new Promise((resolve) => setTimeout(resolve, 60))
+    await new Promise(resolve => setTimeout(resolve, 60))
     assert.equal(session.endReason, 'expired')
     assert.equal(factory.spawned[0]?.alive, false)
     const failure = failureOf(await session.run({ program: 'return 1', bindings: [] }))
@@ -234,7 +287,11 @@ describe('RunEngine.openSession', () => {
     assert.match(failure.message, /no longer wanted/)
     await session.dispose()
     assert.equal(failureOf(await inFlight).kind, 'abort')
-    assert.equal(factory.spawned[0]?.sent.filter((message) => message.kind === 'run-start').length, 1, 'the queued run never started')
+    assert.equal(
+      factory.spawned[0]?.sent.filter(message => message.kind === 'run-start').length,
+      1,
+      'the queued run never started',
+    )
     await engine.dispose()
   })
 
@@ -244,7 +301,11 @@ describe('RunEngine.openSession', () => {
     const inFlight = session.run({ program: 'hang', bindings: [] })
     const queued = session.run({ program: 'return 1', bindings: [] })
     await drain()
-    assert.equal(factory.spawned[0]?.sent.filter((message) => message.kind === 'run-start').length, 1, 'one run at a time')
+    assert.equal(
+      factory.spawned[0]?.sent.filter(message => message.kind === 'run-start').length,
+      1,
+      'one run at a time',
+    )
     await session.dispose()
     assert.equal(failureOf(await inFlight).kind, 'abort')
     await assertRejects(queued, 'CODE_RUNTIME_SESSION_CLOSED')

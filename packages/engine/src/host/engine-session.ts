@@ -14,10 +14,7 @@ import {
   type CodeSession,
   type CodeSessionEndReason,
 } from '@code-runtime/core'
-import {
-  validateRunRequest,
-  type ValidatedRunRequest,
-} from '@code-runtime/core/internal'
+import { validateRunRequest, type ValidatedRunRequest } from '@code-runtime/core/internal'
 import { abortMessage, failBeforeRun, RunSession } from './run-session.js'
 import type { ResolvedSessionOptions } from './session-options.js'
 import { transformSessionProgram } from './session-transform.js'
@@ -34,7 +31,10 @@ export interface SessionRunLimits {
 const DISPOSED_MESSAGE = 'The session was disposed before the program finished.'
 
 function closedError(id: string): CodeRuntimeError {
-  return new CodeRuntimeError('CODE_RUNTIME_SESSION_CLOSED', `Session ${id} was disposed; open a new session to run programs.`)
+  return new CodeRuntimeError(
+    'CODE_RUNTIME_SESSION_CLOSED',
+    `Session ${id} was disposed; open a new session to run programs.`,
+  )
 }
 
 export class EngineSession implements CodeSession {
@@ -53,7 +53,13 @@ export class EngineSession implements CodeSession {
   private idleTimer: NodeJS.Timeout | undefined
   private disposal: Promise<void> | undefined
 
-  constructor(id: string, substrate: Substrate, options: ResolvedSessionOptions, limits: SessionRunLimits, onEnded: (session: EngineSession, exited: Promise<void>) => void) {
+  constructor(
+    id: string,
+    substrate: Substrate,
+    options: ResolvedSessionOptions,
+    limits: SessionRunLimits,
+    onEnded: (session: EngineSession, exited: Promise<void>) => void,
+  ) {
     this.id = id
     this.substrate = substrate
     this.options = options
@@ -75,7 +81,8 @@ export class EngineSession implements CodeSession {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)))
     }
     const signal = validated.signal
-    if (signal?.aborted === true) return Promise.resolve(this.failWithoutRun(validated, performance.now(), 'abort', abortMessage(signal)))
+    if (signal?.aborted === true)
+      return Promise.resolve(this.failWithoutRun(validated, performance.now(), 'abort', abortMessage(signal)))
     const place = { started: false, abandoned: false }
     const turn = this.tail.then(() => {
       if (place.abandoned) return undefined
@@ -83,11 +90,18 @@ export class EngineSession implements CodeSession {
       return this.runNow(validated)
     })
     this.tail = turn.catch(() => {})
-    return signal === undefined ? (turn as Promise<CodeRunResult>) : this.abortWhileQueued(validated, signal, turn, place)
+    return signal === undefined
+      ? (turn as Promise<CodeRunResult>)
+      : this.abortWhileQueued(validated, signal, turn, place)
   }
 
   /** A run still waiting for its turn settles as `abort` when its signal fires, and never starts. */
-  private abortWhileQueued(request: ValidatedRunRequest, signal: AbortSignal, turn: Promise<CodeRunResult | undefined>, place: { started: boolean; abandoned: boolean }): Promise<CodeRunResult> {
+  private abortWhileQueued(
+    request: ValidatedRunRequest,
+    signal: AbortSignal,
+    turn: Promise<CodeRunResult | undefined>,
+    place: { started: boolean; abandoned: boolean },
+  ): Promise<CodeRunResult> {
     const calledAt = performance.now()
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
@@ -96,17 +110,25 @@ export class EngineSession implements CodeSession {
         resolve(this.failWithoutRun(request, calledAt, 'abort', abortMessage(signal)))
       }
       signal.addEventListener('abort', onAbort, { once: true })
-      turn.then((result) => {
-        signal.removeEventListener('abort', onAbort)
-        if (result !== undefined) resolve(result)
-      }, (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error instanceof Error ? error : new Error(String(error)))
-      })
+      turn.then(
+        result => {
+          signal.removeEventListener('abort', onAbort)
+          if (result !== undefined) resolve(result)
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort)
+          reject(error instanceof Error ? error : new Error(String(error)))
+        },
+      )
     })
   }
 
-  private failWithoutRun(request: ValidatedRunRequest, startedAt: number, kind: CodeRunFailureKind, message: string): CodeRunResult {
+  private failWithoutRun(
+    request: ValidatedRunRequest,
+    startedAt: number,
+    kind: CodeRunFailureKind,
+    message: string,
+  ): CodeRunResult {
     return failBeforeRun(request, startedAt, this.limits.maxOutputBytes, kind, message)
   }
 
@@ -126,10 +148,13 @@ export class EngineSession implements CodeSession {
   private async runNow(request: ValidatedRunRequest): Promise<CodeRunResult> {
     if (this.closed) throw closedError(this.id)
     const startedAt = performance.now()
-    const fail = (kind: CodeRunFailureKind, message: string): CodeRunResult => this.failWithoutRun(request, startedAt, kind, message)
+    const fail = (kind: CodeRunFailureKind, message: string): CodeRunResult =>
+      this.failWithoutRun(request, startedAt, kind, message)
     if (this.ended !== undefined) return fail('worker-exit', this.endMessage)
     if (request.signal?.aborted === true) return fail('abort', abortMessage(request.signal))
-    const transformed = transformSessionProgram(request.program, { namespaceGlobals: request.namespaces.map((namespace) => namespace.global) })
+    const transformed = transformSessionProgram(request.program, {
+      namespaceGlobals: request.namespaces.map(namespace => namespace.global),
+    })
     if (!transformed.ok) return fail('exception', transformed.message)
     clearTimeout(this.idleTimer)
     const run = new RunSession(this.substrate, {
@@ -139,7 +164,11 @@ export class EngineSession implements CodeSession {
       budgets: this.options.budgets,
       ...this.limits,
       session: {
-        spec: { keptNames: transformed.keptNames, publishedFunctions: transformed.publishedFunctions, maxKeptNames: this.options.maxKeptNames },
+        spec: {
+          keptNames: transformed.keptNames,
+          publishedFunctions: transformed.publishedFunctions,
+          maxKeptNames: this.options.maxKeptNames,
+        },
         lostNote: ` Session ${this.id} is lost: its sandbox had to be stopped, and its variables are gone. Open a new session.`,
         maxHeapBytes: this.options.maxHeapBytes,
       },
@@ -149,23 +178,35 @@ export class EngineSession implements CodeSession {
     const result = await run.result
     this.current = undefined
     if (this.ended === undefined) {
-      if (run.endedCleanly && run.spokeLate) this.end('lost', `Session ${this.id} was lost between runs: its sandbox sent a message out of turn and was stopped. Open a new session.`)
+      if (run.endedCleanly && run.spokeLate)
+        this.end(
+          'lost',
+          `Session ${this.id} was lost between runs: its sandbox sent a message out of turn and was stopped. Open a new session.`,
+        )
       else if (run.endedCleanly) this.waitIdle()
-      else this.end('lost', `Session ${this.id} was lost: ${run.lostBecause ?? 'its sandbox stopped.'} Its variables are gone; open a new session.`)
+      else
+        this.end(
+          'lost',
+          `Session ${this.id} was lost: ${run.lostBecause ?? 'its sandbox stopped.'} Its variables are gone; open a new session.`,
+        )
     }
     return result
   }
 
   /** Between runs: the substrate must stay silent, and the idle timer runs. */
   private waitIdle(): void {
-    const lose = (why: string): void => this.end('lost', `Session ${this.id} was lost between runs: ${why} Open a new session.`)
+    const lose = (why: string): void =>
+      this.end('lost', `Session ${this.id} was lost between runs: ${why} Open a new session.`)
     this.substrate.attach({
       message: () => lose('its sandbox sent a message out of turn and was stopped.'),
       exit: () => lose('its sandbox exited.'),
     })
     this.substrate.idle?.()
     this.idleTimer = setTimeout(() => {
-      this.end('expired', `Session ${this.id} expired after ${this.options.idleMs} ms without a run (idleMs); its variables are gone. Open a new session.`)
+      this.end(
+        'expired',
+        `Session ${this.id} expired after ${this.options.idleMs} ms without a run (idleMs); its variables are gone. Open a new session.`,
+      )
     }, this.options.idleMs)
     this.idleTimer.unref()
   }

@@ -26,7 +26,10 @@ describe('IdleSubstrates', () => {
     idle.park(substrates[0]!, 'a')
     idle.park(substrates[1]!, 'b')
     idle.park(substrates[2]!, 'c')
-    assert.deepEqual(substrates.map((substrate) => substrate.alive), [false, true, true])
+    assert.deepEqual(
+      substrates.map(substrate => substrate.alive),
+      [false, true, true],
+    )
     assert.equal(idle.take('a'), undefined)
     assert.equal(idle.size, 2)
     idle.clear()
@@ -36,7 +39,7 @@ describe('IdleSubstrates', () => {
     const idle = new IdleSubstrates({ maxIdle: 4, idleMs: 20 })
     const substrate = new RecyclableSubstrate()
     idle.park(substrate, 'a')
-    await new Promise((resolve) => setTimeout(resolve, 60))
+    await new Promise(resolve => setTimeout(resolve, 60))
     assert.equal(substrate.alive, false)
     assert.equal(idle.take('a'), undefined)
   })

@@ -49,7 +49,7 @@ export class IdleSubstrates {
     }
     while (this.entries.length >= this.limits.maxIdle) this.evict(0)
     const expiry = setTimeout(() => {
-      const index = this.entries.findIndex((entry) => entry.substrate === substrate)
+      const index = this.entries.findIndex(entry => entry.substrate === substrate)
       if (index !== -1) this.evict(index)
     }, this.limits.idleMs)
     // An idle substrate must not keep the host process alive, nor must its expiry.
@@ -68,7 +68,7 @@ export class IdleSubstrates {
 
   /** Drops a substrate that exited on its own, without killing it again. */
   forget(substrate: Substrate): void {
-    const index = this.entries.findIndex((entry) => entry.substrate === substrate)
+    const index = this.entries.findIndex(entry => entry.substrate === substrate)
     if (index !== -1) this.remove(index)
   }
 

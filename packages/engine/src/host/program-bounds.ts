@@ -17,23 +17,80 @@ export const MAX_PROGRAM_CHARS = 1_048_576
 export const MAX_NESTING_DEPTH = 256
 
 /** Words that open one more level of the parse of what follows them. */
-const PREFIX_WORDS = new Set(['typeof', 'void', 'delete', 'new', 'await', 'yield', 'keyof', 'infer', 'readonly', 'unique', 'do', 'else'])
+const PREFIX_WORDS = new Set([
+  'typeof',
+  'void',
+  'delete',
+  'new',
+  'await',
+  'yield',
+  'keyof',
+  'infer',
+  'readonly',
+  'unique',
+  'do',
+  'else',
+])
 /** Statement heads whose parenthesized condition is followed by their body. */
 const HEAD_WORDS = new Set(['if', 'for', 'while', 'with'])
 /** Words after which an expression goes on (so a newline ends no statement). */
-const OPERATOR_WORDS = new Set(['return', 'throw', 'case', 'in', 'of', 'instanceof', 'extends', 'as', 'satisfies', 'is', 'export', 'default'])
+const OPERATOR_WORDS = new Set([
+  'return',
+  'throw',
+  'case',
+  'in',
+  'of',
+  'instanceof',
+  'extends',
+  'as',
+  'satisfies',
+  'is',
+  'export',
+  'default',
+])
 /** Operators that nest what follows them: assignments, arrows, type arguments, labels. */
-const NESTING_OPERATORS = new Set(['=', '+=', '-=', '*=', '/=', '%=', '**=', '<<=', '>>=', '>>>=', '&=', '|=', '^=', '&&=', '||=', '??=', '=>', '<', ':', '!', '~'])
+const NESTING_OPERATORS = new Set([
+  '=',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '**=',
+  '<<=',
+  '>>=',
+  '>>>=',
+  '&=',
+  '|=',
+  '^=',
+  '&&=',
+  '||=',
+  '??=',
+  '=>',
+  '<',
+  ':',
+  '!',
+  '~',
+])
 
-const OPERATOR = /(?:>>>=|\.\.\.|===|!==|\*\*=|<<=|>>=|>>>|&&=|\|\|=|\?\?=|=>|==|!=|<=|>=|&&|\|\||\?\?|\?\.|\+\+|--|\+=|-=|\*=|%=|&=|\|=|\^=|\*\*|<<|>>|[=+\-*%<>&|^!~?:.@#])/y
+const OPERATOR =
+  /(?:>>>=|\.\.\.|===|!==|\*\*=|<<=|>>=|>>>|&&=|\|\|=|\?\?=|=>|==|!=|<=|>=|&&|\|\||\?\?|\?\.|\+\+|--|\+=|-=|\*=|%=|&=|\|=|\^=|\*\*|<<|>>|[=+\-*%<>&|^!~?:.@#])/y
 const WORD = /(?:[\p{ID_Start}$_]|\\u[0-9a-fA-F{])(?:[\p{ID_Continue}$\u200c\u200d]|\\u[0-9a-fA-F{}]*)*/uy
 const NUMBER = /\.?[0-9][0-9a-zA-Z_]*(?:\.[0-9a-zA-Z_]*)?(?:(?<=[eE])[+-][0-9_]+)?/y
 
 const isDigit = (code: number): boolean => code >= 48 && code <= 57
-const isAsciiWordStart = (code: number): boolean => (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95 || code === 36
+const isAsciiWordStart = (code: number): boolean =>
+  (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95 || code === 36
 const isAsciiWordPart = (code: number): boolean => isAsciiWordStart(code) || isDigit(code)
 const isLineBreak = (code: number): boolean => code === 10 || code === 13 || code === 0x2028 || code === 0x2029
-const isSpace = (code: number): boolean => code === 32 || code === 9 || code === 11 || code === 12 || code === 0xa0 || code === 0xfeff || (code > 0x1000 && /\s/u.test(String.fromCharCode(code)))
+const isSpace = (code: number): boolean =>
+  code === 32 ||
+  code === 9 ||
+  code === 11 ||
+  code === 12 ||
+  code === 0xa0 ||
+  code === 0xfeff ||
+  (code > 0x1000 && /\s/u.test(String.fromCharCode(code)))
 
 /** Stands for a template's `${` among the open brackets. */
 const TEMPLATE_SUBSTITUTION = -1
@@ -256,7 +313,8 @@ class NestingScan {
 
   private operator(operator: string): void {
     const isPostfix = (operator === '++' || operator === '--') && this.afterOperand
-    const isPrefixSign = (operator === '+' || operator === '-' || operator === '++' || operator === '--') && !this.afterOperand
+    const isPrefixSign =
+      (operator === '+' || operator === '-' || operator === '++' || operator === '--') && !this.afterOperand
     this.afterDot = operator === '.' || operator === '?.'
     if (isPostfix) return
     this.afterOperand = false

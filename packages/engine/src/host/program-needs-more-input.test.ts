@@ -4,13 +4,33 @@ import { programNeedsMoreInput } from './transform.js'
 
 describe('programNeedsMoreInput (a REPL line that leaves the program unfinished)', () => {
   it('is true for an input that ends too early: an open bracket, template, comment or expression', () => {
-    for (const input of ['const rows = [1,', 'foo(', 'if (ready) {', 'const total = 1 +', 'function f() {\n  return 1', '`first line', 'const s = `a ${b', '/* a comment', 'const list: Array<']) {
+    for (const input of [
+      'const rows = [1,',
+      'foo(',
+      'if (ready) {',
+      'const total = 1 +',
+      'function f() {\n  return 1',
+      '`first line',
+      'const s = `a ${b',
+      '/* a comment',
+      'const list: Array<',
+    ]) {
       assert.equal(programNeedsMoreInput(input), true, input)
     }
   })
 
   it('is false for a complete program, an empty one, and one whose error sits inside it', () => {
-    for (const input of ['', '  \n', 'const x = 1', 'x', '// a comment', 'let n: number = 1\nn + 1', '"open string', 'a)', 'enum Color { Red }']) {
+    for (const input of [
+      '',
+      '  \n',
+      'const x = 1',
+      'x',
+      '// a comment',
+      'let n: number = 1\nn + 1',
+      '"open string',
+      'a)',
+      'enum Color { Red }',
+    ]) {
       assert.equal(programNeedsMoreInput(input), false, input)
     }
   })

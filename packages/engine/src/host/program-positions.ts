@@ -26,7 +26,11 @@ function endOf(program: string): { line: number; column: number } {
  * early (an unclosed `{`, an unfinished expression) fails in the wrapper's closing line, past
  * the program: such an error points at the end of the program instead, and says so.
  */
-export function locate(program: string, wrappedLine: number | undefined, wrappedColumn: number | undefined): { where: string; pastTheEnd: boolean } {
+export function locate(
+  program: string,
+  wrappedLine: number | undefined,
+  wrappedColumn: number | undefined,
+): { where: string; pastTheEnd: boolean } {
   // Lines are 1-based in the wrapped text (the program starts on line 2); columns are 0-based.
   if (wrappedLine === undefined) return { where: '', pastTheEnd: false }
   const line = Math.max(1, wrappedLine - 1)
@@ -42,8 +46,14 @@ export function locate(program: string, wrappedLine: number | undefined, wrapped
  * A syntax error found in the wrapped text (1-based line, 0-based column, both in the wrapped
  * numbering), told in the program's own positions.
  */
-export function describeSyntaxError(program: string, wrappedLine: number | undefined, wrappedColumn: number | undefined, text: string): string {
+export function describeSyntaxError(
+  program: string,
+  wrappedLine: number | undefined,
+  wrappedColumn: number | undefined,
+  text: string,
+): string {
   const { where, pastTheEnd } = locate(program, wrappedLine, wrappedColumn)
-  if (pastTheEnd) return `${where}SyntaxError: ${text}. The program ends here: is a bracket, string, comment or expression left open?`
+  if (pastTheEnd)
+    return `${where}SyntaxError: ${text}. The program ends here: is a bracket, string, comment or expression left open?`
   return `${where}SyntaxError: ${text}`
 }

@@ -18,16 +18,25 @@ import {
 } from '../../test/in-memory-substrate.js'
 import type { Substrate } from './substrate.js'
 
-function engineOn<S extends Substrate>(factory: InMemoryFactory<S>, options: Partial<Omit<RunEngineOptions, 'factory'>> = {}): RunEngine {
+function engineOn<S extends Substrate>(
+  factory: InMemoryFactory<S>,
+  options: Partial<Omit<RunEngineOptions, 'factory'>> = {},
+): RunEngine {
   return new RunEngine({ ...LIMITS, ...options, factory })
 }
 
-function guestEngine(options: Partial<Omit<RunEngineOptions, 'factory'>> = {}): { engine: RunEngine; factory: InMemoryFactory<GuestSubstrate> } {
+function guestEngine(options: Partial<Omit<RunEngineOptions, 'factory'>> = {}): {
+  engine: RunEngine
+  factory: InMemoryFactory<GuestSubstrate>
+} {
   const factory = new InMemoryFactory(() => new GuestSubstrate())
   return { engine: engineOn(factory, options), factory }
 }
 
-function scriptedEngine(script: GuestScript, options: Partial<Omit<RunEngineOptions, 'factory'>> = {}): { engine: RunEngine; factory: InMemoryFactory<ScriptedSubstrate> } {
+function scriptedEngine(
+  script: GuestScript,
+  options: Partial<Omit<RunEngineOptions, 'factory'>> = {},
+): { engine: RunEngine; factory: InMemoryFactory<ScriptedSubstrate> } {
   const factory = new InMemoryFactory(() => new ScriptedSubstrate(script))
   return { engine: engineOn(factory, options), factory }
 }
@@ -62,9 +71,10 @@ describe('RunEngine with a real guest', () => {
     assert.equal(result.error, undefined)
     assert.equal(result.value, 42)
     assert.deepEqual(result.logs, ['looking 2'])
-    assert.deepEqual(result.calls.map(({ namespace, member, outcome }) => ({ namespace, member, outcome })), [
-      { namespace: 'tools', member: 'echo', outcome: 'ok' },
-    ])
+    assert.deepEqual(
+      result.calls.map(({ namespace, member, outcome }) => ({ namespace, member, outcome })),
+      [{ namespace: 'tools', member: 'echo', outcome: 'ok' }],
+    )
     assert.equal(result.usage.bindingCalls, 1)
     assert.ok((result.usage.peakHeapBytes ?? 0) > 0, 'the guest reports its heap')
     assert.equal(factory.spawned[0]?.alive, false, 'one substrate per run')
@@ -96,7 +106,10 @@ describe('RunEngine with a real guest', () => {
 
   it('settles a log flood as `output-limit` and keeps the logs within the cap', async () => {
     const { engine, factory } = guestEngine({ maxOutputBytes: 200 })
-    const result = await engine.run({ program: "for (let i = 0; i < 50; i++) console.log('x'.repeat(20))\nreturn 1", bindings: [] })
+    const result = await engine.run({
+      program: "for (let i = 0; i < 50; i++) console.log('x'.repeat(20))\nreturn 1",
+      bindings: [],
+    })
     assert.equal(failureOf(result).kind, 'output-limit')
     assert.ok(Buffer.byteLength(JSON.stringify(result.logs)) <= 200)
     assert.equal(factory.spawned[0]?.alive, false)
@@ -109,8 +122,15 @@ describe('RunEngine with a real guest', () => {
     const failure = failureOf(result)
     assert.equal(failure.kind, 'timeout')
     assert.match(failure.message, /80 ms of wall time \(maxWallMs\)/)
-    assert.deepEqual(result.error?.budget, { name: 'maxWallMs', limit: 80 }, 'the budget is a fact beside the message [#failure-facts]')
-    assert.deepEqual(result.calls.map((call) => call.outcome), ['in-flight'])
+    assert.deepEqual(
+      result.error?.budget,
+      { name: 'maxWallMs', limit: 80 },
+      'the budget is a fact beside the message [#failure-facts]',
+    )
+    assert.deepEqual(
+      result.calls.map(call => call.outcome),
+      ['in-flight'],
+    )
     await engine.dispose()
   })
 
@@ -131,7 +151,9 @@ describe('RunEngine with a real guest', () => {
 
   it('settles as `abort` without taking a substrate when the signal fired before the run', async () => {
     const { engine, factory } = guestEngine()
-    const failure = failureOf(await engine.run({ program: 'return 1', bindings: [], signal: AbortSignal.abort('caller gave up') }))
+    const failure = failureOf(
+      await engine.run({ program: 'return 1', bindings: [], signal: AbortSignal.abort('caller gave up') }),
+    )
     assert.deepEqual(failure, { kind: 'abort', message: 'caller gave up' })
     assert.equal(factory.spawnCalls, 0)
     await engine.dispose()
@@ -179,7 +201,10 @@ describe('RunEngine with a substrate that fails or lies', () => {
     [{ kind: 'out-of-memory' }, /ran out of memory \(maxOldGenerationSizeMb: 64 MiB\)/],
     [{ kind: 'crashed', detail: 'SIGSEGV' }, /crashed before the program finished/],
     [{ kind: 'exited', code: 7 }, /exit code 7/],
-    [{ kind: 'over-budget', message: 'Stopped for using more than 8 MiB of array buffers.' }, /^Stopped for using more than 8 MiB of array buffers\.$/],
+    [
+      { kind: 'over-budget', message: 'Stopped for using more than 8 MiB of array buffers.' },
+      /^Stopped for using more than 8 MiB of array buffers\.$/,
+    ],
   ] as const) {
     it(`settles a substrate that dies (${reason.kind}) as \`worker-exit\` with a message that says why`, async () => {
       const { engine } = scriptedEngine((message, substrate) => {
@@ -195,11 +220,27 @@ describe('RunEngine with a substrate that fails or lies', () => {
   const forgeries: readonly [string, unknown, RegExp][] = [
     ['a message of unknown kind', { kind: 'run-over' }, /a message of unknown kind/],
     ['a message that is not an object', 42, /not an object/],
-    ['a call to an unknown member', { kind: 'call-request', id: 1, namespace: 0, member: 'constructor', argsJson: '{}' }, /unknown member/],
-    ['a call to an unknown namespace', { kind: 'call-request', id: 1, namespace: 3, member: 'echo', argsJson: '{}' }, /unknown namespace/],
-    ['call arguments that are not JSON', { kind: 'call-request', id: 1, namespace: 0, member: 'echo', argsJson: '{' }, /not JSON/],
+    [
+      'a call to an unknown member',
+      { kind: 'call-request', id: 1, namespace: 0, member: 'constructor', argsJson: '{}' },
+      /unknown member/,
+    ],
+    [
+      'a call to an unknown namespace',
+      { kind: 'call-request', id: 1, namespace: 3, member: 'echo', argsJson: '{}' },
+      /unknown namespace/,
+    ],
+    [
+      'call arguments that are not JSON',
+      { kind: 'call-request', id: 1, namespace: 0, member: 'echo', argsJson: '{' },
+      /not JSON/,
+    ],
     ['a completion value that is not JSON', { kind: 'run-end', outcome: 'value', valueJson: '{' }, /not JSON/],
-    ['a completion value that is not lossless JSON', { kind: 'run-end', outcome: 'value', valueJson: '1e400' }, /not lossless JSON/],
+    [
+      'a completion value that is not lossless JSON',
+      { kind: 'run-end', outcome: 'value', valueJson: '1e400' },
+      /not lossless JSON/,
+    ],
   ]
   for (const [what, raw, expected] of forgeries) {
     it(`stops a substrate that sends ${what} as \`worker-exit\``, async () => {
@@ -219,9 +260,13 @@ describe('RunEngine with a substrate that fails or lies', () => {
   }
 
   it('never recycles a substrate whose completion value was forged, even in reuse mode', async () => {
-    const factory = new InMemoryFactory(() => new RecyclableSubstrate((message, substrate) => {
-      if (message.kind === 'run-start') setImmediate(() => substrate.emit({ kind: 'run-end', outcome: 'value', valueJson: 'not json' }))
-    }))
+    const factory = new InMemoryFactory(
+      () =>
+        new RecyclableSubstrate((message, substrate) => {
+          if (message.kind === 'run-start')
+            setImmediate(() => substrate.emit({ kind: 'run-end', outcome: 'value', valueJson: 'not json' }))
+        }),
+    )
     const engine = engineOn(factory, { reuseSubstrates: true })
     const failure = failureOf(await engine.run({ program: 'return 1', bindings: [] }))
     assert.equal(failure.kind, 'worker-exit')
@@ -247,7 +292,7 @@ describe('RunEngine with a substrate that fails or lies', () => {
         substrate.die({ kind: 'crashed', detail: 'late' })
       })
     })
-    const result = await engine.run({ program: 'return 1', bindings, onLog: (text) => logged.push(text) })
+    const result = await engine.run({ program: 'return 1', bindings, onLog: text => logged.push(text) })
     assert.equal(result.error, undefined)
     assert.equal(result.value, 'first')
     assert.deepEqual(result.logs, ['before the end'])
@@ -260,16 +305,28 @@ describe('RunEngine with a substrate that fails or lies', () => {
 
   it('answers only after the host function settled, and drops its late answer after a timeout', async () => {
     const answer = deferred<string>()
-    const { engine, factory } = scriptedEngine((message, substrate) => {
-      if (message.kind === 'run-start') setImmediate(() => substrate.emit({ kind: 'call-request', id: 1, namespace: 0, member: 'slow', argsJson: '{}' }))
-    }, { budgets: { computeMs: 2_000, maxWallMs: 50 } })
-    const result = await engine.run({ program: 'return 1', bindings: [{ global: 'tools', functions: { slow: () => answer.promise } }] })
+    const { engine, factory } = scriptedEngine(
+      (message, substrate) => {
+        if (message.kind === 'run-start')
+          setImmediate(() =>
+            substrate.emit({ kind: 'call-request', id: 1, namespace: 0, member: 'slow', argsJson: '{}' }),
+          )
+      },
+      { budgets: { computeMs: 2_000, maxWallMs: 50 } },
+    )
+    const result = await engine.run({
+      program: 'return 1',
+      bindings: [{ global: 'tools', functions: { slow: () => answer.promise } }],
+    })
     assert.equal(failureOf(result).kind, 'timeout')
     answer.resolve('too late')
     await drain()
-    const sent = factory.spawned[0]?.sent.map((message) => message.kind)
+    const sent = factory.spawned[0]?.sent.map(message => message.kind)
     assert.deepEqual(sent, ['run-start'], 'no call-result after the run settled')
-    assert.deepEqual(result.calls.map((call) => call.outcome), ['in-flight'])
+    assert.deepEqual(
+      result.calls.map(call => call.outcome),
+      ['in-flight'],
+    )
     await engine.dispose()
   })
 })
@@ -288,8 +345,10 @@ describe('RunEngine disposal', () => {
     await disposal
     assert.ok(factory.spawned.length >= 1)
     for (const substrate of factory.spawned) assert.equal(substrate.alive, false)
-    await assert.rejects(engine.run({ program: 'return 1', bindings: [] }), (error: unknown) =>
-      CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_DISPOSED')
+    await assert.rejects(
+      engine.run({ program: 'return 1', bindings: [] }),
+      (error: unknown) => CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_DISPOSED',
+    )
   })
 
   it('settles a run still waiting for its substrate as `abort`, and kills the substrate that arrives late', async () => {
@@ -312,14 +371,19 @@ describe('RunEngine disposal', () => {
     // the hand-out of the substrate and the start of its session.
     for (let microtasks = 0; microtasks < 40; microtasks++) {
       const spawn = deferred<ScriptedSubstrate>()
-      const engine = engineOn(new InMemoryFactory(() => spawn.promise), { budgets: { computeMs: 60_000, maxWallMs: 60_000 } })
+      const engine = engineOn(new InMemoryFactory(() => spawn.promise), {
+        budgets: { computeMs: 60_000, maxWallMs: 60_000 },
+      })
       const running = engine.run({ program: 'return 1', bindings: [] })
       await drain()
       const substrate = new ScriptedSubstrate()
       spawn.resolve(substrate)
       for (let turn = 0; turn < microtasks; turn++) await Promise.resolve()
       const disposal = engine.dispose()
-      const settled = await Promise.race([running, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 500))])
+      const settled = await Promise.race([
+        running,
+        new Promise<'hung'>(resolve => setTimeout(() => resolve('hung'), 500)),
+      ])
       if (settled === 'hung') assert.fail(`disposal ${microtasks} microtasks after the spawn left the run hanging`)
       assert.equal(failureOf(settled).kind, 'abort')
       await disposal

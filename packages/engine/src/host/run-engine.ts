@@ -79,7 +79,9 @@ const DISPOSED_MESSAGE = 'The runtime was disposed before the program finished.'
 /** Session ids are unique within the process, across engines. */
 let sessionCount = 0
 
-type Acquired = { readonly kind: 'substrate'; readonly substrate: Substrate } | { readonly kind: 'stopped'; readonly failure: CodeRunFailureKind; readonly message: string }
+type Acquired =
+  | { readonly kind: 'substrate'; readonly substrate: Substrate }
+  | { readonly kind: 'stopped'; readonly failure: CodeRunFailureKind; readonly message: string }
 
 export class RunEngine {
   private readonly options: RunEngineOptions
@@ -96,7 +98,13 @@ export class RunEngine {
 
   constructor(options: RunEngineOptions) {
     this.options = options
-    this.pool = new SubstratePool(options.factory, options.spawnAhead, options.reuseSubstrates ?? false, undefined, options.reuseIdle)
+    this.pool = new SubstratePool(
+      options.factory,
+      options.spawnAhead,
+      options.reuseSubstrates ?? false,
+      undefined,
+      options.reuseIdle,
+    )
   }
 
   /** Runs one program; see CodeRuntime.run for the contract. */
@@ -105,7 +113,8 @@ export class RunEngine {
     this.refuseIfDisposed()
     const validated = validateRunRequest(request)
     const signal = validated.signal
-    const fail = (kind: CodeRunFailureKind, message: string): CodeRunResult => this.fail(validated, startedAt, kind, message)
+    const fail = (kind: CodeRunFailureKind, message: string): CodeRunResult =>
+      this.fail(validated, startedAt, kind, message)
     if (signal?.aborted === true) return fail('abort', abortMessage(signal))
     const transformed = transformProgram(validated.program)
     if (!transformed.ok) return fail('exception', transformed.message)
@@ -161,9 +170,15 @@ export class RunEngine {
     let substrate: Substrate
     try {
       const heapMb = sessionHeapMb(options)
-      substrate = await this.options.factory.spawn({ persistent: true, ...heapMb === undefined ? {} : { maxOldGenerationSizeMb: heapMb } })
+      substrate = await this.options.factory.spawn({
+        persistent: true,
+        ...(heapMb === undefined ? {} : { maxOldGenerationSizeMb: heapMb }),
+      })
     } catch {
-      throw new CodeRuntimeError('CODE_RUNTIME_SESSION_START_FAILED', 'The sandbox of the session could not be started.')
+      throw new CodeRuntimeError(
+        'CODE_RUNTIME_SESSION_START_FAILED',
+        'The sandbox of the session could not be started.',
+      )
     } finally {
       this.opening--
     }
@@ -172,15 +187,21 @@ export class RunEngine {
       this.track(substrate.exited)
       this.refuseIfDisposed()
     }
-    const session = new EngineSession(`session-${++sessionCount}`, substrate, options, {
-      maxOutputBytes: this.options.maxOutputBytes,
-      maxLogEntries: this.options.maxLogEntries,
-      maxPendingCallBytes: this.options.maxPendingCallBytes,
-      maxOldGenerationSizeMb: this.options.maxOldGenerationSizeMb,
-    }, (ended, exited) => {
-      this.liveSessions.delete(ended)
-      this.track(exited)
-    })
+    const session = new EngineSession(
+      `session-${++sessionCount}`,
+      substrate,
+      options,
+      {
+        maxOutputBytes: this.options.maxOutputBytes,
+        maxLogEntries: this.options.maxLogEntries,
+        maxPendingCallBytes: this.options.maxPendingCallBytes,
+        maxOldGenerationSizeMb: this.options.maxOldGenerationSizeMb,
+      },
+      (ended, exited) => {
+        this.liveSessions.delete(ended)
+        this.track(exited)
+      },
+    )
     this.liveSessions.add(session)
     return session
   }
@@ -193,7 +214,10 @@ export class RunEngine {
 
   private refuseIfDisposed(): void {
     if (this.disposed) {
-      throw new CodeRuntimeError('CODE_RUNTIME_DISPOSED', 'This code runtime was disposed; start a new one to run programs.')
+      throw new CodeRuntimeError(
+        'CODE_RUNTIME_DISPOSED',
+        'This code runtime was disposed; start a new one to run programs.',
+      )
     }
   }
 
@@ -208,23 +232,28 @@ export class RunEngine {
     for (const settle of this.waiting) settle({ kind: 'stopped', failure: 'abort', message: DISPOSED_MESSAGE })
     this.waiting.clear()
     for (const session of this.sessions) session.stop('abort', DISPOSED_MESSAGE)
-    const sessions = [...this.liveSessions].map((session) => session.dispose())
+    const sessions = [...this.liveSessions].map(session => session.dispose())
     await Promise.all([this.pool.dispose(), ...sessions])
     // A session spawn in flight settles (and its substrate exits) before quiescence.
     while (this.opening > 0 || this.exiting.size > 0) {
-      await Promise.all([...this.exiting, new Promise((resolve) => setTimeout(resolve, 5))])
+      await Promise.all([...this.exiting, new Promise(resolve => setTimeout(resolve, 5))])
     }
   }
 
   /** A failure settled before any program ran: no substrate time, no calls. */
-  private fail(request: ValidatedRunRequest, startedAt: number, kind: CodeRunFailureKind, message: string): CodeRunResult {
+  private fail(
+    request: ValidatedRunRequest,
+    startedAt: number,
+    kind: CodeRunFailureKind,
+    message: string,
+  ): CodeRunResult {
     return failBeforeRun(request, startedAt, this.options.maxOutputBytes, kind, message)
   }
 
   /** Takes a substrate for the request's reuse key, unless the signal fires or the runtime is disposed first. */
   private acquire(request: ValidatedRunRequest): Promise<Acquired> {
     const { signal, reuseKey } = request
-    return new Promise((resolve) => {
+    return new Promise(resolve => {
       let done = false
       const settle = (acquired: Acquired): void => {
         if (done) {
@@ -242,8 +271,13 @@ export class RunEngine {
       this.waiting.add(settle)
       signal?.addEventListener('abort', onAbort, { once: true })
       this.pool.acquire(reuseKey).then(
-        (substrate) => settle({ kind: 'substrate', substrate }),
-        () => settle({ kind: 'stopped', failure: 'worker-exit', message: 'The sandbox for this program could not be started.' }),
+        substrate => settle({ kind: 'substrate', substrate }),
+        () =>
+          settle({
+            kind: 'stopped',
+            failure: 'worker-exit',
+            message: 'The sandbox for this program could not be started.',
+          }),
       )
     })
   }

@@ -16,17 +16,16 @@ import {
   type CodeRunResult,
   type CodeRunUsage,
 } from '@code-runtime/core'
-import {
-  type ValidatedRunRequest,
-} from '@code-runtime/core/internal'
-import {
-  jsonValueByteLength,
-  OutputLedger,
-  safeSnapshotLosslessJson,
-} from '@code-runtime/core/json'
+import { type ValidatedRunRequest } from '@code-runtime/core/internal'
+import { jsonValueByteLength, OutputLedger, safeSnapshotLosslessJson } from '@code-runtime/core/json'
 import { BindingBridge } from './binding-bridge.js'
 import { expiredBudgetOf, RunBudgets, type ExpiredBudget, type RunBudgetLimits } from './budgets.js'
-import { decodeGuestMessage, type GuestToHostMessage, type NamespaceSpec, type SessionRunSpec } from '../protocol/messages.js'
+import {
+  decodeGuestMessage,
+  type GuestToHostMessage,
+  type NamespaceSpec,
+  type SessionRunSpec,
+} from '../protocol/messages.js'
 import type { Substrate, SubstrateExit } from './substrate.js'
 
 /** What a session needs besides the substrate. */
@@ -74,7 +73,13 @@ export function abortMessage(signal: AbortSignal): string {
 }
 
 /** The result of a run that failed before any program ran: no substrate time, no calls. */
-export function failBeforeRun(request: ValidatedRunRequest, startedAt: number, maxOutputBytes: number, kind: CodeRunFailureKind, message: string): CodeRunResult {
+export function failBeforeRun(
+  request: ValidatedRunRequest,
+  startedAt: number,
+  maxOutputBytes: number,
+  kind: CodeRunFailureKind,
+  message: string,
+): CodeRunResult {
   const ledger = new OutputLedger(maxOutputBytes, request.onLog)
   const result = ledger.settleFailure(kind, message)
   const usage = { wallMs: performance.now() - startedAt, busyMs: 0, bindingCalls: 0, outputBytes: ledger.outputBytes }
@@ -129,11 +134,13 @@ export class RunSession {
   constructor(substrate: Substrate, options: RunSessionOptions) {
     this.substrate = substrate
     this.options = options
-    this.result = new Promise((resolve) => {
+    this.result = new Promise(resolve => {
       this.resolveResult = resolve
     })
-    this.ledger = new OutputLedger(options.maxOutputBytes, options.request.onLog, { maxLogEntries: options.maxLogEntries })
-    this.bridge = new BindingBridge(options.request.namespaces, (message) => this.substrate.send(message), {
+    this.ledger = new OutputLedger(options.maxOutputBytes, options.request.onLog, {
+      maxLogEntries: options.maxLogEntries,
+    })
+    this.bridge = new BindingBridge(options.request.namespaces, message => this.substrate.send(message), {
       startedAt: options.startedAt,
       recordValuesBytes: options.request.recordCallValuesBytes,
       maxPendingCallBytes: options.maxPendingCallBytes,
@@ -141,7 +148,13 @@ export class RunSession {
     })
     this.budgets = new RunBudgets(substrate, options.budgets, (message, budget: ExpiredBudget) =>
       // Past its compute budget the program is computing: only killing stops it.
-      this.settleFailure('timeout', message, budget === 'compute' ? 'kill' : this.stopOrKill(), expiredBudgetOf(budget, options.budgets)))
+      this.settleFailure(
+        'timeout',
+        message,
+        budget === 'compute' ? 'kill' : this.stopOrKill(),
+        expiredBudgetOf(budget, options.budgets),
+      ),
+    )
   }
 
   /** The run's substrate was killed (a session's is then lost); the failure that did it. */
@@ -170,8 +183,8 @@ export class RunSession {
   start(): void {
     const { request, source, maxOutputBytes } = this.options
     this.substrate.attach({
-      message: (raw) => this.receive(raw),
-      exit: (reason) => {
+      message: raw => this.receive(raw),
+      exit: reason => {
         const message = describeExit(reason, heapBudgetOf(this.options))
         if (this.stopping !== undefined) {
           this.lossReason = message
@@ -189,16 +202,18 @@ export class RunSession {
       }
       signal.addEventListener('abort', this.onAbort, { once: true })
     }
-    const namespaces: NamespaceSpec[] = request.namespaces.map((namespace) => ({
+    const namespaces: NamespaceSpec[] = request.namespaces.map(namespace => ({
       global: namespace.global,
       members: [...namespace.functions.keys()],
       errorClass: namespace.errorClass === undefined ? null : { ...namespace.errorClass },
     }))
     this.budgets.start()
     const session = this.options.session?.spec
-    this.substrate.send(session === undefined
-      ? { kind: 'run-start', source, namespaces, maxOutputBytes }
-      : { kind: 'run-start', source, namespaces, maxOutputBytes, session })
+    this.substrate.send(
+      session === undefined
+        ? { kind: 'run-start', source, namespaces, maxOutputBytes }
+        : { kind: 'run-start', source, namespaces, maxOutputBytes, session },
+    )
   }
 
   /** Stops the run from outside (disposal): it settles with `kind` and the substrate is killed. */
@@ -268,14 +283,18 @@ export class RunSession {
         // The used heap, not the reserved one: a young generation full of garbage is not state.
         if (maxHeapBytes !== undefined && message.usedHeapBytes !== undefined && message.usedHeapBytes > maxHeapBytes) {
           this.cleanEnd = false
-          this.settleFailure('worker-exit', `The session's heap grew to ${message.usedHeapBytes} bytes, over its maxHeapBytes budget of ${maxHeapBytes}, and its sandbox was stopped. Keep less data in the session.`, 'kill')
+          this.settleFailure(
+            'worker-exit',
+            `The session's heap grew to ${message.usedHeapBytes} bytes, over its maxHeapBytes budget of ${maxHeapBytes}, and its sandbox was stopped. Keep less data in the session.`,
+            'kill',
+          )
           return
         }
         if (message.outcome !== 'value') {
           this.settleFailure(message.outcome, message.message, 'idle')
           return
         }
-            this.settleValue(message.valueJson)
+        this.settleValue(message.valueJson)
         return
       }
     }
@@ -316,7 +335,10 @@ export class RunSession {
     if (this.settled) return
     if (leaving === 'kill') this.lossReason = message
     const note = this.options.session?.lostNote ?? ''
-    this.settle((lost) => this.ledger.settleFailure(kind, lost && !this.endedFromOutside ? message + note : message, budget), leaving)
+    this.settle(
+      lost => this.ledger.settleFailure(kind, lost && !this.endedFromOutside ? message + note : message, budget),
+      leaving,
+    )
   }
 
   /**
@@ -360,7 +382,7 @@ export class RunSession {
       this.stopping?.finish(false)
     }, RUN_STOP_GRACE_MS)
     this.stopping = {
-      finish: (survived) => {
+      finish: survived => {
         clearTimeout(grace)
         this.stopping = undefined
         this.cleanEnd = survived

@@ -35,8 +35,21 @@ export interface SessionEdits {
  * as it is, local to the run.
  */
 const NEVER_KEPT = new Set([
-  'undefined', 'NaN', 'Infinity', 'arguments', 'eval', 'let',
-  'yield', 'await', 'static', 'implements', 'interface', 'package', 'private', 'protected', 'public',
+  'undefined',
+  'NaN',
+  'Infinity',
+  'arguments',
+  'eval',
+  'let',
+  'yield',
+  'await',
+  'static',
+  'implements',
+  'interface',
+  'package',
+  'private',
+  'protected',
+  'public',
 ])
 const IDENTIFIER = /^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u
 
@@ -49,7 +62,8 @@ function boundNames(pattern: Pattern, into: { name: string; at: number }[]): voi
       into.push({ name: pattern.name, at: pattern.start })
       return
     case 'ObjectPattern':
-      for (const property of pattern.properties) boundNames(property.type === 'RestElement' ? property.argument : property.value, into)
+      for (const property of pattern.properties)
+        boundNames(property.type === 'RestElement' ? property.argument : property.value, into)
       return
     case 'ArrayPattern':
       for (const element of pattern.elements) if (element !== null) boundNames(element, into)
@@ -109,7 +123,8 @@ class Collector {
 
   /** A statement that ended without its `;` gets one, so the expression it becomes cannot run on. */
   private terminate(node: { end: number }, place: Place): void {
-    if ((place === 'list' || place === 'single') && this.text.charCodeAt(node.end - 1) !== 59 /* ; */) this.insert(node.end, ';')
+    if ((place === 'list' || place === 'single') && this.text.charCodeAt(node.end - 1) !== 59 /* ; */)
+      this.insert(node.end, ';')
   }
 
   private declaration(node: VariableDeclaration, place: Place, topLevel: boolean): void {
@@ -118,7 +133,13 @@ class Collector {
     if (this.text.slice(node.start, node.start + node.kind.length) !== node.kind) return
     const inHead = place === 'for-in' || place === 'for-of'
     // `for (var x = 0 in o)` (Annex B) has no assignment form; `for (async of xs)` is not allowed.
-    if (inHead && node.declarations.some((d) => d.init != null || (place === 'for-of' && d.id.type === 'Identifier' && d.id.name === 'async'))) return
+    if (
+      inHead &&
+      node.declarations.some(
+        d => d.init != null || (place === 'for-of' && d.id.type === 'Identifier' && d.id.name === 'async'),
+      )
+    )
+      return
     const names: { name: string; at: number }[] = []
     for (const declarator of node.declarations) boundNames(declarator.id, names)
     if (!this.keep(names)) return
@@ -131,7 +152,12 @@ class Collector {
     let firstParenPlaced = false
     if (wrapsFirst && /^ +$/.test(this.text.slice(keywordEnd, first.id.start))) {
       // `const {a} = o` → `;    ({a} = o)`: the `(` takes the place of the space before the pattern.
-      this.edits.push({ at: node.start, end: first.id.start, text: lead.padEnd(first.id.start - node.start - 1) + '(', rank: 1 })
+      this.edits.push({
+        at: node.start,
+        end: first.id.start,
+        text: lead.padEnd(first.id.start - node.start - 1) + '(',
+        rank: 1,
+      })
       firstParenPlaced = true
     } else {
       this.edits.push({ at: node.start, end: keywordEnd, text: lead.padEnd(node.kind.length), rank: 1 })
@@ -184,7 +210,8 @@ class Collector {
         return
       case 'ForInStatement':
       case 'ForOfStatement':
-        if (node.left.type === 'VariableDeclaration') this.declaration(node.left, node.type === 'ForInStatement' ? 'for-in' : 'for-of', false)
+        if (node.left.type === 'VariableDeclaration')
+          this.declaration(node.left, node.type === 'ForInStatement' ? 'for-in' : 'for-of', false)
         this.statement(node.body, 'single', false)
         return
       case 'WhileStatement':
@@ -199,7 +226,8 @@ class Collector {
         if (node.finalizer != null) this.statement(node.finalizer, 'single', false)
         return
       case 'SwitchStatement':
-        for (const switchCase of node.cases) for (const child of switchCase.consequent) this.statement(child, 'list', false)
+        for (const switchCase of node.cases)
+          for (const child of switchCase.consequent) this.statement(child, 'list', false)
         return
       default:
         // Expressions hold no declaration of this scope: only nested functions, which keep theirs.
@@ -216,10 +244,16 @@ class Collector {
 }
 
 /** The edits, kept names and published functions of a program's top-level `statements`. */
-export function collectSessionEdits(text: string, statements: readonly Statement[], namespaces: ReadonlySet<string>): SessionEdits {
+export function collectSessionEdits(
+  text: string,
+  statements: readonly Statement[],
+  namespaces: ReadonlySet<string>,
+): SessionEdits {
   const collector = new Collector(text, namespaces)
   // acorn marks the directive prologue (`'use strict'` and the like) on its statements.
-  const directives = statements.findIndex((statement) => !(statement.type === 'ExpressionStatement' && typeof statement.directive === 'string'))
+  const directives = statements.findIndex(
+    statement => !(statement.type === 'ExpressionStatement' && typeof statement.directive === 'string'),
+  )
   const lastDirective = directives === -1 ? statements.at(-1) : statements[directives - 1]
   for (const [index, statement] of statements.entries()) {
     if (statement.type === 'ClassDeclaration') collector.classDeclaration(statement, statements[index - 1])

@@ -2,11 +2,7 @@
  * The options of `openSession`, checked once against the backend's config: every field is
  * optional, each one the caller gives must be in range, and a refusal names the field.
  */
-import {
-  CodeRuntimeError,
-  DEFAULT_MAX_KEPT_NAMES,
-  type CodeSessionOptions,
-} from '@code-runtime/core'
+import { CodeRuntimeError, DEFAULT_MAX_KEPT_NAMES, type CodeSessionOptions } from '@code-runtime/core'
 import {
   MAX_TIMER_MS,
   readConfigObject,
@@ -43,11 +39,21 @@ export interface SessionDefaults {
   readonly maxOldGenerationSizeMb: number
 }
 
-const FIELDS: readonly (keyof CodeSessionOptions)[] = ['idleMs', 'maxHeapBytes', 'computeMs', 'maxWallMs', 'maxKeptNames']
+const FIELDS: readonly (keyof CodeSessionOptions)[] = [
+  'idleMs',
+  'maxHeapBytes',
+  'computeMs',
+  'maxWallMs',
+  'maxKeptNames',
+]
 
 const PLACE: ConfigPlace = {
-  refuse: ({ field, rule, value, text }) => new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST', `Invalid session options: ${text}.`,
-    { ...field === undefined ? {} : { field }, value, rule }),
+  refuse: ({ field, rule, value, text }) =>
+    new CodeRuntimeError('CODE_RUNTIME_INVALID_REQUEST', `Invalid session options: ${text}.`, {
+      ...(field === undefined ? {} : { field }),
+      value,
+      rule,
+    }),
 }
 
 /**
@@ -58,14 +64,26 @@ export function resolveSessionOptions(input: unknown, defaults: SessionDefaults)
   const options = readConfigObject(PLACE, input, FIELDS)
   const timer = (field: string, fallback: number): number =>
     readNumberField(PLACE, options, field, { default: fallback, min: 0, minIsExclusive: true, max: MAX_TIMER_MS })
-  const maxHeapBytes = options['maxHeapBytes'] === undefined
-    ? undefined
-    : readIntegerField(PLACE, options, 'maxHeapBytes', { min: MIN_SESSION_HEAP_BYTES, max: Math.floor(defaults.maxOldGenerationSizeMb * MIB), unit: 'bytes' })
+  const maxHeapBytes =
+    options['maxHeapBytes'] === undefined
+      ? undefined
+      : readIntegerField(PLACE, options, 'maxHeapBytes', {
+          min: MIN_SESSION_HEAP_BYTES,
+          max: Math.floor(defaults.maxOldGenerationSizeMb * MIB),
+          unit: 'bytes',
+        })
   return {
     idleMs: timer('idleMs', defaults.sessionIdleMs),
-    maxKeptNames: readIntegerField(PLACE, options, 'maxKeptNames', { default: DEFAULT_MAX_KEPT_NAMES, min: 1, max: MAX_KEPT_NAMES_LIMIT }),
+    maxKeptNames: readIntegerField(PLACE, options, 'maxKeptNames', {
+      default: DEFAULT_MAX_KEPT_NAMES,
+      min: 1,
+      max: MAX_KEPT_NAMES_LIMIT,
+    }),
     maxHeapBytes,
-    budgets: { computeMs: timer('computeMs', defaults.budgets.computeMs), maxWallMs: timer('maxWallMs', defaults.budgets.maxWallMs) },
+    budgets: {
+      computeMs: timer('computeMs', defaults.budgets.computeMs),
+      maxWallMs: timer('maxWallMs', defaults.budgets.maxWallMs),
+    },
   }
 }
 

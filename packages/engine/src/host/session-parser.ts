@@ -54,7 +54,9 @@ function withDeclaredNameSets(Base: typeof Parser): typeof Parser {
 const ScriptParser = Parser.extend(withDeclaredNameSets)
 
 function options(onToken?: (token: Token) => void): Options {
-  return onToken === undefined ? { ecmaVersion: 'latest', sourceType: 'script' } : { ecmaVersion: 'latest', sourceType: 'script', onToken }
+  return onToken === undefined
+    ? { ecmaVersion: 'latest', sourceType: 'script' }
+    : { ecmaVersion: 'latest', sourceType: 'script', onToken }
 }
 
 /** Parses `text` as a sloppy script; `onToken` sees every token. Throws acorn's SyntaxError. */

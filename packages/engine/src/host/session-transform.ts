@@ -72,7 +72,8 @@ export function transformSessionProgram(program: string, options: SessionTransfo
       mayUseKeep
         ? (token: Token & { readonly value?: unknown }) => {
             // A name token's value is the name with escapes decoded (`\u005f_codeRuntimeKeep` included).
-            if (keepUse === undefined && token.type === tokTypes.name && token.value === SESSION_KEEP_PARAMETER) keepUse = token.start
+            if (keepUse === undefined && token.type === tokTypes.name && token.value === SESSION_KEEP_PARAMETER)
+              keepUse = token.start
           }
         : undefined,
     )
@@ -84,11 +85,18 @@ export function transformSessionProgram(program: string, options: SessionTransfo
     return { ok: false, message: wrapperEscapeMessage(text, escape) }
   }
   if (keepUse !== undefined) {
-    return { ok: false, message: `${where(text, keepUse)}\`${SESSION_KEEP_PARAMETER}\` is reserved by the session runtime: rename it.` }
+    return {
+      ok: false,
+      message: `${where(text, keepUse)}\`${SESSION_KEEP_PARAMETER}\` is reserved by the session runtime: rename it.`,
+    }
   }
 
   const statement = ast.body[0]
-  if (statement?.type !== 'ExpressionStatement' || statement.expression.type !== 'FunctionExpression' || statement.expression.body.type !== 'BlockStatement') {
+  if (
+    statement?.type !== 'ExpressionStatement' ||
+    statement.expression.type !== 'FunctionExpression' ||
+    statement.expression.body.type !== 'BlockStatement'
+  ) {
     return { ok: false, message: 'The program could not be prepared for a session run.' }
   }
   let collected: SessionEdits
@@ -110,9 +118,13 @@ export function transformSessionProgram(program: string, options: SessionTransfo
   // The rewrite must not have changed what the text is: one async function expression, no more.
   try {
     const check = parseScript(source)
-    if (wrapperEscape(source, check, SESSION_HEAD.length) !== undefined) throw new SyntaxError('the rewritten program escapes its wrapper')
+    if (wrapperEscape(source, check, SESSION_HEAD.length) !== undefined)
+      throw new SyntaxError('the rewritten program escapes its wrapper')
   } catch {
-    return { ok: false, message: 'The program could not be prepared for a session run: its declarations could not be rewritten.' }
+    return {
+      ok: false,
+      message: 'The program could not be prepared for a session run: its declarations could not be rewritten.',
+    }
   }
   return { ok: true, source, keptNames: collected.keptNames, publishedFunctions: collected.publishedFunctions }
 }

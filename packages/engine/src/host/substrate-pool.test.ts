@@ -4,7 +4,14 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { MAX_RUNS_PER_SUBSTRATE, SubstratePool } from './substrate-pool.js'
 import type { SubstrateFactory } from './substrate.js'
-import { deferred, drain, InMemoryFactory, RecyclableSubstrate, ScriptedSubstrate, type Deferred } from '../../test/in-memory-substrate.js'
+import {
+  deferred,
+  drain,
+  InMemoryFactory,
+  RecyclableSubstrate,
+  ScriptedSubstrate,
+  type Deferred,
+} from '../../test/in-memory-substrate.js'
 
 /** Cores for tests that count spawns: the host's thread and one run leave no core idle. */
 const TWO_CORES = 2
@@ -48,7 +55,7 @@ describe('SubstratePool', () => {
     await pool.acquire()
     await drain()
     assert.equal(factory.spawnCalls, 1, 'no core is idle: the refill waits')
-    await new Promise((resolve) => setTimeout(resolve, 60))
+    await new Promise(resolve => setTimeout(resolve, 60))
     assert.equal(factory.spawnCalls, 2)
     await pool.dispose()
   })
@@ -175,7 +182,7 @@ describe('SubstratePool', () => {
   })
 
   it('never hands out a substrate that died as it was spawned', async () => {
-    const factory = new InMemoryFactory((index) => {
+    const factory = new InMemoryFactory(index => {
       const substrate = new ScriptedSubstrate()
       if (index === 0) substrate.die({ kind: 'crashed', detail: 'died right after guest-ready' })
       return substrate
@@ -269,7 +276,7 @@ describe('SubstratePool', () => {
       const pool = new SubstratePool(factory, 1, false, TWO_CORES)
       await drain()
       for (let run = 0; run < 2; run++) {
-        await new Promise((resolve) => setTimeout(resolve, 120))
+        await new Promise(resolve => setTimeout(resolve, 120))
         await pool.acquire()
         pool.refillNow()
         await drain()
@@ -440,7 +447,12 @@ describe('SubstratePool', () => {
     })
 
     /** A reuse pool whose one substrate, used by tenant-a, is being recycled until the test says. */
-    async function releasedAndHeld(): Promise<{ factory: InMemoryFactory<RecyclableSubstrate>; pool: SubstratePool; first: RecyclableSubstrate; recycled: Deferred<undefined> }> {
+    async function releasedAndHeld(): Promise<{
+      factory: InMemoryFactory<RecyclableSubstrate>
+      pool: SubstratePool
+      first: RecyclableSubstrate
+      recycled: Deferred<undefined>
+    }> {
       const factory = new InMemoryFactory(() => new RecyclableSubstrate())
       const pool = new SubstratePool(factory, 0, true, TWO_CORES)
       const first = (await pool.acquire('tenant-a')) as RecyclableSubstrate
@@ -488,8 +500,10 @@ describe('SubstratePool', () => {
       const pool = new SubstratePool(factory, 0, true, TWO_CORES)
       const idle = [await runOnce(pool, 'tenant-a'), await runOnce(pool, 'tenant-b'), await runOnce(pool, undefined)]
       await pool.dispose()
-      assert.deepEqual(idle.map((substrate) => substrate.alive), [false, false, false])
+      assert.deepEqual(
+        idle.map(substrate => substrate.alive),
+        [false, false, false],
+      )
     })
   })
 })
-

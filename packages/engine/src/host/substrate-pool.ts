@@ -79,7 +79,13 @@ export class SubstratePool {
    * `cores` is how many runs and spawns the machine runs side by side (the host's count unless a
    * test says otherwise); `idleLimits` bounds the reuse mode's idle substrates.
    */
-  constructor(factory: SubstrateFactory, spawnAhead: number, reuse = false, cores = availableParallelism(), idleLimits?: IdleLimits) {
+  constructor(
+    factory: SubstrateFactory,
+    spawnAhead: number,
+    reuse = false,
+    cores = availableParallelism(),
+    idleLimits?: IdleLimits,
+  ) {
     this.factory = factory
     this.spawnAhead = spawnAhead
     this.reuse = reuse
@@ -98,13 +104,27 @@ export class SubstratePool {
     // A substrate this pool never handed out has no key to go back to.
     const handedOut = this.keys.has(substrate)
     const key = this.keys.get(substrate)
-    if (!this.reuse || this.disposed || substrate.recycle === undefined || runs >= MAX_RUNS_PER_SUBSTRATE || !handedOut) {
+    if (
+      !this.reuse ||
+      this.disposed ||
+      substrate.recycle === undefined ||
+      runs >= MAX_RUNS_PER_SUBSTRATE ||
+      !handedOut
+    ) {
       substrate.terminate()
       return
     }
-    const recycling: Recycling = { substrate, key, claimed: false, done: substrate.recycle().then(() => true, () => false) }
+    const recycling: Recycling = {
+      substrate,
+      key,
+      claimed: false,
+      done: substrate.recycle().then(
+        () => true,
+        () => false,
+      ),
+    }
     this.recycling.add(recycling)
-    void recycling.done.then((recycled) => {
+    void recycling.done.then(recycled => {
       this.recycling.delete(recycling)
       if (!recycled) {
         substrate.terminate()
@@ -147,7 +167,7 @@ export class SubstratePool {
     claim.claimed = true
     // A ref'd timer: a run waiting here keeps the host process alive, as a spawn would.
     let timer: NodeJS.Timeout | undefined
-    const late = new Promise<'late'>((resolve) => {
+    const late = new Promise<'late'>(resolve => {
       timer = setTimeout(() => resolve('late'), CLAIM_WAIT_MS)
     })
     const recycled = await Promise.race([claim.done, late])
@@ -236,11 +256,11 @@ export class SubstratePool {
     this.idle.clear()
     await Promise.allSettled(pendingSpawns)
     for (const substrate of this.live) substrate.terminate()
-    await Promise.all([...this.live].map((substrate) => substrate.exited))
+    await Promise.all([...this.live].map(substrate => substrate.exited))
   }
 
   private spawn(): void {
-    const spawning = this.startSpawn().then((substrate) => {
+    const spawning = this.startSpawn().then(substrate => {
       this.live.add(substrate)
       void substrate.exited.then(() => {
         this.live.delete(substrate)
@@ -252,7 +272,7 @@ export class SubstratePool {
     })
     this.spawning.add(spawning)
     spawning.then(
-      (substrate) => {
+      substrate => {
         this.spawning.delete(spawning)
         this.park(substrate)
       },

@@ -16,7 +16,8 @@ export const WRAPPER_HEAD = '(async function () {\n'
 export const WRAPPER_TAIL = '\n})'
 
 /** The outcome of {@link transformProgram}. */
-export type TransformResult = { readonly ok: true; readonly source: string } | { readonly ok: false; readonly message: string }
+export type TransformResult =
+  { readonly ok: true; readonly source: string } | { readonly ok: false; readonly message: string }
 
 // `import(...)` in a vm script rejects with an error object of the substrate's own realm, which
 // would hand the program a way out. Dynamic import is syntax, so it can be refused at the
@@ -27,9 +28,15 @@ const GAP = String.raw`(?:\s|\/\*[\s\S]*?\*\/|\/\/[^\n\r\u2028\u2029]*|<!--[^\n\
 const DYNAMIC_IMPORT = new RegExp(String.raw`(?<![\p{ID_Continue}$\u200c\u200d])import${GAP}\(`, 'u')
 
 const SYNTAX_HINTS: readonly (readonly [RegExp, string])[] = [
-  [/\benum\b/i, "'enum' cannot run here; use a union of string literals (type Color = 'red' | 'green') or a plain object."],
+  [
+    /\benum\b/i,
+    "'enum' cannot run here; use a union of string literals (type Color = 'red' | 'green') or a plain object.",
+  ],
   [/\bnamespace\b/i, "a value 'namespace' cannot run here; use a plain object or top-level functions."],
-  [/parameter propert/i, 'parameter properties cannot run here; declare the field in the class body and assign it in the constructor.'],
+  [
+    /parameter propert/i,
+    'parameter properties cannot run here; declare the field in the class body and assign it in the constructor.',
+  ],
   [/angle-bracket|<T>expr/i, "'<T>value' assertions cannot run here; write 'value as T'."],
   [/decorator/i, 'decorators cannot run here; call the function directly.'],
 ]
@@ -49,7 +56,8 @@ function describeTransformError(program: string, error: unknown): string {
   if (details.code === 'UnsupportedSyntax') {
     const { where } = locate(program, wrappedLine, wrappedColumn)
     const hint = SYNTAX_HINTS.find(([pattern]) => pattern.test(text))
-    if (hint !== undefined) return `${where}${hint[1]} Only erasable TypeScript runs (types, interfaces, 'as', generics).`
+    if (hint !== undefined)
+      return `${where}${hint[1]} Only erasable TypeScript runs (types, interfaces, 'as', generics).`
     return `${where}${text}. Only erasable TypeScript runs (types, interfaces, 'as', generics).`
   }
   return describeSyntaxError(program, wrappedLine, wrappedColumn, text)
@@ -101,11 +109,17 @@ export function stripProgram(program: string): TransformResult {
   const dynamicImport = DYNAMIC_IMPORT.exec(program)
   if (dynamicImport !== null) {
     const { line, column } = positionOf(program, dynamicImport.index)
-    return { ok: false, message: `Line ${line}, col ${column}: import() cannot run here; no modules can be loaded. Use the tools you were given.` }
+    return {
+      ok: false,
+      message: `Line ${line}, col ${column}: import() cannot run here; no modules can be loaded. Use the tools you were given.`,
+    }
   }
   const stripped = stripWrapped(program)
   if (stripped.ok) return { ok: true, source: stripped.code }
-  return { ok: false, message: 'message' in stripped ? stripped.message : describeTransformError(program, stripped.error) }
+  return {
+    ok: false,
+    message: 'message' in stripped ? stripped.message : describeTransformError(program, stripped.error),
+  }
 }
 
 /**
@@ -124,5 +138,6 @@ export function programNeedsMoreInput(program: string): boolean {
   const details = (typeof stripped.error === 'object' && stripped.error !== null ? stripped.error : {}) as AmaroError
   if (details.code === 'UnsupportedSyntax' || typeof details.startLine !== 'number') return false
   if (typeof details.message === 'string' && details.message.startsWith('Unterminated template')) return true
-  return locate(program, details.startLine, typeof details.startColumn === 'number' ? details.startColumn : undefined).pastTheEnd
+  return locate(program, details.startLine, typeof details.startColumn === 'number' ? details.startColumn : undefined)
+    .pastTheEnd
 }

@@ -49,7 +49,12 @@ function retire(): void {
 
 /** amaro reports what it found in the text as a plain object with a string `code`. */
 function isAmaroError(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && !(error instanceof Error) && typeof (error as { code?: unknown }).code === 'string'
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    !(error instanceof Error) &&
+    typeof (error as { code?: unknown }).code === 'string'
+  )
 }
 
 /** Strips the types of `text` (strip-only: erasable syntax only, positions kept). Never throws. */

@@ -51,7 +51,13 @@ export interface RunStopMessage {
  * parts' elements in order. A failure after some parts voids them.
  */
 export type CallResultMessage =
-  | { readonly kind: 'call-result'; readonly id: number; readonly ok: true; readonly valueJson: string; readonly parts?: number }
+  | {
+      readonly kind: 'call-result'
+      readonly id: number
+      readonly ok: true
+      readonly valueJson: string
+      readonly parts?: number
+    }
   | { readonly kind: 'call-result'; readonly id: number; readonly ok: false; readonly message: string }
 
 /**
@@ -114,7 +120,8 @@ export interface RunStoppedMessage {
   readonly kind: 'run-stopped'
 }
 
-export type GuestToHostMessage = GuestReadyMessage | CallRequestMessage | LogLineMessage | RunEndMessage | RunStoppedMessage
+export type GuestToHostMessage =
+  GuestReadyMessage | CallRequestMessage | LogLineMessage | RunEndMessage | RunStoppedMessage
 
 /** A decoder's verdict: the rebuilt message, or why the raw value was refused. */
 export type Decoded<T> = { readonly ok: true; readonly message: T } | { readonly ok: false; readonly problem: string }
@@ -156,7 +163,8 @@ function isCallId(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
 }
 
-const isByteCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
+const isByteCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 
 const refuse = (problem: string): { ok: false; problem: string } => ({ ok: false, problem })
 
@@ -214,8 +222,8 @@ function readGuestMessage(raw: unknown): Decoded<GuestToHostMessage> {
       const heapBytes = own(record, 'heapBytes')
       const usedHeapBytes = own(record, 'usedHeapBytes')
       const heap = {
-        ...isByteCount(heapBytes) ? { heapBytes } : {},
-        ...isByteCount(usedHeapBytes) ? { usedHeapBytes } : {},
+        ...(isByteCount(heapBytes) ? { heapBytes } : {}),
+        ...(isByteCount(usedHeapBytes) ? { usedHeapBytes } : {}),
       }
       if (outcome === 'value') {
         const valueJson = own(record, 'valueJson')
@@ -277,7 +285,8 @@ function readHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
       const specs = readArray(namespaces, decodeNamespaceSpec)
       if (specs === undefined) return refuse('a run-start with a malformed namespace')
       // A session field that is there but unreadable (a getter) is refused, not taken as absent.
-      if (!Object.hasOwn(record, 'session')) return { ok: true, message: { kind, source, namespaces: specs, maxOutputBytes } }
+      if (!Object.hasOwn(record, 'session'))
+        return { ok: true, message: { kind, source, namespaces: specs, maxOutputBytes } }
       const session = decodeSessionRunSpec(own(record, 'session'))
       if (session === undefined) return refuse('a run-start with a malformed session')
       return { ok: true, message: { kind, source, namespaces: specs, maxOutputBytes, session } }
@@ -294,7 +303,8 @@ function readHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
         const parts = own(record, 'parts')
         if (typeof valueJson !== 'string') return refuse('a call-result without a value')
         if (parts === undefined) return { ok: true, message: { kind, id, ok, valueJson } }
-        if (typeof parts !== 'number' || !Number.isSafeInteger(parts) || parts < 0) return refuse('a call-result with a malformed part count')
+        if (typeof parts !== 'number' || !Number.isSafeInteger(parts) || parts < 0)
+          return refuse('a call-result with a malformed part count')
         return { ok: true, message: { kind, id, ok, valueJson, parts } }
       }
       if (ok === false) {

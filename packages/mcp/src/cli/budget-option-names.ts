@@ -45,7 +45,7 @@ function sessionWithOptionNames(session: CodeSession): CodeSession {
     get endReason() {
       return session.endReason
     },
-    run: async (request) => renameTimeout(await session.run(request)),
+    run: async request => renameTimeout(await session.run(request)),
     dispose: () => session.dispose(),
   }
 }
@@ -61,5 +61,9 @@ export function withBudgetOptionNames(runtime: CodeModeRuntime): CodeModeRuntime
   }
   const { openSession } = runtime
   if (openSession === undefined) return named
-  return { ...named, openSession: async (options?: CodeSessionOptions) => sessionWithOptionNames(await openSession.call(runtime, options)) }
+  return {
+    ...named,
+    openSession: async (options?: CodeSessionOptions) =>
+      sessionWithOptionNames(await openSession.call(runtime, options)),
+  }
 }

@@ -33,7 +33,10 @@ export async function checkCommand(command: Extract<CliCommand, { command: 'chec
       check = await codeMode.check(code)
     } catch (error) {
       // A program that overflows the compiler's stack, or keeps it busy past its time limit.
-      writeErrorLine(process.stderr, `${file}: the type check could not finish (${error instanceof Error ? error.message : String(error)}); run would run it unchecked.`)
+      writeErrorLine(
+        process.stderr,
+        `${file}: the type check could not finish (${error instanceof Error ? error.message : String(error)}); run would run it unchecked.`,
+      )
       return EXIT_PROGRAM_FAILED
     }
     writeDiagnostics(process.stdout, file, check.errors, 'error')
@@ -42,10 +45,14 @@ export async function checkCommand(command: Extract<CliCommand, { command: 'chec
     const mode = `--type-check ${command.typeCheck}`
     const hints = check.hints.length === 0 ? '' : `; ${countOf(check.hints.length, 'hint')}, shown again if a run fails`
     if (check.refused) {
-      process.stdout.write(`${style.bold(file)}: ${style.red(countOf(check.errors.length, 'type error'))}${hints}; run refuses it (${mode}).\n`)
+      process.stdout.write(
+        `${style.bold(file)}: ${style.red(countOf(check.errors.length, 'type error'))}${hints}; run refuses it (${mode}).\n`,
+      )
       return EXIT_PROGRAM_FAILED
     }
-    process.stdout.write(`${style.bold(file)}: ${check.hints.length === 0 ? 'no type errors' : `nothing that refuses it (${mode})${hints}`}.\n`)
+    process.stdout.write(
+      `${style.bold(file)}: ${check.hints.length === 0 ? 'no type errors' : `nothing that refuses it (${mode})${hints}`}.\n`,
+    )
     return EXIT_SUCCESS
   } finally {
     await session.close()

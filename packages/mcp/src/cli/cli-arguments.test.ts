@@ -17,10 +17,48 @@ function usageMessage(argv: string[]): string {
 
 describe('parseCliArguments', () => {
   it('decodes each command with its defaults', () => {
-    assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), { command: 'serve', configPath: 's.json', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, maxSdkChars: 20_000, typeCheck: 'calls', state: true, approvalFallback: 'decline' })
-    assert.deepEqual(parseCliArguments(['repl', '-c', 's.json', '--backend', 'worker-thread', '--type-check', 'strict']), { command: 'repl', configPath: 's.json', backend: 'worker-thread', backendChosen: true, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, typeCheck: 'strict', allowAll: false })
-    assert.deepEqual(parseCliArguments(['run', 'p.ts', '-c', 's.json', '--backend', 'process', '--timeout-ms', '5000']), { command: 'run', programPath: 'p.ts', configPath: 's.json', backend: 'process', backendChosen: true, timeoutMs: 5000, typeCheck: 'calls', allowAll: false })
-    assert.deepEqual(parseCliArguments(['check', 'p.ts', '-c', 's.json']), { command: 'check', programPath: 'p.ts', configPath: 's.json', typeCheck: 'calls' })
+    assert.deepEqual(parseCliArguments(['serve', '--config', 's.json']), {
+      command: 'serve',
+      configPath: 's.json',
+      backend: DEFAULT_BACKEND,
+      backendChosen: false,
+      timeoutMs: DEFAULT_RUN_TIMEOUT_MS,
+      maxSdkChars: 20_000,
+      typeCheck: 'calls',
+      state: true,
+      approvalFallback: 'decline',
+    })
+    assert.deepEqual(
+      parseCliArguments(['repl', '-c', 's.json', '--backend', 'worker-thread', '--type-check', 'strict']),
+      {
+        command: 'repl',
+        configPath: 's.json',
+        backend: 'worker-thread',
+        backendChosen: true,
+        timeoutMs: DEFAULT_RUN_TIMEOUT_MS,
+        typeCheck: 'strict',
+        allowAll: false,
+      },
+    )
+    assert.deepEqual(
+      parseCliArguments(['run', 'p.ts', '-c', 's.json', '--backend', 'process', '--timeout-ms', '5000']),
+      {
+        command: 'run',
+        programPath: 'p.ts',
+        configPath: 's.json',
+        backend: 'process',
+        backendChosen: true,
+        timeoutMs: 5000,
+        typeCheck: 'calls',
+        allowAll: false,
+      },
+    )
+    assert.deepEqual(parseCliArguments(['check', 'p.ts', '-c', 's.json']), {
+      command: 'check',
+      programPath: 'p.ts',
+      configPath: 's.json',
+      typeCheck: 'calls',
+    })
     assert.deepEqual(parseCliArguments(['types']), { command: 'types' })
     assert.deepEqual(parseCliArguments(['list', '--max-sdk-chars', '100']), { command: 'list', maxSdkChars: 100 })
     assert.deepEqual(parseCliArguments(['--help']), { command: 'help', isRequested: true })
@@ -28,28 +66,68 @@ describe('parseCliArguments', () => {
   })
 
   it('takes the NATS connection options with --nats only, a client certificate with its key', () => {
-    const serve = parseCliArguments(['serve', '--nats', 'tls://n:4222', '--nats-creds', 'u.creds', '--nats-ca', 'ca.pem', '--nats-cert', 'c.pem', '--nats-key', 'k.pem', '--nats-inbox-prefix', '_INBOX.team'])
-    assert.deepEqual(serve.command === 'serve' ? serve.natsConnection : undefined, { credsFile: 'u.creds', tls: { caFile: 'ca.pem', certFile: 'c.pem', keyFile: 'k.pem' }, inboxPrefix: '_INBOX.team', insecureNoAuth: false })
+    const serve = parseCliArguments([
+      'serve',
+      '--nats',
+      'tls://n:4222',
+      '--nats-creds',
+      'u.creds',
+      '--nats-ca',
+      'ca.pem',
+      '--nats-cert',
+      'c.pem',
+      '--nats-key',
+      'k.pem',
+      '--nats-inbox-prefix',
+      '_INBOX.team',
+    ])
+    assert.deepEqual(serve.command === 'serve' ? serve.natsConnection : undefined, {
+      credsFile: 'u.creds',
+      tls: { caFile: 'ca.pem', certFile: 'c.pem', keyFile: 'k.pem' },
+      inboxPrefix: '_INBOX.team',
+      insecureNoAuth: false,
+    })
     const runner = parseCliArguments(['runner', '--nats', 'nats://n:4222', '--insecure-no-auth'])
     assert.deepEqual(runner.command === 'runner' ? runner.natsConnection : undefined, { insecureNoAuth: true })
     assert.match(usageMessage(['run', 'p.ts', '--insecure-no-auth']), /--insecure-no-auth needs --nats/)
-    assert.match(usageMessage(['serve', '--nats', 'nats://n:4222', '--nats-cert', 'c.pem']), /--nats-cert and --nats-key go together/)
+    assert.match(
+      usageMessage(['serve', '--nats', 'nats://n:4222', '--nats-cert', 'c.pem']),
+      /--nats-cert and --nats-key go together/,
+    )
     assert.match(usageMessage(['check', 'p.ts', '--nats-creds', 'u.creds']), /--nats-creds is not an option of check/)
   })
 
-  it('takes a runner\'s per-caller and backend limits only when given, within their bounds', () => {
-    const runner = parseCliArguments(['runner', '--nats', 'nats://n:4222', '--insecure-no-auth', '--max-runs-per-caller', '2', '--max-backends', '8'])
+  it("takes a runner's per-caller and backend limits only when given, within their bounds", () => {
+    const runner = parseCliArguments([
+      'runner',
+      '--nats',
+      'nats://n:4222',
+      '--insecure-no-auth',
+      '--max-runs-per-caller',
+      '2',
+      '--max-backends',
+      '8',
+    ])
     assert.deepEqual(runner.command === 'runner' ? [runner.maxRunsPerCaller, runner.maxBackends] : undefined, [2, 8])
     const plain = parseCliArguments(['runner', '--nats', 'nats://n:4222', '--insecure-no-auth'])
-    assert.ok(plain.command === 'runner' && !('maxRunsPerCaller' in plain) && !('maxBackends' in plain), 'the runner\'s own defaults apply')
+    assert.ok(
+      plain.command === 'runner' && !('maxRunsPerCaller' in plain) && !('maxBackends' in plain),
+      "the runner's own defaults apply",
+    )
     assert.match(usageMessage(['runner', '--nats', 'nats://n:4222', '--max-backends', '257']), /--max-backends/)
-    assert.match(usageMessage(['runner', '--nats', 'nats://n:4222', '--max-runs-per-caller', '0']), /--max-runs-per-caller/)
+    assert.match(
+      usageMessage(['runner', '--nats', 'nats://n:4222', '--max-runs-per-caller', '0']),
+      /--max-runs-per-caller/,
+    )
     assert.match(usageMessage(['serve', '--max-backends', '2']), /--max-backends is not an option of serve/)
   })
 
   it('takes --no-state on serve only, turning the per-client session off', () => {
     assert.equal((parseCliArguments(['serve', '--no-state']) as { state?: boolean }).state, false)
-    assert.match(usageMessage(['run', 'p.ts', '--no-state']), /--no-state is not an option of run; see code-runtime run --help\.$/)
+    assert.match(
+      usageMessage(['run', 'p.ts', '--no-state']),
+      /--no-state is not an option of run; see code-runtime run --help\.$/,
+    )
     assert.match(usageMessage(['repl', '--no-state']), /--no-state is not an option of repl/)
     assert.match(usageMessage(['repl', 'extra']), /repl takes no arguments, got "extra"/)
   })
@@ -72,10 +150,25 @@ describe('parseCliArguments', () => {
   })
 
   it('takes --compute-ms on run and serve, and only there', () => {
-    assert.deepEqual(parseCliArguments(['run', 'p.ts', '--compute-ms', '250']), { command: 'run', programPath: 'p.ts', backend: DEFAULT_BACKEND, backendChosen: false, timeoutMs: DEFAULT_RUN_TIMEOUT_MS, computeMs: 250, typeCheck: 'calls', allowAll: false })
+    assert.deepEqual(parseCliArguments(['run', 'p.ts', '--compute-ms', '250']), {
+      command: 'run',
+      programPath: 'p.ts',
+      backend: DEFAULT_BACKEND,
+      backendChosen: false,
+      timeoutMs: DEFAULT_RUN_TIMEOUT_MS,
+      computeMs: 250,
+      typeCheck: 'calls',
+      allowAll: false,
+    })
     assert.equal((parseCliArguments(['serve', '--compute-ms', '9']) as { computeMs?: number }).computeMs, 9)
-    assert.match(usageMessage(['list', '--compute-ms', '9']), /--compute-ms is not an option of list; see code-runtime list --help\.$/)
-    assert.match(usageMessage(['run', 'p.ts', '--compute-ms', '0']), /--compute-ms must be a finite number greater than 0 and at most 2147483647 \(milliseconds\), got "0"; see code-runtime run --help\.$/)
+    assert.match(
+      usageMessage(['list', '--compute-ms', '9']),
+      /--compute-ms is not an option of list; see code-runtime list --help\.$/,
+    )
+    assert.match(
+      usageMessage(['run', 'p.ts', '--compute-ms', '0']),
+      /--compute-ms must be a finite number greater than 0 and at most 2147483647 \(milliseconds\), got "0"; see code-runtime run --help\.$/,
+    )
   })
 
   it('takes --type-check off, calls or strict on serve and run, calls or strict on check, and nowhere else', () => {
@@ -85,18 +178,33 @@ describe('parseCliArguments', () => {
       assert.equal(typeCheckOf(['run', 'p.ts', `--type-check=${mode}`]), mode)
     }
     assert.equal(typeCheckOf(['check', 'p.ts', '--type-check', 'strict']), 'strict')
-    assert.match(usageMessage(['check', 'p.ts', '--type-check', 'off']), /^--type-check must be one of "calls", "strict", got "off"; see code-runtime check --help\.$/)
-    assert.match(usageMessage(['run', 'p.ts', '--type-check', 'loose']), /^--type-check must be one of "off", "calls", "strict", got "loose"; see code-runtime run --help\.$/)
+    assert.match(
+      usageMessage(['check', 'p.ts', '--type-check', 'off']),
+      /^--type-check must be one of "calls", "strict", got "off"; see code-runtime check --help\.$/,
+    )
+    assert.match(
+      usageMessage(['run', 'p.ts', '--type-check', 'loose']),
+      /^--type-check must be one of "off", "calls", "strict", got "loose"; see code-runtime run --help\.$/,
+    )
     assert.match(usageMessage(['serve', '--type-check', 'STRICT']), /got "STRICT"; see code-runtime serve --help\.$/)
-    assert.match(usageMessage(['types', '--type-check', 'strict']), /^--type-check is not an option of types; see code-runtime types --help\.$/)
+    assert.match(
+      usageMessage(['types', '--type-check', 'strict']),
+      /^--type-check is not an option of types; see code-runtime types --help\.$/,
+    )
     assert.match(usageMessage(['list', '--type-check', 'calls']), /--type-check is not an option of list/)
   })
 
   it('takes exactly one program file on check, and only the options a check uses', () => {
-    assert.match(usageMessage(['check']), /^check needs a program file, e\.g\. code-runtime check program\.ts; see code-runtime check --help\.$/)
+    assert.match(
+      usageMessage(['check']),
+      /^check needs a program file, e\.g\. code-runtime check program\.ts; see code-runtime check --help\.$/,
+    )
     assert.match(usageMessage(['check', 'a.ts', 'b.ts']), /check takes one program file, got "b.ts"/)
     for (const option of ['--backend=process', '--timeout-ms=5', '--compute-ms=5', '--max-sdk-chars=5']) {
-      assert.match(usageMessage(['check', 'a.ts', option]), new RegExp(`^${option.replace(/=.*/, '')} is not an option of check`))
+      assert.match(
+        usageMessage(['check', 'a.ts', option]),
+        new RegExp(`^${option.replace(/=.*/, '')} is not an option of check`),
+      )
     }
     assert.deepEqual(parseCliArguments(['check', '--help']), { command: 'help', topic: 'check', isRequested: true })
   })
@@ -112,13 +220,22 @@ describe('parseCliArguments', () => {
       [['check', 'p.ts', '--type-check'], '--type-check'],
       [['serve', '--config', '--backend', 'process'], '--config'],
     ] as const) {
-      assert.match(usageMessage([...argv]), new RegExp(`^missing value for ${option}; see code-runtime ${argv[0]} --help\\.$`), argv.join(' '))
+      assert.match(
+        usageMessage([...argv]),
+        new RegExp(`^missing value for ${option}; see code-runtime ${argv[0]} --help\\.$`),
+        argv.join(' '),
+      )
     }
   })
 
   it('refuses an out-of-range --max-sdk-chars, showing the text as typed', () => {
     for (const text of ['0', '1.5', '-1', 'many', '2147483648']) {
-      assert.match(usageMessage(['list', `--max-sdk-chars=${text}`]), new RegExp(`^--max-sdk-chars must be an integer from 1 to 2147483647, got "${text}"; see code-runtime list --help\\.$`))
+      assert.match(
+        usageMessage(['list', `--max-sdk-chars=${text}`]),
+        new RegExp(
+          `^--max-sdk-chars must be an integer from 1 to 2147483647, got "${text}"; see code-runtime list --help\\.$`,
+        ),
+      )
     }
   })
 
@@ -129,9 +246,15 @@ describe('parseCliArguments', () => {
     assert.match(usageMessage(['run', 'a.ts', 'b.ts']), /one program file, got "b.ts"/)
     assert.match(usageMessage(['serve', '--frobnicate']), /unknown option --frobnicate/)
     assert.match(usageMessage(['types', '--backend', 'process']), /--backend is not an option of types/)
-    assert.match(usageMessage(['serve', '--backend', 'vm']), /--backend must be one of "worker-thread", "process", "container", got "vm"/)
+    assert.match(
+      usageMessage(['serve', '--backend', 'vm']),
+      /--backend must be one of "worker-thread", "process", "container", got "vm"/,
+    )
     for (const text of ['0', '0.0', '-5', '1e3', 'Infinity', 'NaN', '2147483648', '5.', '']) {
-      assert.match(usageMessage(['run', 'a.ts', `--timeout-ms=${text}`]), /--timeout-ms must be a finite number greater than 0 and at most 2147483647 \(milliseconds\), got /)
+      assert.match(
+        usageMessage(['run', 'a.ts', `--timeout-ms=${text}`]),
+        /--timeout-ms must be a finite number greater than 0 and at most 2147483647 \(milliseconds\), got /,
+      )
     }
     assert.match(usageMessage(['start']), /see code-runtime --help\.$/)
     assert.match(usageMessage(['serve', '--frobnicate']), /see code-runtime serve --help\.$/)

@@ -6,8 +6,21 @@
  */
 import { parseArgs } from 'node:util'
 import { DEFAULT_TYPE_CHECK_MODE, type TypeCheckMode } from '@code-runtime/code-mode'
-import { MAX_TIMER_MS, readIntegerField, readNumberField, readOneOfField, type ConfigPlace } from '@code-runtime/core/internal'
-import { COMMAND_HELP, COMMAND_NAMES, DEFAULT_RUN_TIMEOUT_MS, GLOBAL_OPTIONS, type CommandName, type OptionName } from './cli-help.js'
+import {
+  MAX_TIMER_MS,
+  readIntegerField,
+  readNumberField,
+  readOneOfField,
+  type ConfigPlace,
+} from '@code-runtime/core/internal'
+import {
+  COMMAND_HELP,
+  COMMAND_NAMES,
+  DEFAULT_RUN_TIMEOUT_MS,
+  GLOBAL_OPTIONS,
+  type CommandName,
+  type OptionName,
+} from './cli-help.js'
 import { APPROVAL_FALLBACKS, DEFAULT_APPROVAL_FALLBACK, type ApprovalFallback } from '../server/client-approval.js'
 import { McpProxyError } from '../errors.js'
 import { DEFAULT_MAX_SDK_CHARS } from '../run/run-code-description.js'
@@ -53,18 +66,50 @@ export type CliCommand =
   /** `topic` absent: the overview. `isRequested` false: no arguments at all, a usage error. */
   | { readonly command: 'help'; readonly topic?: CommandName; readonly isRequested: boolean }
   | { readonly command: 'version' }
-  | ({ readonly command: 'serve'; readonly configPath?: string; readonly maxSdkChars: number; readonly typeCheck: TypeCheckMode; readonly state: boolean; readonly approvalFallback: ApprovalFallback } & RunBudgetOptions & BackendChoice)
-  | ({ readonly command: 'repl'; readonly configPath?: string; readonly typeCheck: TypeCheckMode; readonly allowAll: boolean } & RunBudgetOptions & BackendChoice)
-  | ({ readonly command: 'run'; readonly programPath: string; readonly configPath?: string; readonly typeCheck: TypeCheckMode; readonly allowAll: boolean } & RunBudgetOptions & BackendChoice)
-  | { readonly command: 'check'; readonly programPath: string; readonly configPath?: string; readonly typeCheck: CheckingMode }
+  | ({
+      readonly command: 'serve'
+      readonly configPath?: string
+      readonly maxSdkChars: number
+      readonly typeCheck: TypeCheckMode
+      readonly state: boolean
+      readonly approvalFallback: ApprovalFallback
+    } & RunBudgetOptions &
+      BackendChoice)
+  | ({
+      readonly command: 'repl'
+      readonly configPath?: string
+      readonly typeCheck: TypeCheckMode
+      readonly allowAll: boolean
+    } & RunBudgetOptions &
+      BackendChoice)
+  | ({
+      readonly command: 'run'
+      readonly programPath: string
+      readonly configPath?: string
+      readonly typeCheck: TypeCheckMode
+      readonly allowAll: boolean
+    } & RunBudgetOptions &
+      BackendChoice)
+  | {
+      readonly command: 'check'
+      readonly programPath: string
+      readonly configPath?: string
+      readonly typeCheck: CheckingMode
+    }
   | { readonly command: 'types'; readonly configPath?: string }
   | { readonly command: 'list'; readonly configPath?: string; readonly maxSdkChars: number }
   | {
-    readonly command: 'runner'; readonly natsServers: readonly string[]; readonly natsConnection: NatsCliConnection; readonly backend: BackendName; readonly backendChosen: boolean; readonly concurrency: number; readonly graceMs: number
-    /** Given only with the option: the runner's own default (half the concurrency; 4) applies otherwise. */
-    readonly maxRunsPerCaller?: number
-    readonly maxBackends?: number
-  }
+      readonly command: 'runner'
+      readonly natsServers: readonly string[]
+      readonly natsConnection: NatsCliConnection
+      readonly backend: BackendName
+      readonly backendChosen: boolean
+      readonly concurrency: number
+      readonly graceMs: number
+      /** Given only with the option: the runner's own default (half the concurrency; 4) applies otherwise. */
+      readonly maxRunsPerCaller?: number
+      readonly maxBackends?: number
+    }
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -127,7 +172,9 @@ function describeParseError(error: unknown, command: CommandName | undefined): M
  * shows the text as typed (`got "1e3"`), not the number it parsed to.
  */
 function optionPlace(command: CommandName, text: string | undefined): ConfigPlace {
-  return { refuse: ({ field, rule }) => usageError(`${field ?? 'an option'} ${rule}, got ${JSON.stringify(text)}`, command) }
+  return {
+    refuse: ({ field, rule }) => usageError(`${field ?? 'an option'} ${rule}, got ${JSON.stringify(text)}`, command),
+  }
 }
 
 /** The option's text as a number when it is written as `syntax` allows, else the text, which the reader refuses. */
@@ -147,8 +194,12 @@ function readPositiveInteger(option: OptionName, text: string, command: CommandN
  */
 function readBudgetMs(option: OptionName, text: string, command: CommandName): number {
   const field = `--${option}`
-  return readNumberField(optionPlace(command, text), { [field]: numberOrText(text, /^\d+(\.\d+)?$/) }, field,
-    { min: 0, minIsExclusive: true, max: MAX_TIMER_MS, unit: 'milliseconds' })
+  return readNumberField(optionPlace(command, text), { [field]: numberOrText(text, /^\d+(\.\d+)?$/) }, field, {
+    min: 0,
+    minIsExclusive: true,
+    max: MAX_TIMER_MS,
+    unit: 'milliseconds',
+  })
 }
 
 function readBackend(text: string | undefined, command: CommandName): BackendName {
@@ -156,7 +207,12 @@ function readBackend(text: string | undefined, command: CommandName): BackendNam
 }
 
 /** `--type-check`, one of `modes` (`check` refuses `off`: checking nothing is not a check). */
-function readTypeCheck<Mode extends TypeCheckMode>(text: string | undefined, command: CommandName, modes: readonly Mode[], fallback: Mode): Mode {
+function readTypeCheck<Mode extends TypeCheckMode>(
+  text: string | undefined,
+  command: CommandName,
+  modes: readonly Mode[],
+  fallback: Mode,
+): Mode {
   return readOneOfField(optionPlace(command, text), { '--type-check': text }, '--type-check', modes, fallback)
 }
 
@@ -169,19 +225,26 @@ function stringOption(values: ParsedValues, option: OptionName): string | undefi
 
 /** `--nats-creds`, the TLS files, `--nats-inbox-prefix` and `--insecure-no-auth`: only with `--nats`. */
 function readNatsConnection(values: ParsedValues, hasNats: boolean, command: CommandName): NatsCliConnection {
-  const given = (['nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth'] as const).filter((option) => values[option] !== undefined)
+  const given = (
+    ['nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth'] as const
+  ).filter(option => values[option] !== undefined)
   if (!hasNats && given.length > 0) throw usageError(`--${given[0] ?? ''} needs --nats`, command)
   const certFile = stringOption(values, 'nats-cert')
   const keyFile = stringOption(values, 'nats-key')
-  if ((certFile === undefined) !== (keyFile === undefined)) throw usageError('--nats-cert and --nats-key go together', command)
+  if ((certFile === undefined) !== (keyFile === undefined))
+    throw usageError('--nats-cert and --nats-key go together', command)
   const caFile = stringOption(values, 'nats-ca')
-  const tls = { ...caFile === undefined ? {} : { caFile }, ...certFile === undefined ? {} : { certFile }, ...keyFile === undefined ? {} : { keyFile } }
+  const tls = {
+    ...(caFile === undefined ? {} : { caFile }),
+    ...(certFile === undefined ? {} : { certFile }),
+    ...(keyFile === undefined ? {} : { keyFile }),
+  }
   const credsFile = stringOption(values, 'nats-creds')
   const inboxPrefix = stringOption(values, 'nats-inbox-prefix')
   return {
-    ...credsFile === undefined ? {} : { credsFile },
-    ...Object.keys(tls).length === 0 ? {} : { tls },
-    ...inboxPrefix === undefined ? {} : { inboxPrefix },
+    ...(credsFile === undefined ? {} : { credsFile }),
+    ...(Object.keys(tls).length === 0 ? {} : { tls }),
+    ...(inboxPrefix === undefined ? {} : { inboxPrefix }),
     insecureNoAuth: values['insecure-no-auth'] === true,
   }
 }
@@ -205,7 +268,8 @@ function decodeHelp(rest: readonly string[]): CliCommand {
   const [topic, extra] = rest
   if (extra !== undefined) throw usageError(`help takes at most one command, got ${JSON.stringify(extra)}`)
   if (topic === undefined) return { command: 'help', isRequested: true }
-  if (!isCommandName(topic)) throw usageError(`unknown command ${JSON.stringify(topic)}; the commands are ${COMMAND_NAMES.join(', ')}`)
+  if (!isCommandName(topic))
+    throw usageError(`unknown command ${JSON.stringify(topic)}; the commands are ${COMMAND_NAMES.join(', ')}`)
   return { command: 'help', topic, isRequested: true }
 }
 
@@ -219,38 +283,86 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
   const config = configPath === undefined ? {} : { configPath }
   const takesProgram = command === 'run' || command === 'check'
   const expected = takesProgram ? 1 : 0
-  if (rest.length > expected) throw usageError(`${command} takes ${expected === 0 ? 'no arguments' : 'one program file'}, got ${JSON.stringify(rest.at(-1))}`, command)
+  if (rest.length > expected)
+    throw usageError(
+      `${command} takes ${expected === 0 ? 'no arguments' : 'one program file'}, got ${JSON.stringify(rest.at(-1))}`,
+      command,
+    )
   const programPath = rest[0]
-  if (takesProgram && programPath === undefined) throw usageError(`${command} needs a program file, e.g. code-runtime ${command} program.ts`, command)
+  if (takesProgram && programPath === undefined)
+    throw usageError(`${command} needs a program file, e.g. code-runtime ${command} program.ts`, command)
   const backendText = stringOption(values, 'backend')
   const typeCheckText = stringOption(values, 'type-check')
   const natsText = stringOption(values, 'nats')
-  const natsServers = natsText?.split(',').map((server) => server.trim()).filter((server) => server !== '')
-  if (natsServers !== undefined && natsServers.length === 0) throw usageError('--nats needs a URL, e.g. --nats nats://127.0.0.1:4222', command)
+  const natsServers = natsText
+    ?.split(',')
+    .map(server => server.trim())
+    .filter(server => server !== '')
+  if (natsServers !== undefined && natsServers.length === 0)
+    throw usageError('--nats needs a URL, e.g. --nats nats://127.0.0.1:4222', command)
   if (natsServers !== undefined && backendText !== undefined && command !== 'runner') {
-    throw usageError('--backend and --nats together: with --nats the runners choose the backend (code-runtime runner --backend ...)', command)
+    throw usageError(
+      '--backend and --nats together: with --nats the runners choose the backend (code-runtime runner --backend ...)',
+      command,
+    )
   }
   const natsConnection = readNatsConnection(values, natsServers !== undefined, command)
-  const choice = (): BackendChoice => ({ backend: readBackend(backendText, command), backendChosen: backendText !== undefined, ...natsServers === undefined ? {} : { natsServers, natsConnection } })
+  const choice = (): BackendChoice => ({
+    backend: readBackend(backendText, command),
+    backendChosen: backendText !== undefined,
+    ...(natsServers === undefined ? {} : { natsServers, natsConnection }),
+  })
   switch (command) {
     case 'serve':
-      return { command, ...config, ...choice(), ...readBudgets(values, command), maxSdkChars: readMaxSdkChars(values, command),
-        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE), state: values['no-state'] !== true,
-        approvalFallback: readOneOfField(optionPlace(command, stringOption(values, 'approval-fallback')), { '--approval-fallback': stringOption(values, 'approval-fallback') }, '--approval-fallback', APPROVAL_FALLBACKS, DEFAULT_APPROVAL_FALLBACK) }
+      return {
+        command,
+        ...config,
+        ...choice(),
+        ...readBudgets(values, command),
+        maxSdkChars: readMaxSdkChars(values, command),
+        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE),
+        state: values['no-state'] !== true,
+        approvalFallback: readOneOfField(
+          optionPlace(command, stringOption(values, 'approval-fallback')),
+          { '--approval-fallback': stringOption(values, 'approval-fallback') },
+          '--approval-fallback',
+          APPROVAL_FALLBACKS,
+          DEFAULT_APPROVAL_FALLBACK,
+        ),
+      }
     case 'repl':
-      return { command, ...config, ...choice(), ...readBudgets(values, command),
-        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE), allowAll: values.yes === true }
+      return {
+        command,
+        ...config,
+        ...choice(),
+        ...readBudgets(values, command),
+        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE),
+        allowAll: values.yes === true,
+      }
     case 'run':
-      return { command, programPath: programPath as string, ...config, ...choice(), ...readBudgets(values, command),
-        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE), allowAll: values.yes === true }
+      return {
+        command,
+        programPath: programPath as string,
+        ...config,
+        ...choice(),
+        ...readBudgets(values, command),
+        typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE),
+        allowAll: values.yes === true,
+      }
     case 'check':
-      return { command, programPath: programPath as string, ...config, typeCheck: readTypeCheck(typeCheckText, command, CHECKING_MODES, 'calls') }
+      return {
+        command,
+        programPath: programPath as string,
+        ...config,
+        typeCheck: readTypeCheck(typeCheckText, command, CHECKING_MODES, 'calls'),
+      }
     case 'types':
       return { command, ...config }
     case 'list':
       return { command, ...config, maxSdkChars: readMaxSdkChars(values, command) }
     case 'runner': {
-      if (natsServers === undefined) throw usageError('runner needs --nats <url>, e.g. --nats nats://127.0.0.1:4222', command)
+      if (natsServers === undefined)
+        throw usageError('runner needs --nats <url>, e.g. --nats nats://127.0.0.1:4222', command)
       const concurrency = stringOption(values, 'concurrency')
       const grace = stringOption(values, 'grace-ms')
       const perCaller = stringOption(values, 'max-runs-per-caller')
@@ -263,7 +375,9 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
         backendChosen: backendText !== undefined,
         concurrency: concurrency === undefined ? 4 : readPositiveInteger('concurrency', concurrency, command),
         graceMs: grace === undefined ? 10_000 : readPositiveInteger('grace-ms', grace, command),
-        ...(perCaller === undefined ? {} : { maxRunsPerCaller: readPositiveInteger('max-runs-per-caller', perCaller, command, 4096) }),
+        ...(perCaller === undefined
+          ? {}
+          : { maxRunsPerCaller: readPositiveInteger('max-runs-per-caller', perCaller, command, 4096) }),
         ...(backends === undefined ? {} : { maxBackends: readPositiveInteger('max-backends', backends, command, 256) }),
       }
     }

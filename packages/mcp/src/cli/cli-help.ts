@@ -8,7 +8,8 @@ import { DEFAULT_SHARED_BACKEND_CONFIG } from '@code-runtime/core/internal'
 import { DEFAULT_MAX_SDK_CHARS } from '../run/run-code-description.js'
 
 /** What `--type-check` takes, on two help lines aligned with the other options' texts. */
-const TYPE_CHECK_LINE = 'calls (default): refuse a program only for what would certainly fail;\n' +
+const TYPE_CHECK_LINE =
+  'calls (default): refuse a program only for what would certainly fail;\n' +
   `${' '.repeat(25)}strict: for any type error; off: no check (serve, run, repl)`
 
 /** Wall-clock limit of one run unless `--timeout-ms` says otherwise. */
@@ -32,32 +33,41 @@ const OPTION_LINES = {
   'compute-ms': `--compute-ms <ms>      CPU-time limit of one run (default ${DEFAULT_RUN_COMPUTE_MS})`,
   'max-sdk-chars': `--max-sdk-chars <n>    largest SDK shown in run_code's description (default ${DEFAULT_MAX_SDK_CHARS})`,
   'type-check': `--type-check <mode>    ${TYPE_CHECK_LINE}`,
-  'no-state': '--no-state             every run_code starts from nothing (by default variables persist\n' +
+  'no-state':
+    '--no-state             every run_code starts from nothing (by default variables persist\n' +
     `${' '.repeat(25)}between the calls of one client, and run_code takes reset: true)`,
-  'approval-fallback': '--approval-fallback <decline|allow>\n' +
+  'approval-fallback':
+    '--approval-fallback <decline|allow>\n' +
     `${' '.repeat(25)}what a call that needs approval gets when the client cannot ask a\n` +
     `${' '.repeat(25)}person (no elicitation); default decline`,
-  yes: '-y, --yes              allow every call that needs approval without asking (otherwise a\n' +
+  yes:
+    '-y, --yes              allow every call that needs approval without asking (otherwise a\n' +
     `${' '.repeat(25)}terminal asks y/n/a for each, and without a terminal they are declined)`,
-  nats: '--nats <url>           NATS server(s), comma-separated: runs go to runners there (runner:\n' +
+  nats:
+    '--nats <url>           NATS server(s), comma-separated: runs go to runners there (runner:\n' +
     `${' '.repeat(25)}takes runs from them); credentials from NATS_USER and NATS_PASS, NATS_TOKEN,\n` +
     `${' '.repeat(25)}--nats-creds or a client certificate: without any, --nats refuses to connect`,
   'nats-creds': '--nats-creds <file>    NKey/JWT credentials file for NATS (nsc generate creds)',
   'nats-ca': '--nats-ca <file>       CA certificate (PEM) to check the NATS server certificate against',
   'nats-cert': '--nats-cert <file>     client certificate (PEM) for NATS TLS, with --nats-key',
   'nats-key': '--nats-key <file>      its private key (PEM)',
-  'nats-inbox-prefix': '--nats-inbox-prefix <p>\n' +
+  'nats-inbox-prefix':
+    '--nats-inbox-prefix <p>\n' +
     `${' '.repeat(25)}first tokens of this side's NATS inboxes: _INBOX.<tenant> for a tenant's\n` +
     `${' '.repeat(25)}caller, whose user may read only those (docs/SCALING.md)`,
-  'insecure-no-auth': '--insecure-no-auth     connect to NATS without credentials (any client on that bus can\n' +
+  'insecure-no-auth':
+    '--insecure-no-auth     connect to NATS without credentials (any client on that bus can\n' +
     `${' '.repeat(25)}read programs and pose as a runner); warned on every start`,
   concurrency: '--concurrency <n>      runs at once (default 4)',
-  'max-runs-per-caller': '--max-runs-per-caller <n>\n' +
+  'max-runs-per-caller':
+    '--max-runs-per-caller <n>\n' +
     `${' '.repeat(25)}runs at once for one caller identity (an inbox prefix: a tenant);\n` +
     `${' '.repeat(25)}default half of --concurrency, rounded up`,
-  'max-backends': '--max-backends <n>     local backends kept at once, one per distinct set of caller budgets\n' +
+  'max-backends':
+    '--max-backends <n>     local backends kept at once, one per distinct set of caller budgets\n' +
     `${' '.repeat(25)}(default 4)`,
-  'grace-ms': '--grace-ms <ms>        on SIGTERM, how long running programs may finish before they are\n' +
+  'grace-ms':
+    '--grace-ms <ms>        on SIGTERM, how long running programs may finish before they are\n' +
     `${' '.repeat(25)}aborted (default 10000)`,
   help: '-h, --help             this text',
   version: '-v, --version          the version',
@@ -80,21 +90,54 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
     call: 'serve',
     synopsis: 'code-runtime serve [--config servers.json] [options]',
     summary: 'MCP server over stdio: one run_code tool over every configured server',
-    details: 'stdout carries only the MCP protocol; logs go to stderr. Stops on SIGINT, SIGTERM or the end\nof stdin, closing every upstream server. Exits with 2 only when no configured server started.',
-    options: ['config', 'backend', 'nats', 'nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth', 'timeout-ms', 'compute-ms', 'max-sdk-chars', 'type-check', 'no-state', 'approval-fallback'],
+    details:
+      'stdout carries only the MCP protocol; logs go to stderr. Stops on SIGINT, SIGTERM or the end\nof stdin, closing every upstream server. Exits with 2 only when no configured server started.',
+    options: [
+      'config',
+      'backend',
+      'nats',
+      'nats-creds',
+      'nats-ca',
+      'nats-cert',
+      'nats-key',
+      'nats-inbox-prefix',
+      'insecure-no-auth',
+      'timeout-ms',
+      'compute-ms',
+      'max-sdk-chars',
+      'type-check',
+      'no-state',
+      'approval-fallback',
+    ],
   },
   run: {
     call: 'run <program.ts>',
     synopsis: 'code-runtime run <program.ts> [--config servers.json] [options]',
     summary: 'run a program file; prints its logs, then its value or its failure',
-    details: 'The program is the body of an async function in TypeScript; it calls tools.<server>_<tool>(args).\nIt is type-checked first: a program the check refuses gets its errors on stderr, exit code 1, and\nno tool is called. Logs go to stdout as they come, then the value; a failure goes to stderr.\nA call that needs approval (a destructive tool, or one the config lists in "approve") asks on the\nterminal: y allows it, n declines it, a allows it and the rest of the run; --yes allows all.\nCtrl-C stops the run, closes the servers, prints "interrupted" and exits with 130.',
-    options: ['config', 'backend', 'nats', 'nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth', 'timeout-ms', 'compute-ms', 'type-check', 'yes'],
+    details:
+      'The program is the body of an async function in TypeScript; it calls tools.<server>_<tool>(args).\nIt is type-checked first: a program the check refuses gets its errors on stderr, exit code 1, and\nno tool is called. Logs go to stdout as they come, then the value; a failure goes to stderr.\nA call that needs approval (a destructive tool, or one the config lists in "approve") asks on the\nterminal: y allows it, n declines it, a allows it and the rest of the run; --yes allows all.\nCtrl-C stops the run, closes the servers, prints "interrupted" and exits with 130.',
+    options: [
+      'config',
+      'backend',
+      'nats',
+      'nats-creds',
+      'nats-ca',
+      'nats-cert',
+      'nats-key',
+      'nats-inbox-prefix',
+      'insecure-no-auth',
+      'timeout-ms',
+      'compute-ms',
+      'type-check',
+      'yes',
+    ],
   },
   repl: {
     call: 'repl',
     synopsis: 'code-runtime repl [--config servers.json] [options]',
     summary: 'a prompt over the configured servers whose variables persist',
-    details: 'Each input is a program, run in one session: its top-level declarations stay for the next, and\n' +
+    details:
+      'Each input is a program, run in one session: its top-level declarations stay for the next, and\n' +
       'the value of a last expression is printed. An unfinished input (an open bracket, template or\n' +
       'comment) continues on a "... " line. Logs print as they come; failures print with their kind.\n' +
       'Commands: .help, .reset (forget every variable), .exit (or Ctrl-D). Ctrl-C stops a running\n' +
@@ -102,13 +145,28 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
       'empty prompt. History is kept in $CODE_RUNTIME_REPL_HISTORY, else in the state directory\n' +
       '($XDG_STATE_HOME or ~/.local/state)/code-runtime/repl_history.\n' +
       'A call that needs approval asks as run does (y, n, a); --yes allows all.',
-    options: ['config', 'backend', 'nats', 'nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth', 'timeout-ms', 'compute-ms', 'type-check', 'yes'],
+    options: [
+      'config',
+      'backend',
+      'nats',
+      'nats-creds',
+      'nats-ca',
+      'nats-cert',
+      'nats-key',
+      'nats-inbox-prefix',
+      'insecure-no-auth',
+      'timeout-ms',
+      'compute-ms',
+      'type-check',
+      'yes',
+    ],
   },
   check: {
     call: 'check <program.ts>',
     synopsis: 'code-runtime check <program.ts> [--config servers.json] [--type-check calls|strict]',
     summary: 'type-check a program file against the SDK without running it',
-    details: 'Prints each diagnostic as file:line:col, the offending text and what TypeScript suggests; errors\nrefuse the program, hints are shown when a run fails. Exits with 1 when run would refuse it, or\nwhen the check cannot finish (a program that overflows the compiler).',
+    details:
+      'Prints each diagnostic as file:line:col, the offending text and what TypeScript suggests; errors\nrefuse the program, hints are shown when a run fails. Exits with 1 when run would refuse it, or\nwhen the check cannot finish (a program that overflows the compiler).',
     options: ['config', 'type-check'],
   },
   types: {
@@ -129,11 +187,25 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
     call: 'runner --nats <url>',
     synopsis: 'code-runtime runner --nats <url> [--backend container|process|worker-thread] [--concurrency <n>]',
     summary: 'take runs from NATS for callers elsewhere (@code-runtime/nats), on a local backend',
-    details: 'Takes runs only while it has a free slot, runs each on the local backend with the caller\'s\n' +
+    details:
+      "Takes runs only while it has a free slot, runs each on the local backend with the caller's\n" +
       'budgets, and sends each binding call back to its caller. SIGTERM or SIGINT drains it: it takes\n' +
       'no new runs, lets running ones finish for --grace-ms, aborts the rest and exits with 0. Every\n' +
       'runner answers requests on <prefix>.load with its load. Logs go to stderr.',
-    options: ['nats', 'nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth', 'backend', 'concurrency', 'max-runs-per-caller', 'max-backends', 'grace-ms'],
+    options: [
+      'nats',
+      'nats-creds',
+      'nats-ca',
+      'nats-cert',
+      'nats-key',
+      'nats-inbox-prefix',
+      'insecure-no-auth',
+      'backend',
+      'concurrency',
+      'max-runs-per-caller',
+      'max-backends',
+      'grace-ms',
+    ],
   },
   help: {
     call: 'help [command]',
@@ -144,20 +216,21 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
   },
 }
 
-const EXIT_CODES = 'Exit codes: 0 success, 1 the program failed or its type check refused it, 2 bad usage, bad\nconfig or a server that cannot start, 130 interrupted (Ctrl-C).'
+const EXIT_CODES =
+  'Exit codes: 0 success, 1 the program failed or its type check refused it, 2 bad usage, bad\nconfig or a server that cannot start, 130 interrupted (Ctrl-C).'
 
 function optionLines(options: readonly OptionName[]): string {
-  return options.map((option) => `  ${OPTION_LINES[option]}`).join('\n')
+  return options.map(option => `  ${OPTION_LINES[option]}`).join('\n')
 }
 
 /** The overview: every command and the options every command takes. */
 export function overviewText(): string {
-  const width = Math.max(...COMMAND_NAMES.map((name) => COMMAND_HELP[name].call.length))
+  const width = Math.max(...COMMAND_NAMES.map(name => COMMAND_HELP[name].call.length))
   return [
     'Usage: code-runtime <command> [options]',
     '',
     'Commands:',
-    ...COMMAND_NAMES.map((name) => `  ${COMMAND_HELP[name].call.padEnd(width)}  ${COMMAND_HELP[name].summary}`),
+    ...COMMAND_NAMES.map(name => `  ${COMMAND_HELP[name].call.padEnd(width)}  ${COMMAND_HELP[name].summary}`),
     '',
     'Options of every command:',
     optionLines(GLOBAL_OPTIONS),

@@ -16,15 +16,27 @@ function labelText(label: DiagnosticLabel, code: number, style: TerminalStyle): 
 }
 
 /** One diagnostic: its location line, then the offending text and the suggestion, indented. */
-function formatDiagnostic(file: string, diagnostic: ProgramDiagnostic, label: DiagnosticLabel, style: TerminalStyle): string {
-  const lines = [`${style.bold(`${file}:${diagnostic.line}:${diagnostic.column}`)} - ${labelText(label, diagnostic.code, style)}: ${diagnostic.message}`]
+function formatDiagnostic(
+  file: string,
+  diagnostic: ProgramDiagnostic,
+  label: DiagnosticLabel,
+  style: TerminalStyle,
+): string {
+  const lines = [
+    `${style.bold(`${file}:${diagnostic.line}:${diagnostic.column}`)} - ${labelText(label, diagnostic.code, style)}: ${diagnostic.message}`,
+  ]
   if (diagnostic.text !== '') lines.push(`    ${diagnostic.text}`)
   if (diagnostic.suggestion !== undefined) lines.push(`    did you mean '${diagnostic.suggestion}'?`)
   return lines.join('\n')
 }
 
 /** Writes each diagnostic of `diagnostics` on `stream`, labelled `label`. */
-export function writeDiagnostics(stream: TerminalStream, file: string, diagnostics: readonly ProgramDiagnostic[], label: DiagnosticLabel): void {
+export function writeDiagnostics(
+  stream: TerminalStream,
+  file: string,
+  diagnostics: readonly ProgramDiagnostic[],
+  label: DiagnosticLabel,
+): void {
   const style = styleFor(stream)
   for (const diagnostic of diagnostics) stream.write(`${formatDiagnostic(file, diagnostic, label, style)}\n`)
 }

@@ -5,7 +5,13 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js'
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS } from '../upstream/server-config.js'
 import { PACKAGE_INFO } from '../package-info.js'
 import { ProtocolError } from '../protocol/protocol-errors.js'
@@ -29,13 +35,21 @@ const TOOLS: Tool[] = [
     name: 'list_cities',
     description: 'The cities get_weather knows.',
     inputSchema: { type: 'object', properties: {} },
-    outputSchema: { type: 'object', properties: { cities: { type: 'array', items: { type: 'string' } } }, required: ['cities'] },
+    outputSchema: {
+      type: 'object',
+      properties: { cities: { type: 'array', items: { type: 'string' } } },
+      required: ['cities'],
+    },
     annotations: { readOnlyHint: true },
   },
   {
     name: 'get_weather',
     description: 'Current weather of a city (sample data).',
-    inputSchema: { type: 'object', properties: { city: { type: 'string', description: 'A city from list_cities, e.g. "Oslo"' } }, required: ['city'] },
+    inputSchema: {
+      type: 'object',
+      properties: { city: { type: 'string', description: 'A city from list_cities, e.g. "Oslo"' } },
+      required: ['city'],
+    },
     outputSchema: {
       type: 'object',
       properties: { city: { type: 'string' }, celsius: { type: 'number' }, sky: { enum: ['clear', 'cloudy', 'rain'] } },
@@ -46,7 +60,11 @@ const TOOLS: Tool[] = [
   {
     name: 'wait',
     description: 'Resolves after `ms` milliseconds: for trying timeouts, progress and cancellation.',
-    inputSchema: { type: 'object', properties: { ms: { type: 'integer', minimum: 0, maximum: MAX_WAIT_MS } }, required: ['ms'] },
+    inputSchema: {
+      type: 'object',
+      properties: { ms: { type: 'integer', minimum: 0, maximum: MAX_WAIT_MS } },
+      required: ['ms'],
+    },
     outputSchema: { type: 'object', properties: { waitedMs: { type: 'integer' } }, required: ['waitedMs'] },
     annotations: { readOnlyHint: true },
   },
@@ -59,15 +77,22 @@ function structured(value: Record<string, unknown>): CallToolResult {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms)
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer)
-      reject(new Error('cancelled'))
-    }, { once: true })
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        reject(new Error('cancelled'))
+      },
+      { once: true },
+    )
   })
 }
 
 async function startExampleServer(transport: Transport): Promise<{ close(): Promise<void> }> {
-  const server = new Server({ name: `${PACKAGE_INFO.name}-examples`, version: PACKAGE_INFO.version }, { capabilities: { tools: {} } })
+  const server = new Server(
+    { name: `${PACKAGE_INFO.name}-examples`, version: PACKAGE_INFO.version },
+    { capabilities: { tools: {} } },
+  )
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }))
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const args = request.params.arguments ?? {}
@@ -78,7 +103,15 @@ async function startExampleServer(transport: Transport): Promise<{ close(): Prom
         const city = String(args.city)
         const weather = WEATHER[city]
         if (weather === undefined) {
-          return { content: [{ type: 'text', text: `No weather for ${JSON.stringify(city)}; known cities: ${Object.keys(WEATHER).join(', ')}.` }], isError: true }
+          return {
+            content: [
+              {
+                type: 'text',
+                text: `No weather for ${JSON.stringify(city)}; known cities: ${Object.keys(WEATHER).join(', ')}.`,
+              },
+            ],
+            isError: true,
+          }
         }
         return structured({ city, ...weather })
       }

@@ -52,24 +52,31 @@ export async function listCommand(command: Extract<CliCommand, { command: 'list'
     const lines: string[] = []
     for (const [index, summary] of catalog.servers.entries()) {
       const config = (session.upstreams[index] as (typeof session.upstreams)[number]).config
-      const status = summary.failure !== undefined
-        ? style.red('failed to start')
-        : `${summary.members.length} tool${summary.members.length === 1 ? '' : 's'}${summary.hiddenCount > 0 ? `, ${summary.hiddenCount} hidden by include/exclude` : ''}`
+      const status =
+        summary.failure !== undefined
+          ? style.red('failed to start')
+          : `${summary.members.length} tool${summary.members.length === 1 ? '' : 's'}${summary.hiddenCount > 0 ? `, ${summary.hiddenCount} hidden by include/exclude` : ''}`
       lines.push(`${style.bold(summary.name)}  ${style.dim(describeTarget(config))}  ${status}`)
-      const width = Math.max(0, ...summary.members.map((member) => member.length))
+      const width = Math.max(0, ...summary.members.map(member => member.length))
       for (const member of summary.members) {
         const tool = catalog.byMember.get(member)
-        const notes = [tool?.toolName ?? '', tool?.annotations?.readOnlyHint === true ? 'read-only' : ''].filter((note) => note !== '')
+        const notes = [tool?.toolName ?? '', tool?.annotations?.readOnlyHint === true ? 'read-only' : ''].filter(
+          note => note !== '',
+        )
         lines.push(`  tools.${member.padEnd(width)}  ${style.dim(notes.join(', '))}`)
       }
-      for (const pattern of summary.unmatchedIncludes) lines.push(`  ${style.red(`include pattern ${JSON.stringify(pattern)} matches no tool`)}`)
+      for (const pattern of summary.unmatchedIncludes)
+        lines.push(`  ${style.red(`include pattern ${JSON.stringify(pattern)} matches no tool`)}`)
     }
     const size = catalog.sdk.text.length
     const presentation = presentTools(catalog, command.maxSdkChars)
-    lines.push('', `SDK: ${formatCount(size)} characters (about ${formatCount(Math.round(size / CHARACTERS_PER_TOKEN))} tokens) for ${catalog.tools.length} tools; ` +
-      (presentation.mode === 'full'
-        ? `run_code shows it in full (budget ${formatCount(command.maxSdkChars)} characters).`
-        : `past the ${formatCount(command.maxSdkChars)}-character budget, so run_code shows an index (${formatCount(presentation.runCodeDescription.length)} characters) and get_tool_types gives the declarations.`))
+    lines.push(
+      '',
+      `SDK: ${formatCount(size)} characters (about ${formatCount(Math.round(size / CHARACTERS_PER_TOKEN))} tokens) for ${catalog.tools.length} tools; ` +
+        (presentation.mode === 'full'
+          ? `run_code shows it in full (budget ${formatCount(command.maxSdkChars)} characters).`
+          : `past the ${formatCount(command.maxSdkChars)}-character budget, so run_code shows an index (${formatCount(presentation.runCodeDescription.length)} characters) and get_tool_types gives the declarations.`),
+    )
     process.stdout.write(`${lines.join('\n')}\n`)
     return failed > 0 ? EXIT_SETUP_FAILED : EXIT_SUCCESS
   } finally {

@@ -11,6 +11,10 @@ export async function readProgram(path: string): Promise<string> {
     return await readFile(path, 'utf8')
   } catch (error) {
     const reason = (error as { code?: unknown }).code === 'ENOENT' ? 'no such file' : 'it cannot be read'
-    throw new McpProxyError('MCP_PROXY_PROGRAM_NOT_FOUND', `${path}: ${reason}; pass the path of a TypeScript program file.`, { value: path, cause: error })
+    throw new McpProxyError(
+      'MCP_PROXY_PROGRAM_NOT_FOUND',
+      `${path}: ${reason}; pass the path of a TypeScript program file.`,
+      { value: path, cause: error },
+    )
   }
 }

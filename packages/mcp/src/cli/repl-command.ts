@@ -9,7 +9,15 @@
  */
 import { createInterface, type Interface } from 'node:readline'
 import { inspect } from 'node:util'
-import { CodeModeError, createCodeModeSession, formatProgramDiagnostics, MAX_RESULT_CHARS_LIMIT, type CodeMode, type CodeModeRuntime, type CodeModeSession } from '@code-runtime/code-mode'
+import {
+  CodeModeError,
+  createCodeModeSession,
+  formatProgramDiagnostics,
+  MAX_RESULT_CHARS_LIMIT,
+  type CodeMode,
+  type CodeModeRuntime,
+  type CodeModeSession,
+} from '@code-runtime/code-mode'
 import { programNeedsMoreInput } from '@code-runtime/engine'
 import { withBudgetOptionNames } from './budget-option-names.js'
 import { EXIT_SETUP_FAILED, EXIT_SUCCESS, type CliCommand } from './cli-arguments.js'
@@ -39,7 +47,13 @@ export const REPL_HELP = [
 function showValue(value: unknown, colors: boolean): string {
   // A pty may report no width (0): lay out for 80 columns then.
   const columns = process.stdout.columns
-  return inspect(value, { colors, depth: 6, breakLength: columns === undefined || columns < 20 ? 80 : columns, maxArrayLength: 200, maxStringLength: 20_000 })
+  return inspect(value, {
+    colors,
+    depth: 6,
+    breakLength: columns === undefined || columns < 20 ? 80 : columns,
+    maxArrayLength: 200,
+    maxStringLength: 20_000,
+  })
 }
 
 /** Everything after the logs: the value, or the failure with its kind, and what else the reader must know. */
@@ -52,11 +66,25 @@ function describeOutput(output: ProgramRunOutput, style: TerminalStyle, colors: 
     lines.push(`${style.red('refused by the type check')} (nothing ran):`, formatProgramDiagnostics(diagnostics))
   } else {
     lines.push(`${style.red(`${error.kind}:`)} ${error.message}`)
-    if (diagnostics.length > 0) lines.push(style.dim(`The type check flagged these; one may explain the failure:\n${formatProgramDiagnostics(diagnostics)}`))
+    if (diagnostics.length > 0)
+      lines.push(
+        style.dim(
+          `The type check flagged these; one may explain the failure:\n${formatProgramDiagnostics(diagnostics)}`,
+        ),
+      )
   }
-  for (const block of output.media) lines.push(style.dim(`(a tool produced ${block.type === 'image' || block.type === 'audio' ? `${block.type} ${block.mimeType}` : block.type})`))
+  for (const block of output.media)
+    lines.push(
+      style.dim(
+        `(a tool produced ${block.type === 'image' || block.type === 'audio' ? `${block.type} ${block.mimeType}` : block.type})`,
+      ),
+    )
   if (sessionEnded !== undefined) {
-    lines.push(style.dim(`(the session's variables are gone: its sandbox ${sessionEnded === 'expired' ? 'expired after sitting idle' : 'stopped'}; the next input starts a new session)`))
+    lines.push(
+      style.dim(
+        `(the session's variables are gone: its sandbox ${sessionEnded === 'expired' ? 'expired after sitting idle' : 'stopped'}; the next input starts a new session)`,
+      ),
+    )
   }
   return lines
 }
@@ -79,7 +107,7 @@ function runRepl(target: ReplTarget, onToolsChanged: (listener: () => void) => v
   const write = (text: string): void => {
     output.write(`${text}\n`)
   }
-  const history = openReplHistory(replHistoryPath(), (line) => write(style.dim(`(${line})`)))
+  const history = openReplHistory(replHistoryPath(), line => write(style.dim(`(${line})`)))
   const readline: Interface = createInterface({
     input,
     output,
@@ -92,7 +120,11 @@ function runRepl(target: ReplTarget, onToolsChanged: (listener: () => void) => v
   readline.on('history', (lines: string[]) => history.save(lines))
 
   let codeMode: CodeMode | undefined
-  const currentCodeMode = (): CodeMode => (codeMode ??= catalogCodeMode(target.runtime, buildToolCatalog(target.upstreams), { maxResultChars: MAX_RESULT_CHARS_LIMIT, typeCheck: target.typeCheck }))
+  const currentCodeMode = (): CodeMode =>
+    (codeMode ??= catalogCodeMode(target.runtime, buildToolCatalog(target.upstreams), {
+      maxResultChars: MAX_RESULT_CHARS_LIMIT,
+      typeCheck: target.typeCheck,
+    }))
   onToolsChanged(() => {
     codeMode = undefined
   })
@@ -102,17 +134,18 @@ function runRepl(target: ReplTarget, onToolsChanged: (listener: () => void) => v
   const approve = terminalApprover({
     allowAll: target.allowAll,
     isTerminal,
-    ask: (question, signal) => new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        output.write('\n')
-        reject(signal.reason)
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
-      readline.question(question, { signal }, (answer) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(answer)
-      })
-    }),
+    ask: (question, signal) =>
+      new Promise((resolve, reject) => {
+        const onAbort = (): void => {
+          output.write('\n')
+          reject(signal.reason)
+        }
+        signal.addEventListener('abort', onAbort, { once: true })
+        readline.question(question, { signal }, answer => {
+          signal.removeEventListener('abort', onAbort)
+          resolve(answer)
+        })
+      }),
   })
   let buffer: string[] = []
   let running: AbortController | undefined
@@ -179,7 +212,7 @@ function runRepl(target: ReplTarget, onToolsChanged: (listener: () => void) => v
     }
   }
 
-  readline.on('line', (line) => {
+  readline.on('line', line => {
     queue = queue.then(() => handle(line)).then(prompt, prompt)
   })
 
@@ -206,14 +239,21 @@ function runRepl(target: ReplTarget, onToolsChanged: (listener: () => void) => v
     prompt()
   })
 
-  write(style.dim(`code-runtime repl: ${buildToolCatalog(target.upstreams).tools.length} tools as ${TOOLS_NAMESPACE}.<server>_<tool>(args); variables persist between inputs; .help for help.`))
+  write(
+    style.dim(
+      `code-runtime repl: ${buildToolCatalog(target.upstreams).tools.length} tools as ${TOOLS_NAMESPACE}.<server>_<tool>(args); variables persist between inputs; .help for help.`,
+    ),
+  )
   prompt()
-  return new Promise((resolve) => {
+  return new Promise(resolve => {
     readline.on('close', () => {
       closed = true
       running?.abort(new Error('The REPL is closing.'))
       output.write('\n')
-      void queue.then(() => session?.dispose()).catch(() => undefined).then(() => resolve())
+      void queue
+        .then(() => session?.dispose())
+        .catch(() => undefined)
+        .then(() => resolve())
     })
   })
 }
@@ -231,7 +271,15 @@ export async function replCommand(command: Extract<CliCommand, { command: 'repl'
     const started = await startServingBackend(session, command)
     if (started === undefined) return EXIT_SETUP_FAILED
     try {
-      await runRepl({ runtime: withBudgetOptionNames(started.runtime), upstreams: session.upstreams, typeCheck: command.typeCheck, allowAll: command.allowAll }, (listener) => toolListeners.push(listener))
+      await runRepl(
+        {
+          runtime: withBudgetOptionNames(started.runtime),
+          upstreams: session.upstreams,
+          typeCheck: command.typeCheck,
+          allowAll: command.allowAll,
+        },
+        listener => toolListeners.push(listener),
+      )
       return EXIT_SUCCESS
     } finally {
       await started.dispose()

@@ -19,7 +19,10 @@ export const REPL_HISTORY_SIZE = 1_000
  * state directory's is; the directory of a file the user named must exist (creating directories
  * recursively where the user pointed, under /proc say, can even hang Node).
  */
-export function replHistoryPath(environment: NodeJS.ProcessEnv = process.env): { readonly path: string; readonly createDirectory: boolean } {
+export function replHistoryPath(environment: NodeJS.ProcessEnv = process.env): {
+  readonly path: string
+  readonly createDirectory: boolean
+} {
   const chosen = environment[REPL_HISTORY_VARIABLE]
   if (chosen !== undefined && chosen !== '') return { path: chosen, createDirectory: false }
   const stateHome = environment.XDG_STATE_HOME
@@ -35,12 +38,20 @@ export interface ReplHistory {
   save(lines: readonly string[]): void
 }
 
-export function openReplHistory({ path, createDirectory }: ReturnType<typeof replHistoryPath>, warn: (line: string) => void): ReplHistory {
+export function openReplHistory(
+  { path, createDirectory }: ReturnType<typeof replHistoryPath>,
+  warn: (line: string) => void,
+): ReplHistory {
   let lines: string[] = []
   try {
-    lines = readFileSync(path, 'utf8').split('\n').filter((line) => line.trim() !== '').reverse().slice(0, REPL_HISTORY_SIZE)
+    lines = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter(line => line.trim() !== '')
+      .reverse()
+      .slice(0, REPL_HISTORY_SIZE)
   } catch (error) {
-    if ((error as { code?: unknown }).code !== 'ENOENT') warn(`history not read from ${path}: ${(error as Error).message}`)
+    if ((error as { code?: unknown }).code !== 'ENOENT')
+      warn(`history not read from ${path}: ${(error as Error).message}`)
   }
   let failed = false
   return {

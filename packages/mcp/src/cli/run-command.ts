@@ -25,7 +25,7 @@ function describeMediaBlock(block: ProgramRunOutput['media'][number]): string {
   switch (block.type) {
     case 'image':
     case 'audio':
-      return `${block.type} ${block.mimeType}, ${Math.ceil(block.data.length * 3 / 4)} bytes`
+      return `${block.type} ${block.mimeType}, ${Math.ceil((block.data.length * 3) / 4)} bytes`
     case 'resource':
       return `resource ${block.resource.uri}`
     case 'resource_link':
@@ -42,15 +42,20 @@ function printOutput(output: ProgramRunOutput, programPath: string): void {
   const { result, error, diagnostics = [] } = output.structured
   if (result !== undefined) process.stdout.write(`${typeof result === 'string' ? result : formatJsonValue(result)}\n`)
   const style = styleFor(process.stderr)
-  for (const block of output.media) process.stderr.write(`${style.dim(`(a tool produced ${describeMediaBlock(block)})`)}\n`)
+  for (const block of output.media)
+    process.stderr.write(`${style.dim(`(a tool produced ${describeMediaBlock(block)})`)}\n`)
   if (error?.kind === 'refused') {
     writeDiagnostics(process.stderr, programPath, diagnostics, 'error')
-    process.stderr.write(`${style.red('code run refused:')} ${countOf(diagnostics.length, 'type error')}, so the program did not run and no tool was called (--type-check off skips the check).\n`)
+    process.stderr.write(
+      `${style.red('code run refused:')} ${countOf(diagnostics.length, 'type error')}, so the program did not run and no tool was called (--type-check off skips the check).\n`,
+    )
     return
   }
   if (error !== undefined) process.stderr.write(`${style.red(`code run failed (${error.kind}):`)} ${error.message}\n`)
   if (error !== undefined && diagnostics.length > 0) {
-    process.stderr.write(`${style.dim('The type check flagged these without refusing the program; one may explain the failure:')}\n`)
+    process.stderr.write(
+      `${style.dim('The type check flagged these without refusing the program; one may explain the failure:')}\n`,
+    )
     writeDiagnostics(process.stderr, programPath, diagnostics, 'hint')
   }
 }
@@ -64,16 +69,25 @@ export async function runCommand(command: Extract<CliCommand, { command: 'run' }
   const session = await openSession(command.configPath)
   try {
     if (reportStartFailures(session.upstreams) > 0) return EXIT_SETUP_FAILED
-    const budgets = { maxWallMs: command.timeoutMs, ...(command.computeMs === undefined ? {} : { computeMs: command.computeMs }) }
-    const started = command.natsServers === undefined
-      ? await startChosenBackend(command.backend, command.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
-      : await startRemoteBackend(command.natsServers, budgets, command.natsConnection)
+    const budgets = {
+      maxWallMs: command.timeoutMs,
+      ...(command.computeMs === undefined ? {} : { computeMs: command.computeMs }),
+    }
+    const started =
+      command.natsServers === undefined
+        ? await startChosenBackend(command.backend, command.backendChosen, budgets, line =>
+            writeErrorLine(process.stderr, line),
+          )
+        : await startRemoteBackend(command.natsServers, budgets, command.natsConnection)
     let calls = 0
     const progress = startProgress(process.stderr, () => calls)
     try {
       const stoppedEarly = stop.received()
       if (stoppedEarly !== undefined) return reportStopped(stoppedEarly)
-      const codeMode = catalogCodeMode(withBudgetOptionNames(started.runtime), buildToolCatalog(session.upstreams), { maxResultChars: CLI_MAX_RESULT_CHARS, typeCheck: command.typeCheck })
+      const codeMode = catalogCodeMode(withBudgetOptionNames(started.runtime), buildToolCatalog(session.upstreams), {
+        maxResultChars: CLI_MAX_RESULT_CHARS,
+        typeCheck: command.typeCheck,
+      })
       const output = await runProgram(codeMode, code, {
         signal: stop.signal,
         // A progress line that redraws itself would write over the question: it stops at the first one.
@@ -82,10 +96,10 @@ export async function runCommand(command: Extract<CliCommand, { command: 'run' }
           isTerminal: process.stdin.isTTY === true && process.stderr.isTTY === true,
           ask: askOnFreshReadline(process.stdin, process.stderr, () => progress.stop()),
         }),
-        onCalls: (counts) => {
+        onCalls: counts => {
           calls = counts.started
         },
-        onLog: (line) => {
+        onLog: line => {
           progress.clear()
           process.stdout.write(`${line}\n`)
         },

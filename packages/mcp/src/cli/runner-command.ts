@@ -14,7 +14,7 @@ function log(message: string): void {
 }
 
 function stopRequested(): Promise<string> {
-  return new Promise((resolve) => {
+  return new Promise(resolve => {
     process.once('SIGINT', () => resolve('SIGINT'))
     process.once('SIGTERM', () => resolve('SIGTERM'))
   })
@@ -32,17 +32,20 @@ export async function runnerCommand(command: Extract<CliCommand, { command: 'run
   try {
     runner = await startRunner({
       nats: { servers: command.natsServers, ...connection },
-      startBackend: (budgets) => startBackend(backend, budgets),
+      startBackend: budgets => startBackend(backend, budgets),
       concurrency: command.concurrency,
       ...(command.maxRunsPerCaller === undefined ? {} : { maxRunsPerCaller: command.maxRunsPerCaller }),
       ...(command.maxBackends === undefined ? {} : { maxBackends: command.maxBackends }),
     })
   } catch (error) {
-    if (CodeRuntimeError.is(error)) throw new McpProxyError('MCP_PROXY_CONNECT_FAILED', `--nats: ${error.message}`, { cause: error })
+    if (CodeRuntimeError.is(error))
+      throw new McpProxyError('MCP_PROXY_CONNECT_FAILED', `--nats: ${error.message}`, { cause: error })
     throw error
   }
   const stopping = stopRequested()
-  log(`${runner.id} takes up to ${command.concurrency} runs at once on the ${backend} backend from ${command.natsServers.join(', ')}.`)
+  log(
+    `${runner.id} takes up to ${command.concurrency} runs at once on the ${backend} backend from ${command.natsServers.join(', ')}.`,
+  )
   const reason = await stopping
   log(`draining (${reason}): no new runs; running ones get ${command.graceMs} ms.`)
   await runner.drain(command.graceMs)

@@ -19,10 +19,12 @@ function log(message: string): void {
 }
 
 /** Resolves on the first of SIGINT, SIGTERM and the end of the transport (stdin ended, or a stream failed). */
-function shutdownRequested(transport: BoundedStdioServerTransport): Promise<StdioTransportEnd | { reason: 'SIGINT' | 'SIGTERM' }> {
+function shutdownRequested(
+  transport: BoundedStdioServerTransport,
+): Promise<StdioTransportEnd | { reason: 'SIGINT' | 'SIGTERM' }> {
   return Promise.race([
     transport.ended,
-    new Promise<{ reason: 'SIGINT' | 'SIGTERM' }>((resolve) => {
+    new Promise<{ reason: 'SIGINT' | 'SIGTERM' }>(resolve => {
       process.once('SIGINT', () => resolve({ reason: 'SIGINT' }))
       process.once('SIGTERM', () => resolve({ reason: 'SIGTERM' }))
     }),
@@ -34,7 +36,7 @@ export async function serveCommand(command: Extract<CliCommand, { command: 'serv
   let codeModeServer: CodeModeServer | undefined
   const session = await openSession(command.configPath, {
     onStderrLine: (server, line) => process.stderr.write(`[${server.name}] ${line}\n`),
-    onToolsChanged: (server) => {
+    onToolsChanged: server => {
       log(`server "${server.name}" changed its tools; the SDK is regenerated.`)
       codeModeServer?.refresh()
     },
@@ -56,14 +58,18 @@ export async function serveCommand(command: Extract<CliCommand, { command: 'serv
     })
     const catalog = codeModeServer.catalog
     const mode = presentTools(catalog, command.maxSdkChars).mode
-    log(`serving ${catalog.tools.length} tools of ${session.upstreams.filter((server) => server.failure === undefined).length} server(s) through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}; type check ${command.typeCheck}; ${command.state ? 'variables persist between calls' : 'no state between calls'}).`)
+    log(
+      `serving ${catalog.tools.length} tools of ${session.upstreams.filter(server => server.failure === undefined).length} server(s) through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}; type check ${command.typeCheck}; ${command.state ? 'variables persist between calls' : 'no state between calls'}).`,
+    )
     let isBackpressureTold = false
     const transport = new BoundedStdioServerTransport(process.stdin, process.stdout, {
       onRefused: log,
-      onBackpressure: (pendingBytes) => {
+      onBackpressure: pendingBytes => {
         if (isBackpressureTold) return
         isBackpressureTold = true
-        log(`the client is not reading its answers (${pendingBytes} bytes wait); no more requests are read until it does (said once).`)
+        log(
+          `the client is not reading its answers (${pendingBytes} bytes wait); no more requests are read until it does (said once).`,
+        )
       },
     })
     const stopping = shutdownRequested(transport)

@@ -13,7 +13,12 @@ import { SESSION_DIRECTORY_VARIABLE } from '../upstream/config-variables.js'
 import { EXAMPLE_SERVER } from './example-server.js'
 import { loadServersConfig } from '../upstream/server-config.js'
 import { writeErrorLine } from './terminal-output.js'
-import { closeUpstreams, connectUpstreams, type UpstreamListeners, type UpstreamServer } from '../upstream/upstream-clients.js'
+import {
+  closeUpstreams,
+  connectUpstreams,
+  type UpstreamListeners,
+  type UpstreamServer,
+} from '../upstream/upstream-clients.js'
 
 /** Open upstream connections and what to release at the end. */
 export interface Session {
@@ -27,7 +32,10 @@ export interface Session {
  * @throws {McpProxyError} for a missing, malformed or invalid config; never for a server that
  *   fails to start (see each upstream's `failure`).
  */
-export async function openSession(configPath: string | undefined, listeners: Omit<UpstreamListeners, 'projectDirectory'> = {}): Promise<Session> {
+export async function openSession(
+  configPath: string | undefined,
+  listeners: Omit<UpstreamListeners, 'projectDirectory'> = {},
+): Promise<Session> {
   let sessionDirectory: string | undefined
   const variables = (name: string): string | undefined => {
     const value = process.env[name]
@@ -58,7 +66,7 @@ export async function openSession(configPath: string | undefined, listeners: Omi
 
 /** Writes one line per server that failed to start; returns how many did. */
 export function reportStartFailures(upstreams: readonly UpstreamServer[]): number {
-  const failures = upstreams.flatMap((server) => server.failure === undefined ? [] : [server.failure])
+  const failures = upstreams.flatMap(server => (server.failure === undefined ? [] : [server.failure]))
   for (const failure of failures) writeErrorLine(process.stderr, failure.message)
   return failures.length
 }
@@ -79,13 +87,21 @@ export interface ServingBackendOptions {
  * each that did not. With none started they stop (said on stderr): resolves `undefined` then;
  * otherwise the chosen backend, started with the command's budgets.
  */
-export async function startServingBackend(session: Session, options: ServingBackendOptions): Promise<StartedCodeRuntime<CodeRuntime> | undefined> {
+export async function startServingBackend(
+  session: Session,
+  options: ServingBackendOptions,
+): Promise<StartedCodeRuntime<CodeRuntime> | undefined> {
   const failed = reportStartFailures(session.upstreams)
   if (failed > 0 && failed === session.upstreams.length) {
     writeErrorLine(process.stderr, 'no configured server could be started; fix the errors above.')
     return undefined
   }
-  const budgets = { maxWallMs: options.timeoutMs, ...(options.computeMs === undefined ? {} : { computeMs: options.computeMs }) }
+  const budgets = {
+    maxWallMs: options.timeoutMs,
+    ...(options.computeMs === undefined ? {} : { computeMs: options.computeMs }),
+  }
   if (options.natsServers !== undefined) return startRemoteBackend(options.natsServers, budgets, options.natsConnection)
-  return startChosenBackend(options.backend, options.backendChosen, budgets, (line) => writeErrorLine(process.stderr, line))
+  return startChosenBackend(options.backend, options.backendChosen, budgets, line =>
+    writeErrorLine(process.stderr, line),
+  )
 }

@@ -19,7 +19,11 @@ export type StopSignal = keyof typeof STOP_SIGNALS
  * first one aborts the run, which cancels its upstream calls; the command then closes everything
  * it started before it exits. A second one exits at once, for a shutdown that hangs.
  */
-export function listenForStop(): { readonly signal: AbortSignal; readonly received: () => StopSignal | undefined; stop(): void } {
+export function listenForStop(): {
+  readonly signal: AbortSignal
+  readonly received: () => StopSignal | undefined
+  stop(): void
+} {
   const controller = new AbortController()
   let received: StopSignal | undefined
   const onSignal = (name: StopSignal): void => {

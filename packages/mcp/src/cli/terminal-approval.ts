@@ -4,7 +4,12 @@
  * run), or `--yes` for all. Without a terminal nobody can be asked, so such calls are declined.
  */
 import { createInterface } from 'node:readline'
-import { showProgramText, type ApproveToolCall, type ToolApprovalDecision, type ToolApprovalRequest } from '@code-runtime/code-mode'
+import {
+  showProgramText,
+  type ApproveToolCall,
+  type ToolApprovalDecision,
+  type ToolApprovalRequest,
+} from '@code-runtime/code-mode'
 
 /** Shows `question` and resolves the line typed in answer; rejects with the signal's reason when it fires first. */
 export type AskAtTerminal = (question: string, signal: AbortSignal) => Promise<string>
@@ -39,7 +44,12 @@ export function terminalApprover(options: TerminalApproverOptions): ApproveToolC
   let previous: Promise<unknown> = Promise.resolve()
   return (request, { signal }) => {
     if (allowAll) return { action: 'allow' }
-    if (!isTerminal) return { action: 'decline', unasked: true, reason: 'there is no terminal to ask at (run with --yes to allow such calls)' }
+    if (!isTerminal)
+      return {
+        action: 'decline',
+        unasked: true,
+        reason: 'there is no terminal to ask at (run with --yes to allow such calls)',
+      }
     const asked = previous.then(async () => {
       if (signal.aborted) throw signal.reason
       return readTerminalAnswer(await ask(terminalQuestion(request), signal))
@@ -53,24 +63,29 @@ export function terminalApprover(options: TerminalApproverOptions): ApproveToolC
  * Asks on a readline of its own over `input` and `output` (for `run`, which has none open).
  * Ctrl-C at the question stops the run, as it does anywhere else in `run`.
  */
-export function askOnFreshReadline(input: NodeJS.ReadStream, output: NodeJS.WriteStream, beforeQuestion?: () => void): AskAtTerminal {
-  return (question, signal) => new Promise((resolve, reject) => {
-    beforeQuestion?.()
-    const terminal = createInterface({ input, output, terminal: true })
-    terminal.on('SIGINT', () => {
-      terminal.close()
-      process.kill(process.pid, 'SIGINT')
+export function askOnFreshReadline(
+  input: NodeJS.ReadStream,
+  output: NodeJS.WriteStream,
+  beforeQuestion?: () => void,
+): AskAtTerminal {
+  return (question, signal) =>
+    new Promise((resolve, reject) => {
+      beforeQuestion?.()
+      const terminal = createInterface({ input, output, terminal: true })
+      terminal.on('SIGINT', () => {
+        terminal.close()
+        process.kill(process.pid, 'SIGINT')
+      })
+      const onAbort = (): void => {
+        terminal.close()
+        output.write('\n')
+        reject(signal.reason)
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      terminal.question(question, answer => {
+        signal.removeEventListener('abort', onAbort)
+        terminal.close()
+        resolve(answer)
+      })
     })
-    const onAbort = (): void => {
-      terminal.close()
-      output.write('\n')
-      reject(signal.reason)
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    terminal.question(question, (answer) => {
-      signal.removeEventListener('abort', onAbort)
-      terminal.close()
-      resolve(answer)
-    })
-  })
 }

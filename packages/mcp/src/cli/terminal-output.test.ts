@@ -3,7 +3,14 @@ import assert from 'node:assert/strict'
 import { startProgress, styleFor, writeErrorLine } from './terminal-output.js'
 
 function stream(isTTY: boolean): { isTTY: boolean; text: string; write(chunk: string): boolean } {
-  return { isTTY, text: '', write(chunk) { this.text += chunk; return true } }
+  return {
+    isTTY,
+    text: '',
+    write(chunk) {
+      this.text += chunk
+      return true
+    },
+  }
 }
 
 describe('terminal output', () => {

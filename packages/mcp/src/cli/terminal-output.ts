@@ -18,10 +18,10 @@ export interface TerminalStream {
 }
 
 function wrap(open: number, close: number): (text: string) => string {
-  return (text) => `\u001b[${open}m${text}\u001b[${close}m`
+  return text => `\u001b[${open}m${text}\u001b[${close}m`
 }
 
-const PLAIN: TerminalStyle = { red: (text) => text, dim: (text) => text, bold: (text) => text }
+const PLAIN: TerminalStyle = { red: text => text, dim: text => text, bold: text => text }
 const COLOURED: TerminalStyle = { red: wrap(31, 39), dim: wrap(2, 22), bold: wrap(1, 22) }
 
 /** True when `stream` is a terminal and NO_COLOR is unset or empty. */

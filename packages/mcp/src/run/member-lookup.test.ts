@@ -5,11 +5,31 @@ import { closestMembers, editDistance, type MemberNames } from './member-lookup.
 /** The filesystem server's tools under the server name `files`, and a few of the memory server's. */
 const CATALOG: MemberNames = {
   tools: [
-    ...['create_directory', 'directory_tree', 'edit_file', 'get_file_info', 'list_allowed_directories', 'list_directory',
-      'list_directory_with_sizes', 'move_file', 'read_file', 'read_media_file', 'read_multiple_files', 'read_text_file',
-      'search_files', 'write_file'].map((toolName) => ({ member: `files_${toolName}`, toolName })),
-    ...['add_observations', 'create_entities', 'create_relations', 'delete_entities', 'open_nodes', 'read_graph', 'search_nodes']
-      .map((toolName) => ({ member: `memory_${toolName}`, toolName })),
+    ...[
+      'create_directory',
+      'directory_tree',
+      'edit_file',
+      'get_file_info',
+      'list_allowed_directories',
+      'list_directory',
+      'list_directory_with_sizes',
+      'move_file',
+      'read_file',
+      'read_media_file',
+      'read_multiple_files',
+      'read_text_file',
+      'search_files',
+      'write_file',
+    ].map(toolName => ({ member: `files_${toolName}`, toolName })),
+    ...[
+      'add_observations',
+      'create_entities',
+      'create_relations',
+      'delete_entities',
+      'open_nodes',
+      'read_graph',
+      'search_nodes',
+    ].map(toolName => ({ member: `memory_${toolName}`, toolName })),
     { member: 'everything_get_sum', toolName: 'get-sum' },
   ],
 }

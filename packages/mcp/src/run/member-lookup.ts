@@ -45,13 +45,21 @@ function closenessTier(name: string, member: string, toolName: string): number {
 export function closestMembers(catalog: MemberNames, name: string, limit: number): string[] {
   const wanted = name.toLowerCase().slice(0, COMPARED_CHARS)
   return catalog.tools
-    .map((tool) => {
+    .map(tool => {
       const member = tool.member.toLowerCase()
       const toolName = tool.toolName.slice(0, COMPARED_CHARS)
-      const distance = Math.min(editDistance(wanted, member.slice(0, COMPARED_CHARS)), editDistance(wanted, toolName.toLowerCase()))
+      const distance = Math.min(
+        editDistance(wanted, member.slice(0, COMPARED_CHARS)),
+        editDistance(wanted, toolName.toLowerCase()),
+      )
       return { member: tool.member, tier: closenessTier(wanted, member, toolName), distance }
     })
-    .sort((left, right) => left.tier - right.tier || left.distance - right.distance || (left.member < right.member ? -1 : left.member > right.member ? 1 : 0))
+    .sort(
+      (left, right) =>
+        left.tier - right.tier ||
+        left.distance - right.distance ||
+        (left.member < right.member ? -1 : left.member > right.member ? 1 : 0),
+    )
     .slice(0, limit)
-    .map((ranked) => ranked.member)
+    .map(ranked => ranked.member)
 }

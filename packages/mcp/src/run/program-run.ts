@@ -7,7 +7,16 @@
  * in-flight upstream calls are aborted (MCP `notifications/cancelled`) and drained.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { createCodeMode, DEFAULT_SDK_EMITTER_OPTIONS, type ApproveToolCall, type CodeMode, type CodeModeRuntime, type CodeModeSession, type RunCodeOutput, type TypeCheckMode } from '@code-runtime/code-mode'
+import {
+  createCodeMode,
+  DEFAULT_SDK_EMITTER_OPTIONS,
+  type ApproveToolCall,
+  type CodeMode,
+  type CodeModeRuntime,
+  type CodeModeSession,
+  type RunCodeOutput,
+  type TypeCheckMode,
+} from '@code-runtime/code-mode'
 import type { ToolCatalog } from '../upstream/tool-catalog.js'
 import { decodeCallResult, type MediaBlock } from '../upstream/upstream-results.js'
 
@@ -57,7 +66,11 @@ export interface ProgramRunOutput extends RunCodeOutput {
 }
 
 /** Code Mode over the catalog's tools, with the same SDK as the catalog's. */
-export function catalogCodeMode(runtime: CodeModeRuntime, catalog: ToolCatalog, options: CatalogRunOptions = {}): CodeMode {
+export function catalogCodeMode(
+  runtime: CodeModeRuntime,
+  catalog: ToolCatalog,
+  options: CatalogRunOptions = {},
+): CodeMode {
   return createCodeMode({ tools: catalog.tools, runtime, ...options })
 }
 
@@ -78,21 +91,25 @@ function describeMedia(block: MediaBlock): string {
  * over (see {@link catalogCodeMode}).
  * @example const output = await runProgram(catalogCodeMode(runtime, catalog), 'return await tools.files_list_allowed_directories()')
  */
-export async function runProgram(codeMode: CodeMode, code: string, options: ProgramRunOptions = {}): Promise<ProgramRunOutput> {
+export async function runProgram(
+  codeMode: CodeMode,
+  code: string,
+  options: ProgramRunOptions = {},
+): Promise<ProgramRunOutput> {
   const media: MediaBlock[] = []
   let started = 0
   let finished = 0
   const output = await codeMode.run(code, {
-    ...options.signal === undefined ? {} : { signal: options.signal },
-    ...options.onLog === undefined ? {} : { onLog: options.onLog },
-    ...options.session === undefined ? {} : { session: options.session, reset: options.reset === true },
-    ...options.approve === undefined ? {} : { approve: options.approve },
-    ...options.description === undefined ? {} : { description: options.description },
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onLog === undefined ? {} : { onLog: options.onLog }),
+    ...(options.session === undefined ? {} : { session: options.session, reset: options.reset === true }),
+    ...(options.approve === undefined ? {} : { approve: options.approve }),
+    ...(options.description === undefined ? {} : { description: options.description }),
     async wrapToolCall(_call, execute) {
       options.onCalls?.({ started: ++started, finished })
       try {
         // The catalog's tools resolve the server's answer as it came (see CatalogTool).
-        const decoded = decodeCallResult(await execute() as CallToolResult)
+        const decoded = decodeCallResult((await execute()) as CallToolResult)
         media.push(...decoded.media)
         if (!decoded.ok) throw new Error(decoded.message)
         return decoded.value

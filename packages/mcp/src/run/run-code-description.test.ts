@@ -6,7 +6,14 @@ import { buildToolCatalog } from '../upstream/tool-catalog.js'
 import type { UpstreamServer } from '../upstream/upstream-clients.js'
 
 /** A phrase of each rule for writing a program; the model should read each exactly once. */
-const PROGRAM_RULES = ['body of an async function', 'erasable syntax only', 'await tools.name(args)', 'throws ToolCallError', 'Promise.all', 'console.log']
+const PROGRAM_RULES = [
+  'body of an async function',
+  'erasable syntax only',
+  'await tools.name(args)',
+  'throws ToolCallError',
+  'Promise.all',
+  'console.log',
+]
 
 function occurrences(text: string, phrase: string): number {
   return text.split(phrase).length - 1
@@ -14,7 +21,7 @@ function occurrences(text: string, phrase: string): number {
 
 // What the catalog reads of a server; the connection itself plays no part in the description.
 function connectedServer(name: string, toolNames: readonly string[]): UpstreamServer {
-  const tools = toolNames.map((tool) => ({ name: tool, description: `Does ${tool}.`, inputSchema: { type: 'object' } }))
+  const tools = toolNames.map(tool => ({ name: tool, description: `Does ${tool}.`, inputSchema: { type: 'object' } }))
   return { name, tools, failure: undefined, config: { exclude: [] } } as unknown as UpstreamServer
 }
 
@@ -38,7 +45,13 @@ describe('run_code description', () => {
 
   it('says in one sentence that variables persist, only when runs keep them, in both modes', () => {
     for (const maxSdkChars of [1_000_000, 10]) {
-      assert.equal(occurrences(presentTools(catalog, maxSdkChars, { session: true }).runCodeDescription, RUN_CODE_SESSION_SENTENCE), 1)
+      assert.equal(
+        occurrences(
+          presentTools(catalog, maxSdkChars, { session: true }).runCodeDescription,
+          RUN_CODE_SESSION_SENTENCE,
+        ),
+        1,
+      )
       assert.equal(occurrences(presentTools(catalog, maxSdkChars).runCodeDescription, 'persist'), 0)
     }
   })

@@ -48,9 +48,9 @@ function preamble(catalog: ToolCatalog, options: PresentationOptions): string[] 
   if (options.session === true) lines.push(RUN_CODE_SESSION_SENTENCE)
   // Only the names: why a server failed is for the operator (stderr, `code-runtime list`). The
   // reason can quote the server's own stderr, where a server may well print a secret.
-  const failed = catalog.servers.filter((server) => server.failure !== undefined)
+  const failed = catalog.servers.filter(server => server.failure !== undefined)
   if (failed.length > 0) {
-    lines.push(`Unavailable (failed to start, no tools): ${failed.map((server) => server.name).join(', ')}.`)
+    lines.push(`Unavailable (failed to start, no tools): ${failed.map(server => server.name).join(', ')}.`)
   }
   return lines
 }
@@ -64,13 +64,17 @@ function indexInstructions(catalog: ToolCatalog): string[] {
 }
 
 function toolIndex(catalog: ToolCatalog): string {
-  const sections = catalog.servers.filter((server) => server.members.length > 0).map((server) => [
-    `${server.name} (${server.members.length} tool${server.members.length === 1 ? '' : 's'}):`,
-    ...server.members.map((member) => {
-      const summary = firstSentence(catalog.byMember.get(member)?.description)
-      return summary === '' ? `- ${member}` : `- ${member}: ${summary}`
-    }),
-  ].join('\n'))
+  const sections = catalog.servers
+    .filter(server => server.members.length > 0)
+    .map(server =>
+      [
+        `${server.name} (${server.members.length} tool${server.members.length === 1 ? '' : 's'}):`,
+        ...server.members.map(member => {
+          const summary = firstSentence(catalog.byMember.get(member)?.description)
+          return summary === '' ? `- ${member}` : `- ${member}: ${summary}`
+        }),
+      ].join('\n'),
+    )
   return sections.join('\n')
 }
 
@@ -79,19 +83,19 @@ function toolIndex(catalog: ToolCatalog): string {
  * @param maxSdkChars the largest SDK (in characters) shown in full.
  * @param options whether runs keep their variables.
  */
-export function presentTools(catalog: ToolCatalog, maxSdkChars: number = DEFAULT_MAX_SDK_CHARS, options: PresentationOptions = {}): ToolPresentation {
+export function presentTools(
+  catalog: ToolCatalog,
+  maxSdkChars: number = DEFAULT_MAX_SDK_CHARS,
+  options: PresentationOptions = {},
+): ToolPresentation {
   if (catalog.sdk.text.length <= maxSdkChars) {
     return { mode: 'full', runCodeDescription: [...preamble(catalog, options), '', catalog.sdk.text].join('\n') }
   }
   return {
     mode: 'index',
-    runCodeDescription: [
-      ...preamble(catalog, options),
-      '',
-      ...indexInstructions(catalog),
-      '',
-      toolIndex(catalog),
-    ].join('\n'),
+    runCodeDescription: [...preamble(catalog, options), '', ...indexInstructions(catalog), '', toolIndex(catalog)].join(
+      '\n',
+    ),
     toolTypesDescription: [
       `TypeScript declarations of the \`${TOOLS_NAMESPACE}\` members that run_code programs call: arguments, results and documentation.`,
       `Pass the members you will use, e.g. { "tools": ["${catalog.tools[0]?.member ?? 'server_tool'}"] }.`,
@@ -111,11 +115,16 @@ const MAX_NAMES_SUGGESTED_FOR = 10
  * @example unknownMembersMessage(catalog, ['read_text_file']) // 'Unknown member: read_text_file; the closest members: files_read_text_file, ...'
  */
 export function unknownMembersMessage(catalog: ToolCatalog, unknown: readonly string[]): string {
-  if (catalog.tools.length === 0) return `Unknown member${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}; no server offers any tool right now.`
+  if (catalog.tools.length === 0)
+    return `Unknown member${unknown.length === 1 ? '' : 's'}: ${unknown.join(', ')}; no server offers any tool right now.`
   const closest = (name: string): string => closestMembers(catalog, name, SUGGESTED_MEMBERS).join(', ')
-  const lines = unknown.length === 1
-    ? [`Unknown member: ${unknown[0] as string}; the closest members: ${closest(unknown[0] as string)}.`]
-    : [`Unknown members: ${unknown.join(', ')}.`, ...unknown.slice(0, MAX_NAMES_SUGGESTED_FOR).map((name) => `Closest to ${name}: ${closest(name)}.`)]
+  const lines =
+    unknown.length === 1
+      ? [`Unknown member: ${unknown[0] as string}; the closest members: ${closest(unknown[0] as string)}.`]
+      : [
+          `Unknown members: ${unknown.join(', ')}.`,
+          ...unknown.slice(0, MAX_NAMES_SUGGESTED_FOR).map(name => `Closest to ${name}: ${closest(name)}.`),
+        ]
   lines.push('Members are named <server>_<tool>; the run_code description lists every one.')
   return lines.join('\n')
 }
@@ -132,7 +141,7 @@ export function unknownToolMessage(catalog: ToolCatalog, name: string, offered: 
   }
   const refusal = `Unknown tool ${JSON.stringify(name.slice(0, 200))}; this server offers ${offered.join(' and ')}.`
   if (catalog.tools.length === 0) return refusal
-  const closest = closestMembers(catalog, member, 3).map((candidate) => `${TOOLS_NAMESPACE}.${candidate}`)
+  const closest = closestMembers(catalog, member, 3).map(candidate => `${TOOLS_NAMESPACE}.${candidate}`)
   return `${refusal} The tools of its servers are functions of run_code programs; the closest: ${closest.join(', ')}.`
 }
 

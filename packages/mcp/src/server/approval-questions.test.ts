@@ -16,7 +16,10 @@ function request(programDescription: string): ToolApprovalRequest {
 }
 
 describe('approval questions', () => {
-  for (const [name, question] of [['the client question', approvalMessage], ['the terminal question', terminalQuestion]] as const) {
+  for (const [name, question] of [
+    ['the client question', approvalMessage],
+    ['the terminal question', terminalQuestion],
+  ] as const) {
     it(`${name} shows a description's line breaks and direction characters escaped, on the question's first line`, () => {
       const text = question(request(FORGED))
       const [first, second] = text.split('\n')

@@ -28,11 +28,15 @@ class StalledReader extends Writable {
 }
 
 const turns = async (count: number): Promise<void> => {
-  for (let turn = 0; turn < count; turn++) await new Promise((resolve) => setImmediate(resolve))
+  for (let turn = 0; turn < count; turn++) await new Promise(resolve => setImmediate(resolve))
 }
 
 /** A real SDK server whose tools/list answer is about 10 KB, on the transport. */
-async function serveOn(input: PassThrough, output: Writable, maxPendingWriteBytes: number): Promise<{ server: Server; handled: () => number }> {
+async function serveOn(
+  input: PassThrough,
+  output: Writable,
+  maxPendingWriteBytes: number,
+): Promise<{ server: Server; handled: () => number }> {
   let handled = 0
   const server = new Server({ name: 'test', version: '1.0.0' }, { capabilities: { tools: {} } })
   server.setRequestHandler(ListToolsRequestSchema, () => {
@@ -59,7 +63,10 @@ describe('BoundedStdioServerTransport', () => {
     output.release()
     while (output.lines.length < 1_000) await turns(10)
     assert.equal(handled(), 1_000)
-    assert.deepEqual(output.lines.map((line) => (JSON.parse(line) as { id: number }).id), Array.from({ length: 1_000 }, (_, index) => index))
+    assert.deepEqual(
+      output.lines.map(line => (JSON.parse(line) as { id: number }).id),
+      Array.from({ length: 1_000 }, (_, index) => index),
+    )
     await server.close()
   })
 
@@ -73,7 +80,9 @@ describe('BoundedStdioServerTransport', () => {
     input.write('not json\n')
     input.write('{"jsonrpc":"2.0","id":"p","method":"ping"}\n')
     while (output.lines.length < 3) await turns(10)
-    const [tooLarge, notJson, ping] = output.lines.map((line) => JSON.parse(line) as { id: unknown; error?: { code: number; message: string }; result?: unknown })
+    const [tooLarge, notJson, ping] = output.lines.map(
+      line => JSON.parse(line) as { id: unknown; error?: { code: number; message: string }; result?: unknown },
+    )
     assert.equal(tooLarge?.id, 41)
     assert.equal(tooLarge?.error?.code, -32600)
     assert.match(tooLarge?.error?.message ?? '', /Request too large: 5\d{3} bytes, over the limit of 1000 bytes/)

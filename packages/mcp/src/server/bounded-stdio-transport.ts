@@ -12,7 +12,12 @@
  */
 import type { Readable, Writable } from 'node:stream'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ErrorCode,
+  JSONRPCMessageSchema,
+  type JSONRPCMessage,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js'
 import { StdioLineReader, type StdioFrame } from './stdio-line-reader.js'
 
 /** The largest message read, in bytes: the SDK's own limit (10 MiB). */
@@ -41,8 +46,7 @@ export interface BoundedStdioOptions {
 
 /** Why the transport ended: the client ended stdin, the server closed it, or a stream failed. */
 export type StdioTransportEnd =
-  | { readonly reason: 'end of input' | 'closed' }
-  | { readonly reason: 'failed'; readonly error: Error }
+  { readonly reason: 'end of input' | 'closed' } | { readonly reason: 'failed'; readonly error: Error }
 
 const ID_VALUE = String.raw`(-?\d{1,16}|"(?:[^"\\]|\\.){0,256}")`
 // The SDK writes `id` last; other clients often first. Either way it is a member of the outer
@@ -99,12 +103,15 @@ export class BoundedStdioServerTransport implements Transport {
     this.#output = output
     this.#maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES
     // Below the stream's high-water mark, 'drain' would never be due when we wait for it.
-    this.#maxPendingWriteBytes = Math.max(options.maxPendingWriteBytes ?? DEFAULT_MAX_PENDING_WRITE_BYTES, output.writableHighWaterMark)
+    this.#maxPendingWriteBytes = Math.max(
+      options.maxPendingWriteBytes ?? DEFAULT_MAX_PENDING_WRITE_BYTES,
+      output.writableHighWaterMark,
+    )
     this.#maxUnreadMs = options.maxUnreadMs ?? DEFAULT_MAX_UNREAD_MS
     this.#onRefused = options.onRefused
     this.#onBackpressure = options.onBackpressure
     this.#reader = new StdioLineReader(this.#maxRequestBytes)
-    this.ended = new Promise((resolve) => {
+    this.ended = new Promise(resolve => {
       this.#settleEnded = resolve
     })
   }
@@ -200,31 +207,48 @@ export class BoundedStdioServerTransport implements Transport {
   #watchUnread(): void {
     let pending = this.#output.writableLength
     let lastProgress = performance.now()
-    this.#unreadTimer = setInterval(() => {
-      const now = this.#output.writableLength
-      if (now < pending) lastProgress = performance.now()
-      pending = now
-      if (performance.now() - lastProgress <= this.#maxUnreadMs) return
-      this.#onFailure(new Error(`the client read none of its ${pending} bytes of waiting answers for ${this.#maxUnreadMs} ms`))
-    }, Math.min(1_000, this.#maxUnreadMs))
+    this.#unreadTimer = setInterval(
+      () => {
+        const now = this.#output.writableLength
+        if (now < pending) lastProgress = performance.now()
+        pending = now
+        if (performance.now() - lastProgress <= this.#maxUnreadMs) return
+        this.#onFailure(
+          new Error(`the client read none of its ${pending} bytes of waiting answers for ${this.#maxUnreadMs} ms`),
+        )
+      },
+      Math.min(1_000, this.#maxUnreadMs),
+    )
   }
 
   #dispatch(frame: StdioFrame): void {
     if (frame.kind === 'oversized') {
       const id = readIdOfOversizedLine(frame.head, frame.tail)
-      this.#refuse(id, ErrorCode.InvalidRequest, `Request too large: ${frame.bytes} bytes, over the limit of ${this.#maxRequestBytes} bytes for one message; send less in one request (a shorter program, smaller arguments).`)
+      this.#refuse(
+        id,
+        ErrorCode.InvalidRequest,
+        `Request too large: ${frame.bytes} bytes, over the limit of ${this.#maxRequestBytes} bytes for one message; send less in one request (a shorter program, smaller arguments).`,
+      )
       return
     }
     let value: unknown
     try {
       value = JSON.parse(frame.text)
     } catch {
-      this.#refuse(null, ErrorCode.ParseError, 'Parse error: a line of input is not JSON; send one JSON-RPC message per line.')
+      this.#refuse(
+        null,
+        ErrorCode.ParseError,
+        'Parse error: a line of input is not JSON; send one JSON-RPC message per line.',
+      )
       return
     }
     const message = JSONRPCMessageSchema.safeParse(value)
     if (!message.success) {
-      this.#refuse(idOf(value), ErrorCode.InvalidRequest, 'Invalid request: a line of input is JSON but not a JSON-RPC 2.0 message.')
+      this.#refuse(
+        idOf(value),
+        ErrorCode.InvalidRequest,
+        'Invalid request: a line of input is JSON but not a JSON-RPC 2.0 message.',
+      )
       return
     }
     this.onmessage?.(message.data)

@@ -51,6 +51,6 @@ export class ClientSessions {
   async endAll(): Promise<void> {
     const ending = [...this.sessions.values()]
     this.sessions.clear()
-    await Promise.all(ending.map((session) => session.dispose()))
+    await Promise.all(ending.map(session => session.dispose()))
   }
 }

@@ -11,8 +11,23 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
-import { CodeModeError, DEFAULT_MAX_RESULT_CHARS, fenceTypeScript, listRunCode, safeParseRunCodeInput, type CodeMode, type CodeModeRuntime, type TypeCheckMode } from '@code-runtime/code-mode'
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js'
+import {
+  CodeModeError,
+  DEFAULT_MAX_RESULT_CHARS,
+  fenceTypeScript,
+  listRunCode,
+  safeParseRunCodeInput,
+  type CodeMode,
+  type CodeModeRuntime,
+  type TypeCheckMode,
+} from '@code-runtime/code-mode'
 import type { CodeSessionOptions } from '@code-runtime/core'
 import { clientApprover, DEFAULT_APPROVAL_FALLBACK, type ApprovalFallback } from './client-approval.js'
 import { ClientSessions } from './client-sessions.js'
@@ -22,7 +37,15 @@ import { ProtocolError } from '../protocol/protocol-errors.js'
 import { catalogCodeMode, runProgram } from '../run/program-run.js'
 import { liveNotificationSinks } from './run-notification-sinks.js'
 import { RunNotifier } from './run-notifier.js'
-import { DEFAULT_MAX_SDK_CHARS, presentTools, TOOL_TYPES_INPUT_SCHEMA, TOOL_TYPES_TOOL_NAME, unknownMembersMessage, unknownToolMessage, type ToolPresentation } from '../run/run-code-description.js'
+import {
+  DEFAULT_MAX_SDK_CHARS,
+  presentTools,
+  TOOL_TYPES_INPUT_SCHEMA,
+  TOOL_TYPES_TOOL_NAME,
+  unknownMembersMessage,
+  unknownToolMessage,
+  type ToolPresentation,
+} from '../run/run-code-description.js'
 import { buildToolCatalog, declarationsFor, type ToolCatalog } from '../upstream/tool-catalog.js'
 import type { UpstreamServer } from '../upstream/upstream-clients.js'
 
@@ -95,13 +118,14 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
   const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
   let catalog = buildToolCatalog(options.upstreams)
   const sessions = new ClientSessions(options.runtime, options.state ?? true, options.sessionOptions)
-  if (options.state !== false && !sessions.enabled) options.onNotice?.('the runtime has no openSession(); run_code runs every program from scratch.')
+  if (options.state !== false && !sessions.enabled)
+    options.onNotice?.('the runtime has no openSession(); run_code runs every program from scratch.')
   const present = (): ToolPresentation => presentTools(catalog, maxSdkChars, { session: sessions.enabled })
   let presentation: ToolPresentation = present()
   const limits = {
-    ...options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel },
+    ...(options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel }),
     maxResultChars,
-    ...options.typeCheck === undefined ? {} : { typeCheck: options.typeCheck },
+    ...(options.typeCheck === undefined ? {} : { typeCheck: options.typeCheck }),
   }
   // Built with the server, so options Code Mode refuses fail here; after the tools change, again at
   // the first run, so a catalog replaced before any run costs no SDK emission. A run keeps the
@@ -109,18 +133,24 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
   let codeMode: CodeMode | undefined = catalogCodeMode(options.runtime, catalog, limits)
   const currentCodeMode = (): CodeMode => (codeMode ??= catalogCodeMode(options.runtime, catalog, limits))
   const closing = new AbortController()
-  const server = new LogSubscribingServer({ name: PACKAGE_INFO.name, version: PACKAGE_INFO.version }, {
-    capabilities: { tools: { listChanged: true }, logging: {} },
-    instructions: 'Use run_code to call the tools of several MCP servers from one TypeScript program: loops, branches and Promise.all instead of one tool call per turn.',
-  })
+  const server = new LogSubscribingServer(
+    { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version },
+    {
+      capabilities: { tools: { listChanged: true }, logging: {} },
+      instructions:
+        'Use run_code to call the tools of several MCP servers from one TypeScript program: loops, branches and Promise.all instead of one tool call per turn.',
+    },
+  )
 
   function listTools(): Tool[] {
     const listing = listRunCode(presentation.runCodeDescription, { session: sessions.enabled })
-    const tools: Tool[] = [{
-      ...listing,
-      inputSchema: listing.inputSchema as Tool['inputSchema'],
-      annotations: { title: 'Run code over MCP tools', openWorldHint: true },
-    }]
+    const tools: Tool[] = [
+      {
+        ...listing,
+        inputSchema: listing.inputSchema as Tool['inputSchema'],
+        annotations: { title: 'Run code over MCP tools', openWorldHint: true },
+      },
+    ]
     if (presentation.toolTypesDescription !== undefined) {
       tools.push({
         name: TOOL_TYPES_TOOL_NAME,
@@ -150,15 +180,25 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     const { name, arguments: args } = request.params
     if (name === TOOL_TYPES_TOOL_NAME) {
       const members = args?.tools
-      if (!Array.isArray(members) || !members.every((member) => typeof member === 'string') || members.length === 0) {
-        return textResult('get_tool_types needs `tools`: a non-empty array of member names, e.g. ["files_read_text_file"].', true)
+      if (!Array.isArray(members) || !members.every(member => typeof member === 'string') || members.length === 0) {
+        return textResult(
+          'get_tool_types needs `tools`: a non-empty array of member names, e.g. ["files_read_text_file"].',
+          true,
+        )
       }
       const { declarations, unknown } = declarationsFor(catalog, members)
       if (unknown.length > 0) return textResult(unknownMembersMessage(catalog, unknown), true)
       return textResult(fenceTypeScript(declarations), false)
     }
     if (name !== 'run_code') {
-      throw new ProtocolError(ErrorCode.InvalidParams, unknownToolMessage(catalog, name, listTools().map((tool) => tool.name)))
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        unknownToolMessage(
+          catalog,
+          name,
+          listTools().map(tool => tool.name),
+        ),
+      )
     }
     // An absent \`arguments\` reads as an empty object: the model is told which field it forgot.
     const decoded = safeParseRunCodeInput(args ?? {})
@@ -173,23 +213,24 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
         const session = sessions.of(extra.sessionId)
         return runProgram(currentCodeMode(), input.code, {
           signal: AbortSignal.any([extra.signal, closing.signal]),
-          onLog: (line) => notifier.log(line),
-          onCalls: (counts) => notifier.calls(counts),
+          onLog: line => notifier.log(line),
+          onCalls: counts => notifier.calls(counts),
           description: input.description,
           approve: clientApprover({
             server,
             relatedRequestId: extra.requestId,
             fallback: options.approvalFallback ?? DEFAULT_APPROVAL_FALLBACK,
-            ...options.onApproval === undefined ? {} : { log: options.onApproval },
+            ...(options.onApproval === undefined ? {} : { log: options.onApproval }),
           }),
-          ...session === undefined ? {} : { session, reset: input.reset },
+          ...(session === undefined ? {} : { session, reset: input.reset }),
         })
       }
       try {
         output = await run()
       } catch (error) {
         if (!CodeModeError.is(error)) throw error
-        if (error.code === 'CODE_MODE_SESSION_UNAVAILABLE') return textResult(`${error.message} Nothing ran; try again shortly.`, true)
+        if (error.code === 'CODE_MODE_SESSION_UNAVAILABLE')
+          return textResult(`${error.message} Nothing ran; try again shortly.`, true)
         if (error.code !== 'CODE_MODE_SESSIONS_UNSUPPORTED') throw error
         // Nothing ran: the session could not open. Go on without state, and say so once.
         options.onNotice?.(`${error.message}; run_code runs every program from scratch instead (as with --no-state).`)

@@ -9,7 +9,7 @@ async function connectedPair(): Promise<{ server: LogSubscribingServer; client: 
   const server = new LogSubscribingServer({ name: 'test', version: '1.0.0' }, { capabilities: { logging: {} } })
   const client = new Client({ name: 'test-client', version: '1.0.0' })
   const received: unknown[] = []
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+  client.setNotificationHandler(LoggingMessageNotificationSchema, notification => {
     received.push(notification.params.data)
   })
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
@@ -27,7 +27,7 @@ describe('LogSubscribingServer', () => {
     await client.close()
   })
 
-  it('keeps the SDK\'s own level filter: messages below the level set are not sent', async () => {
+  it("keeps the SDK's own level filter: messages below the level set are not sent", async () => {
     const { server, client, received } = await connectedPair()
     await client.setLoggingLevel('warning')
     await server.sendLoggingMessage({ level: 'info', data: 'too quiet' })

@@ -41,14 +41,17 @@ export class LogSubscribingServer extends Server {
 
   override setRequestHandler<T extends AnyObjectSchema>(
     requestSchema: T,
-    handler: (request: SchemaOutput<T>, extra: ServerHandlerExtra) => ServerResult | Result | Promise<ServerResult | Result>,
+    handler: (
+      request: SchemaOutput<T>,
+      extra: ServerHandlerExtra,
+    ) => ServerResult | Result | Promise<ServerResult | Result>,
   ): void {
     if (requestSchema !== (SetLevelRequestSchema as AnyObjectSchema)) {
       super.setRequestHandler(requestSchema, handler)
       return
     }
     super.setRequestHandler(requestSchema, (request, extra) => {
-      (this.#subscribed ??= new Set()).add(logSessionKey(extra))
+      ;(this.#subscribed ??= new Set()).add(logSessionKey(extra))
       return handler(request, extra)
     })
   }

@@ -23,15 +23,27 @@ export function liveNotificationSinks(server: LogSubscribingServer, extra: Serve
   const progressToken = extra._meta?.progressToken
   // Progress must grow with every notification of a call, so it counts them; the message says what happened.
   let progress = 0
-  const sendProgress = progressToken === undefined
-    ? undefined
-    : (message: string): Promise<void> => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message } })
-  const calls = sendProgress === undefined
-    ? {}
-    : { calls: ({ started, finished }: { started: number; finished: number }) => sendProgress(`${finished} of ${started} tool calls done`) }
+  const sendProgress =
+    progressToken === undefined
+      ? undefined
+      : (message: string): Promise<void> =>
+          extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken, progress: ++progress, message },
+          })
+  const calls =
+    sendProgress === undefined
+      ? {}
+      : {
+          calls: ({ started, finished }: { started: number; finished: number }) =>
+            sendProgress(`${finished} of ${started} tool calls done`),
+        }
   const sessionKey = logSessionKey(extra)
   if (server.asksForLogs(sessionKey)) {
-    const sendLog = (level: LoggingLevel, logger: string) => (data: string): Promise<void> => server.sendLoggingMessage({ level, logger, data }, sessionKey)
+    const sendLog =
+      (level: LoggingLevel, logger: string) =>
+      (data: string): Promise<void> =>
+        server.sendLoggingMessage({ level, logger, data }, sessionKey)
     return { logs: sendLog('info', PROGRAM_LOGGER), note: sendLog('notice', NOTE_LOGGER), ...calls }
   }
   return sendProgress === undefined ? {} : { logs: sendProgress, note: sendProgress, ...calls }

@@ -11,7 +11,7 @@ class HeldSink {
   readonly send = (text: string): Promise<void> => {
     this.sent.push(text)
     this.maxOutstanding = Math.max(this.maxOutstanding, this.#waiting.length + 1)
-    return new Promise((resolve) => this.#waiting.push(resolve))
+    return new Promise(resolve => this.#waiting.push(resolve))
   }
 
   get outstanding(): number {
@@ -21,7 +21,7 @@ class HeldSink {
   /** Finishes the oldest write and lets the notifier react to it. */
   async finishOne(): Promise<void> {
     this.#waiting.shift()?.()
-    await new Promise((resolve) => setImmediate(resolve))
+    await new Promise(resolve => setImmediate(resolve))
   }
 
   /** Finishes writes as they come until `done` settles. */
@@ -32,10 +32,12 @@ class HeldSink {
   }
 }
 
-const instant = (sent: string[]) => (text: string): Promise<void> => {
-  sent.push(text)
-  return Promise.resolve()
-}
+const instant =
+  (sent: string[]) =>
+  (text: string): Promise<void> => {
+    sent.push(text)
+    return Promise.resolve()
+  }
 
 describe('RunNotifier', () => {
   it('coalesces lines printed together into one notification after the flush time', async () => {
@@ -43,14 +45,17 @@ describe('RunNotifier', () => {
     const notifier = new RunNotifier({ logs: instant(sent) }, { maxLogChars: 1_000_000, flushMs: 5 })
     for (let index = 0; index < 100; index++) notifier.log(`line ${index}`)
     assert.deepEqual(sent, [], 'nothing is sent before the flush time')
-    while (sent.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    while (sent.length === 0) await new Promise(resolve => setTimeout(resolve, 5))
     assert.deepEqual(sent, [Array.from({ length: 100 }, (_, index) => `line ${index}`).join('\n')])
     await notifier.close()
   })
 
   it('sends a full batch without waiting for the flush time, in batches of whole lines', async () => {
     const sent: string[] = []
-    const notifier = new RunNotifier({ logs: instant(sent) }, { maxLogChars: 1_000_000, flushMs: 1_000_000, maxBatchChars: 10 })
+    const notifier = new RunNotifier(
+      { logs: instant(sent) },
+      { maxLogChars: 1_000_000, flushMs: 1_000_000, maxBatchChars: 10 },
+    )
     notifier.log('12345')
     notifier.log('67890')
     assert.deepEqual(sent, ['12345\n67890'])
@@ -62,7 +67,10 @@ describe('RunNotifier', () => {
   it('keeps one write outstanding, and past the pending bound drops lines with a count at the gap', async () => {
     const logs = new HeldSink()
     const notes: string[] = []
-    const notifier = new RunNotifier({ logs: logs.send, note: instant(notes) }, { maxLogChars: 1_000_000, flushMs: 1_000_000, maxBatchChars: 4, maxPendingChars: 8 })
+    const notifier = new RunNotifier(
+      { logs: logs.send, note: instant(notes) },
+      { maxLogChars: 1_000_000, flushMs: 1_000_000, maxBatchChars: 4, maxPendingChars: 8 },
+    )
     notifier.log('aaaa')
     assert.deepEqual(logs.sent, ['aaaa'])
     notifier.log('bbbb')
@@ -83,16 +91,19 @@ describe('RunNotifier', () => {
   it('places the drop note between the lines sent before and after the gap', async () => {
     const order: string[] = []
     const logs = new HeldSink()
-    const notifier = new RunNotifier({
-      logs: (text) => {
-        order.push(text)
-        return logs.send(text)
+    const notifier = new RunNotifier(
+      {
+        logs: text => {
+          order.push(text)
+          return logs.send(text)
+        },
+        note: text => {
+          order.push(text)
+          return Promise.resolve()
+        },
       },
-      note: (text) => {
-        order.push(text)
-        return Promise.resolve()
-      },
-    }, { maxLogChars: 1_000_000, flushMs: 1_000_000, maxBatchChars: 100, maxPendingChars: 3 })
+      { maxLogChars: 1_000_000, flushMs: 1_000_000, maxBatchChars: 100, maxPendingChars: 3 },
+    )
     notifier.log('one')
     notifier.log('two')
     const closed = notifier.close()
@@ -103,7 +114,10 @@ describe('RunNotifier', () => {
   it('never sends more log text than the cap, cutting the last line, and says where it stopped', async () => {
     const sent: string[] = []
     const notes: string[] = []
-    const notifier = new RunNotifier({ logs: instant(sent), note: instant(notes) }, { maxLogChars: 25, flushMs: 1_000_000 })
+    const notifier = new RunNotifier(
+      { logs: instant(sent), note: instant(notes) },
+      { maxLogChars: 25, flushMs: 1_000_000 },
+    )
     const lines = Array.from({ length: 50 }, (_, index) => `line ${index}`)
     for (const line of lines) notifier.log(line)
     await notifier.close()
@@ -121,7 +135,10 @@ describe('RunNotifier', () => {
 
   it('sends only the latest tool-call counts', async () => {
     const counts: string[] = []
-    const notifier = new RunNotifier({ calls: (value) => instant(counts)(`${value.finished}/${value.started}`) }, { maxLogChars: 100, flushMs: 1_000_000 })
+    const notifier = new RunNotifier(
+      { calls: value => instant(counts)(`${value.finished}/${value.started}`) },
+      { maxLogChars: 100, flushMs: 1_000_000 },
+    )
     notifier.calls({ started: 1, finished: 0 })
     notifier.calls({ started: 2, finished: 0 })
     notifier.calls({ started: 2, finished: 1 })
@@ -131,12 +148,15 @@ describe('RunNotifier', () => {
 
   it('stops sending once a write fails (the client is gone), and still closes', async () => {
     let attempts = 0
-    const notifier = new RunNotifier({
-      logs: () => {
-        attempts++
-        return Promise.reject(new Error('Not connected'))
+    const notifier = new RunNotifier(
+      {
+        logs: () => {
+          attempts++
+          return Promise.reject(new Error('Not connected'))
+        },
       },
-    }, { maxLogChars: 1_000_000, flushMs: 1_000_000, maxBatchChars: 1 })
+      { maxLogChars: 1_000_000, flushMs: 1_000_000, maxBatchChars: 1 },
+    )
     notifier.log('a')
     notifier.log('b')
     notifier.log('c')

@@ -139,7 +139,9 @@ export class RunNotifier {
     // hence the loop.
     while (this.#hasWork() && !this.#broken) await (this.#pumping ?? this.#startPump())
     if (this.#capped) {
-      await this.#run(() => this.#sendNote(`[live logs stop here: one result holds at most ${this.#maxLogChars} characters]`))
+      await this.#run(() =>
+        this.#sendNote(`[live logs stop here: one result holds at most ${this.#maxLogChars} characters]`),
+      )
     }
   }
 
@@ -208,7 +210,10 @@ export class RunNotifier {
     if (typeof first !== 'string') {
       this.#head++
       const lines = first.dropped
-      return () => this.#sendNote(`[${lines} log line${lines === 1 ? '' : 's'} not sent: the client read slower than the program printed]`)
+      return () =>
+        this.#sendNote(
+          `[${lines} log line${lines === 1 ? '' : 's'} not sent: the client read slower than the program printed]`,
+        )
     }
     const batch = this.#takeBatch()
     const logsSink = this.#sinks.logs

@@ -69,7 +69,11 @@ export class StdioLineReader {
       return
     }
     const held = Buffer.concat([...this.#parts, bytes])
-    this.#oversized = { bytes: held.length, head: Buffer.from(held.subarray(0, KEPT_END_BYTES)), tail: Buffer.from(held.subarray(-KEPT_END_BYTES)) }
+    this.#oversized = {
+      bytes: held.length,
+      head: Buffer.from(held.subarray(0, KEPT_END_BYTES)),
+      tail: Buffer.from(held.subarray(-KEPT_END_BYTES)),
+    }
     this.#parts = []
     this.#partBytes = 0
   }
@@ -78,7 +82,12 @@ export class StdioLineReader {
     const oversized = this.#oversized
     if (oversized !== undefined) {
       this.#oversized = undefined
-      return { kind: 'oversized', bytes: oversized.bytes, head: oversized.head.toString('utf8'), tail: oversized.tail.toString('utf8') }
+      return {
+        kind: 'oversized',
+        bytes: oversized.bytes,
+        head: oversized.head.toString('utf8'),
+        tail: oversized.tail.toString('utf8'),
+      }
     }
     const text = Buffer.concat(this.#parts).toString('utf8').replace(/\r$/, '')
     this.#parts = []

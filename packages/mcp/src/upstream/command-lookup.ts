@@ -30,8 +30,8 @@ function isExecutableFile(path: string): boolean {
 /** Windows runs `name.cmd` for `name`; elsewhere the name is the file. */
 function candidatesIn(directory: string, command: string): string[] {
   if (process.platform !== 'win32') return [join(directory, command)]
-  const extensions = (process.env.PATHEXT ?? '.COM;.EXE;.BAT;.CMD').split(';').filter((extension) => extension !== '')
-  return [join(directory, command), ...extensions.map((extension) => join(directory, command + extension.toLowerCase()))]
+  const extensions = (process.env.PATHEXT ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(extension => extension !== '')
+  return [join(directory, command), ...extensions.map(extension => join(directory, command + extension.toLowerCase()))]
 }
 
 function binDirectories(start: string): string[] {
@@ -51,7 +51,7 @@ export function findCommand(command: string, search: CommandSearch): string | un
     const path = resolve(search.cwd, command)
     return candidatesIn(dirname(path), basename(path)).find(isExecutableFile)
   }
-  const pathDirectories = (search.pathVariable ?? '').split(delimiter).filter((directory) => directory !== '')
+  const pathDirectories = (search.pathVariable ?? '').split(delimiter).filter(directory => directory !== '')
   for (const directory of [...binDirectories(search.projectDirectory), ...pathDirectories]) {
     const found = candidatesIn(directory, command).find(isExecutableFile)
     if (found !== undefined) return found

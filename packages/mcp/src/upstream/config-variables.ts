@@ -21,14 +21,19 @@ const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
  * @param where names the value in messages, e.g. `Invalid server "memory" config: env.MEMORY_FILE_PATH`.
  * @throws {McpProxyError} `MCP_PROXY_INVALID_CONFIG` for an unset variable without a default.
  */
-export function expandVariables(text: string, where: { readonly label: string; readonly field: string; readonly server?: string },
-  lookup: VariableLookup): string {
+export function expandVariables(
+  text: string,
+  where: { readonly label: string; readonly field: string; readonly server?: string },
+  lookup: VariableLookup,
+): string {
   return text.replace(REFERENCE, (_match, name: string, fallback: string | undefined) => {
     const value = lookup(name)
     if (value !== undefined && value !== '') return value
     if (fallback !== undefined) return fallback
-    throw new McpProxyError('MCP_PROXY_INVALID_CONFIG',
+    throw new McpProxyError(
+      'MCP_PROXY_INVALID_CONFIG',
       `${where.label}: ${where.field} uses \${${name}}, which is not set; set ${name} or write \${${name}:-default}.`,
-      { field: where.field, value: text, ...where.server === undefined ? {} : { server: where.server } })
+      { field: where.field, value: text, ...(where.server === undefined ? {} : { server: where.server }) },
+    )
   })
 }

@@ -4,9 +4,18 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { McpProxyError } from '../errors.js'
-import { loadServersConfig, parseServersConfig, safeParseServersConfig, type StdioServerConfig } from './server-config.js'
+import {
+  loadServersConfig,
+  parseServersConfig,
+  safeParseServersConfig,
+  type StdioServerConfig,
+} from './server-config.js'
 
-const options = { directory: '/project', source: 'servers.json', variables: (name: string) => ({ TOKEN: 'secret', HOME: '/home/ada' })[name] }
+const options = {
+  directory: '/project',
+  source: 'servers.json',
+  variables: (name: string) => ({ TOKEN: 'secret', HOME: '/home/ada' })[name],
+}
 
 function refusal(input: unknown): McpProxyError {
   const result = safeParseServersConfig(input, options)
@@ -16,7 +25,10 @@ function refusal(input: unknown): McpProxyError {
 
 describe('parseServersConfig', () => {
   it('decodes a stdio server with defaults, resolving cwd against the config directory', () => {
-    const config = parseServersConfig({ mcpServers: { files: { command: 'mcp-server-filesystem', args: ['.'] } } }, options)
+    const config = parseServersConfig(
+      { mcpServers: { files: { command: 'mcp-server-filesystem', args: ['.'] } } },
+      options,
+    )
     const [files] = config.servers as [StdioServerConfig]
     assert.equal(files.transport, 'stdio')
     assert.equal(files.cwd, '/project')
@@ -25,32 +37,75 @@ describe('parseServersConfig', () => {
     assert.equal(files.timeoutMs, 60_000)
     assert.equal(files.connectTimeoutMs, 30_000)
     assert.ok(Object.isFrozen(files) && Object.isFrozen(files.args))
-    const moved = parseServersConfig({ mcpServers: { files: { command: 'x', cwd: 'sub/dir' } } }, options).servers[0] as StdioServerConfig
+    const moved = parseServersConfig({ mcpServers: { files: { command: 'x', cwd: 'sub/dir' } } }, options)
+      .servers[0] as StdioServerConfig
     assert.equal(moved.cwd, '/project/sub/dir')
   })
 
   it('decodes a remote server by its url, with headers', () => {
-    const config = parseServersConfig({ mcpServers: { api: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, include: ['search_*'] } } }, options)
+    const config = parseServersConfig(
+      {
+        mcpServers: {
+          api: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' }, include: ['search_*'] },
+        },
+      },
+      options,
+    )
     assert.deepEqual(config.servers[0], {
-      name: 'api', transport: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer secret' },
-      include: ['search_*'], exclude: [], approve: [], autoApprove: [], timeoutMs: 60_000, connectTimeoutMs: 30_000,
+      name: 'api',
+      transport: 'http',
+      url: 'https://example.com/mcp',
+      headers: { Authorization: 'Bearer secret' },
+      include: ['search_*'],
+      exclude: [],
+      approve: [],
+      autoApprove: [],
+      timeoutMs: 60_000,
+      connectTimeoutMs: 30_000,
     })
   })
 
   it('reads the approve and autoApprove patterns of a server, refusing an empty one', () => {
-    const config = parseServersConfig({ mcpServers: { files: { command: 'x', approve: ['write_*'], autoApprove: ['read_*', 'list_*'] } } }, options)
+    const config = parseServersConfig(
+      { mcpServers: { files: { command: 'x', approve: ['write_*'], autoApprove: ['read_*', 'list_*'] } } },
+      options,
+    )
     assert.deepEqual([config.servers[0]?.approve, config.servers[0]?.autoApprove], [['write_*'], ['read_*', 'list_*']])
-    assert.throws(() => parseServersConfig({ mcpServers: { files: { command: 'x', autoApprove: [''] } } }, options), /mcpServers\.files\.autoApprove\[0\] must be a tool name or a pattern with \*/)
-    assert.throws(() => parseServersConfig({ mcpServers: { files: { command: 'x', approve: 'write_file' } } }, options), /mcpServers\.files\.approve/)
+    assert.throws(
+      () => parseServersConfig({ mcpServers: { files: { command: 'x', autoApprove: [''] } } }, options),
+      /mcpServers\.files\.autoApprove\[0\] must be a tool name or a pattern with \*/,
+    )
+    assert.throws(
+      () => parseServersConfig({ mcpServers: { files: { command: 'x', approve: 'write_file' } } }, options),
+      /mcpServers\.files\.approve/,
+    )
   })
 
   it('accepts the type field other clients write', () => {
-    const config = parseServersConfig({ mcpServers: { a: { type: 'stdio', command: 'x' }, b: { type: 'http', url: 'http://localhost:1/mcp' } } }, options)
-    assert.deepEqual(config.servers.map((server) => server.transport), ['stdio', 'http'])
+    const config = parseServersConfig(
+      { mcpServers: { a: { type: 'stdio', command: 'x' }, b: { type: 'http', url: 'http://localhost:1/mcp' } } },
+      options,
+    )
+    assert.deepEqual(
+      config.servers.map(server => server.transport),
+      ['stdio', 'http'],
+    )
   })
 
   it('expands ${NAME} and ${NAME:-default} in command, args, env and cwd', () => {
-    const config = parseServersConfig({ mcpServers: { a: { command: '${HOME}/bin/server', args: ['--token=${TOKEN}', '${MISSING:-fallback}'], env: { KEY: '${TOKEN}' }, cwd: '${HOME}' } } }, options)
+    const config = parseServersConfig(
+      {
+        mcpServers: {
+          a: {
+            command: '${HOME}/bin/server',
+            args: ['--token=${TOKEN}', '${MISSING:-fallback}'],
+            env: { KEY: '${TOKEN}' },
+            cwd: '${HOME}',
+          },
+        },
+      },
+      options,
+    )
     const [server] = config.servers as [StdioServerConfig]
     assert.equal(server.command, '/home/ada/bin/server')
     assert.deepEqual(server.args, ['--token=secret', 'fallback'])
@@ -70,7 +125,10 @@ describe('parseServersConfig', () => {
     assert.equal(error.code, 'MCP_PROXY_INVALID_CONFIG')
     assert.equal(error.server, 'files')
     assert.equal(error.field, 'mcpServers.files.comand')
-    assert.match(error.message, /^servers\.json: mcpServers\.files has an unknown field "comand" \(did you mean "command"\?\)/)
+    assert.match(
+      error.message,
+      /^servers\.json: mcpServers\.files has an unknown field "comand" \(did you mean "command"\?\)/,
+    )
     assert.equal(refusal({ mcpServer: {} }).field, 'the config.mcpServer')
   })
 
@@ -83,7 +141,11 @@ describe('parseServersConfig', () => {
       [{ mcpServers: { a: { command: '' } } }, 'mcpServers.a.command', /non-empty string, got ""/],
       [{ mcpServers: { a: { command: 'x', args: 'y' } } }, 'mcpServers.a.args', /array of strings, got "y"/],
       [{ mcpServers: { a: { command: 'x', env: { N: 1 } } } }, 'mcpServers.a.env.N', /must be a string, got 1/],
-      [{ mcpServers: { a: { command: 'x', timeoutMs: -5 } } }, 'mcpServers.a.timeoutMs', /integer from 1 to 2147483647 \(milliseconds\), got -5/],
+      [
+        { mcpServers: { a: { command: 'x', timeoutMs: -5 } } },
+        'mcpServers.a.timeoutMs',
+        /integer from 1 to 2147483647 \(milliseconds\), got -5/,
+      ],
       [{ mcpServers: { a: { command: 'x', url: 'http://h' } } }, 'mcpServers.a', /both "command" and "url"/],
       [{ mcpServers: { a: { url: 'ftp://h' } } }, 'mcpServers.a.url', /http:\/\/ or https:\/\//],
       [{ mcpServers: { a: { type: 'sse', url: 'http://h' } } }, 'mcpServers.a.type', /Streamable HTTP/],
@@ -110,11 +172,22 @@ describe('loadServersConfig', () => {
       assert.equal(config.directory, directory)
       assert.equal((config.servers[0] as StdioServerConfig).cwd, directory)
 
-      await assert.rejects(loadServersConfig(join(directory, 'nope.json')), (error: unknown) =>
-        McpProxyError.is(error) && error.code === 'MCP_PROXY_CONFIG_NOT_FOUND' && /nope\.json: no such file/.test(error.message))
+      await assert.rejects(
+        loadServersConfig(join(directory, 'nope.json')),
+        (error: unknown) =>
+          McpProxyError.is(error) &&
+          error.code === 'MCP_PROXY_CONFIG_NOT_FOUND' &&
+          /nope\.json: no such file/.test(error.message),
+      )
       await writeFile(path, '{\n  "mcpServers": {,\n}')
-      await assert.rejects(loadServersConfig(path), (error: unknown) =>
-        McpProxyError.is(error) && error.code === 'MCP_PROXY_INVALID_JSON' && /line 2, column 18/.test(error.message) && !error.message.includes('\n'))
+      await assert.rejects(
+        loadServersConfig(path),
+        (error: unknown) =>
+          McpProxyError.is(error) &&
+          error.code === 'MCP_PROXY_INVALID_JSON' &&
+          /line 2, column 18/.test(error.message) &&
+          !error.message.includes('\n'),
+      )
     } finally {
       await rm(directory, { recursive: true, force: true })
     }

@@ -87,14 +87,40 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000
 
 const TOP_LEVEL_FIELDS = ['mcpServers'] as const
-const STDIO_FIELDS = ['type', 'command', 'args', 'env', 'cwd', 'include', 'exclude', 'approve', 'autoApprove', 'timeoutMs', 'connectTimeoutMs'] as const
-const HTTP_FIELDS = ['type', 'url', 'headers', 'include', 'exclude', 'approve', 'autoApprove', 'timeoutMs', 'connectTimeoutMs'] as const
+const STDIO_FIELDS = [
+  'type',
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'include',
+  'exclude',
+  'approve',
+  'autoApprove',
+  'timeoutMs',
+  'connectTimeoutMs',
+] as const
+const HTTP_FIELDS = [
+  'type',
+  'url',
+  'headers',
+  'include',
+  'exclude',
+  'approve',
+  'autoApprove',
+  'timeoutMs',
+  'connectTimeoutMs',
+] as const
 
 /** The place of the file's root: refusals are one-line {@link McpProxyError}s naming the file and, within a server, the server. */
 function rootPlace(source: string, server?: string): ConfigPlace {
   return {
-    refuse: ({ field, value, text }) => new McpProxyError('MCP_PROXY_INVALID_CONFIG', `${source}: ${text}.`,
-      { ...field === undefined ? {} : { field }, value, ...server === undefined ? {} : { server } }),
+    refuse: ({ field, value, text }) =>
+      new McpProxyError('MCP_PROXY_INVALID_CONFIG', `${source}: ${text}.`, {
+        ...(field === undefined ? {} : { field }),
+        value,
+        ...(server === undefined ? {} : { server }),
+      }),
   }
 }
 
@@ -108,7 +134,8 @@ function readTimeout(place: ConfigPlace, record: ConfigRecord, field: string, fa
 function readPatterns(place: ConfigPlace, record: ConfigRecord, field: string): readonly string[] | undefined {
   const patterns = readStringListField(place, record, field, undefined)
   const empty = patterns?.indexOf('') ?? -1
-  if (empty !== -1) refuseConfigField(nestConfigLabel(place, field), String(empty), 'must be a tool name or a pattern with *', '')
+  if (empty !== -1)
+    refuseConfigField(nestConfigLabel(place, field), String(empty), 'must be a tool name or a pattern with *', '')
   return patterns
 }
 
@@ -117,35 +144,57 @@ function expandList(list: readonly string[], place: ConfigPlace, field: string, 
   return Object.freeze(list.map((item, index) => expand(item, items, String(index))))
 }
 
-function expandRecord(record: Readonly<Record<string, string>>, place: ConfigPlace, field: string, expand: Expand): Readonly<Record<string, string>> {
+function expandRecord(
+  record: Readonly<Record<string, string>>,
+  place: ConfigPlace,
+  field: string,
+  expand: Expand,
+): Readonly<Record<string, string>> {
   const entries = nestConfigLabel(place, field)
-  return Object.freeze(Object.fromEntries(Object.entries(record).map(([key, item]) => [key, expand(item, entries, key)])))
+  return Object.freeze(
+    Object.fromEntries(Object.entries(record).map(([key, item]) => [key, expand(item, entries, key)])),
+  )
 }
 
 function readServer(name: string, servers: ConfigRecord, options: ServersConfigOptions): UpstreamServerConfig {
   const source = options.source ?? 'config'
   // Refusals inside a server name it in `server`, so a caller can point at the entry.
   const serversPlace = nestConfigLabel(rootPlace(source, name), 'mcpServers')
-  const record = readRecordField(serversPlace, servers, name, { expected: 'an object with "command" (a local server) or "url" (a remote one)' })
+  const record = readRecordField(serversPlace, servers, name, {
+    expected: 'an object with "command" (a local server) or "url" (a remote one)',
+  })
   const place = nestConfigLabel(serversPlace, name)
   const variables = options.variables ?? ((variable: string) => process.env[variable])
   const expand: Expand = (text, at, field) =>
     expandVariables(text, { label: source, field: joinConfigPath(at.path, field), server: name }, variables)
   const { type } = record
   if (type !== undefined && type !== 'stdio' && type !== 'http' && type !== 'streamable-http') {
-    refuseConfigField(place, 'type', type === 'sse'
-      ? 'is "sse", which code-runtime does not speak; use the server\'s Streamable HTTP endpoint with "type": "http"'
-      : 'must be "stdio" or "http"', type)
+    refuseConfigField(
+      place,
+      'type',
+      type === 'sse'
+        ? 'is "sse", which code-runtime does not speak; use the server\'s Streamable HTTP endpoint with "type": "http"'
+        : 'must be "stdio" or "http"',
+      type,
+    )
   }
   if (record.command !== undefined && record.url !== undefined) {
-    refuseConfigField(serversPlace, name, 'has both "command" and "url"; keep "command" for a local server or "url" for a remote one', record)
+    refuseConfigField(
+      serversPlace,
+      name,
+      'has both "command" and "url"; keep "command" for a local server or "url" for a remote one',
+      record,
+    )
   }
-  const isHttp = type === 'http' || type === 'streamable-http' || (type === undefined && record.url !== undefined && record.command === undefined)
+  const isHttp =
+    type === 'http' ||
+    type === 'streamable-http' ||
+    (type === undefined && record.url !== undefined && record.command === undefined)
   refuseUnknownConfigFields(place, record, isHttp ? HTTP_FIELDS : STDIO_FIELDS)
   const include = readPatterns(place, record, 'include')
   const shared = {
     name,
-    ...include === undefined ? {} : { include },
+    ...(include === undefined ? {} : { include }),
     exclude: readPatterns(place, record, 'exclude') ?? Object.freeze([]),
     approve: readPatterns(place, record, 'approve') ?? Object.freeze([]),
     autoApprove: readPatterns(place, record, 'autoApprove') ?? Object.freeze([]),
@@ -167,7 +216,12 @@ function readServer(name: string, servers: ConfigRecord, options: ServersConfigO
     return Object.freeze({ ...shared, transport: 'http', url: parsed.href, headers })
   }
   if (record.command === undefined) {
-    refuseConfigField(serversPlace, name, 'needs "command" (a local server started as a process) or "url" (a remote server)', record)
+    refuseConfigField(
+      serversPlace,
+      name,
+      'needs "command" (a local server started as a process) or "url" (a remote server)',
+      record,
+    )
   }
   return Object.freeze({
     ...shared,
@@ -175,7 +229,10 @@ function readServer(name: string, servers: ConfigRecord, options: ServersConfigO
     command: expand(readStringField(place, record, 'command'), place, 'command'),
     args: expandList(readStringListField(place, record, 'args', []), place, 'args', expand),
     env: expandRecord(readStringRecordField(place, record, 'env', {}), place, 'env', expand),
-    cwd: record.cwd === undefined ? options.directory : resolve(options.directory, expand(readStringField(place, record, 'cwd'), place, 'cwd')),
+    cwd:
+      record.cwd === undefined
+        ? options.directory
+        : resolve(options.directory, expand(readStringField(place, record, 'cwd'), place, 'cwd')),
   })
 }
 
@@ -197,14 +254,16 @@ export function parseServersConfig(input: unknown, options: ServersConfigOptions
     if (name.trim() === '') refuseConfigField(root, 'mcpServers', 'must not have a server with an empty name', name)
   }
   return Object.freeze({
-    servers: Object.freeze(Object.keys(servers).map((name) => readServer(name, servers, options))),
+    servers: Object.freeze(Object.keys(servers).map(name => readServer(name, servers, options))),
     directory: options.directory,
   })
 }
 
 /** {@link parseServersConfig} without throwing. */
-export function safeParseServersConfig(input: unknown, options: ServersConfigOptions):
-  { readonly ok: true; readonly value: ServersConfig } | { readonly ok: false; readonly error: McpProxyError } {
+export function safeParseServersConfig(
+  input: unknown,
+  options: ServersConfigOptions,
+): { readonly ok: true; readonly value: ServersConfig } | { readonly ok: false; readonly error: McpProxyError } {
   try {
     return { ok: true, value: parseServersConfig(input, options) }
   } catch (error) {
@@ -225,14 +284,25 @@ function positionOf(text: string, offset: number): string {
  * directory.
  * @throws {McpProxyError} `MCP_PROXY_CONFIG_NOT_FOUND`, `MCP_PROXY_INVALID_JSON` or `MCP_PROXY_INVALID_CONFIG`.
  */
-export async function loadServersConfig(path: string, options: { readonly variables?: VariableLookup } = {}): Promise<ServersConfig> {
+export async function loadServersConfig(
+  path: string,
+  options: { readonly variables?: VariableLookup } = {},
+): Promise<ServersConfig> {
   let text: string
   try {
     text = await readFile(path, 'utf8')
   } catch (error) {
-    const reason = (error as { code?: unknown }).code === 'ENOENT' ? 'no such file' : (error as { code?: unknown }).code === 'EISDIR' ? 'it is a directory' : 'it cannot be read'
-    throw new McpProxyError('MCP_PROXY_CONFIG_NOT_FOUND', `${path}: ${reason}; pass the path of a JSON file with "mcpServers" to --config.`,
-      { value: path, cause: error })
+    const reason =
+      (error as { code?: unknown }).code === 'ENOENT'
+        ? 'no such file'
+        : (error as { code?: unknown }).code === 'EISDIR'
+          ? 'it is a directory'
+          : 'it cannot be read'
+    throw new McpProxyError(
+      'MCP_PROXY_CONFIG_NOT_FOUND',
+      `${path}: ${reason}; pass the path of a JSON file with "mcpServers" to --config.`,
+      { value: path, cause: error },
+    )
   }
   let input: unknown
   try {
@@ -240,8 +310,15 @@ export async function loadServersConfig(path: string, options: { readonly variab
   } catch (error) {
     const offset = /position (\d+)/.exec((error as Error).message)?.[1]
     const where = offset === undefined ? '' : ` at ${positionOf(text, Number(offset))}`
-    throw new McpProxyError('MCP_PROXY_INVALID_JSON', `${path}: not valid JSON${where} (${(error as Error).message.split('\n')[0] ?? ''}); fix the syntax (comments and trailing commas are not allowed).`,
-      { value: path, cause: error })
+    throw new McpProxyError(
+      'MCP_PROXY_INVALID_JSON',
+      `${path}: not valid JSON${where} (${(error as Error).message.split('\n')[0] ?? ''}); fix the syntax (comments and trailing commas are not allowed).`,
+      { value: path, cause: error },
+    )
   }
-  return parseServersConfig(input, { directory: dirname(resolve(path)), source: path, ...options.variables === undefined ? {} : { variables: options.variables } })
+  return parseServersConfig(input, {
+    directory: dirname(resolve(path)),
+    source: path,
+    ...(options.variables === undefined ? {} : { variables: options.variables }),
+  })
 }

@@ -49,19 +49,32 @@ export interface ToolCatalog {
 
 /** `*` matches any run of characters; everything else matches itself. */
 function patternMatcher(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
+  return new RegExp(
+    `^${pattern
+      .split('*')
+      .map(part => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  )
 }
 
-function offeredTools(server: UpstreamServer): { offered: UpstreamTool[]; hiddenCount: number; unmatchedIncludes: string[] } {
+function offeredTools(server: UpstreamServer): {
+  offered: UpstreamTool[]
+  hiddenCount: number
+  unmatchedIncludes: string[]
+} {
   const seen = new Set<string>()
-  const unique = server.tools.filter((tool) => !seen.has(tool.name) && seen.add(tool.name))
-  const include = server.config.include?.map((pattern) => ({ pattern, matcher: patternMatcher(pattern) }))
+  const unique = server.tools.filter(tool => !seen.has(tool.name) && seen.add(tool.name))
+  const include = server.config.include?.map(pattern => ({ pattern, matcher: patternMatcher(pattern) }))
   const exclude = server.config.exclude.map(patternMatcher)
-  const offered = unique.filter((tool) =>
-    (include === undefined || include.some(({ matcher }) => matcher.test(tool.name))) && !exclude.some((matcher) => matcher.test(tool.name)))
-  const unmatchedIncludes = server.failure !== undefined || include === undefined
-    ? []
-    : include.filter(({ matcher }) => !unique.some((tool) => matcher.test(tool.name))).map(({ pattern }) => pattern)
+  const offered = unique.filter(
+    tool =>
+      (include === undefined || include.some(({ matcher }) => matcher.test(tool.name))) &&
+      !exclude.some(matcher => matcher.test(tool.name)),
+  )
+  const unmatchedIncludes =
+    server.failure !== undefined || include === undefined
+      ? []
+      : include.filter(({ matcher }) => !unique.some(tool => matcher.test(tool.name))).map(({ pattern }) => pattern)
   return { offered, hiddenCount: unique.length - offered.length, unmatchedIncludes }
 }
 
@@ -71,7 +84,8 @@ function offeredTools(server: UpstreamServer): { offered: UpstreamTool[]; hidden
  * neither leaves it to the tool's annotations.
  */
 function approvalOverride(server: UpstreamServer, toolName: string): boolean | undefined {
-  const matches = (patterns: readonly string[] | undefined): boolean => patterns?.some((pattern) => patternMatcher(pattern).test(toolName)) === true
+  const matches = (patterns: readonly string[] | undefined): boolean =>
+    patterns?.some(pattern => patternMatcher(pattern).test(toolName)) === true
   if (matches(server.config.approve)) return true
   if (matches(server.config.autoApprove)) return false
   return undefined
@@ -86,38 +100,42 @@ function compareCodeUnits(left: string, right: string): number {
  * @example const catalog = buildToolCatalog(servers); catalog.sdk.text // for a prompt
  */
 export function buildToolCatalog(servers: readonly UpstreamServer[]): ToolCatalog {
-  const perServer = servers.map((server) => ({ server, ...offeredTools(server) }))
-  const entries = perServer.flatMap(({ server, offered }) => offered.map((tool) => ({ server, tool })))
+  const perServer = servers.map(server => ({ server, ...offeredTools(server) }))
+  const entries = perServer.flatMap(({ server, offered }) => offered.map(tool => ({ server, tool })))
   const members = assignToolMembers(entries.map(({ server, tool }) => ({ server: server.name, tool: tool.name })))
-  const tools: CatalogTool[] = entries.map(({ server, tool }, index) => {
-    const member = members[index] as string
-    const needsApproval = approvalOverride(server, tool.name)
-    return Object.freeze({
-      ...tool,
-      ...needsApproval === undefined ? {} : { needsApproval },
-      name: member,
-      member,
-      server,
-      toolName: tool.name,
-      async execute(args: unknown, { signal }: CodeModeToolContext): Promise<CallToolResult> {
-        try {
-          return await server.callTool(tool.name, args, signal)
-        } catch (error) {
-          throw new Error(describeCallFailure(server.name, server.config.timeoutMs, error))
-        }
-      },
+  const tools: CatalogTool[] = entries
+    .map(({ server, tool }, index) => {
+      const member = members[index] as string
+      const needsApproval = approvalOverride(server, tool.name)
+      return Object.freeze({
+        ...tool,
+        ...(needsApproval === undefined ? {} : { needsApproval }),
+        name: member,
+        member,
+        server,
+        toolName: tool.name,
+        async execute(args: unknown, { signal }: CodeModeToolContext): Promise<CallToolResult> {
+          try {
+            return await server.callTool(tool.name, args, signal)
+          } catch (error) {
+            throw new Error(describeCallFailure(server.name, server.config.timeoutMs, error))
+          }
+        },
+      })
     })
-  }).sort((left, right) => compareCodeUnits(left.member, right.member))
-  const summaries: ServerSummary[] = perServer.map(({ server, hiddenCount, unmatchedIncludes }) => Object.freeze({
-    name: server.name,
-    ...server.failure === undefined ? {} : { failure: server.failure.message },
-    members: Object.freeze(tools.filter((tool) => tool.server === server).map((tool) => tool.member)),
-    hiddenCount,
-    unmatchedIncludes: Object.freeze(unmatchedIncludes),
-  }))
+    .sort((left, right) => compareCodeUnits(left.member, right.member))
+  const summaries: ServerSummary[] = perServer.map(({ server, hiddenCount, unmatchedIncludes }) =>
+    Object.freeze({
+      name: server.name,
+      ...(server.failure === undefined ? {} : { failure: server.failure.message }),
+      members: Object.freeze(tools.filter(tool => tool.server === server).map(tool => tool.member)),
+      hiddenCount,
+      unmatchedIncludes: Object.freeze(unmatchedIncludes),
+    }),
+  )
   return Object.freeze({
     tools: Object.freeze(tools),
-    byMember: new Map(tools.map((tool) => [tool.member, tool])),
+    byMember: new Map(tools.map(tool => [tool.member, tool])),
     sdk: emitSdk(tools),
     servers: Object.freeze(summaries),
   })
@@ -127,9 +145,12 @@ export function buildToolCatalog(servers: readonly UpstreamServer[]): ToolCatalo
  * The declarations of only the named members: the error class, the types they use and a
  * `tools` with just those methods. Unknown members are reported, not guessed.
  */
-export function declarationsFor(catalog: ToolCatalog, members: readonly string[]): { readonly declarations: string; readonly unknown: readonly string[] } {
-  const wanted = new Set(members.map((member) => member.replace(/^tools\./, '').replace(/\(\)$/, '')))
-  const known = catalog.tools.filter((tool) => wanted.has(tool.member))
-  const unknown = [...wanted].filter((member) => !catalog.byMember.has(member))
+export function declarationsFor(
+  catalog: ToolCatalog,
+  members: readonly string[],
+): { readonly declarations: string; readonly unknown: readonly string[] } {
+  const wanted = new Set(members.map(member => member.replace(/^tools\./, '').replace(/\(\)$/, '')))
+  const known = catalog.tools.filter(tool => wanted.has(tool.member))
+  const unknown = [...wanted].filter(member => !catalog.byMember.has(member))
   return { declarations: known.length === 0 ? '' : emitSdk(known).declarations, unknown }
 }

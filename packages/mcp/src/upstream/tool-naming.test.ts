@@ -5,12 +5,15 @@ import { assignToolMembers, type ServerToolName } from './tool-naming.js'
 
 describe('assignToolMembers', () => {
   it('joins server and tool into one member', () => {
-    assert.deepEqual(assignToolMembers([
-      { server: 'files', tool: 'read_text_file' },
-      { server: 'memory', tool: 'create_entities' },
-      { server: 'everything', tool: 'get-tiny-image' },
-      { server: 'my server', tool: 'délai' },
-    ]), ['files_read_text_file', 'memory_create_entities', 'everything_get_tiny_image', 'my_server_delai'])
+    assert.deepEqual(
+      assignToolMembers([
+        { server: 'files', tool: 'read_text_file' },
+        { server: 'memory', tool: 'create_entities' },
+        { server: 'everything', tool: 'get-tiny-image' },
+        { server: 'my server', tool: 'délai' },
+      ]),
+      ['files_read_text_file', 'memory_create_entities', 'everything_get_tiny_image', 'my_server_delai'],
+    )
   })
 
   it('keeps every member distinct, whatever the names, and the same whatever the order', () => {
@@ -34,8 +37,13 @@ describe('assignToolMembers', () => {
   })
 
   it('gives members that Code Mode keeps as they are', () => {
-    const members = assignToolMembers([{ server: 'x', tool: 'constructor' }, { server: 'then', tool: '' }, { server: '__proto__', tool: 'y' }, { server: '1st', tool: 'go' }])
-    const { memberNames } = emitSdk(members.map((member) => ({ name: member, inputSchema: { type: 'object' } })))
+    const members = assignToolMembers([
+      { server: 'x', tool: 'constructor' },
+      { server: 'then', tool: '' },
+      { server: '__proto__', tool: 'y' },
+      { server: '1st', tool: 'go' },
+    ])
+    const { memberNames } = emitSdk(members.map(member => ({ name: member, inputSchema: { type: 'object' } })))
     for (const member of members) assert.equal(memberNames.get(member), member)
   })
 })

@@ -33,12 +33,15 @@ export function assignToolMembers(pairs: readonly ServerToolName[]): string[] {
   const preferred = pairs.map(preferredToolMember)
   const wanted = new Map<string, number>()
   for (const name of preferred) wanted.set(name, (wanted.get(name) ?? 0) + 1)
-  const members: (string | undefined)[] = preferred.map((name) => wanted.get(name) === 1 ? name : undefined)
+  const members: (string | undefined)[] = preferred.map(name => (wanted.get(name) === 1 ? name : undefined))
   const taken = new Set(preferred)
   const contested = pairs
     .map((pair, index) => ({ pair, index }))
     .filter(({ index }) => members[index] === undefined)
-    .sort((left, right) => compareCodeUnits(left.pair.server, right.pair.server) || compareCodeUnits(left.pair.tool, right.pair.tool))
+    .sort(
+      (left, right) =>
+        compareCodeUnits(left.pair.server, right.pair.server) || compareCodeUnits(left.pair.tool, right.pair.tool),
+    )
   const claimed = new Set<string>()
   for (const { index } of contested) {
     const base = preferred[index] as string

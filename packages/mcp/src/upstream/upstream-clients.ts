@@ -80,10 +80,10 @@ function decodeTool(tool: Tool): UpstreamTool {
   const annotations = decodeAnnotations(tool.annotations)
   return Object.freeze({
     name: tool.name,
-    ...typeof tool.description === 'string' ? { description: tool.description } : {},
+    ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
     inputSchema: tool.inputSchema,
-    ...tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema },
-    ...annotations === undefined ? {} : { annotations },
+    ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
+    ...(annotations === undefined ? {} : { annotations }),
   })
 }
 
@@ -148,7 +148,7 @@ export class UpstreamServer {
 
   /** The process id of a stdio server while it runs. */
   get pid(): number | undefined {
-    return this.#transport instanceof StdioClientTransport ? this.#transport.pid ?? undefined : undefined
+    return this.#transport instanceof StdioClientTransport ? (this.#transport.pid ?? undefined) : undefined
   }
 
   /**
@@ -165,7 +165,12 @@ export class UpstreamServer {
       await this.#restart
     }
     const client = this.#client as Client
-    const result = await withRequestSignal(signal, (own) => client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { signal: own, timeout: this.config.timeoutMs }))
+    const result = await withRequestSignal(signal, own =>
+      client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
+        signal: own,
+        timeout: this.config.timeoutMs,
+      }),
+    )
     return result as CallToolResult
   }
 
@@ -179,18 +184,21 @@ export class UpstreamServer {
   async #open(): Promise<void> {
     const config = this.config
     const transport = await this.#openTransport()
-    const client = new Client({ name: PACKAGE_INFO.name, version: PACKAGE_INFO.version }, {
-      capabilities: {},
-      listChanged: {
-        tools: {
-          onChanged: (error, tools) => {
-            if (error !== null || tools === null || this.#client !== client) return
-            this.#tools = Object.freeze(tools.filter((tool) => !requiresTask(tool)).map(decodeTool))
-            this.#listeners.onToolsChanged?.(this)
+    const client = new Client(
+      { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version },
+      {
+        capabilities: {},
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) => {
+              if (error !== null || tools === null || this.#client !== client) return
+              this.#tools = Object.freeze(tools.filter(tool => !requiresTask(tool)).map(decodeTool))
+              this.#listeners.onToolsChanged?.(this)
+            },
           },
         },
       },
-    })
+    )
     client.onclose = () => {
       if (this.#client === client) this.#isConnected = false
     }
@@ -205,10 +213,11 @@ export class UpstreamServer {
       cursor = page.nextCursor
     } while (cursor !== undefined)
     const before = this.#tools
-    this.#tools = Object.freeze(tools.filter((tool) => !requiresTask(tool)).map(decodeTool))
+    this.#tools = Object.freeze(tools.filter(tool => !requiresTask(tool)).map(decodeTool))
     this.#isConnected = true
     // A server restarted after a crash may come back with other tools.
-    if (before.length > 0 && JSON.stringify(before) !== JSON.stringify(this.#tools)) this.#listeners.onToolsChanged?.(this)
+    if (before.length > 0 && JSON.stringify(before) !== JSON.stringify(this.#tools))
+      this.#listeners.onToolsChanged?.(this)
   }
 
   async #openTransport(): Promise<Transport> {
@@ -221,15 +230,23 @@ export class UpstreamServer {
           pathVariable: config.env.PATH ?? process.env.PATH,
         })
         if (command === undefined) {
-          throw new McpProxyError('MCP_PROXY_COMMAND_NOT_FOUND',
+          throw new McpProxyError(
+            'MCP_PROXY_COMMAND_NOT_FOUND',
             `server "${config.name}": command ${JSON.stringify(config.command)} was not found on PATH or in node_modules/.bin; install it or fix "command".`,
-            { server: config.name, field: `mcpServers.${config.name}.command`, value: config.command })
+            { server: config.name, field: `mcpServers.${config.name}.command`, value: config.command },
+          )
         }
-        const transport = new StdioClientTransport({ command, args: [...config.args], env: { ...config.env }, cwd: config.cwd, stderr: 'pipe' })
+        const transport = new StdioClientTransport({
+          command,
+          args: [...config.args],
+          env: { ...config.env },
+          cwd: config.cwd,
+          stderr: 'pipe',
+        })
         const stderr = transport.stderr
         // With `stderr: 'pipe'` the SDK hands out a PassThrough at once, before the process starts.
         if (stderr instanceof Readable) {
-          createInterface({ input: stderr, crlfDelay: Infinity }).on('line', (line) => {
+          createInterface({ input: stderr, crlfDelay: Infinity }).on('line', line => {
             this.#stderrTail.push(line)
             if (this.#stderrTail.length > STDERR_TAIL_LINES) this.#stderrTail.shift()
             this.#listeners.onStderrLine?.(this, line)
@@ -239,7 +256,7 @@ export class UpstreamServer {
         // it, and a second close() returns at once. So we watch the process ourselves: onclose
         // fires when it has exited (the SDK chains our handler when it connects).
         let markExited = (): void => undefined
-        const exited = new Promise<void>((resolve) => {
+        const exited = new Promise<void>(resolve => {
           markExited = resolve
         })
         transport.onclose = () => markExited()
@@ -251,7 +268,9 @@ export class UpstreamServer {
         return transport
       }
       case 'http':
-        return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: { ...config.headers } } })
+        return new StreamableHTTPClientTransport(new URL(config.url), {
+          requestInit: { headers: { ...config.headers } },
+        })
       case 'in-process': {
         const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
         this.#inProcess = await config.start(serverSide)
@@ -264,26 +283,42 @@ export class UpstreamServer {
     if (McpProxyError.is(error)) return error
     const name = this.config.name
     const details = { server: name, cause: error }
-    const lastLine = this.#stderrTail.findLast((line) => line.trim() !== '')
-    const said = lastLine === undefined ? '' : `; its last stderr line: ${JSON.stringify(lastLine.trim().slice(0, 300))}`
+    const lastLine = this.#stderrTail.findLast(line => line.trim() !== '')
+    const said =
+      lastLine === undefined ? '' : `; its last stderr line: ${JSON.stringify(lastLine.trim().slice(0, 300))}`
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-      return new McpProxyError('MCP_PROXY_CONNECT_TIMEOUT',
-        `server "${name}" did not finish the MCP handshake within ${this.config.connectTimeoutMs} ms (connectTimeoutMs)${said}; check that it speaks MCP, or raise connectTimeoutMs.`, details)
+      return new McpProxyError(
+        'MCP_PROXY_CONNECT_TIMEOUT',
+        `server "${name}" did not finish the MCP handshake within ${this.config.connectTimeoutMs} ms (connectTimeoutMs)${said}; check that it speaks MCP, or raise connectTimeoutMs.`,
+        details,
+      )
     }
     if ((error as { code?: unknown }).code === 'ENOENT' && this.config.transport === 'stdio') {
-      return new McpProxyError('MCP_PROXY_COMMAND_NOT_FOUND',
-        `server "${name}": command ${JSON.stringify(this.config.command)} could not be started (ENOENT); install it or fix "command".`, details)
+      return new McpProxyError(
+        'MCP_PROXY_COMMAND_NOT_FOUND',
+        `server "${name}": command ${JSON.stringify(this.config.command)} could not be started (ENOENT); install it or fix "command".`,
+        details,
+      )
     }
     if (this.config.transport === 'http') {
-      return new McpProxyError('MCP_PROXY_CONNECT_FAILED',
-        `server "${name}" at ${this.config.url} could not be reached (${describeCause(error)}); check "url" and "headers".`, details)
+      return new McpProxyError(
+        'MCP_PROXY_CONNECT_FAILED',
+        `server "${name}" at ${this.config.url} could not be reached (${describeCause(error)}); check "url" and "headers".`,
+        details,
+      )
     }
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-      return new McpProxyError('MCP_PROXY_CONNECT_FAILED',
-        `server "${name}" exited before finishing the MCP handshake${said}; check its "command", "args" and "env".`, details)
+      return new McpProxyError(
+        'MCP_PROXY_CONNECT_FAILED',
+        `server "${name}" exited before finishing the MCP handshake${said}; check its "command", "args" and "env".`,
+        details,
+      )
     }
-    return new McpProxyError('MCP_PROXY_CONNECT_FAILED',
-      `server "${name}" failed to start: ${describeCause(error)}${said}.`, details)
+    return new McpProxyError(
+      'MCP_PROXY_CONNECT_FAILED',
+      `server "${name}" failed to start: ${describeCause(error)}${said}.`,
+      details,
+    )
   }
 
   async #shutConnection(): Promise<void> {
@@ -314,11 +349,14 @@ export class UpstreamServer {
  * const servers = await connectUpstreams(config.servers, { projectDirectory: config.directory })
  * for (const server of servers) if (server.failure) console.error(server.failure.message)
  */
-export async function connectUpstreams(configs: readonly UpstreamConfig[], listeners: UpstreamListeners = {}): Promise<UpstreamServer[]> {
-  return Promise.all(configs.map((config) => UpstreamServer.connect(config, listeners)))
+export async function connectUpstreams(
+  configs: readonly UpstreamConfig[],
+  listeners: UpstreamListeners = {},
+): Promise<UpstreamServer[]> {
+  return Promise.all(configs.map(config => UpstreamServer.connect(config, listeners)))
 }
 
 /** Closes every server and resolves once every stdio server process has exited. */
 export async function closeUpstreams(servers: readonly UpstreamServer[]): Promise<void> {
-  await Promise.all(servers.map((server) => server.close()))
+  await Promise.all(servers.map(server => server.close()))
 }

@@ -6,43 +6,83 @@ import { decodeCallResult, describeCallFailure } from './upstream-results.js'
 
 describe('decodeCallResult', () => {
   it('prefers structuredContent', () => {
-    assert.deepEqual(decodeCallResult({ content: [{ type: 'text', text: 'ignored' }], structuredContent: { n: 1 } }), { ok: true, value: { n: 1 }, media: [] })
+    assert.deepEqual(decodeCallResult({ content: [{ type: 'text', text: 'ignored' }], structuredContent: { n: 1 } }), {
+      ok: true,
+      value: { n: 1 },
+      media: [],
+    })
   })
 
   it('parses one text block when it is JSON and keeps it as a string otherwise', () => {
-    assert.deepEqual(decodeCallResult({ content: [{ type: 'text', text: '[1,2]' }] }).ok && decodeCallResult({ content: [{ type: 'text', text: '[1,2]' }] }), { ok: true, value: [1, 2], media: [] })
-    assert.deepEqual(decodeCallResult({ content: [{ type: 'text', text: 'hello {' }] }), { ok: true, value: 'hello {', media: [] })
+    assert.deepEqual(
+      decodeCallResult({ content: [{ type: 'text', text: '[1,2]' }] }).ok &&
+        decodeCallResult({ content: [{ type: 'text', text: '[1,2]' }] }),
+      { ok: true, value: [1, 2], media: [] },
+    )
+    assert.deepEqual(decodeCallResult({ content: [{ type: 'text', text: 'hello {' }] }), {
+      ok: true,
+      value: 'hello {',
+      media: [],
+    })
   })
 
   it('gives an array for several text blocks and null for none', () => {
-    assert.deepEqual(decodeCallResult({ content: [{ type: 'text', text: '1' }, { type: 'text', text: 'two' }] }), { ok: true, value: [1, 'two'], media: [] })
+    assert.deepEqual(
+      decodeCallResult({
+        content: [
+          { type: 'text', text: '1' },
+          { type: 'text', text: 'two' },
+        ],
+      }),
+      { ok: true, value: [1, 'two'], media: [] },
+    )
     assert.deepEqual(decodeCallResult({ content: [] }), { ok: true, value: null, media: [] })
   })
 
   it('collects images, audio and resources apart from the value', () => {
     const image = { type: 'image' as const, data: 'AAAA', mimeType: 'image/png' }
     const link = { type: 'resource_link' as const, uri: 'file:///a', name: 'a' }
-    assert.deepEqual(decodeCallResult({ content: [{ type: 'text', text: 'caption' }, image, link] }), { ok: true, value: 'caption', media: [image, link] })
+    assert.deepEqual(decodeCallResult({ content: [{ type: 'text', text: 'caption' }, image, link] }), {
+      ok: true,
+      value: 'caption',
+      media: [image, link],
+    })
   })
 
   it('turns isError into a failure with the server text', () => {
-    assert.deepEqual(decodeCallResult({ content: [{ type: 'text', text: 'ENOENT: no such file' }], isError: true }), { ok: false, message: 'ENOENT: no such file', media: [] })
+    assert.deepEqual(decodeCallResult({ content: [{ type: 'text', text: 'ENOENT: no such file' }], isError: true }), {
+      ok: false,
+      message: 'ENOENT: no such file',
+      media: [],
+    })
     const silent = decodeCallResult({ content: [], isError: true })
     assert.equal(silent.ok, false)
     assert.match((silent as { message: string }).message, /without a message/)
   })
 
-  it('drops the SDK\'s MCP error prefix from an error answer (how McpServer refuses an unknown tool)', () => {
-    const refusal = decodeCallResult({ content: [{ type: 'text', text: 'MCP error -32602: Tool read_txt_file not found' }], isError: true })
+  it("drops the SDK's MCP error prefix from an error answer (how McpServer refuses an unknown tool)", () => {
+    const refusal = decodeCallResult({
+      content: [{ type: 'text', text: 'MCP error -32602: Tool read_txt_file not found' }],
+      isError: true,
+    })
     assert.deepEqual(refusal, { ok: false, message: 'Tool read_txt_file not found', media: [] })
   })
 })
 
 describe('describeCallFailure', () => {
   it('says what happened to the server', () => {
-    assert.match(describeCallFailure('files', 500, new McpError(ErrorCode.ConnectionClosed, 'Connection closed')), /^Server "files" stopped while answering.*next call starts it again/)
-    assert.match(describeCallFailure('files', 500, new McpError(ErrorCode.RequestTimeout, 'Request timed out')), /within 500 ms \(its timeoutMs\)/)
-    assert.equal(describeCallFailure('files', 500, new McpError(ErrorCode.InvalidParams, 'Tool x not found')), 'Tool x not found')
+    assert.match(
+      describeCallFailure('files', 500, new McpError(ErrorCode.ConnectionClosed, 'Connection closed')),
+      /^Server "files" stopped while answering.*next call starts it again/,
+    )
+    assert.match(
+      describeCallFailure('files', 500, new McpError(ErrorCode.RequestTimeout, 'Request timed out')),
+      /within 500 ms \(its timeoutMs\)/,
+    )
+    assert.equal(
+      describeCallFailure('files', 500, new McpError(ErrorCode.InvalidParams, 'Tool x not found')),
+      'Tool x not found',
+    )
   })
 
   it('drops every MCP error prefix, however many hops added one', () => {
@@ -50,7 +90,14 @@ describe('describeCallFailure', () => {
     const twice = new McpError(ErrorCode.InvalidParams, new McpError(ErrorCode.InvalidParams, 'Unknown tool x').message)
     assert.equal(twice.message, 'MCP error -32602: MCP error -32602: Unknown tool x')
     assert.equal(describeCallFailure('files', 500, twice), 'Unknown tool x')
-    assert.equal(describeCallFailure('files', 500, new McpProxyError('MCP_PROXY_CONNECT_FAILED', 'server "files" failed to start: boom.')), 'server "files" failed to start: boom.')
+    assert.equal(
+      describeCallFailure(
+        'files',
+        500,
+        new McpProxyError('MCP_PROXY_CONNECT_FAILED', 'server "files" failed to start: boom.'),
+      ),
+      'server "files" failed to start: boom.',
+    )
     assert.equal(describeCallFailure('files', 500, new Error('The run ended.')), 'The run ended.')
   })
 })

@@ -6,7 +6,15 @@
  * audio, resources and resource links are not JSON for the program: they are collected and
  * returned beside the run's text as content blocks, so the model still sees them.
  */
-import { ErrorCode, McpError, type AudioContent, type CallToolResult, type EmbeddedResource, type ImageContent, type ResourceLink } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ErrorCode,
+  McpError,
+  type AudioContent,
+  type CallToolResult,
+  type EmbeddedResource,
+  type ImageContent,
+  type ResourceLink,
+} from '@modelcontextprotocol/sdk/types.js'
 import type { CodeJsonValue } from '@code-runtime/core'
 import { McpProxyError } from '../errors.js'
 import { withoutMcpErrorPrefix } from '../protocol/protocol-errors.js'
@@ -46,10 +54,16 @@ export function decodeCallResult(result: CallToolResult): DecodedCallResult {
     // rejects) this way, with `MCP error <code>: ` in front of the words that matter.
     const text = withoutMcpErrorPrefix(texts.join('\n').trim())
     const message = text === '' ? 'The tool reported an error without a message.' : text
-    return { ok: false, message: message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}...` : message, media }
+    return {
+      ok: false,
+      message: message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}...` : message,
+      media,
+    }
   }
-  if (result.structuredContent !== undefined) return { ok: true, value: result.structuredContent as CodeJsonValue, media }
-  const value: CodeJsonValue = texts.length === 0 ? null : texts.length === 1 ? parseTextValue(texts[0] as string) : texts.map(parseTextValue)
+  if (result.structuredContent !== undefined)
+    return { ok: true, value: result.structuredContent as CodeJsonValue, media }
+  const value: CodeJsonValue =
+    texts.length === 0 ? null : texts.length === 1 ? parseTextValue(texts[0] as string) : texts.map(parseTextValue)
   return { ok: true, value, media }
 }
 

@@ -36,7 +36,8 @@ export interface ChildArguments {
 export function readChildArguments(argv: readonly string[]): ChildArguments {
   const maxMessageBytes = Number(argv[2])
   const inheritedDescriptors = parseDescriptorList(argv[3] ?? '')
-  if (!Number.isSafeInteger(maxMessageBytes) || maxMessageBytes < 1 || inheritedDescriptors === undefined) process.exit(2)
+  if (!Number.isSafeInteger(maxMessageBytes) || maxMessageBytes < 1 || inheritedDescriptors === undefined)
+    process.exit(2)
   return { maxMessageBytes, inheritedDescriptors }
 }
 
@@ -107,7 +108,7 @@ export class ChildChannel {
           kind: 'call-result',
           id: message.id,
           ok: false,
-          message: `${oversizeText('The call\'s arguments', encoded.byteLength, this.maxMessageBytes)} Pass less data per call.`,
+          message: `${oversizeText("The call's arguments", encoded.byteLength, this.maxMessageBytes)} Pass less data per call.`,
         }
         // Later, as a real answer would be: the program registers the call after this returns.
         setImmediate(() => this.receiver?.receive(failure))
@@ -125,7 +126,10 @@ export class ChildChannel {
   }
 
   private endWith(text: string): void {
-    const encoded = encodeFrame({ kind: 'run-end', outcome: 'exception', message: text } satisfies GuestToHostMessage, this.maxMessageBytes)
+    const encoded = encodeFrame(
+      { kind: 'run-end', outcome: 'exception', message: text } satisfies GuestToHostMessage,
+      this.maxMessageBytes,
+    )
     if (encoded.ok) this.socket.write(encoded.frame)
     this.closed = true
   }

@@ -19,9 +19,9 @@ function startGuest(): void {
 
   // First of all: no descriptor of the host's survives into anything the program can reach.
   const channel = openChildChannel(process.argv)
-  const session = new GuestSession({ send: (message) => channel.send(message) })
+  const session = new GuestSession({ send: message => channel.send(message) })
   hardenRealm()
-  channel.attach({ receive: (message) => session.receive(message) })
+  channel.attach({ receive: message => session.receive(message) })
   channel.send({ kind: 'guest-ready' })
 }
 

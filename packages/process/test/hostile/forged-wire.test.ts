@@ -22,7 +22,9 @@ for (const backend of ['process', 'container'] as const satisfies readonly Backe
     let runtime: HookedRuntime
     const repositoryRoot = findRepositoryRoot()
     before(async () => {
-      runtime = await startHookedRuntime(backend, 'garbage-child-entry', { config: { maxWallMs: 10_000, maxMessageBytes: 1_048_576 } })
+      runtime = await startHookedRuntime(backend, 'garbage-child-entry', {
+        config: { maxWallMs: 10_000, maxMessageBytes: 1_048_576 },
+      })
     })
     after(() => runtime.dispose())
 

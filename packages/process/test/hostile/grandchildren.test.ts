@@ -24,7 +24,7 @@ async function waitForMarked(marker: string): Promise<number[]> {
   for (let attempt = 0; attempt < 250; attempt++) {
     const found = findProcessesMarked(marker)
     if (found.length > 0) return found
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await new Promise(resolve => setTimeout(resolve, 20))
   }
   return []
 }
@@ -34,10 +34,16 @@ describe('hostile escaped program: a grandchild that ignores SIGTERM', () => {
   before(async () => {
     const config = { computeMs: 10_000, maxWallMs: 1_500 }
     runtimes.set('process', await startHookedRuntime('process', 'escaped-child-entry', { config }))
-    runtimes.set('process, native', await startHookedRuntime('process', 'escaped-child-entry', { config, withoutPermissionModel: true }))
-    runtimes.set('container', await startHookedRuntime('container', 'escaped-child-entry', { config, withoutPermissionModel: true }))
+    runtimes.set(
+      'process, native',
+      await startHookedRuntime('process', 'escaped-child-entry', { config, withoutPermissionModel: true }),
+    )
+    runtimes.set(
+      'container',
+      await startHookedRuntime('container', 'escaped-child-entry', { config, withoutPermissionModel: true }),
+    )
   })
-  after(() => Promise.all([...runtimes.values()].map((runtime) => runtime.dispose())))
+  after(() => Promise.all([...runtimes.values()].map(runtime => runtime.dispose())))
 
   it('process: cannot start it (the permission model denies child processes)', async () => {
     const runtime = runtimes.get('process') as HookedRuntime
@@ -58,7 +64,7 @@ describe('hostile escaped program: a grandchild that ignores SIGTERM', () => {
       assert.match(result.error?.message ?? '', /maxWallMs/)
       // The sandbox is killed as the run settles; its processes are gone moments later.
       for (let attempt = 0; attempt < 100 && grandchildren.some(isRunning); attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 20))
+        await new Promise(resolve => setTimeout(resolve, 20))
       }
       assert.deepEqual(grandchildren.filter(isRunning), [])
       assert.equal((await runtime.run({ program: 'return 6 * 7', bindings: [] })).value, 42)

@@ -40,7 +40,9 @@ const PROBE_PROGRAM = `
 
 /** The sources whose text holds any of `paths`. */
 function sourcesNaming(found: Readonly<Record<string, string>>, paths: readonly string[]): string[] {
-  return Object.entries(found).filter(([, text]) => paths.some((path) => text.includes(path))).map(([source]) => source)
+  return Object.entries(found)
+    .filter(([, text]) => paths.some(path => text.includes(path)))
+    .map(([source]) => source)
 }
 
 describe('hostile escaped program: no host path of the project inside the container', () => {
@@ -51,7 +53,7 @@ describe('hostile escaped program: no host path of the project inside the contai
   before(async () => {
     const root = findRepositoryRoot()
     // The project as the host names it, and the host's working directory (bubblewrap's own PWD).
-    projectPaths = [...new Set([root, realpathSync(root), process.cwd()].filter((path) => path !== '/'))]
+    projectPaths = [...new Set([root, realpathSync(root), process.cwd()].filter(path => path !== '/'))]
     const config = { computeMs: 20_000, maxWallMs: 60_000, spawnAhead: 0 }
     container = await startHookedRuntime('container', 'escaped-child-entry', { config, withoutPermissionModel: true })
     processNative = await startHookedRuntime('process', 'escaped-child-entry', { config, withoutPermissionModel: true })
@@ -59,7 +61,7 @@ describe('hostile escaped program: no host path of the project inside the contai
 
   after(() => Promise.all([container.dispose(), processNative.dispose()]))
 
-  it('container: nothing it reads names the project or the host\'s working directory', async () => {
+  it("container: nothing it reads names the project or the host's working directory", async () => {
     const result = await container.run({ program: PROBE_PROGRAM, bindings: [] })
     assert.equal(result.error, undefined, result.error?.message)
     const found = result.value as Record<string, string>
@@ -73,6 +75,7 @@ describe('hostile escaped program: no host path of the project inside the contai
     const result = await processNative.run({ program: PROBE_PROGRAM, bindings: [] })
     assert.equal(result.error, undefined, result.error?.message)
     const leaks = sourcesNaming(result.value as Record<string, string>, projectPaths)
-    for (const source of ['/proc/self/cmdline', 'process.argv']) assert.ok(leaks.includes(source), `${source} in ${JSON.stringify(leaks)}`)
+    for (const source of ['/proc/self/cmdline', 'process.argv'])
+      assert.ok(leaks.includes(source), `${source} in ${JSON.stringify(leaks)}`)
   })
 })

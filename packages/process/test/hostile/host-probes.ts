@@ -51,19 +51,23 @@ export function findRepositoryRoot(): string {
 }
 
 /** A TCP server on 127.0.0.1 that counts the connections it accepts. */
-export async function listenOnLoopback(): Promise<{ readonly port: number; readonly connections: () => number; close(): Promise<void> }> {
+export async function listenOnLoopback(): Promise<{
+  readonly port: number
+  readonly connections: () => number
+  close(): Promise<void>
+}> {
   let connections = 0
-  const server: Server = createServer((socket) => {
+  const server: Server = createServer(socket => {
     connections++
     socket.destroy()
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const address = server.address()
   if (address === null || typeof address === 'string') throw new Error('no port')
   return {
     port: address.port,
     connections: () => connections,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () => new Promise(resolve => server.close(() => resolve())),
   }
 }
 
@@ -79,7 +83,7 @@ export function newMarker(): string {
 export async function findSurvivorsMarked(marker: string): Promise<number[]> {
   for (let attempt = 0; attempt < 100; attempt++) {
     if (findProcessesMarked(marker).length === 0) return []
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await new Promise(resolve => setTimeout(resolve, 20))
   }
   return findProcessesMarked(marker)
 }

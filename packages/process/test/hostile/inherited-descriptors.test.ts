@@ -31,10 +31,18 @@ async function runDescriptorHost(canaryPath: string, canaryText: string): Promis
     const stdio: StdioOptions = ['ignore', 'pipe', 'inherit']
     while (stdio.length < CANARY_FILE_FD) stdio.push('ignore')
     stdio.push(canaryFd, 'pipe')
-    const host = spawn(process.execPath, [new URL('../fixtures/descriptor-host.js', import.meta.url).pathname, String(CANARY_FILE_FD), String(CANARY_SOCKET_FD)], {
-      stdio,
-      env: { ...process.env, CANARY_TEXT: canaryText },
-    })
+    const host = spawn(
+      process.execPath,
+      [
+        new URL('../fixtures/descriptor-host.js', import.meta.url).pathname,
+        String(CANARY_FILE_FD),
+        String(CANARY_SOCKET_FD),
+      ],
+      {
+        stdio,
+        env: { ...process.env, CANARY_TEXT: canaryText },
+      },
+    )
     // Data waiting in the socket: a program holding its other end could read the canary at once.
     const socket = (host.stdio as readonly unknown[])[CANARY_SOCKET_FD] as Socket
     socket.on('error', () => {})
@@ -43,7 +51,7 @@ async function runDescriptorHost(canaryPath: string, canaryText: string): Promis
     host.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       output += chunk
     })
-    const code = await new Promise<number | null>((resolve) => host.once('exit', resolve))
+    const code = await new Promise<number | null>(resolve => host.once('exit', resolve))
     socket.destroy()
     assert.equal(code, 0, `the descriptor host failed: ${output}`)
     return JSON.parse(output) as HostReport
@@ -74,7 +82,7 @@ describe('hostile escaped program: descriptors the host inherited without close-
     assert.deepEqual(report.found['process'], { ownDescriptors: [], procfs: [] })
   })
 
-  it('process, native: none of its own descriptors reach them; the host\'s /proc/<pid>/fd does (not contained, as documented)', () => {
+  it("process, native: none of its own descriptors reach them; the host's /proc/<pid>/fd does (not contained, as documented)", () => {
     const found = report.found['process, native']
     assert.deepEqual(found?.ownDescriptors, [])
     // The probe's own check: where the canaries are reachable, it finds them.

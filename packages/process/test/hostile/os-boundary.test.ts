@@ -57,20 +57,20 @@ const ATTACKS: readonly Attack[] = [
     // Confidentiality: the host's account database.
     name: 'reads /etc/passwd',
     program: () => readFileProgram('/etc/passwd'),
-    expected: { 'process': 'ERR_ACCESS_DENIED', 'process, native': 'read', 'container': 'ENOENT' },
+    expected: { process: 'ERR_ACCESS_DENIED', 'process, native': 'read', container: 'ENOENT' },
   },
   {
     // Confidentiality: the project's own files (this repository's root package.json).
-    name: 'reads the project\'s files',
-    program: (host) => readFileProgram(host.projectFile),
-    expected: { 'process': 'ERR_ACCESS_DENIED', 'process, native': 'read', 'container': 'ENOENT' },
+    name: "reads the project's files",
+    program: host => readFileProgram(host.projectFile),
+    expected: { process: 'ERR_ACCESS_DENIED', 'process, native': 'read', container: 'ENOENT' },
   },
   {
     // Confidentiality: whether a host path exists, where reading it is refused. Node's permission
     // model (20 to 25) does not check fs.realpathSync or module resolution: in the process
     // backend they answer (the README's containment table says so); the container has no host path.
     name: 'learns whether a host path exists',
-    program: (host) => `
+    program: host => `
       const probe = (find) => { try { find(); return 'exists' } catch (error) { return error.code } }
       const existing = ${JSON.stringify(host.projectFile)}, missing = ${JSON.stringify(`${host.projectFile}.missing`)}
       return {
@@ -78,40 +78,40 @@ const ATTACKS: readonly Attack[] = [
         resolve: [probe(() => require.resolve(existing)), probe(() => require.resolve(missing))],
       }`,
     expected: {
-      'process': { realpath: ['exists', 'ENOENT'], resolve: ['exists', 'MODULE_NOT_FOUND'] },
+      process: { realpath: ['exists', 'ENOENT'], resolve: ['exists', 'MODULE_NOT_FOUND'] },
       'process, native': { realpath: ['exists', 'ENOENT'], resolve: ['exists', 'MODULE_NOT_FOUND'] },
-      'container': { realpath: ['ENOENT', 'ENOENT'], resolve: ['MODULE_NOT_FOUND', 'MODULE_NOT_FOUND'] },
+      container: { realpath: ['ENOENT', 'ENOENT'], resolve: ['MODULE_NOT_FOUND', 'MODULE_NOT_FOUND'] },
     },
   },
   {
     // Confidentiality: the host's environment, inherited (the test set a secret in it) or read
     // through /proc/<host pid>/environ (the environment the host started with).
-    name: 'reads the host\'s environment',
-    program: (host) => `
+    name: "reads the host's environment",
+    program: host => `
       let hostEnvironment
       try { hostEnvironment = require('node:fs').readFileSync('/proc/${host.pid}/environ', 'utf8').includes('PATH=') ? 'read' : 'empty' }
       catch (error) { hostEnvironment = error.code }
       return { inherited: Object.keys(process.env), hostEnvironment }`,
     expected: {
-      'process': { inherited: [], hostEnvironment: 'ERR_ACCESS_DENIED' },
+      process: { inherited: [], hostEnvironment: 'ERR_ACCESS_DENIED' },
       'process, native': { inherited: [], hostEnvironment: 'read' },
       // bubblewrap always sets PWD (to the sandbox's /tmp); nothing of the host's.
-      'container': { inherited: ['PWD'], hostEnvironment: 'ENOENT' },
+      container: { inherited: ['PWD'], hostEnvironment: 'ENOENT' },
     },
   },
   {
     // Integrity: a file outside /tmp, in a folder of the host the test made for it.
     name: 'writes a file outside /tmp',
-    program: (host) => `
+    program: host => `
       const fs = require('node:fs')
       let outside, tmp
       try { fs.writeFileSync(${JSON.stringify(host.writeTarget)}, 'escaped'); outside = 'written' } catch (error) { outside = error.code }
       try { fs.writeFileSync('/tmp/scratch.txt', 'x'); tmp = 'written' } catch (error) { tmp = error.code }
       return { outside, tmp }`,
     expected: {
-      'process': { outside: 'ERR_ACCESS_DENIED', tmp: 'ERR_ACCESS_DENIED' },
+      process: { outside: 'ERR_ACCESS_DENIED', tmp: 'ERR_ACCESS_DENIED' },
       'process, native': { outside: 'written', tmp: 'written' },
-      'container': { outside: 'ENOENT', tmp: 'written' },
+      container: { outside: 'ENOENT', tmp: 'written' },
     },
     afterwards: (setting, host) => {
       assert.equal(existsSync(host.writeTarget), setting === 'process, native')
@@ -131,9 +131,9 @@ const ATTACKS: readonly Attack[] = [
         : { bootstrap: 'not here', root: 'not here' }`,
     // Outside the container the bootstrap is the host's own tree; the test does not touch it.
     expected: {
-      'process': { bootstrap: 'not here', root: 'not here' },
+      process: { bootstrap: 'not here', root: 'not here' },
       'process, native': { bootstrap: 'not here', root: 'not here' },
-      'container': { bootstrap: 'EROFS', root: 'EROFS' },
+      container: { bootstrap: 'EROFS', root: 'EROFS' },
     },
   },
   {
@@ -144,15 +144,15 @@ const ATTACKS: readonly Attack[] = [
       const attempt = (file, args) => { try { return String(execFileSync(file, args, { env: {}, stdio: ['ignore', 'pipe', 'ignore'] })) } catch (error) { return error.code } }
       return { node: attempt(process.execPath, ['-e', 'process.stdout.write("child ran")']), shell: attempt('/bin/sh', ['-c', 'echo shell ran']) }`,
     expected: {
-      'process': { node: 'ERR_ACCESS_DENIED', shell: 'ERR_ACCESS_DENIED' },
+      process: { node: 'ERR_ACCESS_DENIED', shell: 'ERR_ACCESS_DENIED' },
       'process, native': { node: 'child ran', shell: 'shell ran\n' },
-      'container': { node: 'child ran', shell: 'ENOENT' },
+      container: { node: 'child ran', shell: 'ENOENT' },
     },
   },
   {
     // Denial of service: a fork bomb, bounded by the test at 40 children, each kept alive.
     name: 'runs a fork bomb',
-    program: (host) => `
+    program: host => `
       const { spawn } = require('node:child_process')
       let sleeper = false
       try { sleeper = require('node:fs').existsSync('/bin/sleep') } catch {}
@@ -168,12 +168,12 @@ const ATTACKS: readonly Attack[] = [
       }
       return { started, stopped }`,
     expected: {
-      'process': { started: 0, stopped: 'ERR_ACCESS_DENIED' },
+      process: { started: 0, stopped: 'ERR_ACCESS_DENIED' },
       // Not contained: only the test's own bound stops it. The group kill ends them all (below).
       'process, native': { started: 40, stopped: null },
       // The sandbox's task limit (pids cgroup here; RLIMIT_NPROC for a non-root host) stops it,
       // or takes the escaped Node itself down when it cannot start a thread.
-      'container': (result: CodeRunResult) => {
+      container: (result: CodeRunResult) => {
         if (result.error !== undefined) {
           assert.equal(result.error.kind, 'worker-exit')
           return
@@ -189,8 +189,8 @@ const ATTACKS: readonly Attack[] = [
   },
   {
     // Network: a TCP connection to a server the host listens on at 127.0.0.1.
-    name: 'opens a TCP connection to the host\'s loopback',
-    program: (host) => `
+    name: "opens a TCP connection to the host's loopback",
+    program: host => `
       return await new Promise((resolve) => {
         const socket = require('node:net').connect(${host.port}, '127.0.0.1')
         socket.once('connect', () => { socket.destroy(); resolve('connected') })
@@ -198,19 +198,23 @@ const ATTACKS: readonly Attack[] = [
       })`,
     // Node's permission model has a network permission from Node 25 on (`--allow-net`, which the
     // child is not given); on Node 20, 22 and 24 the process backend cannot stop this.
-    expected: { 'process': PERMISSION_MODEL_CONTAINS_NETWORK ? 'ERR_ACCESS_DENIED' : 'connected', 'process, native': 'connected', 'container': 'ECONNREFUSED' },
+    expected: {
+      process: PERMISSION_MODEL_CONTAINS_NETWORK ? 'ERR_ACCESS_DENIED' : 'connected',
+      'process, native': 'connected',
+      container: 'ECONNREFUSED',
+    },
   },
   {
     // Signals: the host's pid (SIGUSR2, which the test counts instead of dying).
-    name: 'sends a signal to the host\'s pid',
-    program: (host) => `try { process.kill(${host.pid}, 'SIGUSR2'); return 'sent' } catch (error) { return error.code }`,
-    expected: { 'process': 'sent', 'process, native': 'sent', 'container': 'ESRCH' },
+    name: "sends a signal to the host's pid",
+    program: host => `try { process.kill(${host.pid}, 'SIGUSR2'); return 'sent' } catch (error) { return error.code }`,
+    expected: { process: 'sent', 'process, native': 'sent', container: 'ESRCH' },
   },
 ]
 
 function check(expectation: Expectation, result: CodeRunResult): void {
   if (typeof expectation === 'function') {
-    (expectation as (result: CodeRunResult) => void)(result)
+    ;(expectation as (result: CodeRunResult) => void)(result)
     return
   }
   assert.equal(result.error, undefined, result.error?.message)
@@ -238,16 +242,32 @@ describe('hostile escaped program: the OS boundary of each backend', () => {
     const root = findRepositoryRoot()
     writeFolder = join(root, 'packages', 'process', 'dist', 'hostile-writes')
     mkdirSync(writeFolder, { recursive: true })
-    host = { pid: process.pid, port: server.port, projectFile: join(root, 'package.json'), writeTarget: join(writeFolder, 'escaped.txt') }
+    host = {
+      pid: process.pid,
+      port: server.port,
+      projectFile: join(root, 'package.json'),
+      writeTarget: join(writeFolder, 'escaped.txt'),
+    }
     assert.ok(readFileSync(host.projectFile, 'utf8').length > 0)
-    const config = { computeMs: 10_000, maxWallMs: 20_000, maxOldGenerationSizeMb: 64, maxMemoryMb: 64 + NODE_BASELINE_MEMORY_MB }
+    const config = {
+      computeMs: 10_000,
+      maxWallMs: 20_000,
+      maxOldGenerationSizeMb: 64,
+      maxMemoryMb: 64 + NODE_BASELINE_MEMORY_MB,
+    }
     runtimes.set('process', await startHookedRuntime('process', 'escaped-child-entry', { config }))
-    runtimes.set('process, native', await startHookedRuntime('process', 'escaped-child-entry', { config, withoutPermissionModel: true }))
-    runtimes.set('container', await startHookedRuntime('container', 'escaped-child-entry', { config, withoutPermissionModel: true }))
+    runtimes.set(
+      'process, native',
+      await startHookedRuntime('process', 'escaped-child-entry', { config, withoutPermissionModel: true }),
+    )
+    runtimes.set(
+      'container',
+      await startHookedRuntime('container', 'escaped-child-entry', { config, withoutPermissionModel: true }),
+    )
   })
 
   after(async () => {
-    await Promise.all([...runtimes.values()].map((runtime) => runtime.dispose()))
+    await Promise.all([...runtimes.values()].map(runtime => runtime.dispose()))
     await server.close()
     process.off('SIGUSR2', onSignal)
     process.report.reportOnSignal = reportOnSignal
@@ -267,12 +287,13 @@ describe('hostile escaped program: the OS boundary of each backend', () => {
           const result = await runtime.run({ program: attack.program({ ...host, marker }), bindings: [] })
           check(attack.expected[setting], result)
           await attack.afterwards?.(setting, { ...host, marker })
-          if (attack.name.includes('TCP')) assert.equal(server.connections() - connectionsBefore, (attack.expected[setting] === 'connected') ? 1 : 0)
+          if (attack.name.includes('TCP'))
+            assert.equal(server.connections() - connectionsBefore, attack.expected[setting] === 'connected' ? 1 : 0)
           if (attack.name.includes('signal')) {
             // A signal reaches the host's handler a moment after the sender's kill() returned.
             const expected = setting === 'container' ? 0 : 1
             for (let attempt = 0; attempt < 100 && signalsReceived.length - signalsBefore < expected; attempt++) {
-              await new Promise((resolve) => setTimeout(resolve, 20))
+              await new Promise(resolve => setTimeout(resolve, 20))
             }
             assert.equal(signalsReceived.length - signalsBefore, expected)
           }

@@ -5,12 +5,23 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { CodeRunRequest, CodeRunResult } from '@code-runtime/core'
 import { NODE_BASELINE_MEMORY_MB } from '@code-runtime/process'
-import { startContainerRuntime, startHookedRuntime, startProcessRuntime, type BackendName, type HookedRuntime } from '../start.js'
+import {
+  startContainerRuntime,
+  startHookedRuntime,
+  startProcessRuntime,
+  type BackendName,
+  type HookedRuntime,
+} from '../start.js'
 
 const BACKENDS: readonly BackendName[] = ['process', 'container']
 
 /** Small limits, so each attack ends fast. maxMemoryMb is the smallest the running Node plus this heap accepts. */
-const SMALL = { computeMs: 1_000, maxWallMs: 20_000, maxOldGenerationSizeMb: 64, maxMemoryMb: 64 + NODE_BASELINE_MEMORY_MB }
+const SMALL = {
+  computeMs: 1_000,
+  maxWallMs: 20_000,
+  maxOldGenerationSizeMb: 64,
+  maxMemoryMb: 64 + NODE_BASELINE_MEMORY_MB,
+}
 
 interface Runner {
   run(request: CodeRunRequest): Promise<CodeRunResult>
@@ -19,7 +30,7 @@ interface Runner {
 
 async function startPlain(backend: BackendName, config: typeof SMALL): Promise<Runner> {
   const started = backend === 'process' ? await startProcessRuntime(config) : await startContainerRuntime(config)
-  return { run: (request) => started.runtime.run(request), dispose: started.dispose }
+  return { run: request => started.runtime.run(request), dispose: started.dispose }
 }
 
 async function assertHealthy(runner: Runner): Promise<void> {
@@ -40,14 +51,20 @@ for (const backend of BACKENDS) {
     let escaped: HookedRuntime
     before(async () => {
       plain = await startPlain(backend, SMALL)
-      escaped = await startHookedRuntime(backend, 'escaped-child-entry', { config: SMALL, withoutPermissionModel: true })
+      escaped = await startHookedRuntime(backend, 'escaped-child-entry', {
+        config: SMALL,
+        withoutPermissionModel: true,
+      })
     })
     after(async () => {
       await plain.dispose()
       await escaped.dispose()
     })
 
-    for (const [label, runner] of [['as a plain program', () => plain], ['after an escape', () => escaped]] as const) {
+    for (const [label, runner] of [
+      ['as a plain program', () => plain],
+      ['after an escape', () => escaped],
+    ] as const) {
       describe(label, () => {
         // Heap exhaustion: V8 stops the child at maxOldGenerationSizeMb; the host reads its crash report.
         it('fills the heap: worker-exit naming maxOldGenerationSizeMb', async () => {
@@ -70,7 +87,11 @@ for (const backend of BACKENDS) {
         // CPU: a hot loop is stopped at computeMs of CPU time measured from /proc, never reported by the child.
         it('spins past computeMs: timeout naming computeMs', async () => {
           const result = await runner().run({ program: 'while (true) {}', bindings: [] })
-          assert.deepEqual(result.error, { kind: 'timeout', message: 'Stopped after 1000 ms of compute (computeMs). Do less work per run, or split it across runs.', budget: { name: 'computeMs', limit: 1000 } })
+          assert.deepEqual(result.error, {
+            kind: 'timeout',
+            message: 'Stopped after 1000 ms of compute (computeMs). Do less work per run, or split it across runs.',
+            budget: { name: 'computeMs', limit: 1000 },
+          })
           await assertHealthy(runner())
         })
       })
@@ -79,7 +100,8 @@ for (const backend of BACKENDS) {
     // CPU spent by a grandchild counts too: the budget is the CPU time of the child's whole tree.
     it('after an escape, burns CPU in a grandchild while the child idles: timeout naming computeMs', async () => {
       const result = await escaped.run({
-        program: "require('node:child_process').spawn(process.execPath, ['-e', 'while (true) {}'], { stdio: 'ignore' })\nawait new Promise(() => {})",
+        program:
+          "require('node:child_process').spawn(process.execPath, ['-e', 'while (true) {}'], { stdio: 'ignore' })\nawait new Promise(() => {})",
         bindings: [],
       })
       assert.equal(result.error?.kind, 'timeout')
@@ -92,21 +114,26 @@ for (const backend of BACKENDS) {
 // V8's maximum Map size. In a worker thread growing past it aborts the whole process; in a child
 // process's main thread it is a RangeError, and inside the sandbox a guard refuses it earlier.
 // About 16 million insertions each, so the four runs share one test and run at once.
-describe('hostile program: a Map grown past V8\'s maximum size', () => {
+describe("hostile program: a Map grown past V8's maximum size", () => {
   const BIG = { computeMs: 60_000, maxWallMs: 120_000, maxOldGenerationSizeMb: 1024, maxMemoryMb: 3072 }
   const runners: Runner[] = []
-  after(() => Promise.all(runners.map((runner) => runner.dispose())))
+  after(() => Promise.all(runners.map(runner => runner.dispose())))
 
   it('ends as an exception in the program, plain and escaped, on both backends; the host survives', async () => {
     for (const backend of BACKENDS) {
       runners.push(await startPlain(backend, BIG))
-      runners.push(await startHookedRuntime(backend, 'escaped-child-entry', { config: BIG, withoutPermissionModel: true }))
+      runners.push(
+        await startHookedRuntime(backend, 'escaped-child-entry', { config: BIG, withoutPermissionModel: true }),
+      )
     }
-    const results = await Promise.all(runners.map((runner) => runner.run({ program: MAP_GROWTH, bindings: [] })))
+    const results = await Promise.all(runners.map(runner => runner.run({ program: MAP_GROWTH, bindings: [] })))
     const [processPlain, processEscaped, containerPlain, containerEscaped] = results
     for (const plainResult of [processPlain, containerPlain]) {
       assert.equal(plainResult?.error?.kind, 'exception')
-      assert.match(plainResult?.error?.message ?? '', /^RangeError: Map maximum size exceeded \(16000000 entries in this sandbox\)/)
+      assert.match(
+        plainResult?.error?.message ?? '',
+        /^RangeError: Map maximum size exceeded \(16000000 entries in this sandbox\)/,
+      )
     }
     for (const escapedResult of [processEscaped, containerEscaped]) {
       assert.deepEqual(escapedResult?.error, { kind: 'exception', message: 'Error: Map maximum size exceeded' })

@@ -6,9 +6,15 @@
 import { after, afterEach, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import type { CodeRunResult, CodeSession, StartedCodeRuntime, CodeRuntime } from '@code-runtime/core'
-import { startContainerRuntime, startHookedRuntime, startProcessRuntime, type BackendName, type HookedRuntime } from '../start.js'
+import {
+  startContainerRuntime,
+  startHookedRuntime,
+  startProcessRuntime,
+  type BackendName,
+  type HookedRuntime,
+} from '../start.js'
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
 /**
  * Waits until the session has ended (the forged message arrived and was judged), at most 10 s:
@@ -54,10 +60,12 @@ for (const backend of ['process', 'container'] as const satisfies readonly Backe
     let runtime: HookedRuntime
     const sessions: CodeSession[] = []
     before(async () => {
-      runtime = await startHookedRuntime(backend, 'session-forging-child-entry', { config: { maxWallMs: 10_000, spawnAhead: 0 } })
+      runtime = await startHookedRuntime(backend, 'session-forging-child-entry', {
+        config: { maxWallMs: 10_000, spawnAhead: 0 },
+      })
     })
     afterEach(async () => {
-      await Promise.all(sessions.splice(0).map((session) => session.dispose()))
+      await Promise.all(sessions.splice(0).map(session => session.dispose()))
     })
     after(() => runtime.dispose())
 
@@ -69,7 +77,12 @@ for (const backend of ['process', 'container'] as const satisfies readonly Backe
 
     it('ends the session on a run-stopped nobody asked for', async () => {
       const session = await open()
-      const failure = failureOf(await session.run({ program: "forge({ kind: 'run-stopped' })\nawait new Promise((resolve) => setTimeout(resolve, 2000))", bindings: [] }))
+      const failure = failureOf(
+        await session.run({
+          program: "forge({ kind: 'run-stopped' })\nawait new Promise((resolve) => setTimeout(resolve, 2000))",
+          bindings: [],
+        }),
+      )
       assert.equal(failure.kind, 'worker-exit')
       assert.match(failure.message, /run-stopped out of turn/)
       await assertLost(session, /out of turn/)
@@ -78,7 +91,10 @@ for (const backend of ['process', 'container'] as const satisfies readonly Backe
     it('ends the session on a run-end or run-stopped sent between runs', async () => {
       for (const forged of ["{ kind: 'run-end', outcome: 'value', valueJson: '2' }", "{ kind: 'run-stopped' }"]) {
         const session = await open()
-        const result = await session.run({ program: `globalThis.kept = 1\nsetTimeout(() => forge(${forged}), 20)\nreturn 1`, bindings: [] })
+        const result = await session.run({
+          program: `globalThis.kept = 1\nsetTimeout(() => forge(${forged}), 20)\nreturn 1`,
+          bindings: [],
+        })
         assert.equal(result.value, 1)
         await ended(session)
         await assertLost(session, /between runs/)
@@ -87,7 +103,11 @@ for (const backend of ['process', 'container'] as const satisfies readonly Backe
 
     it('ends the session when a forged run-end mid-run is followed by the real one', async () => {
       const session = await open()
-      const result = await session.run({ program: "forge({ kind: 'run-end', outcome: 'value', valueJson: '\"forged\"' })\nawait new Promise((resolve) => setTimeout(resolve, 20))\nreturn 'real'", bindings: [] })
+      const result = await session.run({
+        program:
+          "forge({ kind: 'run-end', outcome: 'value', valueJson: '\"forged\"' })\nawait new Promise((resolve) => setTimeout(resolve, 20))\nreturn 'real'",
+        bindings: [],
+      })
       assert.equal(result.value, 'forged', "the guest's first word settles the run")
       await ended(session)
       await assertLost(session, /between runs/)
@@ -97,7 +117,13 @@ for (const backend of ['process', 'container'] as const satisfies readonly Backe
       const session = await open()
       const controller = new AbortController()
       setTimeout(() => controller.abort(new Error('enough')), 100)
-      const aborted = failureOf(await session.run({ program: 'globalThis.kept = 7\nawait new Promise(() => {})', bindings: [], signal: controller.signal }))
+      const aborted = failureOf(
+        await session.run({
+          program: 'globalThis.kept = 7\nawait new Promise(() => {})',
+          bindings: [],
+          signal: controller.signal,
+        }),
+      )
       assert.equal(aborted.kind, 'abort')
       assert.equal(session.endReason, undefined)
       assert.equal((await session.run({ program: 'return globalThis.kept', bindings: [] })).value, 7)
@@ -108,7 +134,10 @@ for (const backend of ['process', 'container'] as const satisfies readonly Backe
   describe(`hostile program on the ${backend} backend: sessions keep tenants apart`, () => {
     let started: StartedCodeRuntime<CodeRuntime>
     before(async () => {
-      started = backend === 'process' ? await startProcessRuntime({ spawnAhead: 1 }) : await startContainerRuntime({ spawnAhead: 1 })
+      started =
+        backend === 'process'
+          ? await startProcessRuntime({ spawnAhead: 1 })
+          : await startContainerRuntime({ spawnAhead: 1 })
     })
     after(() => started.dispose())
 
@@ -119,8 +148,17 @@ for (const backend of ['process', 'container'] as const satisfies readonly Backe
         const poisoned = await a.run({ program: POISON, bindings: [] })
         assert.deepEqual(poisoned.value, ['EvalError', 'EvalError', 'EvalError', 'EvalError'], JSON.stringify(poisoned))
         assert.deepEqual((await b.run({ program: PROBE, bindings: [] })).value, PRISTINE, 'another session')
-        assert.deepEqual((await started.runtime.run({ program: PROBE, bindings: [] })).value, PRISTINE, 'a one-shot run')
-        assert.deepEqual((await started.runtime.run({ program: POISON, bindings: [] })).value, ['EvalError', 'EvalError', 'EvalError', 'EvalError'])
+        assert.deepEqual(
+          (await started.runtime.run({ program: PROBE, bindings: [] })).value,
+          PRISTINE,
+          'a one-shot run',
+        )
+        assert.deepEqual((await started.runtime.run({ program: POISON, bindings: [] })).value, [
+          'EvalError',
+          'EvalError',
+          'EvalError',
+          'EvalError',
+        ])
         const probed = await b.run({ program: PROBE, bindings: [] })
         assert.deepEqual(probed.value, PRISTINE, 'the session after a one-shot run poisoned')
         assert.deepEqual(probed.logs, [])

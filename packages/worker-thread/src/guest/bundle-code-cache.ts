@@ -32,7 +32,11 @@ export function readContextCodeCaches(bundlePath: string): ReadonlyMap<string, U
   try {
     const caches: unknown = deserialize(readFileSync(contextCodeCachePath(bundlePath)))
     if (!(caches instanceof Map)) return new Map()
-    return new Map([...(caches as Map<unknown, unknown>)].filter((entry): entry is [string, Uint8Array] => typeof entry[0] === 'string' && entry[1] instanceof Uint8Array))
+    return new Map(
+      [...(caches as Map<unknown, unknown>)].filter(
+        (entry): entry is [string, Uint8Array] => typeof entry[0] === 'string' && entry[1] instanceof Uint8Array,
+      ),
+    )
   } catch {
     return new Map()
   }
@@ -59,7 +63,10 @@ export interface RanBundle extends CompiledBundle {
 
 /** Compiles a bundle's source with `cachedData` when given; a rejected cache is not an error. */
 export function compileBundle(bundlePath: string, source: string, cachedData: Buffer | undefined): CompiledBundle {
-  const script = new Script(wrapBundleSource(source), { filename: bundlePath, ...(cachedData === undefined ? {} : { cachedData }) })
+  const script = new Script(wrapBundleSource(source), {
+    filename: bundlePath,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  })
   return { script, cacheRejected: cachedData !== undefined && script.cachedDataRejected === true }
 }
 
@@ -90,9 +97,19 @@ function readCodeCache(bundlePath: string): Buffer | undefined {
  * exports (the build and the hand-off ask them for fresh caches).
  */
 export function runBundle(bundlePath: string, useCodeCache: boolean, givenCache?: Uint8Array): RanBundle {
-  const cache = !useCodeCache ? undefined : givenCache === undefined ? readCodeCache(bundlePath) : Buffer.from(givenCache.buffer, givenCache.byteOffset, givenCache.byteLength)
+  const cache = !useCodeCache
+    ? undefined
+    : givenCache === undefined
+      ? readCodeCache(bundlePath)
+      : Buffer.from(givenCache.buffer, givenCache.byteOffset, givenCache.byteLength)
   const compiled = compileBundle(bundlePath, readFileSync(bundlePath, 'utf8'), cache)
-  const run = compiled.script.runInThisContext() as (exports: unknown, require: (id: string) => unknown, module: unknown, filename: string, dirname: string) => void
+  const run = compiled.script.runInThisContext() as (
+    exports: unknown,
+    require: (id: string) => unknown,
+    module: unknown,
+    filename: string,
+    dirname: string,
+  ) => void
   const module = { exports: {} }
   run.call(module.exports, module.exports, requireBuiltin, module, bundlePath, dirname(bundlePath))
   return { ...compiled, exports: module.exports }

@@ -13,9 +13,18 @@ describe('readProcessCodeCaches', () => {
   })
 
   it('refuses anything else whole, never throwing', () => {
-    const throwing = { get bundle(): never { throw new Error('no') } }
+    const throwing = {
+      get bundle(): never {
+        throw new Error('no')
+      },
+    }
     for (const offer of [
-      undefined, null, 'cache', [], {}, throwing,
+      undefined,
+      null,
+      'cache',
+      [],
+      {},
+      throwing,
       { bundle: bytes(10) },
       { bundle: 'text', contexts: new Map() },
       { bundle: bytes(0), contexts: new Map() },
@@ -40,10 +49,14 @@ function safeRead(offer: unknown): unknown {
 }
 
 describe('readCodeCacheHandoff', () => {
-  it('reads the caches and the port of a worker\'s data, and nothing from anything else', () => {
+  it("reads the caches and the port of a worker's data, and nothing from anything else", () => {
     const { port1, port2 } = new MessageChannel()
     try {
-      const handoff = readCodeCacheHandoff({ maxArrayBufferBytes: 1, codeCaches: { bundle: bytes(3), contexts: new Map() }, codeCachePort: port1 })
+      const handoff = readCodeCacheHandoff({
+        maxArrayBufferBytes: 1,
+        codeCaches: { bundle: bytes(3), contexts: new Map() },
+        codeCachePort: port1,
+      })
       assert.equal(handoff.caches?.bundle.byteLength, 3)
       assert.equal(handoff.port, port1)
       assert.deepEqual(readCodeCacheHandoff({ codeCaches: 'x', codeCachePort: {} }), {})

@@ -62,8 +62,11 @@ export function readCodeCacheHandoff(workerData: unknown): CodeCacheHandoff {
   if (typeof workerData !== 'object' || workerData === null) return {}
   const { codeCaches, codeCachePort } = workerData as { codeCaches?: unknown; codeCachePort?: unknown }
   const caches = readProcessCodeCaches(codeCaches)
-  const port = typeof codeCachePort === 'object' && codeCachePort !== null && typeof (codeCachePort as MessagePort).postMessage === 'function'
-    ? codeCachePort as MessagePort
-    : undefined
+  const port =
+    typeof codeCachePort === 'object' &&
+    codeCachePort !== null &&
+    typeof (codeCachePort as MessagePort).postMessage === 'function'
+      ? (codeCachePort as MessagePort)
+      : undefined
   return { ...(caches === undefined ? {} : { caches }), ...(port === undefined ? {} : { port }) }
 }

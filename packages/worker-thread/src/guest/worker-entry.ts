@@ -11,7 +11,13 @@ import { ARRAY_BUFFER_EXIT_CODE, collectGarbage, externalMemoryBytes } from '../
 import { readWorkerLimits } from '../worker-limits.js'
 import { readContextCodeCaches } from './bundle-code-cache.js'
 import { readCodeCacheHandoff } from './code-cache-handoff.js'
-import { GuestSession, hardenRealm, installContextGuards, useContextScriptCodeCaches, type GuestChannel } from '@code-runtime/engine/guest'
+import {
+  GuestSession,
+  hardenRealm,
+  installContextGuards,
+  useContextScriptCodeCaches,
+  type GuestChannel,
+} from '@code-runtime/engine/guest'
 
 // The build reads the caches after preparing one context, to write the file read below; a test
 // checks that a fresh worker's in-context scripts accept theirs.
@@ -28,7 +34,9 @@ process.on('unhandledRejection', () => {})
 // The in-context scripts compile from the code caches made earlier in this process when the host
 // hands them over (code-cache-handoff.ts), else from those the build wrote beside this bundle
 // (none beside the unbundled module, which then compiles them plainly).
-useContextScriptCodeCaches(readCodeCacheHandoff(workerData).caches?.contexts ?? readContextCodeCaches(fileURLToPath(import.meta.url)))
+useContextScriptCodeCaches(
+  readCodeCacheHandoff(workerData).caches?.contexts ?? readContextCodeCaches(fileURLToPath(import.meta.url)),
+)
 
 /**
  * Over the budget, the worker ends itself at once, even deep inside a synchronous loop of the
@@ -65,7 +73,7 @@ function post(message: unknown): void {
 }
 const channel: GuestChannel = {
   // A log line goes as a bare string: no envelope to serialize on the busiest path.
-  send: (message) => post(message.kind === 'log-line' ? message.text : message),
+  send: message => post(message.kind === 'log-line' ? message.text : message),
 }
 let session = new GuestSession(channel, { prepareContext })
 hardenRealm()

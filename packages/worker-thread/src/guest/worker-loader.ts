@@ -31,7 +31,10 @@ if (handoff.port !== undefined) {
  * Whether V8 refused the caches this worker was offered: the bundle's, and the in-context scripts'
  * compiled so far by filename. Read by a test that loads this module in a worker of its own.
  */
-export function codeCacheReport(): { readonly bundleRejected: boolean; readonly rejectedContextScripts: readonly string[] } {
+export function codeCacheReport(): {
+  readonly bundleRejected: boolean
+  readonly rejectedContextScripts: readonly string[]
+} {
   const { rejectedContextScriptCodeCaches } = bundle.exports as { rejectedContextScriptCodeCaches?: () => string[] }
   return { bundleRejected: bundle.cacheRejected, rejectedContextScripts: rejectedContextScriptCodeCaches?.() ?? [] }
 }

@@ -11,7 +11,8 @@ const LIMIT = /^RangeError: .*refused: this sandbox (allows|lists) at most \d+ i
 
 function describeOutcome(outcome: IsolatedOutcome): string {
   if (outcome.kind === 'hung') return 'the child never exited: the worker thread could not be stopped'
-  if (outcome.kind === 'died') return `the child died (signal ${String(outcome.signal)}, code ${String(outcome.code)}): ${outcome.stderr.slice(-300)}`
+  if (outcome.kind === 'died')
+    return `the child died (signal ${String(outcome.signal)}, code ${String(outcome.code)}): ${outcome.stderr.slice(-300)}`
   return JSON.stringify(outcome)
 }
 
@@ -19,50 +20,53 @@ async function assertRefused(program: string, computeMs = 2_000): Promise<void> 
   const outcome = await runIsolated(program, { computeMs, spawnAhead: 0 })
   assert.equal(outcome.kind, 'ended', describeOutcome(outcome))
   assert.equal(outcome.kind === 'ended' ? outcome.error?.kind : undefined, 'exception', describeOutcome(outcome))
-  assert.match(outcome.kind === 'ended' ? outcome.error?.message ?? '' : '', LIMIT)
+  assert.match(outcome.kind === 'ended' ? (outcome.error?.message ?? '') : '', LIMIT)
 }
 
 /** Array-likes and sparse arrays of enormous length: one attack per method that walks the length. */
 const walks: Record<string, string> = {
-  'join': "Array.prototype.join.call({ length: 2 ** 32 - 1 }, '')",
-  'toLocaleString': 'Array.prototype.toLocaleString.call({ length: 2 ** 32 - 1 })',
-  'copyWithin': 'Array.prototype.copyWithin.call({ length: 2 ** 53 - 1 }, 0, 1)',
-  'map': 'const a = []; a.length = 2 ** 32 - 1; a.map(() => 0)',
-  'filter': 'Array.prototype.filter.call({ length: 2 ** 53 - 1 }, () => true)',
-  'sort': 'Array.prototype.sort.call({ length: 2 ** 53 - 1 })',
-  'slice': 'Array.prototype.slice.call({ length: 2 ** 32 - 1 })',
-  'shift': 'Array.prototype.shift.call({ length: 2 ** 53 - 1 })',
-  'fill': 'Array.prototype.fill.call({ length: 2 ** 53 - 1 }, 0)',
-  'toSorted': 'Array.prototype.toSorted.call({ length: 2 ** 32 - 1 })',
-  'toReversed': 'Array.prototype.toReversed.call({ length: 2 ** 32 - 1 })',
-  'toSpliced': 'Array.prototype.toSpliced.call({ length: 2 ** 32 - 2 }, 0, 0)',
-  'with': 'Array.prototype.with.call({ length: 2 ** 32 - 1 }, 0, 0)',
+  join: "Array.prototype.join.call({ length: 2 ** 32 - 1 }, '')",
+  toLocaleString: 'Array.prototype.toLocaleString.call({ length: 2 ** 32 - 1 })',
+  copyWithin: 'Array.prototype.copyWithin.call({ length: 2 ** 53 - 1 }, 0, 1)',
+  map: 'const a = []; a.length = 2 ** 32 - 1; a.map(() => 0)',
+  filter: 'Array.prototype.filter.call({ length: 2 ** 53 - 1 }, () => true)',
+  sort: 'Array.prototype.sort.call({ length: 2 ** 53 - 1 })',
+  slice: 'Array.prototype.slice.call({ length: 2 ** 32 - 1 })',
+  shift: 'Array.prototype.shift.call({ length: 2 ** 53 - 1 })',
+  fill: 'Array.prototype.fill.call({ length: 2 ** 53 - 1 }, 0)',
+  toSorted: 'Array.prototype.toSorted.call({ length: 2 ** 32 - 1 })',
+  toReversed: 'Array.prototype.toReversed.call({ length: 2 ** 32 - 1 })',
+  toSpliced: 'Array.prototype.toSpliced.call({ length: 2 ** 32 - 2 }, 0, 0)',
+  with: 'Array.prototype.with.call({ length: 2 ** 32 - 1 }, 0, 0)',
   'Array.from (array-like)': 'Array.from({ length: 2 ** 32 - 1 })',
 }
 
 /** Walks that can stop early: past the limit they are the spec's loop, which the compute budget stops. */
 const loops: Record<string, string> = {
-  'indexOf': 'Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)',
-  'lastIndexOf': 'Array.prototype.lastIndexOf.call({ length: 2 ** 53 - 1 }, 1)',
-  'includes': 'Array.prototype.includes.call({ length: 2 ** 53 - 1 }, 1)',
-  'forEach': 'Array.prototype.forEach.call({ length: 2 ** 53 - 1 }, () => {})',
-  'some': 'Array.prototype.some.call({ length: 2 ** 53 - 1 }, () => true)',
-  'every': 'Array.prototype.every.call({ length: 2 ** 53 - 1 }, () => false)',
-  'reduce': 'Array.prototype.reduce.call({ length: 2 ** 53 - 1 }, () => 0, 0)',
-  'reduceRight': 'Array.prototype.reduceRight.call({ length: 2 ** 53 - 1 }, () => 0, 0)',
+  indexOf: 'Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)',
+  lastIndexOf: 'Array.prototype.lastIndexOf.call({ length: 2 ** 53 - 1 }, 1)',
+  includes: 'Array.prototype.includes.call({ length: 2 ** 53 - 1 }, 1)',
+  forEach: 'Array.prototype.forEach.call({ length: 2 ** 53 - 1 }, () => {})',
+  some: 'Array.prototype.some.call({ length: 2 ** 53 - 1 }, () => true)',
+  every: 'Array.prototype.every.call({ length: 2 ** 53 - 1 }, () => false)',
+  reduce: 'Array.prototype.reduce.call({ length: 2 ** 53 - 1 }, () => 0, 0)',
+  reduceRight: 'Array.prototype.reduceRight.call({ length: 2 ** 53 - 1 }, () => 0, 0)',
   // The methods that move or copy elements: the spec's loop of reads, writes and deletions.
-  'reverse': 'Array.prototype.reverse.call({ length: 2 ** 53 - 1 })',
-  'splice': 'Array.prototype.splice.call({ length: 2 ** 53 - 1 }, 0, 1)',
-  'unshift': 'Array.prototype.unshift.call({ length: 2 ** 53 - 2 }, 1)',
-  'concat': '[].concat({ length: 2 ** 32 - 1, [Symbol.isConcatSpreadable]: true })',
+  reverse: 'Array.prototype.reverse.call({ length: 2 ** 53 - 1 })',
+  splice: 'Array.prototype.splice.call({ length: 2 ** 53 - 1 }, 0, 1)',
+  unshift: 'Array.prototype.unshift.call({ length: 2 ** 53 - 2 }, 1)',
+  concat: '[].concat({ length: 2 ** 32 - 1, [Symbol.isConcatSpreadable]: true })',
 }
 
 /** A length that answers small when checked and huge when the native method reads it again. */
 const secondReads: Record<string, string> = {
-  'a length getter': 'let reads = 0\nArray.prototype.indexOf.call({ get length() { return reads++ === 0 ? 1 : 2 ** 53 - 1 } }, 1)',
-  'a proxy over an array': "let reads = 0\nnew Proxy([], { get: (target, key) => key === 'length' ? (reads++ === 0 ? 0 : 2 ** 32 - 1) : Reflect.get(target, key) }).includes(1)",
+  'a length getter':
+    'let reads = 0\nArray.prototype.indexOf.call({ get length() { return reads++ === 0 ? 1 : 2 ** 53 - 1 } }, 1)',
+  'a proxy over an array':
+    "let reads = 0\nnew Proxy([], { get: (target, key) => key === 'length' ? (reads++ === 0 ? 0 : 2 ** 32 - 1) : Reflect.get(target, key) }).includes(1)",
   'an argument that grows the array': 'const a = [1]\na.fill(0, { valueOf() { a.length = 2 ** 32 - 1; return 0 } })',
-  'a concat marker read twice': "let reads = 0\nconst item = { length: 2 ** 32 - 1, get [Symbol.isConcatSpreadable]() { return reads++ > 0 } }\n[].concat(item)",
+  'a concat marker read twice':
+    'let reads = 0\nconst item = { length: 2 ** 32 - 1, get [Symbol.isConcatSpreadable]() { return reads++ > 0 } }\n[].concat(item)',
 }
 
 /** Allocations V8 answers by aborting the process (a fixed array past its maximum length). */
@@ -84,7 +88,7 @@ const allocations: Record<string, string> = {
 /** Native loops over every character of a huge string. */
 const stringWalks: Record<string, string> = {
   'a global replace': "'a'.repeat(2 ** 28).replace(/a/g, 'b')",
-  'replaceAll': "'a'.repeat(2 ** 28).replaceAll('a', '')",
+  replaceAll: "'a'.repeat(2 ** 28).replaceAll('a', '')",
   'Object.entries of a 2^24-character string': "Object.entries('a'.repeat(2 ** 24))",
 }
 
@@ -128,19 +132,25 @@ describe('hostile program: allocations that abort the whole process', { concurre
   }
   // Counting 2^24 separators is a loop of the guard's own, which the compute budget can stop:
   // it needs more than the 2 s the other attacks get on a loaded machine.
-  it('refuses split on a string separator that makes too many pieces', () => assertRefused("'a,'.repeat(2 ** 27).split(',')", 60_000))
+  it('refuses split on a string separator that makes too many pieces', () =>
+    assertRefused("'a,'.repeat(2 ** 27).split(',')", 60_000))
 })
 
 // Node's URL parser (native code, in the worker) is quadratic in an international host's length.
 describe('hostile program: a URL whose host takes the native parser minutes', () => {
   it('refuses the host before the parser sees it', async () => {
-    const outcome = await runIsolated([
-      "let host = ''",
-      'for (let i = 0; i < 300_000; i++) host += String.fromCodePoint(0x4e00 + (i % 20_000))',
-      "new URL('http://' + host + '.com/')",
-    ].join('\n'))
+    const outcome = await runIsolated(
+      [
+        "let host = ''",
+        'for (let i = 0; i < 300_000; i++) host += String.fromCodePoint(0x4e00 + (i % 20_000))',
+        "new URL('http://' + host + '.com/')",
+      ].join('\n'),
+    )
     assert.equal(outcome.kind, 'ended', describeOutcome(outcome))
     assert.equal(outcome.kind === 'ended' ? outcome.error?.kind : undefined, 'exception', describeOutcome(outcome))
-    assert.match(outcome.kind === 'ended' ? outcome.error?.message ?? '' : '', /^TypeError: Invalid URL: its host has 300004 characters, more than this sandbox parses \(at most 1024\)\./)
+    assert.match(
+      outcome.kind === 'ended' ? (outcome.error?.message ?? '') : '',
+      /^TypeError: Invalid URL: its host has 300004 characters, more than this sandbox parses \(at most 1024\)\./,
+    )
   })
 })

@@ -29,7 +29,11 @@ describe('hostile program: constructor-chain escapes', () => {
     ['globalThis', '', 'globalThis'],
     ['a binding function', '', 'tools.echo'],
     ['the promise a binding returns', '', 'tools.echo(1)'],
-    ['a caught binding error', 'let caught; try { await tools.fail({ message: "x" }) } catch (error) { caught = error }', 'caught'],
+    [
+      'a caught binding error',
+      'let caught; try { await tools.fail({ message: "x" }) } catch (error) { caught = error }',
+      'caught',
+    ],
     ['the injected error class', '', 'ToolCallError'],
     ['a console method', '', 'console.log'],
     ['a timer id', '', 'setTimeout(() => {}, 1)'],
@@ -39,14 +43,18 @@ describe('hostile program: constructor-chain escapes', () => {
   ]
   for (const [name, setup, expression] of targets) {
     it(`finds only the program's own realm through ${name}`, async () => {
-      const result = await started.runtime.run({ program: constructorChainProgram(setup, expression), bindings: [echoTools] })
+      const result = await started.runtime.run({
+        program: constructorChainProgram(setup, expression),
+        bindings: [echoTools],
+      })
       assert.deepEqual(outcomeOf(result), { logs: [], value: { outcome: 'EvalError', sameRealm: true } })
     })
   }
 
   it('finds only the program realm through the namespace object (null prototype)', async () => {
     const result = await started.runtime.run({
-      program: 'return [Object.getPrototypeOf(tools) === null, typeof tools.constructor, typeof tools.hasOwnProperty, typeof tools.__proto__]',
+      program:
+        'return [Object.getPrototypeOf(tools) === null, typeof tools.constructor, typeof tools.hasOwnProperty, typeof tools.__proto__]',
       bindings: [echoTools],
     })
     assert.deepEqual(result.value, [true, 'undefined', 'undefined', 'undefined'])
@@ -111,7 +119,8 @@ describe('hostile program: constructor-chain escapes', () => {
 
   it('refuses eval and new Function', async () => {
     const result = await started.runtime.run({
-      program: 'const names = []\nfor (const attempt of [() => eval("1"), () => new Function("return 1")]) { try { attempt() } catch (e) { names.push(e.name) } }\nreturn names',
+      program:
+        'const names = []\nfor (const attempt of [() => eval("1"), () => new Function("return 1")]) { try { attempt() } catch (e) { names.push(e.name) } }\nreturn names',
       bindings: [],
     })
     assert.deepEqual(result.value, ['EvalError', 'EvalError'])

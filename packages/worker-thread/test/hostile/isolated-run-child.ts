@@ -9,4 +9,6 @@ const { runtime, dispose } = await startCodeRuntime(WorkerThreadCodeRuntime, req
 const result = await runtime.run({ program: request.program, bindings: [] })
 // dispose() waits for the worker to exit: it never returns while the thread is stuck in native code.
 await dispose()
-process.stdout.write(`${JSON.stringify({ error: result.error, value: 'value' in result ? result.value : undefined })}\n`)
+process.stdout.write(
+  `${JSON.stringify({ error: result.error, value: 'value' in result ? result.value : undefined })}\n`,
+)

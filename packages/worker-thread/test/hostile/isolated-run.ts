@@ -28,15 +28,22 @@ const CHILD = fileURLToPath(new URL('./isolated-run-child.js', import.meta.url))
  */
 export const HUNG_AFTER_MS = Number(process.env.ISOLATED_RUN_HUNG_AFTER_MS ?? 120_000)
 
-export function runIsolated(program: string, config: WorkerThreadConfigInput = { computeMs: 2_000, spawnAhead: 0 }): Promise<IsolatedOutcome> {
+export function runIsolated(
+  program: string,
+  config: WorkerThreadConfigInput = { computeMs: 2_000, spawnAhead: 0 },
+): Promise<IsolatedOutcome> {
   const request: IsolatedRequest = { program, config }
-  return new Promise((resolve) => {
+  return new Promise(resolve => {
     const child = spawn(process.execPath, [CHILD, JSON.stringify(request)], { stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     let hung = false
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => { stdout += chunk })
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-4_000) })
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-4_000)
+    })
     const timer = setTimeout(() => {
       hung = true
       child.kill('SIGKILL')
@@ -44,7 +51,8 @@ export function runIsolated(program: string, config: WorkerThreadConfigInput = {
     child.on('close', (code, signal) => {
       clearTimeout(timer)
       if (hung) resolve({ kind: 'hung' })
-      else if (code === 0 && stdout.trim() !== '') resolve({ kind: 'ended', ...(JSON.parse(stdout) as { error?: CodeRunFailure; value?: unknown }) })
+      else if (code === 0 && stdout.trim() !== '')
+        resolve({ kind: 'ended', ...(JSON.parse(stdout) as { error?: CodeRunFailure; value?: unknown }) })
       else resolve({ kind: 'died', signal, code, stderr })
     })
   })

@@ -69,7 +69,8 @@ describe('hostile program: poisoned built-ins', () => {
       },
     }
     const result = await started.runtime.run({
-      program: 'return [await odd.__proto__({}), await odd.constructor({}), await odd.toString({}), typeof odd.hasOwnProperty]',
+      program:
+        'return [await odd.__proto__({}), await odd.constructor({}), await odd.toString({}), typeof odd.hasOwnProperty]',
       bindings: [odd],
     })
     assert.deepEqual(result.value, ['proto member', 'constructor member', 'toString member', 'undefined'])

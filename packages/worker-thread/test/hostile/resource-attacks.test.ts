@@ -17,18 +17,25 @@ describe('hostile program: floods, bombs and fatal allocations', () => {
   })
   after(() => Promise.all([bombs.dispose(), started.dispose()]))
   const healthy = async (runtime = started.runtime): Promise<void> => {
-    assert.deepEqual(outcomeOf(await runtime.run({ program: 'return await tools.echo("alive")', bindings: [echoTools] })), { logs: [], value: 'alive' })
+    assert.deepEqual(
+      outcomeOf(await runtime.run({ program: 'return await tools.echo("alive")', bindings: [echoTools] })),
+      { logs: [], value: 'alive' },
+    )
   }
 
   it('stops a microtask bomb at computeMs', async () => {
-    const result = await bombs.runtime.run({ program: 'const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {})', bindings: [] })
+    const result = await bombs.runtime.run({
+      program: 'const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {})',
+      bindings: [],
+    })
     assert.equal(result.error?.kind, 'timeout')
     await healthy(bombs.runtime)
   })
 
   it('stops a timer bomb', async () => {
     const result = await bombs.runtime.run({
-      program: 'const bomb = () => { for (let i = 0; i < 50; i++) setTimeout(bomb, 0) }; bomb(); await new Promise(() => {})',
+      program:
+        'const bomb = () => { for (let i = 0; i < 50; i++) setTimeout(bomb, 0) }; bomb(); await new Promise(() => {})',
       bindings: [],
     })
     assert.equal(result.error?.kind, 'timeout')
@@ -37,7 +44,8 @@ describe('hostile program: floods, bombs and fatal allocations', () => {
 
   it('answers 10 000 concurrent binding calls', async () => {
     const result = await started.runtime.run({
-      program: 'const all = await Promise.all(Array.from({ length: 10_000 }, (_, i) => tools.echo(i)))\nreturn all.reduce((a, b) => a + b, 0)',
+      program:
+        'const all = await Promise.all(Array.from({ length: 10_000 }, (_, i) => tools.echo(i)))\nreturn all.reduce((a, b) => a + b, 0)',
       bindings: [echoTools],
     })
     assert.deepEqual(outcomeOf(result), { logs: [], value: (9_999 * 10_000) / 2 })
@@ -45,7 +53,8 @@ describe('hostile program: floods, bombs and fatal allocations', () => {
 
   it('survives throwing an object whose toString and getters throw', async () => {
     const result = await started.runtime.run({
-      program: 'throw { toString() { throw new Error("no") }, get name() { throw new Error("no") }, get message() { throw new Error("no") } }',
+      program:
+        'throw { toString() { throw new Error("no") }, get name() { throw new Error("no") }, get message() { throw new Error("no") } }',
       bindings: [],
     })
     assert.equal(result.error?.kind, 'exception')
@@ -56,7 +65,10 @@ describe('hostile program: floods, bombs and fatal allocations', () => {
   it('refuses new Array(1e9).fill(0), which would abort the whole process', async () => {
     const result = await started.runtime.run({ program: 'new Array(1e9).fill(0)', bindings: [] })
     assert.equal(result.error?.kind, 'exception')
-    assert.match(result.error?.message ?? '', /^RangeError: Array\.prototype\.fill over 1000000000 elements refused: this sandbox allows at most 16777216 in one built-in call\./)
+    assert.match(
+      result.error?.message ?? '',
+      /^RangeError: Array\.prototype\.fill over 1000000000 elements refused: this sandbox allows at most 16777216 in one built-in call\./,
+    )
     await healthy()
   })
 
@@ -85,7 +97,7 @@ describe('hostile program: V8 aborts through the global object', () => {
           'globalThis.z = 1',
           "Object.defineProperty(Object.prototype, 'get', { get() { throw 1 }, configurable: true })",
           "try { Object.defineProperty(globalThis, 'z', { __proto__: null, value: 2 }) } catch {}",
-          "delete Object.prototype.get",
+          'delete Object.prototype.get',
           'return globalThis.z',
         ].join('\n'),
         bindings: [],

@@ -18,7 +18,10 @@ describe('hostile program: reuse keys keep tenants apart in reuse mode', () => {
   afterEach(() => started.dispose())
 
   /** Runs `program` for `reuseKey` and returns its outcome with the workers spawned for it. */
-  async function runFor(reuseKey: string | undefined, program: string): Promise<{ outcome: ReturnType<typeof outcomeOf>; spawned: number }> {
+  async function runFor(
+    reuseKey: string | undefined,
+    program: string,
+  ): Promise<{ outcome: ReturnType<typeof outcomeOf>; spawned: number }> {
     const spawns = countWorkerSpawns()
     try {
       const request = { program, bindings: [echoTools], ...(reuseKey === undefined ? {} : { reuseKey }) }
@@ -56,7 +59,11 @@ describe('hostile program: reuse keys keep tenants apart in reuse mode', () => {
     assert.deepEqual(await runFor(b, PROBE), { outcome: PRISTINE, spawned: 1 }, "B's run on a worker of its own")
     assert.deepEqual(await runFor(b, poisonProgram(b)), { outcome: { logs: [], value: 'poisoned' }, spawned: 0 })
     assert.deepEqual(await runFor(a, PROBE), { outcome: PRISTINE, spawned: 0 }, "A's run back on A's worker")
-    assert.deepEqual(await runFor(undefined, PROBE), { outcome: PRISTINE, spawned: 1 }, 'a keyless run on a worker of its own')
+    assert.deepEqual(
+      await runFor(undefined, PROBE),
+      { outcome: PRISTINE, spawned: 1 },
+      'a keyless run on a worker of its own',
+    )
   })
 
   it('keeps tenants apart when their runs overlap', { timeout: 60_000 }, async () => {
@@ -65,17 +72,31 @@ describe('hostile program: reuse keys keep tenants apart in reuse mode', () => {
     const spawns = countWorkerSpawns()
     try {
       // Each caller poisons as its own tenant, then probes, while the other three do the same.
-      await Promise.all(keys.map(async (key) => {
-        for (let round = 0; round < rounds; round++) {
-          assert.deepEqual(outcomeOf(await started.runtime.run({ program: poisonProgram(key), bindings: [echoTools], reuseKey: key })), { logs: [], value: 'poisoned' })
-          assert.deepEqual(outcomeOf(await started.runtime.run({ program: PROBE, bindings: [echoTools], reuseKey: key })), PRISTINE, `${key} round ${round}`)
-        }
-      }))
+      await Promise.all(
+        keys.map(async key => {
+          for (let round = 0; round < rounds; round++) {
+            assert.deepEqual(
+              outcomeOf(
+                await started.runtime.run({ program: poisonProgram(key), bindings: [echoTools], reuseKey: key }),
+              ),
+              { logs: [], value: 'poisoned' },
+            )
+            assert.deepEqual(
+              outcomeOf(await started.runtime.run({ program: PROBE, bindings: [echoTools], reuseKey: key })),
+              PRISTINE,
+              `${key} round ${round}`,
+            )
+          }
+        }),
+      )
       // Isolation is what the probes above assert. How many workers it took depends on timing: a
       // run waits only briefly for its key's recycled worker, so on a loaded machine some runs get
       // a fresh one. Never fewer than one per tenant, never more than one per run.
       const runs = keys.length * rounds * 2
-      assert.ok(spawns.count >= keys.length && spawns.count <= runs, `${spawns.count} workers for ${runs} runs of ${keys.length} tenants`)
+      assert.ok(
+        spawns.count >= keys.length && spawns.count <= runs,
+        `${spawns.count} workers for ${runs} runs of ${keys.length} tenants`,
+      )
     } finally {
       spawns.stop()
     }

@@ -17,7 +17,7 @@ describe('hostile program: sessions keep tenants apart', () => {
   let started: Awaited<ReturnType<typeof startWorkerRuntime>> | undefined
   const sessions: CodeSession[] = []
   afterEach(async () => {
-    await Promise.all(sessions.splice(0).map((session) => session.dispose()))
+    await Promise.all(sessions.splice(0).map(session => session.dispose()))
     await started?.dispose()
   })
 
@@ -38,12 +38,16 @@ describe('hostile program: sessions keep tenants apart', () => {
     }
   }
 
-  const inSession = async (session: CodeSession, program: string): Promise<unknown> => outcomeOf(await session.run({ program, bindings: [echoTools] }))
+  const inSession = async (session: CodeSession, program: string): Promise<unknown> =>
+    outcomeOf(await session.run({ program, bindings: [echoTools] }))
 
   it('gives a session a worker spawned for it, never a recycled one', async () => {
     // No spawn ahead: every worker counted below was spawned on demand.
     const { runtime } = await start({ reuseWorkers: true, spawnAhead: 0 })
-    assert.deepEqual(outcomeOf(await runtime.run({ program: poisonProgram('one-shot'), bindings: [echoTools] })), POISONED)
+    assert.deepEqual(
+      outcomeOf(await runtime.run({ program: poisonProgram('one-shot'), bindings: [echoTools] })),
+      POISONED,
+    )
     const first = await open()
     assert.equal(first.spawned, 1, 'the session spawned its own worker')
     assert.deepEqual(await inSession(first.session, PROBE), PRISTINE, 'nothing of the recycled one-shot worker')
@@ -57,24 +61,40 @@ describe('hostile program: sessions keep tenants apart', () => {
     const { session: b } = await open()
     assert.deepEqual(await inSession(a, poisonProgram('session a')), POISONED)
     assert.deepEqual(await inSession(b, PROBE), PRISTINE, 'session b')
-    assert.deepEqual(outcomeOf(await runtime.run({ program: PROBE, bindings: [echoTools] })), PRISTINE, 'a one-shot run')
-    assert.deepEqual(outcomeOf(await runtime.run({ program: poisonProgram('one-shot'), bindings: [echoTools] })), POISONED)
+    assert.deepEqual(
+      outcomeOf(await runtime.run({ program: PROBE, bindings: [echoTools] })),
+      PRISTINE,
+      'a one-shot run',
+    )
+    assert.deepEqual(
+      outcomeOf(await runtime.run({ program: poisonProgram('one-shot'), bindings: [echoTools] })),
+      POISONED,
+    )
     assert.deepEqual(await inSession(b, PROBE), PRISTINE, 'session b after a one-shot run poisoned its worker')
     // The poisoning session keeps what it did, as its own state: a REPL, not a fresh context.
-    assert.deepEqual(await inSession(a, 'return [leftBy, ({}).pollutedBy]'), { logs: [], value: ['session a', 'session a'] })
+    assert.deepEqual(await inSession(a, 'return [leftBy, ({}).pollutedBy]'), {
+      logs: [],
+      value: ['session a', 'session a'],
+    })
   })
 
   it('keeps overlapping sessions apart: each finds its own poison only', { timeout: 60_000 }, async () => {
     await start({ spawnAhead: 0 })
     const tenants = ['a', 'b', 'c']
     const opened = await Promise.all(tenants.map(() => open()))
-    await Promise.all(opened.map(async ({ session }, index) => {
-      const tenant = tenants[index] as string
-      assert.deepEqual(await inSession(session, PROBE), PRISTINE, `session ${tenant} before any poison`)
-      for (let round = 0; round < 3; round++) {
-        assert.deepEqual(await inSession(session, poisonProgram(tenant)), POISONED)
-        assert.deepEqual(await inSession(session, 'return [leftBy, ({}).pollutedBy, globalThis.markedBy ?? null]'), { logs: [], value: [tenant, tenant, null] }, `session ${tenant} round ${round}`)
-      }
-    }))
+    await Promise.all(
+      opened.map(async ({ session }, index) => {
+        const tenant = tenants[index] as string
+        assert.deepEqual(await inSession(session, PROBE), PRISTINE, `session ${tenant} before any poison`)
+        for (let round = 0; round < 3; round++) {
+          assert.deepEqual(await inSession(session, poisonProgram(tenant)), POISONED)
+          assert.deepEqual(
+            await inSession(session, 'return [leftBy, ({}).pollutedBy, globalThis.markedBy ?? null]'),
+            { logs: [], value: [tenant, tenant, null] },
+            `session ${tenant} round ${round}`,
+          )
+        }
+      }),
+    )
   })
 })

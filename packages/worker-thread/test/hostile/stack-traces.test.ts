@@ -46,7 +46,7 @@ describe('hostile program: stack traces', () => {
   })
 
   it('keeps the filter in front when the program tries to remove or go around it', async () => {
-    const value = await runValue(`
+    const value = (await runValue(`
       Error.stackTraceLimit = Infinity
       const raw = (error, sites) => sites.map((site) => String(site.getFileName())).join(',')
       const attempts = [
@@ -58,7 +58,11 @@ describe('hostile program: stack traces', () => {
       Error.prepareStackTrace = undefined
       let stack
       await new Promise((resolve) => setTimeout(() => { stack = new TypeError('late').stack; resolve() }, 1))
-      return { attempts, stack, stillError: globalThis.Error === Error && typeof Error === 'function' }`) as { attempts: boolean[]; stack: string; stillError: boolean }
+      return { attempts, stack, stillError: globalThis.Error === Error && typeof Error === 'function' }`)) as {
+      attempts: boolean[]
+      stack: string
+      stillError: boolean
+    }
     assert.deepEqual(value.attempts, [false, false, false, false])
     assert.equal(value.stillError, true)
     assert.match(value.stack, /^TypeError: late\n {4}at program\.ts:\d+:\d+$/)
@@ -102,20 +106,23 @@ describe('hostile program: stack traces', () => {
   // The web globals run as scripts of the runtime (code-runtime:globals/...): their frames, in an
   // error they throw or around a program callback they call, are the sandbox's, never shown.
   it('shows only the program frames in errors the web globals throw and in callbacks they run', async () => {
-    const value = await runValue(`
+    const value = (await runValue(`
       Error.stackTraceLimit = Infinity
       const stacks = []
       try { new URL('nope') } catch (error) { stacks.push(error.stack) }
       try { atob('*') } catch (error) { stacks.push(error.stack) }
       new URLSearchParams('a=1').forEach(() => { stacks.push(new Error('in forEach').stack) })
       structuredClone({ get a() { stacks.push(new Error('in a getter').stack); return 1 } })
-      return stacks`) as string[]
+      return stacks`)) as string[]
     assert.deepEqual(value.slice(0, 3), [
       'TypeError: Invalid URL\n    at program.ts:4:13',
       'InvalidCharacterError: Invalid character\n    at program.ts:5:13',
       'Error: in forEach\n    at program.ts:6:62\n    at program.ts:6:34',
     ])
     // V8 names a getter's frame `get a [as a]` before Node 22 and `get a` since.
-    assert.match(value[3] ?? '', /^Error: in a getter\n {4}at get a( \[as a\])? \(program\.ts:7:47\)\n {4}at program\.ts:7:7$/)
+    assert.match(
+      value[3] ?? '',
+      /^Error: in a getter\n {4}at get a( \[as a\])? \(program\.ts:7:47\)\n {4}at program\.ts:7:7$/,
+    )
   })
 })

@@ -2,12 +2,21 @@
 // tenant's run uses to look for it: shared by the hostile tests of reuse keys and of sessions.
 
 /** Objects a program can reach whose constructor chain the escapes in escapes.test.ts try. */
-const ESCAPE_TARGETS = ['this', 'globalThis', 'tools.echo', 'tools.echo(1)', 'console.log', 'setTimeout(() => {}, 1)', 'process.stdout.write', 'structuredClone']
+const ESCAPE_TARGETS = [
+  'this',
+  'globalThis',
+  'tools.echo',
+  'tools.echo(1)',
+  'console.log',
+  'setTimeout(() => {}, 1)',
+  'process.stdout.write',
+  'structuredClone',
+]
 
 /** Runs `body` (a function body) through each target's realm Function; yields each outcome. */
 function throughEveryEscape(body: string): string {
   return `const escapes = []
-for (const reach of [${ESCAPE_TARGETS.map((target) => `() => ${target}`).join(', ')}]) {
+for (const reach of [${ESCAPE_TARGETS.map(target => `() => ${target}`).join(', ')}]) {
   try {
     const target = reach()
     const realmFunction = Object.getPrototypeOf(target) === null ? target.constructor : target.constructor.constructor

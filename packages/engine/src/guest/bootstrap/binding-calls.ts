@@ -14,8 +14,27 @@ export interface BindingCalls extends Pick<BootstrapControl, 'installNamespaces'
 export function createBindingCalls({ primordials, host, defineGlobal }: BootstrapKit): BindingCalls {
   const { requestCall, callErrorFrames } = host
   const {
-    contextGlobal: global, defineProperty, getOwnPropertyDescriptor, hasOwn, deleteProperty, freeze, create, isArray, jsonParse: parseJson, PromiseConstructor, ErrorConstructor,
-    RangeErrorConstructor, MapConstructor, mapGet, mapSet, mapHas, mapDelete, mapForEach, defineData, setPrototypeOf, ArrayPrototype,
+    contextGlobal: global,
+    defineProperty,
+    getOwnPropertyDescriptor,
+    hasOwn,
+    deleteProperty,
+    freeze,
+    create,
+    isArray,
+    jsonParse: parseJson,
+    PromiseConstructor,
+    ErrorConstructor,
+    RangeErrorConstructor,
+    MapConstructor,
+    mapGet,
+    mapSet,
+    mapHas,
+    mapDelete,
+    mapForEach,
+    defineData,
+    setPrototypeOf,
+    ArrayPrototype,
   } = primordials
   interface PendingCall {
     readonly resolve: (value: unknown) => void
@@ -47,7 +66,11 @@ export function createBindingCalls({ primordials, host, defineGlobal }: Bootstra
   }
 
   function installNamespaces(specJson: string, generation: number): void {
-    const specs = parseJson(specJson) as { global: string; members: string[]; errorClass: { name: string; memberNameProperty: string } | null }[]
+    const specs = parseJson(specJson) as {
+      global: string
+      members: string[]
+      errorClass: { name: string; memberNameProperty: string } | null
+    }[]
     const previous = installedGlobals
     installedGlobals = new MapConstructor<string, unknown>()
     const install = (name: string, value: unknown): void => {
@@ -56,7 +79,10 @@ export function createBindingCalls({ primordials, host, defineGlobal }: Bootstra
     }
     for (let namespaceIndex = 0; namespaceIndex < specs.length; namespaceIndex++) {
       const spec = specs[namespaceIndex] as (typeof specs)[number]
-      const ErrorClass = spec.errorClass === null ? undefined : createErrorClass(spec.errorClass.name, spec.errorClass.memberNameProperty)
+      const ErrorClass =
+        spec.errorClass === null
+          ? undefined
+          : createErrorClass(spec.errorClass.name, spec.errorClass.memberNameProperty)
       const namespace = create(null) as Record<string, unknown>
       const globalName = spec.global
       for (let memberIndex = 0; memberIndex < spec.members.length; memberIndex++) {
@@ -72,7 +98,12 @@ export function createBindingCalls({ primordials, host, defineGlobal }: Bootstra
             frames = ''
           }
           if (typeof frames === 'string' && frames !== '') {
-            defineData(error as object, 'stack', `${message === '' ? errorName : `${errorName}: ${message}`}\n${frames}`, false)
+            defineData(
+              error as object,
+              'stack',
+              `${message === '' ? errorName : `${errorName}: ${message}`}\n${frames}`,
+              false,
+            )
           }
           return error
         }
@@ -92,7 +123,15 @@ export function createBindingCalls({ primordials, host, defineGlobal }: Bootstra
             }
             const id = ticket
             return new PromiseConstructor((resolve, reject) => {
-              mapSet(pendingCalls, id, { resolve, reject, fail, received: undefined, partCount: 0, partChars: 0, voided: undefined })
+              mapSet(pendingCalls, id, {
+                resolve,
+                reject,
+                fail,
+                received: undefined,
+                partCount: 0,
+                partChars: 0,
+                voided: undefined,
+              })
             })
           },
         }[member] as (args?: unknown) => Promise<unknown>
@@ -106,10 +145,10 @@ export function createBindingCalls({ primordials, host, defineGlobal }: Bootstra
     mapForEach(previous, (value, name) => {
       if (mapHas(installedGlobals, name)) return
       const descriptor = getOwnPropertyDescriptor(global, name as string)
-      if (descriptor !== undefined && hasOwn(descriptor, 'value') && descriptor.value === value) deleteProperty(global, name as string)
+      if (descriptor !== undefined && hasOwn(descriptor, 'value') && descriptor.value === value)
+        deleteProperty(global, name as string)
     })
   }
-
 
   function forgetCalls(): void {
     pendingCalls = new MapConstructor<number, PendingCall>()

@@ -7,7 +7,17 @@ import type { ResourceGuardLimits } from '../context-bootstrap.js'
 import type { BootstrapKit } from './bootstrap-kit.js'
 
 export function installCollectionGuards({ primordials }: BootstrapKit, limits: ResourceGuardLimits): void {
-  const { defineProperty, apply, RangeErrorConstructor, MapConstructor, mapHas, mapSize, SetConstructor, setHas, setSize } = primordials
+  const {
+    defineProperty,
+    apply,
+    RangeErrorConstructor,
+    MapConstructor,
+    mapHas,
+    mapSize,
+    SetConstructor,
+    setHas,
+    setSize,
+  } = primordials
   // Some allocations abort the whole process in V8 instead of throwing. Refusing them here turns
   // a host crash into an ordinary RangeError the program can see.
   function guardMethod(owner: object, name: string, check: (receiver: unknown, args: unknown[]) => void): void {

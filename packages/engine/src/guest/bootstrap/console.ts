@@ -3,7 +3,20 @@ import type { BootstrapKit } from './bootstrap-kit.js'
 
 export function installConsole({ primordials, host, defineGlobal, callHost }: BootstrapKit): void {
   const { emitLog, formatLog, now } = host
-  const { isArray, TypeErrorConstructor, MapConstructor, mapGet, mapSet, mapDelete, StringConstructor: stringConstructor, stringIncludes, stringSplit, stringSlice, arrayJoin, mathTrunc } = primordials
+  const {
+    isArray,
+    TypeErrorConstructor,
+    MapConstructor,
+    mapGet,
+    mapSet,
+    mapDelete,
+    StringConstructor: stringConstructor,
+    stringIncludes,
+    stringSplit,
+    stringSlice,
+    arrayJoin,
+    mathTrunc,
+  } = primordials
   let groupIndent = ''
   function emit(text: string): void {
     let entry = text
@@ -62,7 +75,8 @@ export function installConsole({ primordials, host, defineGlobal, callHost }: Bo
     dirxml: plain,
     table(data?: unknown, columns?: unknown): void {
       // As Node: a `columns` that is not an array is the caller's error, whatever the data.
-      if (columns !== undefined && !isArray(columns)) throw new TypeErrorConstructor('console.table(data, columns): columns must be an array of property names.')
+      if (columns !== undefined && !isArray(columns))
+        throw new TypeErrorConstructor('console.table(data, columns): columns must be an array of property names.')
       emit(typeof data === 'object' && data !== null ? format([data, columns], 2) : format([data], 0))
     },
     assert(condition?: unknown, ...args: unknown[]): void {
@@ -79,12 +93,22 @@ export function installConsole({ primordials, host, defineGlobal, callHost }: Bo
       mapSet(counts, labelOf(label), 0)
     },
     time(label?: unknown): void {
-      mapSet(timers, labelOf(label), callHost(() => now()))
+      mapSet(
+        timers,
+        labelOf(label),
+        callHost(() => now()),
+      )
     },
     timeLog(label?: unknown, ...args: unknown[]): void {
       const key = labelOf(label)
       const line = elapsed(key)
-      emit(line === undefined ? `Warning: No such label '${key}' for console.timeLog()` : args.length > 0 ? `${line} ${format(args, 0)}` : line)
+      emit(
+        line === undefined
+          ? `Warning: No such label '${key}' for console.timeLog()`
+          : args.length > 0
+            ? `${line} ${format(args, 0)}`
+            : line,
+      )
     },
     timeEnd(label?: unknown): void {
       const key = labelOf(label)

@@ -6,7 +6,11 @@ import type { ContextWebGlobals } from '../context-bootstrap.js'
 import type { BootstrapKit } from './bootstrap-kit.js'
 import type { ProgramTasks } from './tasks.js'
 
-export function installProcessShim({ primordials, host, defineGlobal, callHost, resolvedPromise }: BootstrapKit, webGlobals: ContextWebGlobals, tasks: ProgramTasks): void {
+export function installProcessShim(
+  { primordials, host, defineGlobal, callHost, resolvedPromise }: BootstrapKit,
+  webGlobals: ContextWebGlobals,
+  tasks: ProgramTasks,
+): void {
   const { emitLog } = host
   const { freeze, create, promiseThen, TypeErrorConstructor } = primordials
   const { runCallback } = tasks
@@ -28,5 +32,8 @@ export function installProcessShim({ primordials, host, defineGlobal, callHost, 
       },
     })
   }
-  defineGlobal('process', freeze({ stdout: createStream(), stderr: createStream(), env: freeze(create(null) as object) }))
+  defineGlobal(
+    'process',
+    freeze({ stdout: createStream(), stderr: createStream(), env: freeze(create(null) as object) }),
+  )
 }

@@ -13,9 +13,27 @@ export interface ProgramTasks {
   forgetTimers(): void
 }
 
-export function installTasks({ primordials, host, defineGlobal, callHost, resolvedPromise }: BootstrapKit): ProgramTasks {
+export function installTasks({
+  primordials,
+  host,
+  defineGlobal,
+  callHost,
+  resolvedPromise,
+}: BootstrapKit): ProgramTasks {
   const { reportUncaught, scheduleTimer, cancelTimer } = host
-  const { apply, promiseThen, TypeErrorConstructor, MapConstructor, mapGet, mapSet, mapHas, mapDelete, NumberConstructor: numberConstructor, mathTrunc, freeze } = primordials
+  const {
+    apply,
+    promiseThen,
+    TypeErrorConstructor,
+    MapConstructor,
+    mapGet,
+    mapSet,
+    mapHas,
+    mapDelete,
+    NumberConstructor: numberConstructor,
+    mathTrunc,
+    freeze,
+  } = primordials
   function runCallback(callback: unknown, args: readonly unknown[]): void {
     try {
       apply(callback as (...a: unknown[]) => unknown, undefined, args)
@@ -24,11 +42,16 @@ export function installTasks({ primordials, host, defineGlobal, callHost, resolv
     }
   }
   defineGlobal('queueMicrotask', function queueMicrotask(callback: unknown): void {
-    if (typeof callback !== 'function') throw new TypeErrorConstructor('The "callback" argument must be of type function')
+    if (typeof callback !== 'function')
+      throw new TypeErrorConstructor('The "callback" argument must be of type function')
     void promiseThen(resolvedPromise, () => runCallback(callback, []))
   })
 
-  interface TimerEntry { readonly callback: unknown; readonly args: readonly unknown[]; readonly repeat: boolean }
+  interface TimerEntry {
+    readonly callback: unknown
+    readonly args: readonly unknown[]
+    readonly repeat: boolean
+  }
   let timerEntries = new MapConstructor<number, TimerEntry>()
   let lastTimerId = 0
   function toDelay(delay: unknown): number {
@@ -37,7 +60,8 @@ export function installTasks({ primordials, host, defineGlobal, callHost, resolv
     return ms >= 1 && ms <= 2147483647 ? mathTrunc(ms) : 1
   }
   function addTimer(callback: unknown, delayMs: number, repeat: boolean, args: unknown[]): number {
-    if (typeof callback !== 'function') throw new TypeErrorConstructor('The "callback" argument must be of type function')
+    if (typeof callback !== 'function')
+      throw new TypeErrorConstructor('The "callback" argument must be of type function')
     const id = ++lastTimerId
     mapSet(timerEntries, id, { callback, args, repeat })
     callHost(() => scheduleTimer(id, delayMs, repeat))

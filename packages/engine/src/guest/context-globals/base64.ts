@@ -45,7 +45,8 @@ export function createBase64(primordials: Primordials, errors: NodeErrors, units
         significant++
       }
       if (significant % 4 === 1) throw invalidCharacter('The string to be decoded is not correctly encoded.')
-      if (equals > 0 && (significant % 4 === 0 || (significant % 4) + equals !== 4)) throw invalidCharacter('Invalid character')
+      if (equals > 0 && (significant % 4 === 0 || (significant % 4) + equals !== 4))
+        throw invalidCharacter('Invalid character')
       const builder = newBuilder()
       let bits = 0
       let bitCount = 0

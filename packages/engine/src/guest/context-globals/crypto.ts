@@ -22,7 +22,20 @@ export function createCrypto(primordials: Primordials, errors: NodeErrors, units
   'use strict'
   // Host services: local constants only, called directly, never stored on or passed to anything.
   const { randomBytesHex, randomUUID: hostRandomUUID } = host
-  const { charCodeAt, freeze, frozenRecord, hasOwn, setToStringTag, typedArrayBuffer, typedArrayConstructors, typedArrayByteLength, typedArrayByteOffset, typedArraySet, typedArrayTag, Uint8ArrayConstructor } = primordials
+  const {
+    charCodeAt,
+    freeze,
+    frozenRecord,
+    hasOwn,
+    setToStringTag,
+    typedArrayBuffer,
+    typedArrayConstructors,
+    typedArrayByteLength,
+    typedArrayByteOffset,
+    typedArraySet,
+    typedArrayTag,
+    Uint8ArrayConstructor,
+  } = primordials
   const { DOMException, hostFailure, missingArguments } = errors
   const { hexDigitValue } = units
 
@@ -58,7 +71,8 @@ export function createCrypto(primordials: Primordials, errors: NodeErrors, units
     for (let index = 0; index < 36; index++) {
       const unit = charCodeAt(uuid, index)
       const isDash = index === 8 || index === 13 || index === 18 || index === 23
-      if (isDash ? unit !== 0x2d : !((unit >= 0x30 && unit <= 0x39) || (unit >= 0x61 && unit <= 0x66))) throw hostFailure('crypto.randomUUID')
+      if (isDash ? unit !== 0x2d : !((unit >= 0x30 && unit <= 0x39) || (unit >= 0x61 && unit <= 0x66)))
+        throw hostFailure('crypto.randomUUID')
     }
     return uuid
   }
@@ -66,13 +80,17 @@ export function createCrypto(primordials: Primordials, errors: NodeErrors, units
   const MAX_RANDOM_BYTES = 65536
   const crypto = {
     getRandomValues<T extends ArrayBufferView>(array: T): T {
-      if (arguments.length === 0) throw missingArguments("Failed to execute 'getRandomValues' on 'Crypto': 1 argument required, but only 0 present.")
+      if (arguments.length === 0)
+        throw missingArguments(
+          "Failed to execute 'getRandomValues' on 'Crypto': 1 argument required, but only 0 present.",
+        )
       const tag = typedArrayTag(array)
       if (!isIntegerTypedArray(tag)) {
         throw new DOMException('The data argument must be an integer-type TypedArray', 'TypeMismatchError')
       }
       const byteLength = typedArrayByteLength(array)
-      if (byteLength > MAX_RANDOM_BYTES) throw new DOMException('The requested length exceeds 65,536 bytes', 'QuotaExceededError')
+      if (byteLength > MAX_RANDOM_BYTES)
+        throw new DOMException('The requested length exceeds 65,536 bytes', 'QuotaExceededError')
       const random = readRandomBytes(byteLength)
       typedArraySet(new Uint8ArrayConstructor(typedArrayBuffer(array), typedArrayByteOffset(array), byteLength), random)
       return array

@@ -10,7 +10,18 @@ import type { Primordials } from '../primordials.js'
 
 export function createNodeErrors(primordials: Primordials) {
   'use strict'
-  const { create, defineData, frozenRecord, getOwnPropertyDescriptor, getPrototypeOf, hasOwn, stringSlice, symbolToString, ErrorConstructor, TypeErrorConstructor } = primordials
+  const {
+    create,
+    defineData,
+    frozenRecord,
+    getOwnPropertyDescriptor,
+    getPrototypeOf,
+    hasOwn,
+    stringSlice,
+    symbolToString,
+    ErrorConstructor,
+    TypeErrorConstructor,
+  } = primordials
 
   /** An error carrying Node's `code`, so programs written against Node can branch on it. */
   function codedError(Constructor: ErrorConstructor, message: string, code: string): Error {
@@ -32,10 +43,14 @@ export function createNodeErrors(primordials: Primordials) {
     let prototype: object | null = value
     for (let depth = 0; prototype !== null && depth < 1000; depth++) {
       const constructorDescriptor = getOwnPropertyDescriptor(prototype, 'constructor')
-      const constructor: unknown = constructorDescriptor !== undefined && hasOwn(constructorDescriptor, 'value') ? constructorDescriptor.value : undefined
+      const constructor: unknown =
+        constructorDescriptor !== undefined && hasOwn(constructorDescriptor, 'value')
+          ? constructorDescriptor.value
+          : undefined
       if (typeof constructor === 'function') {
         const nameDescriptor = getOwnPropertyDescriptor(constructor, 'name')
-        const name: unknown = nameDescriptor !== undefined && hasOwn(nameDescriptor, 'value') ? nameDescriptor.value : undefined
+        const name: unknown =
+          nameDescriptor !== undefined && hasOwn(nameDescriptor, 'value') ? nameDescriptor.value : undefined
         if (typeof name === 'string' && name !== '') return name
       }
       prototype = getPrototypeOf(prototype) as object | null
@@ -74,7 +89,15 @@ export function createNodeErrors(primordials: Primordials) {
     return new ErrorConstructor(`${operation} could not be completed in this sandbox.`)
   }
 
-  return frozenRecord({ codedError, missingArguments, invalidThis, invalidArgumentType, describeReceived, DOMException, hostFailure })
+  return frozenRecord({
+    codedError,
+    missingArguments,
+    invalidThis,
+    invalidArgumentType,
+    describeReceived,
+    DOMException,
+    hostFailure,
+  })
 }
 
 /** The record {@link createNodeErrors} returns. */

@@ -10,9 +10,27 @@ import type { Primordials } from '../primordials.js'
 import type { NodeErrors } from './node-errors.js'
 
 type CloneKind =
-  | 'object' | 'array' | 'date' | 'regexp' | 'map' | 'set' | 'array-buffer' | 'typed-array' | 'data-view'
-  | 'boolean' | 'number' | 'string' | 'bigint' | 'error' | 'symbol' | 'shared-array-buffer'
-  | 'weak-map' | 'weak-set' | 'weak-ref' | 'finalization-registry' | 'refused'
+  | 'object'
+  | 'array'
+  | 'date'
+  | 'regexp'
+  | 'map'
+  | 'set'
+  | 'array-buffer'
+  | 'typed-array'
+  | 'data-view'
+  | 'boolean'
+  | 'number'
+  | 'string'
+  | 'bigint'
+  | 'error'
+  | 'symbol'
+  | 'shared-array-buffer'
+  | 'weak-map'
+  | 'weak-set'
+  | 'weak-ref'
+  | 'finalization-registry'
+  | 'refused'
 
 /** One object being filled by `structuredClone`: the children still to copy. */
 interface CloneFrame {
@@ -30,15 +48,92 @@ interface CloneFrame {
 export function createStructuredClone(primordials: Primordials, errors: NodeErrors) {
   'use strict'
   const {
-    contextGlobal, ObjectConstructor, ObjectPrototype, ArrayPrototype, create, defineData, freeze, frozenRecord, getOwnPropertyDescriptor, getPrototypeOf, setPrototypeOf, hasOwn,
-    objectKeys, ownKeys, newList, push, optionalGetter, ErrorConstructor, EvalErrorConstructor, RangeErrorConstructor, ReferenceErrorConstructor, SyntaxErrorConstructor,
-    TypeErrorConstructor, URIErrorConstructor, ObjectPrototypeToString, objectToString, isArray, functionToString, symbolToString, symbolIterator, symbolToStringTag, SymbolPrototype,
-    symbolValueOf, MapConstructor, mapGet, mapSet, mapHas, mapForEach, mapSize, SetConstructor, setAdd, setForEach, setSize, WeakMapPrototype, weakMapHas, WeakSetPrototype, weakSetHas,
-    WeakRefPrototype, weakRefDeref, FinalizationRegistryPrototype, finalizationRegistryUnregister, BooleanPrototype, booleanValueOf, NumberPrototype, numberValueOf, StringPrototype,
-    stringValueOf, BigIntPrototype, bigintValueOf, DateConstructor, dateGetTime, RegExpConstructor, regExpSource, PromisePrototype, IntlNamespace, ArrayBufferConstructor,
-    arrayBufferByteLength, arrayBufferResizable, arrayBufferMaxByteLength, SharedArrayBufferPrototype, sharedArrayBufferByteLength, isView, Uint8ArrayConstructor,
-    typedArrayConstructors, typedArrayTag, typedArrayBuffer, typedArrayByteOffset, typedArrayByteLength, typedArrayLength, typedArraySet, DataViewConstructor, dataViewBuffer,
-    dataViewByteOffset, dataViewByteLength, IteratorPrototype, AsyncIteratorPrototype,
+    contextGlobal,
+    ObjectConstructor,
+    ObjectPrototype,
+    ArrayPrototype,
+    create,
+    defineData,
+    freeze,
+    frozenRecord,
+    getOwnPropertyDescriptor,
+    getPrototypeOf,
+    setPrototypeOf,
+    hasOwn,
+    objectKeys,
+    ownKeys,
+    newList,
+    push,
+    optionalGetter,
+    ErrorConstructor,
+    EvalErrorConstructor,
+    RangeErrorConstructor,
+    ReferenceErrorConstructor,
+    SyntaxErrorConstructor,
+    TypeErrorConstructor,
+    URIErrorConstructor,
+    ObjectPrototypeToString,
+    objectToString,
+    isArray,
+    functionToString,
+    symbolToString,
+    symbolIterator,
+    symbolToStringTag,
+    SymbolPrototype,
+    symbolValueOf,
+    MapConstructor,
+    mapGet,
+    mapSet,
+    mapHas,
+    mapForEach,
+    mapSize,
+    SetConstructor,
+    setAdd,
+    setForEach,
+    setSize,
+    WeakMapPrototype,
+    weakMapHas,
+    WeakSetPrototype,
+    weakSetHas,
+    WeakRefPrototype,
+    weakRefDeref,
+    FinalizationRegistryPrototype,
+    finalizationRegistryUnregister,
+    BooleanPrototype,
+    booleanValueOf,
+    NumberPrototype,
+    numberValueOf,
+    StringPrototype,
+    stringValueOf,
+    BigIntPrototype,
+    bigintValueOf,
+    DateConstructor,
+    dateGetTime,
+    RegExpConstructor,
+    regExpSource,
+    PromisePrototype,
+    IntlNamespace,
+    ArrayBufferConstructor,
+    arrayBufferByteLength,
+    arrayBufferResizable,
+    arrayBufferMaxByteLength,
+    SharedArrayBufferPrototype,
+    sharedArrayBufferByteLength,
+    isView,
+    Uint8ArrayConstructor,
+    typedArrayConstructors,
+    typedArrayTag,
+    typedArrayBuffer,
+    typedArrayByteOffset,
+    typedArrayByteLength,
+    typedArrayLength,
+    typedArraySet,
+    DataViewConstructor,
+    dataViewBuffer,
+    dataViewByteOffset,
+    dataViewByteLength,
+    IteratorPrototype,
+    AsyncIteratorPrototype,
   } = primordials
   const { codedError, DOMException, invalidArgumentType, missingArguments } = errors
   type TypedArrayConstructor = new (buffer: ArrayBuffer, byteOffset?: number, length?: number) => ArrayBufferView
@@ -55,10 +150,34 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
   /** Flag getters in the canonical `flags` order; a flag this engine lacks is skipped. */
   const regExpFlagGetters = setPrototypeOf([], null) as { flag: string; get: (self: unknown) => boolean }[]
   {
-    const flagNames = setPrototypeOf(['d', 'hasIndices', 'g', 'global', 'i', 'ignoreCase', 'm', 'multiline', 's', 'dotAll', 'u', 'unicode', 'v', 'unicodeSets', 'y', 'sticky'], null) as string[]
+    const flagNames = setPrototypeOf(
+      [
+        'd',
+        'hasIndices',
+        'g',
+        'global',
+        'i',
+        'ignoreCase',
+        'm',
+        'multiline',
+        's',
+        'dotAll',
+        'u',
+        'unicode',
+        'v',
+        'unicodeSets',
+        'y',
+        'sticky',
+      ],
+      null,
+    ) as string[]
     for (let index = 0; index < flagNames.length; index += 2) {
       const get = optionalGetter<boolean>(RegExpConstructor.prototype, flagNames[index + 1] as string)
-      if (get !== undefined) regExpFlagGetters[regExpFlagGetters.length] = setPrototypeOf({ flag: flagNames[index] as string, get }, null) as { flag: string; get: (self: unknown) => boolean }
+      if (get !== undefined)
+        regExpFlagGetters[regExpFlagGetters.length] = setPrototypeOf(
+          { flag: flagNames[index] as string, get },
+          null,
+        ) as { flag: string; get: (self: unknown) => boolean }
     }
   }
 
@@ -71,7 +190,8 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
   mapSet(kindsByPrototype, MapConstructor.prototype, 'map')
   mapSet(kindsByPrototype, SetConstructor.prototype, 'set')
   mapSet(kindsByPrototype, ArrayBufferConstructor.prototype, 'array-buffer')
-  if (SharedArrayBufferPrototype !== undefined) mapSet(kindsByPrototype, SharedArrayBufferPrototype, 'shared-array-buffer')
+  if (SharedArrayBufferPrototype !== undefined)
+    mapSet(kindsByPrototype, SharedArrayBufferPrototype, 'shared-array-buffer')
   mapSet(kindsByPrototype, BooleanPrototype, 'boolean')
   mapSet(kindsByPrototype, NumberPrototype, 'number')
   mapSet(kindsByPrototype, StringPrototype, 'string')
@@ -81,7 +201,8 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
   mapSet(kindsByPrototype, WeakMapPrototype, 'weak-map')
   mapSet(kindsByPrototype, WeakSetPrototype, 'weak-set')
   if (WeakRefPrototype !== undefined) mapSet(kindsByPrototype, WeakRefPrototype, 'weak-ref')
-  if (FinalizationRegistryPrototype !== undefined) mapSet(kindsByPrototype, FinalizationRegistryPrototype, 'finalization-registry')
+  if (FinalizationRegistryPrototype !== undefined)
+    mapSet(kindsByPrototype, FinalizationRegistryPrototype, 'finalization-registry')
   // Promises, iterators, generators and Intl objects have no side-effect-free brand check; V8
   // refuses all of them, so anything inheriting from their prototypes is refused too.
   mapSet(kindsByPrototype, PromisePrototype, 'refused')
@@ -90,31 +211,77 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
   if (IntlNamespace !== undefined) {
     const intlNames = ownKeys(IntlNamespace)
     for (let index = 0; index < intlNames.length; index++) {
-      const member: unknown = (IntlNamespace as unknown as Record<PropertyKey, unknown>)[intlNames[index] as PropertyKey]
+      const member: unknown = (IntlNamespace as unknown as Record<PropertyKey, unknown>)[
+        intlNames[index] as PropertyKey
+      ]
       if (typeof member === 'function' && typeof (member as { prototype?: unknown }).prototype === 'object') {
         mapSet(kindsByPrototype, (member as { prototype: object }).prototype, 'refused')
       }
     }
   }
   /** The brand checks, in the order tried when the prototype says nothing useful. */
-  const PROBED_KINDS = setPrototypeOf(['date', 'regexp', 'map', 'set', 'array-buffer', 'shared-array-buffer', 'boolean', 'number', 'string', 'bigint', 'symbol', 'weak-map', 'weak-set', 'weak-ref', 'finalization-registry'], null) as CloneKind[]
+  const PROBED_KINDS = setPrototypeOf(
+    [
+      'date',
+      'regexp',
+      'map',
+      'set',
+      'array-buffer',
+      'shared-array-buffer',
+      'boolean',
+      'number',
+      'string',
+      'bigint',
+      'symbol',
+      'weak-map',
+      'weak-set',
+      'weak-ref',
+      'finalization-registry',
+    ],
+    null,
+  ) as CloneKind[]
   /** Whether `value` really carries the internal slots of `kind` (brand getters throw otherwise). */
   function hasBrand(value: object, kind: CloneKind): boolean {
     try {
       switch (kind) {
-        case 'date': dateGetTime(value); return true
-        case 'regexp': regExpSource(value); return true
-        case 'map': mapSize(value); return true
-        case 'set': setSize(value); return true
-        case 'array-buffer': arrayBufferByteLength(value); return true
-        case 'shared-array-buffer': return sharedArrayBufferByteLength !== undefined && sharedArrayBufferByteLength(value) >= 0
-        case 'boolean': booleanValueOf(value); return true
-        case 'number': numberValueOf(value); return true
-        case 'string': stringValueOf(value); return true
-        case 'bigint': bigintValueOf(value); return true
-        case 'symbol': symbolValueOf(value); return true
-        case 'weak-map': weakMapHas(value, probeToken); return true
-        case 'weak-set': weakSetHas(value, probeToken); return true
+        case 'date':
+          dateGetTime(value)
+          return true
+        case 'regexp':
+          regExpSource(value)
+          return true
+        case 'map':
+          mapSize(value)
+          return true
+        case 'set':
+          setSize(value)
+          return true
+        case 'array-buffer':
+          arrayBufferByteLength(value)
+          return true
+        case 'shared-array-buffer':
+          return sharedArrayBufferByteLength !== undefined && sharedArrayBufferByteLength(value) >= 0
+        case 'boolean':
+          booleanValueOf(value)
+          return true
+        case 'number':
+          numberValueOf(value)
+          return true
+        case 'string':
+          stringValueOf(value)
+          return true
+        case 'bigint':
+          bigintValueOf(value)
+          return true
+        case 'symbol':
+          symbolValueOf(value)
+          return true
+        case 'weak-map':
+          weakMapHas(value, probeToken)
+          return true
+        case 'weak-set':
+          weakSetHas(value, probeToken)
+          return true
         case 'weak-ref':
           if (weakRefDeref === undefined) return false
           weakRefDeref(value)
@@ -123,7 +290,8 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
           if (finalizationRegistryUnregister === undefined) return false
           finalizationRegistryUnregister(value, probeToken)
           return true
-        default: return false
+        default:
+          return false
       }
     } catch {
       return false
@@ -182,8 +350,10 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
       shown = ''
       if (kind !== 'symbol' && findDataProperty(object, 'toString') === ObjectPrototypeToString) {
         const constructor = findDataProperty(object, 'constructor')
-        const nameDescriptor = typeof constructor === 'function' ? getOwnPropertyDescriptor(constructor, 'name') : undefined
-        const name: unknown = nameDescriptor !== undefined && hasOwn(nameDescriptor, 'value') ? nameDescriptor.value : undefined
+        const nameDescriptor =
+          typeof constructor === 'function' ? getOwnPropertyDescriptor(constructor, 'name') : undefined
+        const name: unknown =
+          nameDescriptor !== undefined && hasOwn(nameDescriptor, 'value') ? nameDescriptor.value : undefined
         if (typeof name === 'string' && name !== '') shown = `#<${name}>`
       }
       if (shown === '') {
@@ -197,7 +367,9 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
     if (maxByteLength === undefined) return new ArrayBufferConstructor(byteLength)
     const options = create(null) as { maxByteLength: number }
     options.maxByteLength = maxByteLength
-    return new (ArrayBufferConstructor as unknown as new (length: number, options: { maxByteLength: number }) => ArrayBuffer)(byteLength, options)
+    return new (
+      ArrayBufferConstructor as unknown as new (length: number, options: { maxByteLength: number }) => ArrayBuffer
+    )(byteLength, options)
   }
   function isResizable(buffer: ArrayBuffer): boolean {
     return arrayBufferResizable !== undefined && arrayBufferResizable(buffer)
@@ -229,7 +401,8 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
    * the same own data property as `defineProperty`, many times faster.
    */
   function writeCloneProperty(target: object, key: string, value: unknown, isArrayTarget: boolean): void {
-    const isPlainWrite = !hasOwn(ObjectPrototype, key) &&
+    const isPlainWrite =
+      !hasOwn(ObjectPrototype, key) &&
       (!isArrayTarget || (!hasOwn(ArrayPrototype, key) && getPrototypeOf(ArrayPrototype) === ObjectPrototype))
     if (isPlainWrite) (target as Record<string, unknown>)[key] = value
     else defineData(target, key, value, true)
@@ -238,7 +411,13 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
     const memory = new MapConstructor<unknown, unknown>()
     const frames = newList<CloneFrame>()
     let objectCount = 0
-    function pushFrame(kind: CloneFrame['kind'], source: object, target: object, items: unknown[], isArrayTarget = false): void {
+    function pushFrame(
+      kind: CloneFrame['kind'],
+      source: object,
+      target: object,
+      items: unknown[],
+      isArrayTarget = false,
+    ): void {
       push(frames, new Frame(kind, source, target, items, isArrayTarget))
     }
     function remember<Clone>(source: object, clone: Clone): Clone {
@@ -250,7 +429,8 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
       if (typeof value === 'symbol' || typeof value === 'function') throw dataCloneError(value, undefined)
       if (typeof value !== 'object' || value === null) return value
       if (mapHas(memory, value)) return mapGet(memory, value)
-      if (++objectCount > MAX_CLONED_OBJECTS) throw new RangeErrorConstructor(`structuredClone: the value holds more than ${MAX_CLONED_OBJECTS} objects.`)
+      if (++objectCount > MAX_CLONED_OBJECTS)
+        throw new RangeErrorConstructor(`structuredClone: the value holds more than ${MAX_CLONED_OBJECTS} objects.`)
       const kind = classify(value)
       switch (kind) {
         case 'object': {
@@ -288,14 +468,22 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
         case 'set': {
           const target = remember(value, new SetConstructor<unknown>())
           const entries = newList<unknown>()
-          setForEach(value, (entry) => push(entries, entry))
+          setForEach(value, entry => push(entries, entry))
           pushFrame('set', value, target, entries)
           return target
         }
         case 'array-buffer': {
           const byteLength = arrayBufferByteLength(value)
           const source = value as ArrayBuffer
-          const target = remember(value, newArrayBuffer(byteLength, isResizable(source) && arrayBufferMaxByteLength !== undefined ? arrayBufferMaxByteLength(source) : undefined))
+          const target = remember(
+            value,
+            newArrayBuffer(
+              byteLength,
+              isResizable(source) && arrayBufferMaxByteLength !== undefined
+                ? arrayBufferMaxByteLength(source)
+                : undefined,
+            ),
+          )
           typedArraySet(new Uint8ArrayConstructor(target), new Uint8ArrayConstructor(source, 0, byteLength))
           return target
         }
@@ -306,16 +494,29 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
           const Constructor = typedArrayConstructors[typedArrayTag(value) as string] as TypedArrayConstructor
           // A view reaching the end of a resizable buffer is taken to track its length (the usual
           // `new Uint8Array(resizable)`); JavaScript cannot tell it from a fixed view of that size.
-          const tracksLength = isResizable(sourceBuffer) && byteOffset + typedArrayByteLength(value) === arrayBufferByteLength(sourceBuffer)
-          return remember(value, tracksLength ? new Constructor(buffer, byteOffset) : new Constructor(buffer, byteOffset, typedArrayLength(value)))
+          const tracksLength =
+            isResizable(sourceBuffer) &&
+            byteOffset + typedArrayByteLength(value) === arrayBufferByteLength(sourceBuffer)
+          return remember(
+            value,
+            tracksLength
+              ? new Constructor(buffer, byteOffset)
+              : new Constructor(buffer, byteOffset, typedArrayLength(value)),
+          )
         }
         case 'data-view': {
           const sourceBuffer = dataViewBuffer(value)
           const buffer = cloneValue(sourceBuffer) as ArrayBuffer
           const byteOffset = dataViewByteOffset(value)
           const byteLength = dataViewByteLength(value)
-          const tracksLength = isResizable(sourceBuffer) && byteOffset + byteLength === arrayBufferByteLength(sourceBuffer)
-          return remember(value, tracksLength ? new DataViewConstructor(buffer, byteOffset) : new DataViewConstructor(buffer, byteOffset, byteLength))
+          const tracksLength =
+            isResizable(sourceBuffer) && byteOffset + byteLength === arrayBufferByteLength(sourceBuffer)
+          return remember(
+            value,
+            tracksLength
+              ? new DataViewConstructor(buffer, byteOffset)
+              : new DataViewConstructor(buffer, byteOffset, byteLength),
+          )
         }
         case 'boolean':
           return remember(value, ObjectConstructor(booleanValueOf(value)))
@@ -330,7 +531,9 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
           const messageDescriptor = getOwnPropertyDescriptor(value, 'message')
           const causeDescriptor = getOwnPropertyDescriptor(value, 'cause')
           const name = `${(value as { name?: unknown }).name as string}`
-          const Constructor = hasOwn(errorConstructorsByName, name) ? errorConstructorsByName[name] as ErrorConstructor : ErrorConstructor
+          const Constructor = hasOwn(errorConstructorsByName, name)
+            ? (errorConstructorsByName[name] as ErrorConstructor)
+            : ErrorConstructor
           const hasMessage = messageDescriptor !== undefined && hasOwn(messageDescriptor, 'value')
           const target = hasMessage ? new Constructor(`${messageDescriptor.value as string}`) : new Constructor()
           const stack: unknown = (value as { stack?: unknown }).stack
@@ -391,14 +594,21 @@ export function createStructuredClone(primordials: Primordials, errors: NodeErro
         if (transfer !== undefined && transfer !== null) {
           // The list is checked as Node checks it. Buffers are copied, not moved: JavaScript alone
           // cannot detach an ArrayBuffer here, so the originals stay usable.
-          if ((typeof transfer !== 'object' && typeof transfer !== 'function') || typeof (transfer as { [symbolIterator]?: unknown })[symbolIterator] !== 'function') {
+          if (
+            (typeof transfer !== 'object' && typeof transfer !== 'function') ||
+            typeof (transfer as { [symbolIterator]?: unknown })[symbolIterator] !== 'function'
+          ) {
             throw invalidArgumentType('Optional transferList argument must be an iterable')
           }
           const checkTransferable = (item: unknown): void => {
             try {
               arrayBufferByteLength(item)
             } catch {
-              throw codedError(TypeErrorConstructor, 'Found invalid object in transferList', 'ERR_INVALID_TRANSFER_OBJECT')
+              throw codedError(
+                TypeErrorConstructor,
+                'Found invalid object in transferList',
+                'ERR_INVALID_TRANSFER_OBJECT',
+              )
             }
           }
           // An array is read by index (not through its replaceable iterator); other iterables are iterated.

@@ -18,10 +18,34 @@ export interface WebEncodeIntoResult {
 
 export function createTextCodec(primordials: Primordials, errors: NodeErrors, units: TextUnits) {
   'use strict'
-  const { charCodeAt, create, frozenRecord, hasOwn, setEnumerable, setToStringTag, stringSlice, typedArrayLength, typedArrayTag, Uint8ArrayConstructor, RangeErrorConstructor, TypeErrorConstructor } = primordials
+  const {
+    charCodeAt,
+    create,
+    frozenRecord,
+    hasOwn,
+    setEnumerable,
+    setToStringTag,
+    stringSlice,
+    typedArrayLength,
+    typedArrayTag,
+    Uint8ArrayConstructor,
+    RangeErrorConstructor,
+    TypeErrorConstructor,
+  } = primordials
   const { codedError, describeReceived, invalidArgumentType, invalidThis } = errors
   const {
-    bytesOf, codePointAt, decodeUtf8, encodeUtf8, finishBuilder, isAsciiWhitespace, newBuilder, newDecoderState, pushUnit, resetDecoderState, utf8ByteCount, writeCodePoint,
+    bytesOf,
+    codePointAt,
+    decodeUtf8,
+    encodeUtf8,
+    finishBuilder,
+    isAsciiWhitespace,
+    newBuilder,
+    newDecoderState,
+    pushUnit,
+    resetDecoderState,
+    utf8ByteCount,
+    writeCodePoint,
   } = units
 
   class TextEncoder {
@@ -36,9 +60,12 @@ export function createTextCodec(primordials: Primordials, errors: NodeErrors, un
     }
     encodeInto(source: unknown, destination: unknown): WebEncodeIntoResult {
       TextEncoder.#check(this)
-      if (typeof source !== 'string') throw invalidArgumentType(`The "src" argument must be of type string. ${describeReceived(source)}`)
+      if (typeof source !== 'string')
+        throw invalidArgumentType(`The "src" argument must be of type string. ${describeReceived(source)}`)
       if (typedArrayTag(destination) !== 'Uint8Array') {
-        throw invalidArgumentType(`The "dest" argument must be an instance of Uint8Array. ${describeReceived(destination)}`)
+        throw invalidArgumentType(
+          `The "dest" argument must be an instance of Uint8Array. ${describeReceived(destination)}`,
+        )
       }
       const target = destination as Uint8Array
       const capacity = typedArrayLength(target)
@@ -93,7 +120,11 @@ export function createTextCodec(primordials: Primordials, errors: NodeErrors, un
         throw invalidArgumentType(`The "options" argument must be of type object. ${describeReceived(options)}`)
       }
       if (!hasOwn(utf8Labels, normalizeLabel(labelText))) {
-        throw codedError(RangeErrorConstructor, `The "${labelText}" encoding is not supported`, 'ERR_ENCODING_NOT_SUPPORTED')
+        throw codedError(
+          RangeErrorConstructor,
+          `The "${labelText}" encoding is not supported`,
+          'ERR_ENCODING_NOT_SUPPORTED',
+        )
       }
       const settings = options as { fatal?: unknown; ignoreBOM?: unknown } | null | undefined
       this.#fatal = settings !== undefined && settings !== null && !!settings.fatal
@@ -113,7 +144,9 @@ export function createTextCodec(primordials: Primordials, errors: NodeErrors, un
       const decoder = TextDecoder.#check(this)
       const bytes = input === undefined ? emptyBytes : bytesOf(input)
       if (bytes === undefined) {
-        throw invalidArgumentType('The "list" argument must be an instance of SharedArrayBuffer, ArrayBuffer or ArrayBufferView.')
+        throw invalidArgumentType(
+          'The "list" argument must be an instance of SharedArrayBuffer, ArrayBuffer or ArrayBufferView.',
+        )
       }
       const stream = options !== undefined && options !== null && !!(options as { stream?: unknown }).stream
       if (!decoder.#streaming) {
@@ -125,7 +158,11 @@ export function createTextCodec(primordials: Primordials, errors: NodeErrors, un
       if (text === undefined) {
         resetDecoderState(decoder.#state)
         decoder.#streaming = false
-        throw codedError(TypeErrorConstructor, 'The encoded data was not valid for encoding utf-8', 'ERR_ENCODING_INVALID_ENCODED_DATA')
+        throw codedError(
+          TypeErrorConstructor,
+          'The encoded data was not valid for encoding utf-8',
+          'ERR_ENCODING_INVALID_ENCODED_DATA',
+        )
       }
       // The byte order mark is dropped once, at the start of a stream, unless ignoreBOM is set.
       if (!decoder.#ignoreBOM && !decoder.#bomSeen && text.length > 0) {

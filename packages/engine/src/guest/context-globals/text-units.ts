@@ -27,8 +27,23 @@ export interface CodeUnitBuilder {
 export function createTextUnits(primordials: Primordials) {
   'use strict'
   const {
-    apply, charCodeAt, create, fromCharCode, frozenRecord, newList, isView, Uint8ArrayConstructor, typedArrayTag, typedArrayBuffer, typedArrayByteOffset,
-    typedArrayByteLength, dataViewBuffer, dataViewByteOffset, dataViewByteLength, arrayBufferByteLength, sharedArrayBufferByteLength,
+    apply,
+    charCodeAt,
+    create,
+    fromCharCode,
+    frozenRecord,
+    newList,
+    isView,
+    Uint8ArrayConstructor,
+    typedArrayTag,
+    typedArrayBuffer,
+    typedArrayByteOffset,
+    typedArrayByteLength,
+    dataViewBuffer,
+    dataViewByteOffset,
+    dataViewByteLength,
+    arrayBufferByteLength,
+    sharedArrayBufferByteLength,
   } = primordials
 
   function newBuilder(): CodeUnitBuilder {
@@ -175,7 +190,13 @@ export function createTextUnits(primordials: Primordials) {
    * The WHATWG UTF-8 decoder over `bytes[0..length)`. Invalid sequences become U+FFFD, or, when
    * `fatal`, the result is `undefined`. `flush` ends the stream: an unfinished sequence is an error.
    */
-  function decodeUtf8(state: Utf8DecoderState, bytes: ArrayLike<number>, length: number, flush: boolean, fatal: boolean): string | undefined {
+  function decodeUtf8(
+    state: Utf8DecoderState,
+    bytes: ArrayLike<number>,
+    length: number,
+    flush: boolean,
+    fatal: boolean,
+  ): string | undefined {
     const builder = newBuilder()
     for (let index = 0; index < length; index++) {
       const byte = bytes[index] as number
@@ -230,7 +251,11 @@ export function createTextUnits(primordials: Primordials) {
     if (typeof input !== 'object' || input === null) return undefined
     if (isView(input)) {
       if (typedArrayTag(input) !== undefined) {
-        return new Uint8ArrayConstructor(typedArrayBuffer(input), typedArrayByteOffset(input), typedArrayByteLength(input))
+        return new Uint8ArrayConstructor(
+          typedArrayBuffer(input),
+          typedArrayByteOffset(input),
+          typedArrayByteLength(input),
+        )
       }
       return new Uint8ArrayConstructor(dataViewBuffer(input), dataViewByteOffset(input), dataViewByteLength(input))
     }
@@ -252,8 +277,22 @@ export function createTextUnits(primordials: Primordials) {
   }
 
   return frozenRecord({
-    newBuilder, pushUnit, pushCodePoint, finishBuilder, codePointAt, toUSVString, isAsciiWhitespace, HEX_DIGITS, hexDigitValue,
-    utf8ByteCount, writeCodePoint, encodeUtf8, newDecoderState, resetDecoderState, decodeUtf8, bytesOf,
+    newBuilder,
+    pushUnit,
+    pushCodePoint,
+    finishBuilder,
+    codePointAt,
+    toUSVString,
+    isAsciiWhitespace,
+    HEX_DIGITS,
+    hexDigitValue,
+    utf8ByteCount,
+    writeCodePoint,
+    encodeUtf8,
+    newDecoderState,
+    resetDecoderState,
+    decodeUtf8,
+    bytesOf,
   })
 }
 

@@ -24,11 +24,43 @@ export interface SearchParamsLink {
 export function createURLSearchParams(primordials: Primordials, errors: NodeErrors, units: TextUnits) {
   'use strict'
   const {
-    apply, arraySort, charCodeAt, create, defineData, defineProperty, dataDescriptor, deleteProperty, fromCharCode, frozenRecord, getOwnPropertyDescriptor, hasOwn, isArray,
-    IteratorPrototype, newList, ownKeys, push, setEnumerable, setPrototypeOf, setToStringTag, stringIndexOf, stringSlice, symbolIterator, typedArrayLength, TypeErrorConstructor,
+    apply,
+    arraySort,
+    charCodeAt,
+    create,
+    defineData,
+    defineProperty,
+    dataDescriptor,
+    deleteProperty,
+    fromCharCode,
+    frozenRecord,
+    getOwnPropertyDescriptor,
+    hasOwn,
+    isArray,
+    IteratorPrototype,
+    newList,
+    ownKeys,
+    push,
+    setEnumerable,
+    setPrototypeOf,
+    setToStringTag,
+    stringIndexOf,
+    stringSlice,
+    symbolIterator,
+    typedArrayLength,
+    TypeErrorConstructor,
   } = primordials
   const { codedError, describeReceived, invalidArgumentType, invalidThis, missingArguments } = errors
-  const { codePointAt, decodeUtf8, encodeUtf8, hexDigitValue, HEX_DIGITS, newDecoderState, toUSVString, writeCodePoint } = units
+  const {
+    codePointAt,
+    decodeUtf8,
+    encodeUtf8,
+    hexDigitValue,
+    HEX_DIGITS,
+    newDecoderState,
+    toUSVString,
+    writeCodePoint,
+  } = units
 
   /**
    * Each byte as the application/x-www-form-urlencoded serializer writes it: kept, '+' for a
@@ -40,9 +72,22 @@ export function createURLSearchParams(primordials: Primordials, errors: NodeErro
     if (formByteTable !== undefined) return formByteTable
     const table = newList<string>()
     for (let byte = 0; byte < 256; byte++) {
-      const isKept = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) ||
-        byte === 0x2a || byte === 0x2d || byte === 0x2e || byte === 0x5f
-      push(table, byte === 0x20 ? '+' : isKept ? fromCharCode(byte) : `%${HEX_DIGITS[byte >> 4] as string}${HEX_DIGITS[byte & 0xf] as string}`)
+      const isKept =
+        (byte >= 0x30 && byte <= 0x39) ||
+        (byte >= 0x41 && byte <= 0x5a) ||
+        (byte >= 0x61 && byte <= 0x7a) ||
+        byte === 0x2a ||
+        byte === 0x2d ||
+        byte === 0x2e ||
+        byte === 0x5f
+      push(
+        table,
+        byte === 0x20
+          ? '+'
+          : isKept
+            ? fromCharCode(byte)
+            : `%${HEX_DIGITS[byte >> 4] as string}${HEX_DIGITS[byte & 0xf] as string}`,
+      )
     }
     formByteTable = table
     return table
@@ -78,7 +123,12 @@ export function createURLSearchParams(primordials: Primordials, errors: NodeErro
       const unit = charCodeAt(text, index)
       if (unit === 0x2b) {
         push(bytes, 0x20)
-      } else if (unit === 0x25 && index + 2 < text.length && hexDigitValue(charCodeAt(text, index + 1)) >= 0 && hexDigitValue(charCodeAt(text, index + 2)) >= 0) {
+      } else if (
+        unit === 0x25 &&
+        index + 2 < text.length &&
+        hexDigitValue(charCodeAt(text, index + 1)) >= 0 &&
+        hexDigitValue(charCodeAt(text, index + 2)) >= 0
+      ) {
         push(bytes, hexDigitValue(charCodeAt(text, index + 1)) * 16 + hexDigitValue(charCodeAt(text, index + 2)))
         index += 2
       } else if (unit < 0x80) {
@@ -112,7 +162,11 @@ export function createURLSearchParams(primordials: Primordials, errors: NodeErro
     return parseFormList(search !== '' && charCodeAt(search, 0) === 0x3f ? stringSlice(search, 1) : search)
   }
   function invalidTuple(): Error {
-    return codedError(TypeErrorConstructor, 'Each query pair must be an iterable [name, value] tuple', 'ERR_INVALID_TUPLE')
+    return codedError(
+      TypeErrorConstructor,
+      'Each query pair must be an iterable [name, value] tuple',
+      'ERR_INVALID_TUPLE',
+    )
   }
   // Links between the classes, filled in by their static blocks (private fields stay private).
   let searchParamsListOf: (params: URLSearchParams) => string[]
@@ -134,7 +188,8 @@ export function createURLSearchParams(primordials: Primordials, errors: NodeErro
           const source = init.#list
           for (let index = 0; index < source.length; index++) push(this.#list, source[index] as string)
         } else if (method !== undefined && method !== null) {
-          if (typeof method !== 'function') throw codedError(TypeErrorConstructor, 'Query pairs must be iterable', 'ERR_ARG_NOT_ITERABLE')
+          if (typeof method !== 'function')
+            throw codedError(TypeErrorConstructor, 'Query pairs must be iterable', 'ERR_ARG_NOT_ITERABLE')
           for (const pair of init as Iterable<unknown>) this.#appendPair(pair)
         } else {
           this.#appendRecord(init)
@@ -152,7 +207,10 @@ export function createURLSearchParams(primordials: Primordials, errors: NodeErro
         push(this.#list, toUSVString(pair[1]))
         return
       }
-      if ((typeof pair !== 'object' && typeof pair !== 'function') || typeof (pair as { [symbolIterator]?: unknown })[symbolIterator] !== 'function') {
+      if (
+        (typeof pair !== 'object' && typeof pair !== 'function') ||
+        typeof (pair as { [symbolIterator]?: unknown })[symbolIterator] !== 'function'
+      ) {
         throw invalidTuple()
       }
       let length = 0
@@ -275,7 +333,13 @@ export function createURLSearchParams(primordials: Primordials, errors: NodeErro
       const list = params.#list
       const pairs = newList<{ name: string; value: string }>()
       for (let index = 0; index < list.length; index += 2) {
-        push(pairs, setPrototypeOf({ name: list[index] as string, value: list[index + 1] as string }, null) as { name: string; value: string })
+        push(
+          pairs,
+          setPrototypeOf({ name: list[index] as string, value: list[index + 1] as string }, null) as {
+            name: string
+            value: string
+          },
+        )
       }
       // Array.prototype.sort is stable, and `<` on strings compares UTF-16 code units, as specified.
       arraySort(pairs, (left, right) => {
@@ -292,11 +356,16 @@ export function createURLSearchParams(primordials: Primordials, errors: NodeErro
     }
     forEach(callback: unknown, thisArg: unknown = undefined): void {
       const params = URLSearchParams.#check(this)
-      if (typeof callback !== 'function') throw invalidArgumentType(`The "callback" argument must be of type function. ${describeReceived(callback)}`)
+      if (typeof callback !== 'function')
+        throw invalidArgumentType(`The "callback" argument must be of type function. ${describeReceived(callback)}`)
       // The list is read afresh each turn: the callback may change it, as in Node.
       for (let index = 0; index < params.#list.length; index += 2) {
         const list = params.#list
-        apply(callback as (value: string, name: string, parent: URLSearchParams) => void, thisArg, [list[index + 1] as string, list[index] as string, params])
+        apply(callback as (value: string, name: string, parent: URLSearchParams) => void, thisArg, [
+          list[index + 1] as string,
+          list[index] as string,
+          params,
+        ])
       }
     }
     keys(): IterableIterator<string> {
@@ -306,7 +375,9 @@ export function createURLSearchParams(primordials: Primordials, errors: NodeErro
       return new URLSearchParamsIterator(URLSearchParams.#check(this), 1) as unknown as IterableIterator<string>
     }
     entries(): IterableIterator<[string, string]> {
-      return new URLSearchParamsIterator(URLSearchParams.#check(this), 2) as unknown as IterableIterator<[string, string]>
+      return new URLSearchParamsIterator(URLSearchParams.#check(this), 2) as unknown as IterableIterator<
+        [string, string]
+      >
     }
     toString(): string {
       return serializeFormList(URLSearchParams.#check(this).#list)
@@ -316,9 +387,9 @@ export function createURLSearchParams(primordials: Primordials, errors: NodeErro
       return value
     }
     static {
-      searchParamsListOf = (params) => params.#list
+      searchParamsListOf = params => params.#list
       replaceQuery = (params, search) => {
-        (params as URLSearchParams).#list = parseQueryList(search)
+        ;(params as URLSearchParams).#list = parseQueryList(search)
       }
       createLinked = (search, onUpdate) => {
         const params = new URLSearchParams()
@@ -358,7 +429,10 @@ export function createURLSearchParams(primordials: Primordials, errors: NodeErro
   setPrototypeOf(URLSearchParamsIterator.prototype, IteratorPrototype)
   deleteProperty(URLSearchParamsIterator.prototype, 'constructor')
   setToStringTag(URLSearchParamsIterator.prototype, 'URLSearchParams Iterator')
-  setEnumerable(URLSearchParams.prototype, 'size append delete get getAll has set sort entries forEach keys values toString')
+  setEnumerable(
+    URLSearchParams.prototype,
+    'size append delete get getAll has set sort entries forEach keys values toString',
+  )
   setToStringTag(URLSearchParams.prototype, 'URLSearchParams')
   const link: SearchParamsLink = frozenRecord({ createLinked, replaceQuery })
   return frozenRecord({ URLSearchParams, link })

@@ -16,7 +16,8 @@ import type { NodeErrors } from './node-errors.js'
 import type { SearchParamsLink } from './url-search-params.js'
 
 /** The URL members with a setter other than `href` (which is a parse of its own). */
-export type UrlSetterMember = 'protocol' | 'username' | 'password' | 'host' | 'hostname' | 'port' | 'pathname' | 'search' | 'hash'
+export type UrlSetterMember =
+  'protocol' | 'username' | 'password' | 'host' | 'hostname' | 'port' | 'pathname' | 'search' | 'hash'
 
 /** The substrate-realm URL services. Primitives in, primitives out; never throws. */
 export interface UrlHost {
@@ -34,18 +35,47 @@ export interface UrlHost {
 }
 
 /** The URL components the host reports, each a string. */
-type UrlComponent = 'href' | 'origin' | 'protocol' | 'username' | 'password' | 'host' | 'hostname' | 'port' | 'pathname' | 'search' | 'hash'
+type UrlComponent =
+  | 'href'
+  | 'origin'
+  | 'protocol'
+  | 'username'
+  | 'password'
+  | 'host'
+  | 'hostname'
+  | 'port'
+  | 'pathname'
+  | 'search'
+  | 'hash'
 type UrlRecord = Record<UrlComponent, string>
 
-export function createURL(primordials: Primordials, errors: NodeErrors, searchParams: { URLSearchParams: unknown; link: SearchParamsLink }, host: UrlHost) {
+export function createURL(
+  primordials: Primordials,
+  errors: NodeErrors,
+  searchParams: { URLSearchParams: unknown; link: SearchParamsLink },
+  host: UrlHost,
+) {
   'use strict'
   // Host services: local constants only, called directly, never stored on or passed to anything.
   const { parseUrl, updateUrl } = host
-  const { create, defineData, frozenRecord, hasOwn, jsonParse, setEnumerable, setPrototypeOf, setToStringTag, TypeErrorConstructor } = primordials
+  const {
+    create,
+    defineData,
+    frozenRecord,
+    hasOwn,
+    jsonParse,
+    setEnumerable,
+    setPrototypeOf,
+    setToStringTag,
+    TypeErrorConstructor,
+  } = primordials
   const { codedError, hostFailure, missingArguments } = errors
   const { createLinked, replaceQuery } = searchParams.link
 
-  const URL_FIELDS = setPrototypeOf(['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'], null) as UrlComponent[]
+  const URL_FIELDS = setPrototypeOf(
+    ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'],
+    null,
+  ) as UrlComponent[]
   /** Why the sandbox refused to parse the last input, when it did (read by {@link invalidUrl}). */
   let urlRefusal: string | undefined
   /**
@@ -191,7 +221,7 @@ export function createURL(primordials: Primordials, errors: NodeErrors, searchPa
       const url = URL.#check(this)
       if (url.#searchParams === null) {
         // The list is the source of the new query, so it is kept as it is (not parsed again).
-        url.#searchParams = createLinked(url.#record.search, (serializedQuery) => {
+        url.#searchParams = createLinked(url.#record.search, serializedQuery => {
           const record = updateWithHost(url.#record, 'search', serializedQuery)
           if (record !== undefined) url.#record = record
         })
@@ -221,7 +251,8 @@ export function createURL(primordials: Primordials, errors: NodeErrors, searchPa
       return parseWithHost(inputText, baseText) === undefined ? null : new URL(inputText, baseText)
     }
     static #check(value: unknown): URL {
-      if (typeof value !== 'object' || value === null || !(#record in value)) throw new TypeErrorConstructor('Receiver must be an instance of class URL')
+      if (typeof value !== 'object' || value === null || !(#record in value))
+        throw new TypeErrorConstructor('Receiver must be an instance of class URL')
       return value
     }
     static #recordOf(value: unknown): UrlRecord {
@@ -229,7 +260,10 @@ export function createURL(primordials: Primordials, errors: NodeErrors, searchPa
     }
   }
 
-  setEnumerable(URL.prototype, 'toString href origin protocol username password host hostname port pathname search searchParams hash toJSON')
+  setEnumerable(
+    URL.prototype,
+    'toString href origin protocol username password host hostname port pathname search searchParams hash toJSON',
+  )
   setToStringTag(URL.prototype, 'URL')
   return frozenRecord({ URL })
 }

@@ -1,7 +1,12 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import vm from 'node:vm'
-import { asNode20Does, createGlobalsContext, summarizeThrown, SUMMARIZE_THROWN_SOURCE } from './web-globals.test.harness.js'
+import {
+  asNode20Does,
+  createGlobalsContext,
+  summarizeThrown,
+  SUMMARIZE_THROWN_SOURCE,
+} from './web-globals.test.harness.js'
 
 /**
  * Describes a value's whole graph as text: kinds found by brand checks, prototypes by
@@ -93,16 +98,17 @@ function sandboxClones(sources: readonly string[]): unknown[] {
   return runJson(`{
     const describe = ${DESCRIBE_SOURCE}
     const summarize = ${SUMMARIZE_THROWN_SOURCE}
-    ;[${sources.map((source) => `(() => { const value = (${source}); try { return describe(structuredClone(value)) } catch (error) { return summarize(error) } })()`).join(',\n')}]
+    ;[${sources.map(source => `(() => { const value = (${source}); try { return describe(structuredClone(value)) } catch (error) { return summarize(error) } })()`).join(',\n')}]
   }`) as unknown[]
 }
 
 /** `recordName`: compare with Node 20's recorded answers, where later Nodes answer differently. */
 function assertClonesLikeNode(sources: readonly string[], recordName?: string): void {
   const actual = sandboxClones(sources)
-  const expected = recordName === undefined
-    ? JSON.parse(JSON.stringify(sources.map(nodeClone))) as unknown[]
-    : asNode20Does(recordName, () => sources.map(nodeClone)) as unknown[]
+  const expected =
+    recordName === undefined
+      ? (JSON.parse(JSON.stringify(sources.map(nodeClone))) as unknown[])
+      : (asNode20Does(recordName, () => sources.map(nodeClone)) as unknown[])
   sources.forEach((source, index) => {
     assert.deepEqual(actual[index], expected[index], source)
   })
@@ -111,12 +117,24 @@ function assertClonesLikeNode(sources: readonly string[], recordName?: string): 
 describe('structuredClone', () => {
   it('clones primitives, plain objects and arrays (dense, sparse, with extra keys) as Node does', () => {
     assertClonesLikeNode([
-      '1', '-0', 'NaN', "'text'", '12345678901234567890n', 'true', 'null', 'undefined',
+      '1',
+      '-0',
+      'NaN',
+      "'text'",
+      '12345678901234567890n',
+      'true',
+      'null',
+      'undefined',
       "({ a: 1, b: 'x', c: undefined, d: null, nested: { deep: [1, [2, [3]]] } })",
-      '[1, , 3]', "Object.assign([1, 2], { foo: 'x' })", '(() => { const array = []; array[5] = 1; array.length = 10; return array })()',
-      '(() => { const array = []; array[4294967294] = 1; return array })()', 'Object.assign(Object.create(null), { a: 1 })',
-      `JSON.parse('{"__proto__": {"x": 1}, "constructor": 2}')`, "({ [Symbol('s')]: 1, visible: 2 })",
-      "Object.defineProperty({ a: 1 }, 'hidden', { value: 2, enumerable: false })", '({ 2: "b", 1: "a", z: 0, y: 1 })',
+      '[1, , 3]',
+      "Object.assign([1, 2], { foo: 'x' })",
+      '(() => { const array = []; array[5] = 1; array.length = 10; return array })()',
+      '(() => { const array = []; array[4294967294] = 1; return array })()',
+      'Object.assign(Object.create(null), { a: 1 })',
+      `JSON.parse('{"__proto__": {"x": 1}, "constructor": 2}')`,
+      "({ [Symbol('s')]: 1, visible: 2 })",
+      "Object.defineProperty({ a: 1 }, 'hidden', { value: 2, enumerable: false })",
+      '({ 2: "b", 1: "a", z: 0, y: 1 })',
     ])
   })
 
@@ -131,18 +149,41 @@ describe('structuredClone', () => {
 
   it('clones Date, RegExp, Map, Set and boxed primitives as Node does, dropping their extra keys', () => {
     assertClonesLikeNode([
-      'new Date(0)', 'new Date(NaN)', '/a+b/gimsuy', '/x/dv', '(() => { const regexp = /a/g; regexp.lastIndex = 3; regexp.extra = 1; return regexp })()',
-      "new Map([[1, 'one'], [{ key: true }, [2]], ['k', new Map([[0, 0]])]])", "Object.assign(new Map([[1, 2]]), { extra: 1 })",
-      "new Set([1, 'two', { three: 3 }, [4]])", 'Object(1)', "Object('str')", 'Object(false)', 'Object(5n)', "Object.assign(Object(1), { extra: 1 })",
-      'new (class extends Map {})([[1, 2]])', 'new (class extends Array {})(3)',
+      'new Date(0)',
+      'new Date(NaN)',
+      '/a+b/gimsuy',
+      '/x/dv',
+      '(() => { const regexp = /a/g; regexp.lastIndex = 3; regexp.extra = 1; return regexp })()',
+      "new Map([[1, 'one'], [{ key: true }, [2]], ['k', new Map([[0, 0]])]])",
+      'Object.assign(new Map([[1, 2]]), { extra: 1 })',
+      "new Set([1, 'two', { three: 3 }, [4]])",
+      'Object(1)',
+      "Object('str')",
+      'Object(false)',
+      'Object(5n)',
+      'Object.assign(Object(1), { extra: 1 })',
+      'new (class extends Map {})([[1, 2]])',
+      'new (class extends Array {})(3)',
     ])
   })
 
   it('clones ArrayBuffers, every typed array and DataViews with their offsets and shared buffers', () => {
     assertClonesLikeNode([
-      'new Uint8Array([1, 2, 3]).buffer', 'new ArrayBuffer(0)',
-      ...['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array']
-        .map((name) => `new ${name}(new Uint8Array(Array.from({ length: 40 }, (_, index) => index)).buffer, 8, 2)`),
+      'new Uint8Array([1, 2, 3]).buffer',
+      'new ArrayBuffer(0)',
+      ...[
+        'Int8Array',
+        'Uint8Array',
+        'Uint8ClampedArray',
+        'Int16Array',
+        'Uint16Array',
+        'Int32Array',
+        'Uint32Array',
+        'Float32Array',
+        'Float64Array',
+        'BigInt64Array',
+        'BigUint64Array',
+      ].map(name => `new ${name}(new Uint8Array(Array.from({ length: 40 }, (_, index) => index)).buffer, 8, 2)`),
       'new DataView(new Uint8Array([1, 2, 3, 4, 5]).buffer, 1, 3)',
       '(() => { const buffer = new ArrayBuffer(8); return [new Uint8Array(buffer, 2), new Uint16Array(buffer), buffer] })()',
       '(() => { const buffer = new ArrayBuffer(4, { maxByteLength: 16 }); return [buffer, new Uint8Array(buffer), new Uint8Array(buffer, 0, 2)] })()',
@@ -150,14 +191,25 @@ describe('structuredClone', () => {
   })
 
   it('clones Error objects by name, message, stack and cause as Node does', () => {
-    assertClonesLikeNode([
-      "new Error('plain')", "new TypeError('typed', { cause: { reason: 1 } })", 'new RangeError()', "new EvalError('e')", "new ReferenceError('r')",
-      "new SyntaxError('s')", "new URIError('u')", "(() => { const error = new Error('renamed'); error.name = 'Foo'; return error })()",
-      "new (class MyError extends RangeError {})('subclass')", "(() => { const error = new Error('no stack'); delete error.stack; return error })()",
-      "(() => { const error = new Error('numeric stack'); error.stack = 42; return error })()", "Object.assign(new Error('x'), { extra: 1 })",
-      "(() => { const error = new Error(); Object.defineProperty(error, 'message', { get: () => 'accessor' }); return error })()",
-      "Object.assign(new Error('m'), { message: { toString: () => 'converted' } })",
-    ], 'structuredClone of errors')
+    assertClonesLikeNode(
+      [
+        "new Error('plain')",
+        "new TypeError('typed', { cause: { reason: 1 } })",
+        'new RangeError()',
+        "new EvalError('e')",
+        "new ReferenceError('r')",
+        "new SyntaxError('s')",
+        "new URIError('u')",
+        "(() => { const error = new Error('renamed'); error.name = 'Foo'; return error })()",
+        "new (class MyError extends RangeError {})('subclass')",
+        "(() => { const error = new Error('no stack'); delete error.stack; return error })()",
+        "(() => { const error = new Error('numeric stack'); error.stack = 42; return error })()",
+        "Object.assign(new Error('x'), { extra: 1 })",
+        "(() => { const error = new Error(); Object.defineProperty(error, 'message', { get: () => 'accessor' }); return error })()",
+        "Object.assign(new Error('m'), { message: { toString: () => 'converted' } })",
+      ],
+      'structuredClone of errors',
+    )
   })
 
   it('copies class instances and getters as plain data', () => {
@@ -170,24 +222,41 @@ describe('structuredClone', () => {
 
   it('refuses functions, symbols and objects Node refuses, with DataCloneError', () => {
     assertClonesLikeNode([
-      '() => 1', 'function named() {}', "Symbol('s')", "({ nested: [() => 1] })", "new Map([[1, Symbol('v')]])", 'new WeakMap()', 'new WeakSet()',
-      'new WeakRef({})', 'Promise.resolve(1)', '[1][Symbol.iterator]()', "Object(Symbol('boxed'))", '(function () { return arguments })(1, 2)',
-      'new Intl.Collator()', 'new FinalizationRegistry(() => {})', '(function* () {})()', 'new Map().entries()',
-      "new (class Custom extends WeakMap {})()",
+      '() => 1',
+      'function named() {}',
+      "Symbol('s')",
+      '({ nested: [() => 1] })',
+      "new Map([[1, Symbol('v')]])",
+      'new WeakMap()',
+      'new WeakSet()',
+      'new WeakRef({})',
+      'Promise.resolve(1)',
+      '[1][Symbol.iterator]()',
+      "Object(Symbol('boxed'))",
+      '(function () { return arguments })(1, 2)',
+      'new Intl.Collator()',
+      'new FinalizationRegistry(() => {})',
+      '(function* () {})()',
+      'new Map().entries()',
+      'new (class Custom extends WeakMap {})()',
     ])
   })
 
   // Node 20 serializes this but then fails with "Unable to deserialize cloned data."; the cycle is kept here.
   it('keeps an error whose cause is itself', () => {
     const { runJson } = createGlobalsContext()
-    const actual = runJson(`{ const error = new RangeError('self'); error.cause = error; const clone = structuredClone(error); [clone.cause === clone, clone instanceof RangeError, clone !== error] }`)
+    const actual = runJson(
+      `{ const error = new RangeError('self'); error.cause = error; const clone = structuredClone(error); [clone.cause === clone, clone instanceof RangeError, clone !== error] }`,
+    )
     assert.deepEqual(actual, [true, true, true])
   })
 
   // JavaScript cannot read a proxy's target, so the message shows the proxy, not the target's source as Node does.
   it('refuses a proxy of a function with DataCloneError', () => {
     const { runJson } = createGlobalsContext()
-    const actual = runJson(`{ try { structuredClone(new Proxy(() => 1, {})) } catch (error) { [error.name, error.code, error.message] } }`)
+    const actual = runJson(
+      `{ try { structuredClone(new Proxy(() => 1, {})) } catch (error) { [error.name, error.code, error.message] } }`,
+    )
     assert.deepEqual(actual, ['DataCloneError', 25, 'function () { [native code] } could not be cloned.'])
   })
 
@@ -205,27 +274,40 @@ describe('structuredClone', () => {
     const here = vm.runInThisContext(source) as { value: unknown; log: string[] }
     const expected = [describeHere(structuredClone(here.value)), here.log]
     const { runJson } = createGlobalsContext()
-    const actual = runJson(`{ const describe = ${DESCRIBE_SOURCE}; const { value, log } = ${source}; [describe(structuredClone(value)), log] }`)
+    const actual = runJson(
+      `{ const describe = ${DESCRIBE_SOURCE}; const { value, log } = ${source}; [describe(structuredClone(value)), log] }`,
+    )
     assert.deepEqual(actual, expected)
   })
 
   it('validates its arguments and transfer list as Node does', () => {
     const cases = [
-      '[]', '[1, null]', '[1, 5]', '[1, { transfer: 5 }]', '[1, { transfer: [5] }]', '[1, { transfer: undefined }]', '[1, { transfer: null }]',
+      '[]',
+      '[1, null]',
+      '[1, 5]',
+      '[1, { transfer: 5 }]',
+      '[1, { transfer: [5] }]',
+      '[1, { transfer: undefined }]',
+      '[1, { transfer: null }]',
       '[new ArrayBuffer(2), { transfer: [] }]',
     ]
     const { runJson } = createGlobalsContext()
     const actual = runJson(`{
       const summarize = ${SUMMARIZE_THROWN_SOURCE}
-      ;[${cases.map((args) => `(() => { try { return typeof structuredClone(...${args}) } catch (error) { return summarize(error) } })()`).join(', ')}, structuredClone.length]
+      ;[${cases.map(args => `(() => { try { return typeof structuredClone(...${args}) } catch (error) { return summarize(error) } })()`).join(', ')}, structuredClone.length]
     }`)
-    const expected = asNode20Does('structuredClone argument checks', () => [...cases.map((args) => {
-      try {
-        return typeof (structuredClone as (...values: unknown[]) => unknown)(...(vm.runInThisContext(args) as unknown[]))
-      } catch (error) {
-        return summarizeThrown(error)
-      }
-    }), structuredClone.length])
+    const expected = asNode20Does('structuredClone argument checks', () => [
+      ...cases.map(args => {
+        try {
+          return typeof (structuredClone as (...values: unknown[]) => unknown)(
+            ...(vm.runInThisContext(args) as unknown[]),
+          )
+        } catch (error) {
+          return summarizeThrown(error)
+        }
+      }),
+      structuredClone.length,
+    ])
     assert.deepEqual(actual, expected)
   })
 

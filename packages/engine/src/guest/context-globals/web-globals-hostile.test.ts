@@ -68,7 +68,9 @@ describe('web globals against a hostile program', () => {
     assert.deepEqual(outcome.foreign, [])
     assert.ok(outcome.count > 200, `walked ${outcome.count} objects`)
     // The walk does see another realm's object when one is there.
-    const control = (run(`(${FOREIGN_OBJECTS_SOURCE})`) as (roots: unknown[]) => { foreign: string[] })([{ leaked: () => 1 }])
+    const control = (run(`(${FOREIGN_OBJECTS_SOURCE})`) as (roots: unknown[]) => { foreign: string[] })([
+      { leaked: () => 1 },
+    ])
     assert.ok(control.foreign.includes('function leaked'))
   })
 
@@ -92,13 +94,21 @@ describe('web globals against a hostile program', () => {
       return [seen.has(target), seen.size]
     }`) as (roots: unknown[], target: unknown) => [boolean, number]
     const url = run(`new URL('http://u:p@a:1/p?x=1#h')`) as URL
-    const roots = [run('globalThis'), url, url.searchParams, url.searchParams.keys(), ...(run(CAUGHT_ERRORS_SOURCE) as unknown[])]
+    const roots = [
+      run('globalThis'),
+      url,
+      url.searchParams,
+      url.searchParams.keys(),
+      ...(run(CAUGHT_ERRORS_SOURCE) as unknown[]),
+    ]
     const [reached, count] = reaches(roots, primordials)
     assert.equal(reached, false)
     assert.ok(count > 200, `walked ${count} objects`)
     assert.equal(Object.isFrozen(primordials), true)
     assert.equal(Object.getPrototypeOf(primordials), null)
-    assert.throws(() => { (primordials as unknown as Record<string, unknown>).charCodeAt = () => 0 }, TypeError)
+    assert.throws(() => {
+      ;(primordials as unknown as Record<string, unknown>).charCodeAt = () => 0
+    }, TypeError)
   })
 
   it('gives every exported function and method the context Function.prototype', () => {
@@ -124,7 +134,8 @@ describe('web globals against a hostile program', () => {
     const { runJson } = createGlobalsContext()
     const checks = runJson(`{ const check = ${ERROR_CHECK_SOURCE}; ${CAUGHT_ERRORS_SOURCE}.map(check) }`) as string[]
     const thrown = checks.slice(0, 23)
-    for (const [index, check] of thrown.entries()) assert.equal(check, 'true,true,EvalError,string,string', `action ${index}`)
+    for (const [index, check] of thrown.entries())
+      assert.equal(check, 'true,true,EvalError,string,string', `action ${index}`)
     assert.deepEqual(checks.slice(23), ['none', 'none', 'none', 'none'])
   })
 
@@ -133,10 +144,18 @@ describe('web globals against a hostile program', () => {
   it('never lets a throwing host leak its error into the context', () => {
     const hostError = Object.assign(new Error('secret host failure'), { leaked: true })
     const throwingHost: WebGlobalsHost = {
-      randomBytesHex: () => { throw hostError },
-      randomUUID: () => { throw hostError },
-      parseUrl: () => { throw hostError },
-      updateUrl: () => { throw hostError },
+      randomBytesHex: () => {
+        throw hostError
+      },
+      randomUUID: () => {
+        throw hostError
+      },
+      parseUrl: () => {
+        throw hostError
+      },
+      updateUrl: () => {
+        throw hostError
+      },
     }
     const { runJson } = createGlobalsContext(throwingHost)
     const checks = runJson(`{
@@ -149,7 +168,10 @@ describe('web globals against a hostile program', () => {
 
   it('refuses malformed host answers with errors of the context', () => {
     const answers: unknown[][] = [
-      [{}, 'not-a-uuid', '{'], ['zz', 'AAAAAAAA-AAAA-4AAA-8AAA-AAAAAAAAAAAA', '[]'], [12, 12, '{"href": 1}'], ['', { length: 36 }, { href: 'http://a/' }],
+      [{}, 'not-a-uuid', '{'],
+      ['zz', 'AAAAAAAA-AAAA-4AAA-8AAA-AAAAAAAAAAAA', '[]'],
+      [12, 12, '{"href": 1}'],
+      ['', { length: 36 }, { href: 'http://a/' }],
     ]
     for (const [bytes, uuid, url] of answers) {
       const host = {
@@ -172,7 +194,16 @@ describe('web globals against a hostile program', () => {
   // become an error of the context, never the host's value.
   it('refuses a throwing or malformed setter answer with errors of the context', () => {
     const hostError = new Error('secret host failure')
-    const answers: unknown[] = [() => { throw hostError }, () => '{', () => '[]', () => '{"href": 1}', () => ({ href: 'http://a/' }), () => 5]
+    const answers: unknown[] = [
+      () => {
+        throw hostError
+      },
+      () => '{',
+      () => '[]',
+      () => '{"href": 1}',
+      () => ({ href: 'http://a/' }),
+      () => 5,
+    ]
     for (const answer of answers) {
       const host: WebGlobalsHost = { ...createWebGlobalsHost(), updateUrl: answer as WebGlobalsHost['updateUrl'] }
       const { runJson } = createGlobalsContext(host)
@@ -183,7 +214,11 @@ describe('web globals against a hostile program', () => {
           .map((action) => { try { action(); return 'no error' } catch (error) { return [check(error), String(error.message).includes('secret')] } })
           .concat([url.href])
       }`)
-      assert.deepEqual(checks, [...Array(3).fill(['true,true,EvalError,string,string', false]), 'http://a/p?q=1'], String(answer))
+      assert.deepEqual(
+        checks,
+        [...Array(3).fill(['true,true,EvalError,string,string', false]), 'http://a/p?q=1'],
+        String(answer),
+      )
     }
   })
 

@@ -1,36 +1,178 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import vm from 'node:vm'
-import { asNode20Does, createGlobalsContext, seededRandom, summarizeThrown, SUMMARIZE_THROWN_SOURCE } from './web-globals.test.harness.js'
+import {
+  asNode20Does,
+  createGlobalsContext,
+  seededRandom,
+  summarizeThrown,
+  SUMMARIZE_THROWN_SOURCE,
+} from './web-globals.test.harness.js'
 
-const COMPONENTS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const
+const COMPONENTS = [
+  'href',
+  'origin',
+  'protocol',
+  'username',
+  'password',
+  'host',
+  'hostname',
+  'port',
+  'pathname',
+  'search',
+  'hash',
+] as const
 
 /** Source of a function (both realms) reading every component of a URL and its live searchParams. */
-const READ_URL_SOURCE = `(url, params) => [${COMPONENTS.map((name) => `url.${name}`).join(', ')}, params === undefined ? null : params.toString(), url.toString(), url.toJSON()]`
+const READ_URL_SOURCE = `(url, params) => [${COMPONENTS.map(name => `url.${name}`).join(', ')}, params === undefined ? null : params.toString(), url.toString(), url.toJSON()]`
 const readUrlHere = vm.runInThisContext(READ_URL_SOURCE) as (url: URL, params?: URLSearchParams) => unknown[]
 
 const PARSE_CORPUS: [string, string?][] = [
-  ['https://example.com'], ['HTTPS://EXAMPLE.COM:443/a/../b/./c?x#y'], ['http://user:pa ss@host:8080/p?q=1#f'], ['http://[::1]:80/'], ['http://[2001:db8::1]/'],
-  ['http://192.168.0.1.'], ['http://0x7f.1/'], ['http://münchen.de/ä?ö#ü'], ['http://xn--mnchen-3ya.de'], ['http://EXAMPLE.com./'], ['file:///C:/x'],
-  ['file://host/share'], ['file:/etc/passwd'], ['file://localhost/x'], ['data:text/plain,hi there'], ['mailto:a@b.c'], ['javascript:alert(1)'], ['blob:https://a.com/uuid'],
-  ['ws://a:80'], ['wss://a:443'], ['ftp://a:21'], ['foo://h:1/p'], ['foo:/p'], ['foo:opaque path '], ['about:blank'], ['http://a/ %20 <>"`{}|\\^'],
-  ["http://a/?q=a b<>\"'#f g"], ['  http://a/  '], ['ht\ttp://a\n/'], ['http://a/\ud800'], ['foo://ü/'], ['sc://ñ.test/'], ['http://a/p;x?y'], ['web+demo:/.//not-a-host/'],
-  ['../x', 'http://a/b/c/d'], ['./x?y', 'http://a/b/'], ['//other/p', 'https://a/b'], ['?q', 'http://a/b?c#d'], ['#h', 'http://a/b?c'], ['', 'http://a/b?c#d'],
-  ['/abs', 'file:///C:/dir/file'], ['x', 'foo:/a/b'], ['\\\\x\\y', 'http://a/'], ['..', 'http://a/b/c'], ['x', 'data:text/plain,hi'], ['?x', 'foo:opaque'],
-  ['http://'], ['http://a b/'], ['nope'], ['http://[::1'], ['http://a:99999'], ['https://a:b:c/'], ['http://%zz/'], [''], ['a', 'nope'], ['http://exa mple.com'],
-  ['x', 'foo:opaque'], ['http://a/', 'invalid base'], ['//x'],
+  ['https://example.com'],
+  ['HTTPS://EXAMPLE.COM:443/a/../b/./c?x#y'],
+  ['http://user:pa ss@host:8080/p?q=1#f'],
+  ['http://[::1]:80/'],
+  ['http://[2001:db8::1]/'],
+  ['http://192.168.0.1.'],
+  ['http://0x7f.1/'],
+  ['http://münchen.de/ä?ö#ü'],
+  ['http://xn--mnchen-3ya.de'],
+  ['http://EXAMPLE.com./'],
+  ['file:///C:/x'],
+  ['file://host/share'],
+  ['file:/etc/passwd'],
+  ['file://localhost/x'],
+  ['data:text/plain,hi there'],
+  ['mailto:a@b.c'],
+  ['javascript:alert(1)'],
+  ['blob:https://a.com/uuid'],
+  ['ws://a:80'],
+  ['wss://a:443'],
+  ['ftp://a:21'],
+  ['foo://h:1/p'],
+  ['foo:/p'],
+  ['foo:opaque path '],
+  ['about:blank'],
+  ['http://a/ %20 <>"`{}|\\^'],
+  ['http://a/?q=a b<>"\'#f g'],
+  ['  http://a/  '],
+  ['ht\ttp://a\n/'],
+  ['http://a/\ud800'],
+  ['foo://ü/'],
+  ['sc://ñ.test/'],
+  ['http://a/p;x?y'],
+  ['web+demo:/.//not-a-host/'],
+  ['../x', 'http://a/b/c/d'],
+  ['./x?y', 'http://a/b/'],
+  ['//other/p', 'https://a/b'],
+  ['?q', 'http://a/b?c#d'],
+  ['#h', 'http://a/b?c'],
+  ['', 'http://a/b?c#d'],
+  ['/abs', 'file:///C:/dir/file'],
+  ['x', 'foo:/a/b'],
+  ['\\\\x\\y', 'http://a/'],
+  ['..', 'http://a/b/c'],
+  ['x', 'data:text/plain,hi'],
+  ['?x', 'foo:opaque'],
+  ['http://'],
+  ['http://a b/'],
+  ['nope'],
+  ['http://[::1'],
+  ['http://a:99999'],
+  ['https://a:b:c/'],
+  ['http://%zz/'],
+  [''],
+  ['a', 'nope'],
+  ['http://exa mple.com'],
+  ['x', 'foo:opaque'],
+  ['http://a/', 'invalid base'],
+  ['//x'],
 ]
 
 const SETTER_URLS = [
-  'http://user:pw@example.com:8080/a/b?c=1&d=2#frag', 'https://example.com/', 'http://example.com', 'file:///C:/dir/file.txt', 'file://host/share/x', 'foo://h:1/p?q#f',
-  'foo:/p', 'foo:opaque?x#y', 'data:text/plain,hi', 'http://[::1]:81/', 'ws://a/', 'http://a/?', 'http://a/#', 'foo://h', 'foo:///x', 'data:space ?q#f',
-  'web+demo:/.//not-a-host/', 'foo://u:p@h:9/x', 'file://localhost/x',
+  'http://user:pw@example.com:8080/a/b?c=1&d=2#frag',
+  'https://example.com/',
+  'http://example.com',
+  'file:///C:/dir/file.txt',
+  'file://host/share/x',
+  'foo://h:1/p?q#f',
+  'foo:/p',
+  'foo:opaque?x#y',
+  'data:text/plain,hi',
+  'http://[::1]:81/',
+  'ws://a/',
+  'http://a/?',
+  'http://a/#',
+  'foo://h',
+  'foo:///x',
+  'data:space ?q#f',
+  'web+demo:/.//not-a-host/',
+  'foo://u:p@h:9/x',
+  'file://localhost/x',
 ]
-const SETTER_COMPONENTS = ['protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash', 'href'] as const
+const SETTER_COMPONENTS = [
+  'protocol',
+  'username',
+  'password',
+  'host',
+  'hostname',
+  'port',
+  'pathname',
+  'search',
+  'hash',
+  'href',
+] as const
 const SETTER_VALUES = [
-  '', 'x', 'https', 'http:', 'file', 'foo', 'ws:', 'a b', ' x ', 'x\t\ny', '?', '#', '??a=b', '##h', '/p/q', 'p/q', '//p', '\\p', 'h:81', 'h:', ':81', '[::1]:90',
-  'user@h', 'é', '%41', '8080', '0080', '65536', '80', '443', '8a', 'münchen.de', '\u0000', 'a\u0000', 'x ', '\ud800', 'a:b@c', 'h/p', 'h?q', 'h#f', 'EXAMPLE.org',
-  '1.2.3.4', '[::2]', 'x%20y', 'q=1&r=2', '  ', 'http://other.test/p?q#h', 'https://a:1', 'sc:x', '\\\\server\\share',
+  '',
+  'x',
+  'https',
+  'http:',
+  'file',
+  'foo',
+  'ws:',
+  'a b',
+  ' x ',
+  'x\t\ny',
+  '?',
+  '#',
+  '??a=b',
+  '##h',
+  '/p/q',
+  'p/q',
+  '//p',
+  '\\p',
+  'h:81',
+  'h:',
+  ':81',
+  '[::1]:90',
+  'user@h',
+  'é',
+  '%41',
+  '8080',
+  '0080',
+  '65536',
+  '80',
+  '443',
+  '8a',
+  'münchen.de',
+  '\u0000',
+  'a\u0000',
+  'x ',
+  '\ud800',
+  'a:b@c',
+  'h/p',
+  'h?q',
+  'h#f',
+  'EXAMPLE.org',
+  '1.2.3.4',
+  '[::2]',
+  'x%20y',
+  'q=1&r=2',
+  '  ',
+  'http://other.test/p?q#h',
+  'https://a:1',
+  'sc:x',
+  '\\\\server\\share',
 ]
 
 describe('URL', () => {
@@ -54,7 +196,13 @@ describe('URL', () => {
       const parse = (URL as unknown as { parse(input: string, base?: string): URL | null }).parse
       return [parsed, URL.canParse(input, base), parse(input, base) === null]
     })
-    PARSE_CORPUS.forEach((entry, index) => assert.deepEqual((actual as unknown[])[index], JSON.parse(JSON.stringify(expected[index])), JSON.stringify(entry)))
+    PARSE_CORPUS.forEach((entry, index) =>
+      assert.deepEqual(
+        (actual as unknown[])[index],
+        JSON.parse(JSON.stringify(expected[index])),
+        JSON.stringify(entry),
+      ),
+    )
   })
 
   it('applies every setter to every kind of URL exactly as Node does, searchParams included', () => {
@@ -102,19 +250,26 @@ describe('URL', () => {
           }
           const got = actual[index++]
           if (JSON.stringify(got) === JSON.stringify(expected)) continue
-          mismatches.push(`${href} .${component} = ${JSON.stringify(value)}: got ${JSON.stringify(got)}, Node ${JSON.stringify(expected)}`)
+          mismatches.push(
+            `${href} .${component} = ${JSON.stringify(value)}: got ${JSON.stringify(got)}, Node ${JSON.stringify(expected)}`,
+          )
         }
       }
     }
     // Node 20 and 22 leave these URLs unparsable; Node 24 refuses the setter, as WHATWG does.
-    const nodeLeavesUnparsable = new URL('foo://h').host !== (() => {
-      const url = new URL('foo://h')
-      url.host = ':81'
-      return url.host
-    })()
-    assert.deepEqual(unrepresentable, nodeLeavesUnparsable ? [
-      'foo://h:1/p?q#f .host = ":81"', 'foo://h .host = ":81"', 'foo://u:p@h:9/x .host = ":81"',
-    ] : [])
+    const nodeLeavesUnparsable =
+      new URL('foo://h').host !==
+      (() => {
+        const url = new URL('foo://h')
+        url.host = ':81'
+        return url.host
+      })()
+    assert.deepEqual(
+      unrepresentable,
+      nodeLeavesUnparsable
+        ? ['foo://h:1/p?q#f .host = ":81"', 'foo://h .host = ":81"', 'foo://u:p@h:9/x .host = ":81"']
+        : [],
+    )
     assert.deepEqual(mismatches, [])
   })
 
@@ -149,21 +304,64 @@ describe('URL', () => {
         Object.prototype.toString.call(new URL('http://a/')), JSON.stringify({ url: new URL('http://a/b') }), String(new URL('http://a/c'))]
     }`)
     assert.deepEqual(actual, [
-      { threw: true, name: 'TypeError', message: 'The "url" argument must be specified', code: 'ERR_MISSING_ARGS', isTypeError: true },
+      {
+        threw: true,
+        name: 'TypeError',
+        message: 'The "url" argument must be specified',
+        code: 'ERR_MISSING_ARGS',
+        isTypeError: true,
+      },
       { threw: true, name: 'TypeError', message: 'Invalid URL', code: 'ERR_INVALID_URL', isTypeError: true },
       { threw: true, name: 'TypeError', message: 'Invalid URL', code: 'ERR_INVALID_URL', isTypeError: true },
-      { threw: true, name: 'TypeError', message: 'The "url" argument must be specified', code: 'ERR_MISSING_ARGS', isTypeError: true },
-      { threw: true, name: 'TypeError', message: "Class constructor URL cannot be invoked without 'new'", isTypeError: true },
+      {
+        threw: true,
+        name: 'TypeError',
+        message: 'The "url" argument must be specified',
+        code: 'ERR_MISSING_ARGS',
+        isTypeError: true,
+      },
+      {
+        threw: true,
+        name: 'TypeError',
+        message: "Class constructor URL cannot be invoked without 'new'",
+        isTypeError: true,
+      },
       { threw: true, name: 'TypeError', message: 'Receiver must be an instance of class URL', isTypeError: true },
-      1, 1, '[object URL]', '{"url":"http://a/b"}', 'http://a/c',
+      1,
+      1,
+      '[object URL]',
+      '{"url":"http://a/b"}',
+      'http://a/c',
     ])
   })
 })
 
 describe('URLSearchParams', () => {
   const QUERIES = [
-    '', '?', '?a=b', 'a=b&c=d', 'a=b=c', '&&a&=b&c=', '+a+=+b+', '%20%2B%zz%', '%ff%fe%c3%a9%e2%82', 'é=ü', '\ud800=x', 'a=%F0%9F%98%80', '??a', '=', '&',
-    'a&a&a', '%', '%2', ' a b ', 'a=1&a=2&b=3', '%41%4a%6b', 'x=%C0%AF', 'q=100%', 'emoji=😀&\ud83d=lone',
+    '',
+    '?',
+    '?a=b',
+    'a=b&c=d',
+    'a=b=c',
+    '&&a&=b&c=',
+    '+a+=+b+',
+    '%20%2B%zz%',
+    '%ff%fe%c3%a9%e2%82',
+    'é=ü',
+    '\ud800=x',
+    'a=%F0%9F%98%80',
+    '??a',
+    '=',
+    '&',
+    'a&a&a',
+    '%',
+    '%2',
+    ' a b ',
+    'a=1&a=2&b=3',
+    '%41%4a%6b',
+    'x=%C0%AF',
+    'q=100%',
+    'emoji=😀&\ud83d=lone',
   ]
 
   it('parses and serializes query strings as Node does', () => {
@@ -174,23 +372,42 @@ describe('URLSearchParams', () => {
 
   it('builds from pairs, iterables, records and another instance, and refuses bad input, as Node does', () => {
     const inits = [
-      "[['a', '1'], ['b', '2']]", "new Set([['s', 'et']])", "(function* () { yield ['g', 'en']; yield new Set(['x', 'y']) })()", "new Map([['m', 'ap']])",
-      "({ b: 1, a: 2, [Symbol('s')]: 3 })", "Object.defineProperty({ v: 1 }, 'hidden', { value: 2 })", "({ '\\ud800': 'first', '\\udc00': 'second', later: 3 })",
-      "new URLSearchParams('copy=1&copy=2')", '5', 'null', 'undefined', "'?q=1'", "[[1]]", '[1]', '({ [Symbol.iterator]: 5 })', "[['a', 'b', 'c']]", '[null]', "['ab']",
-      "({ [Symbol('enumerable')]: 1, __proto__: null })", "[{ 0: 'a', 1: 'b', length: 2 }]", "Object.assign(() => {}, { fn: 'record' })",
+      "[['a', '1'], ['b', '2']]",
+      "new Set([['s', 'et']])",
+      "(function* () { yield ['g', 'en']; yield new Set(['x', 'y']) })()",
+      "new Map([['m', 'ap']])",
+      "({ b: 1, a: 2, [Symbol('s')]: 3 })",
+      "Object.defineProperty({ v: 1 }, 'hidden', { value: 2 })",
+      "({ '\\ud800': 'first', '\\udc00': 'second', later: 3 })",
+      "new URLSearchParams('copy=1&copy=2')",
+      '5',
+      'null',
+      'undefined',
+      "'?q=1'",
+      '[[1]]',
+      '[1]',
+      '({ [Symbol.iterator]: 5 })',
+      "[['a', 'b', 'c']]",
+      '[null]',
+      "['ab']",
+      "({ [Symbol('enumerable')]: 1, __proto__: null })",
+      "[{ 0: 'a', 1: 'b', length: 2 }]",
+      "Object.assign(() => {}, { fn: 'record' })",
     ]
     const script = `{
       const summarize = ${SUMMARIZE_THROWN_SOURCE}
-      ;[${inits.map((init) => `(() => { try { return new URLSearchParams(${init}).toString() } catch (error) { return summarize(error) } })()`).join(', ')}]
+      ;[${inits.map(init => `(() => { try { return new URLSearchParams(${init}).toString() } catch (error) { return summarize(error) } })()`).join(', ')}]
     }`
     const { runJson } = createGlobalsContext()
-    const here = asNode20Does('URLSearchParams construction', () => inits.map((init) => {
-      try {
-        return String(vm.runInThisContext(`new URLSearchParams(${init})`))
-      } catch (error) {
-        return summarizeThrown(error)
-      }
-    }))
+    const here = asNode20Does('URLSearchParams construction', () =>
+      inits.map(init => {
+        try {
+          return String(vm.runInThisContext(`new URLSearchParams(${init})`))
+        } catch (error) {
+          return summarizeThrown(error)
+        }
+      }),
+    )
     assert.deepEqual(runJson(script), here)
   })
 
@@ -211,7 +428,7 @@ describe('URLSearchParams', () => {
     const script = `{
       const params = new URLSearchParams('start=0')
       const trace = []
-      ${operations.map((operation) => `${operation}; trace.push([params.toString(), params.size, params.getAll(${JSON.stringify(names[0])}), params.get('b'), params.has('c'), params.has('c', '1')])`).join('\n')}
+      ${operations.map(operation => `${operation}; trace.push([params.toString(), params.size, params.getAll(${JSON.stringify(names[0])}), params.get('b'), params.has('c'), params.has('c', '1')])`).join('\n')}
       trace
     }`
     const { runJson } = createGlobalsContext()
@@ -238,19 +455,30 @@ describe('URLSearchParams', () => {
 
   it('validates arguments and receivers as Node does', () => {
     const calls = [
-      'new URLSearchParams().append("a")', 'new URLSearchParams().get()', 'new URLSearchParams().getAll()', 'new URLSearchParams().has()', 'new URLSearchParams().delete()',
-      'new URLSearchParams().set("a")', 'new URLSearchParams().forEach(5)', 'URLSearchParams.prototype.get.call({}, "a")', 'new URLSearchParams().keys().next.call({})',
-      'Object.getOwnPropertyDescriptor(URLSearchParams.prototype, "size").get.call({})', 'URLSearchParams.prototype.toString.call(new URL("http://a/"))',
+      'new URLSearchParams().append("a")',
+      'new URLSearchParams().get()',
+      'new URLSearchParams().getAll()',
+      'new URLSearchParams().has()',
+      'new URLSearchParams().delete()',
+      'new URLSearchParams().set("a")',
+      'new URLSearchParams().forEach(5)',
+      'URLSearchParams.prototype.get.call({}, "a")',
+      'new URLSearchParams().keys().next.call({})',
+      'Object.getOwnPropertyDescriptor(URLSearchParams.prototype, "size").get.call({})',
+      'URLSearchParams.prototype.toString.call(new URL("http://a/"))',
     ]
     const script = (summarize: string): string => `{
       const summarize = ${summarize}
-      ;[${calls.map((call) => `(() => { try { return ${call} } catch (error) { return summarize(error) } })()`).join(', ')},
+      ;[${calls.map(call => `(() => { try { return ${call} } catch (error) { return summarize(error) } })()`).join(', ')},
         URLSearchParams.length, URLSearchParams.prototype.append.length, URLSearchParams.prototype.delete.length, URLSearchParams.prototype.has.length, URLSearchParams.prototype.forEach.length,
         Object.prototype.toString.call(new URLSearchParams())]
     }`
     const { runJson } = createGlobalsContext()
     const summarizeHere = `(${summarizeThrown.toString()})`
-    assert.deepEqual(runJson(script(SUMMARIZE_THROWN_SOURCE)), JSON.parse(JSON.stringify(vm.runInThisContext(script(summarizeHere)))))
+    assert.deepEqual(
+      runJson(script(SUMMARIZE_THROWN_SOURCE)),
+      JSON.parse(JSON.stringify(vm.runInThisContext(script(summarizeHere)))),
+    )
   })
 })
 

@@ -42,7 +42,7 @@ export function createGlobalsContext(host: WebGlobalsHost = createWebGlobalsHost
     primordials,
     run,
     // This realm's JSON reads the context's objects; the context's own JSON may be poisoned.
-    runJson: (code) => JSON.parse(JSON.stringify(run(code)) ?? 'null') as unknown,
+    runJson: code => JSON.parse(JSON.stringify(run(code)) ?? 'null') as unknown,
   }
 }
 
@@ -84,13 +84,20 @@ export function randomStrings(count: number, maxLength: number, seed: number): s
 /** Random byte arrays biased towards the bytes that start, continue or break UTF-8 sequences. */
 export function randomByteArrays(count: number, maxLength: number, seed: number): number[][] {
   const random = seededRandom(seed)
-  const interesting = [0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf4, 0xf5, 0xfe, 0xff, 0xbb]
+  const interesting = [
+    0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xed, 0xee, 0xef, 0xf0,
+    0xf1, 0xf4, 0xf5, 0xfe, 0xff, 0xbb,
+  ]
   const arrays: number[][] = []
   for (let index = 0; index < count; index++) {
     const bytes: number[] = []
     const length = Math.floor(random() * (maxLength + 1))
     for (let position = 0; position < length; position++) {
-      bytes.push(random() < 0.7 ? (interesting[Math.floor(random() * interesting.length)] as number) : Math.floor(random() * 256))
+      bytes.push(
+        random() < 0.7
+          ? (interesting[Math.floor(random() * interesting.length)] as number)
+          : Math.floor(random() * 256),
+      )
     }
     arrays.push(bytes)
   }
@@ -127,7 +134,8 @@ export function asNode20Does(name: string, computeHere: () => unknown): unknown 
   const recordUrl = new URL('../../../../test/fixtures/web-globals-node20.json', import.meta.url)
   const record = JSON.parse(readFileSync(recordUrl, 'utf8')) as Record<string, unknown>
   if (process.versions.node.split('.')[0] !== '20') {
-    if (!(name in record)) throw new Error(`No record of Node 20's answer for "${name}": run this test on Node 20 with RECORD_NODE20=1.`)
+    if (!(name in record))
+      throw new Error(`No record of Node 20's answer for "${name}": run this test on Node 20 with RECORD_NODE20=1.`)
     return record[name]
   }
   const here = JSON.parse(JSON.stringify(computeHere())) as unknown
@@ -135,6 +143,10 @@ export function asNode20Does(name: string, computeHere: () => unknown): unknown 
     record[name] = here
     writeFileSync(recordUrl, `${JSON.stringify(record, null, 2)}\n`)
   }
-  assert.deepEqual(record[name], here, `The record of Node 20's answer for "${name}" is out of date: rerun on Node 20 with RECORD_NODE20=1.`)
+  assert.deepEqual(
+    record[name],
+    here,
+    `The record of Node 20's answer for "${name}" is out of date: rerun on Node 20 with RECORD_NODE20=1.`,
+  )
   return here
 }

@@ -37,18 +37,31 @@ describe('in-context scripts', () => {
     it(`${filename} refers only to ECMAScript built-ins and runs in strict mode`, () => {
       const fileName = 'in-context-source.js'
       const source = `const script = ${text};\n`
-      const options: ts.CompilerOptions = { allowJs: true, checkJs: true, noEmit: true, target: ts.ScriptTarget.ES2022, lib: ['lib.es2023.d.ts'], types: [] }
+      const options: ts.CompilerOptions = {
+        allowJs: true,
+        checkJs: true,
+        noEmit: true,
+        target: ts.ScriptTarget.ES2022,
+        lib: ['lib.es2023.d.ts'],
+        types: [],
+      }
       const compilerHost = ts.createCompilerHost(options)
       const readSourceFile = compilerHost.getSourceFile.bind(compilerHost)
       compilerHost.getSourceFile = (name, languageVersion, ...rest) =>
-        name === fileName ? ts.createSourceFile(name, source, languageVersion) : readSourceFile(name, languageVersion, ...rest)
+        name === fileName
+          ? ts.createSourceFile(name, source, languageVersion)
+          : readSourceFile(name, languageVersion, ...rest)
       const program = ts.createProgram([fileName], options, compilerHost)
-      const unknownNames = program.getSemanticDiagnostics(program.getSourceFile(fileName))
-        .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
-        .filter((message) => message.includes('Cannot find name'))
+      const unknownNames = program
+        .getSemanticDiagnostics(program.getSourceFile(fileName))
+        .map(diagnostic => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
+        .filter(message => message.includes('Cannot find name'))
       // Names newer than the library this check knows, which the scripts test for with `typeof`.
       const newer = /Cannot find name '(Float16Array|Iterator)'/
-      assert.deepEqual(unknownNames.filter((message) => !newer.test(message)), [])
+      assert.deepEqual(
+        unknownNames.filter(message => !newer.test(message)),
+        [],
+      )
       assert.match(text, /^\(function \(\) \{\n'use strict';/)
     })
   }
@@ -60,7 +73,8 @@ describe('web globals scripts', () => {
   it('builds every family from the primordials alone, reading no global of the context', () => {
     const context = vm.createContext(Object.create(null) as object, { codeGeneration: { strings: false, wasm: false } })
     const primordials = compileContextScript<typeof capturePrimordials>('code-runtime:primordials').runIn(context)()
-    const removed = vm.runInContext(`{
+    const removed = vm.runInContext(
+      `{
       const global = globalThis, { ownKeys, getOwnPropertyDescriptor, deleteProperty } = Reflect
       const saved = Object.create(null)
       const names = ownKeys(global)
@@ -69,7 +83,9 @@ describe('web globals scripts', () => {
         if (descriptor.configurable) { saved[names[index]] = descriptor; deleteProperty(global, names[index]) }
       }
       saved
-    }`, context) as Record<string, PropertyDescriptor>
+    }`,
+      context,
+    ) as Record<string, PropertyDescriptor>
     assert.ok(Object.keys(removed).length > 40, 'the globals were removed')
     const globals = createWebGlobals(context, primordials, createWebGlobalsHost())
     const url = new globals.URL('http://a/p?q=1')
@@ -89,13 +105,26 @@ describe('createWebGlobals', () => {
       () => new URL('nope'), () => crypto.getRandomValues(new Float32Array(1)),
     ].map((action) => { try { action() } catch (error) { return error.stack } })`) as string[]
     const families = ['text-codec', 'base64', 'structured-clone', 'url-search-params', 'url', 'crypto']
-    families.forEach((family, index) => assert.match(stacks[index] ?? '', new RegExp(`\\(code-runtime:globals/${family}:\\d+:\\d+\\)`), family))
+    families.forEach((family, index) =>
+      assert.match(stacks[index] ?? '', new RegExp(`\\(code-runtime:globals/${family}:\\d+:\\d+\\)`), family),
+    )
   })
 
   it('returns exactly the eight web globals', () => {
     const { runJson } = createGlobalsContext()
-    const names = runJson(`['TextEncoder', 'TextDecoder', 'atob', 'btoa', 'structuredClone', 'URL', 'URLSearchParams', 'crypto'].map((name) => typeof globalThis[name])`)
-    assert.deepEqual(names, ['function', 'function', 'function', 'function', 'function', 'function', 'function', 'object'])
+    const names = runJson(
+      `['TextEncoder', 'TextDecoder', 'atob', 'btoa', 'structuredClone', 'URL', 'URLSearchParams', 'crypto'].map((name) => typeof globalThis[name])`,
+    )
+    assert.deepEqual(names, [
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'function',
+      'object',
+    ])
   })
 })
 
@@ -103,10 +132,22 @@ describe('createWebGlobalsHost', () => {
   it('answers with primitives only and never throws, whatever it is given', () => {
     const host = createWebGlobalsHost()
     let conversions = 0
-    const sneaky = { toString: () => { conversions++; return 'http://a/' } }
+    const sneaky = {
+      toString: () => {
+        conversions++
+        return 'http://a/'
+      },
+    }
     const answers: unknown[] = [
-      host.randomBytesHex(-1), host.randomBytesHex(65537), host.randomBytesHex(1.5), host.randomBytesHex('3' as unknown as number), host.randomBytesHex(0),
-      host.parseUrl('nope', undefined), host.parseUrl(sneaky as unknown as string, undefined), host.parseUrl('x', sneaky as unknown as string), host.parseUrl('a', 'nope'),
+      host.randomBytesHex(-1),
+      host.randomBytesHex(65537),
+      host.randomBytesHex(1.5),
+      host.randomBytesHex('3' as unknown as number),
+      host.randomBytesHex(0),
+      host.parseUrl('nope', undefined),
+      host.parseUrl(sneaky as unknown as string, undefined),
+      host.parseUrl('x', sneaky as unknown as string),
+      host.parseUrl('a', 'nope'),
     ]
     assert.deepEqual(answers, ['', '', '', '', '', undefined, undefined, undefined, undefined])
     assert.equal(conversions, 0)
@@ -118,8 +159,17 @@ describe('createWebGlobalsHost', () => {
     const json = createWebGlobalsHost().parseUrl('../c?d=1#e', 'https://user:pw@EXAMPLE.com:8443/a/b')
     const url = new URL('../c?d=1#e', 'https://user:pw@EXAMPLE.com:8443/a/b')
     assert.deepEqual(JSON.parse(json ?? 'null'), {
-      href: url.href, origin: url.origin, protocol: url.protocol, username: url.username, password: url.password, host: url.host,
-      hostname: url.hostname, port: url.port, pathname: url.pathname, search: url.search, hash: url.hash,
+      href: url.href,
+      origin: url.origin,
+      protocol: url.protocol,
+      username: url.username,
+      password: url.password,
+      host: url.host,
+      hostname: url.hostname,
+      port: url.port,
+      pathname: url.pathname,
+      search: url.search,
+      hash: url.hash,
     })
   })
 })
@@ -129,14 +179,21 @@ describe('TextEncoder', () => {
     const { runJson } = createGlobalsContext()
     const strings = randomStrings(400, 40, 1)
     const encoder = new TextEncoder()
-    const actual = runJson(`JSON.parse(${JSON.stringify(JSON.stringify(strings))}).map((text) => Array.from(new TextEncoder().encode(text), (byte) => byte.toString(16).padStart(2, '0')).join(''))`)
-    assert.deepEqual(actual, strings.map((text) => hex(encoder.encode(text))))
+    const actual = runJson(
+      `JSON.parse(${JSON.stringify(JSON.stringify(strings))}).map((text) => Array.from(new TextEncoder().encode(text), (byte) => byte.toString(16).padStart(2, '0')).join(''))`,
+    )
+    assert.deepEqual(
+      actual,
+      strings.map(text => hex(encoder.encode(text))),
+    )
   })
 
   it('encodes a large string (1 MiB of mixed text) as Node does', () => {
     const { runJson } = createGlobalsContext()
     const text = randomStrings(1, 0, 2)[0] + randomStrings(20000, 100, 3).join('')
-    const actual = runJson(`{ const bytes = new TextEncoder().encode(${JSON.stringify(text)}); let sum = 0; for (const byte of bytes) sum = (sum * 31 + byte) % 1000000007; [bytes.length, sum] }`)
+    const actual = runJson(
+      `{ const bytes = new TextEncoder().encode(${JSON.stringify(text)}); let sum = 0; for (const byte of bytes) sum = (sum * 31 + byte) % 1000000007; [bytes.length, sum] }`,
+    )
     const bytes = new TextEncoder().encode(text)
     let sum = 0
     for (const byte of bytes) sum = (sum * 31 + byte) % 1000000007
@@ -183,10 +240,16 @@ describe('TextEncoder', () => {
     }`)
     const encoder = new TextEncoder()
     const expected = [
-      encoder.encoding, Array.from(encoder.encode()), Array.from(encoder.encode(undefined)), Array.from(encoder.encode(null as unknown as string)), Array.from(encoder.encode(12 as unknown as string)),
-      nodeOutcome(() => encoder.encodeInto(5 as unknown as string, new Uint8Array(2))), nodeOutcome(() => encoder.encodeInto('a', [] as unknown as Uint8Array)),
+      encoder.encoding,
+      Array.from(encoder.encode()),
+      Array.from(encoder.encode(undefined)),
+      Array.from(encoder.encode(null as unknown as string)),
+      Array.from(encoder.encode(12 as unknown as string)),
+      nodeOutcome(() => encoder.encodeInto(5 as unknown as string, new Uint8Array(2))),
+      nodeOutcome(() => encoder.encodeInto('a', [] as unknown as Uint8Array)),
       nodeOutcome(() => (encoder.encodeInto as (source: string) => unknown)('a')),
-      nodeOutcome(() => TextEncoder.prototype.encode.call({} as InstanceType<typeof TextEncoder>, 'a')), { threw: true, name: 'TypeError', message: "Class constructor TextEncoder cannot be invoked without 'new'" },
+      nodeOutcome(() => TextEncoder.prototype.encode.call({} as InstanceType<typeof TextEncoder>, 'a')),
+      { threw: true, name: 'TypeError', message: "Class constructor TextEncoder cannot be invoked without 'new'" },
       Object.prototype.toString.call(encoder),
     ]
     assert.deepEqual(actual, JSON.parse(JSON.stringify(expected)))
@@ -219,10 +282,31 @@ describe('TextDecoder', () => {
   it('decodes invalid and truncated UTF-8 with the replacement character exactly as Node does', () => {
     const { runJson } = createGlobalsContext()
     const handPicked = [
-      [], [0x80], [0xbf], [0xc0, 0x80], [0xc1, 0xbf], [0xc2], [0xc2, 0x41], [0xe0, 0x80, 0x80], [0xe0, 0xa0], [0xed, 0xa0, 0x80],
-      [0xed, 0x9f, 0xbf], [0xef, 0xbf, 0xbf], [0xf0, 0x8f, 0xbf, 0xbf], [0xf0, 0x90, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80],
-      [0xff, 0xfe, 0x41], [0xef, 0xbb, 0xbf], [0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, 0x41], [0xef, 0xbb], [0xf0, 0x9f, 0x98, 0x80], [0xf0, 0x9f, 0x98],
-      [0xe2, 0x82, 0xac, 0xe2, 0x82], [0x41, 0xc3], [0xc3, 0xc3, 0xa9],
+      [],
+      [0x80],
+      [0xbf],
+      [0xc0, 0x80],
+      [0xc1, 0xbf],
+      [0xc2],
+      [0xc2, 0x41],
+      [0xe0, 0x80, 0x80],
+      [0xe0, 0xa0],
+      [0xed, 0xa0, 0x80],
+      [0xed, 0x9f, 0xbf],
+      [0xef, 0xbf, 0xbf],
+      [0xf0, 0x8f, 0xbf, 0xbf],
+      [0xf0, 0x90, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xf5, 0x80],
+      [0xff, 0xfe, 0x41],
+      [0xef, 0xbb, 0xbf],
+      [0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf, 0x41],
+      [0xef, 0xbb],
+      [0xf0, 0x9f, 0x98, 0x80],
+      [0xf0, 0x9f, 0x98],
+      [0xe2, 0x82, 0xac, 0xe2, 0x82],
+      [0x41, 0xc3],
+      [0xc3, 0xc3, 0xa9],
     ]
     const corpus = [...handPicked, ...randomByteArrays(600, 12, 5)]
     assert.deepEqual(runJson(contextDecodeCases(corpus)), decodeCases(corpus))
@@ -231,22 +315,35 @@ describe('TextDecoder', () => {
   it('round-trips random strings through encode and decode as Node does', () => {
     const { runJson } = createGlobalsContext()
     const strings = randomStrings(300, 30, 6)
-    const actual = runJson(`JSON.parse(${JSON.stringify(JSON.stringify(strings))}).map((text) => new TextDecoder().decode(new TextEncoder().encode(text)))`)
-    assert.deepEqual(actual, strings.map((text) => new TextDecoder().decode(new TextEncoder().encode(text))))
+    const actual = runJson(
+      `JSON.parse(${JSON.stringify(JSON.stringify(strings))}).map((text) => new TextDecoder().decode(new TextEncoder().encode(text)))`,
+    )
+    assert.deepEqual(
+      actual,
+      strings.map(text => new TextDecoder().decode(new TextEncoder().encode(text))),
+    )
   })
 
   it('decodes a stream split at every kind of boundary as Node does, BOM included', () => {
     const { runJson } = createGlobalsContext()
     const corpus = [[0xef, 0xbb, 0xbf, 0x41, 0xef, 0xbb, 0xbf], ...randomByteArrays(200, 14, 7)]
-    const splits = corpus.map((bytes, index) => [(index * 7) % (bytes.length + 1), (index * 3) % (bytes.length + 1)].sort((a, b) => a - b))
+    const splits = corpus.map((bytes, index) =>
+      [(index * 7) % (bytes.length + 1), (index * 3) % (bytes.length + 1)].sort((a, b) => a - b),
+    )
     const expected = corpus.map((bytes, index) => {
       const [first, second] = splits[index] as [number, number]
       const decoder = new TextDecoder()
       const fatal = new TextDecoder('utf-8', { fatal: true })
       const input = new Uint8Array(bytes)
       const parts = [input.subarray(0, first), input.subarray(first, second), input.subarray(second)]
-      const streamed = decoder.decode(parts[0], { stream: true }) + decoder.decode(parts[1], { stream: true }) + decoder.decode(parts[2])
-      const fatalOutcome = nodeOutcome(() => fatal.decode(parts[0], { stream: true }) + fatal.decode(parts[1], { stream: true }) + fatal.decode(parts[2]))
+      const streamed =
+        decoder.decode(parts[0], { stream: true }) +
+        decoder.decode(parts[1], { stream: true }) +
+        decoder.decode(parts[2])
+      const fatalOutcome = nodeOutcome(
+        () =>
+          fatal.decode(parts[0], { stream: true }) + fatal.decode(parts[1], { stream: true }) + fatal.decode(parts[2]),
+      )
       // After a stream ends, the same decoder starts afresh (the BOM is stripped again).
       return [streamed, fatalOutcome, decoder.decode(input)]
     })
@@ -282,7 +379,17 @@ describe('TextDecoder', () => {
 
   it('accepts the UTF-8 labels and refuses other encodings, options and inputs as Node does', () => {
     const { runJson } = createGlobalsContext()
-    const labels = ['utf-8', 'UTF8', ' unicode-1-1-utf-8\n', 'unicode11utf8', 'unicode20utf8', 'x-unicode20utf8', 'utf-16x', 'null', 'utf 8']
+    const labels = [
+      'utf-8',
+      'UTF8',
+      ' unicode-1-1-utf-8\n',
+      'unicode11utf8',
+      'unicode20utf8',
+      'x-unicode20utf8',
+      'utf-16x',
+      'null',
+      'utf 8',
+    ]
     const actual = runJson(`{
       const summarize = ${SUMMARIZE_THROWN_SOURCE}
       const attempt = (action) => { try { return action() } catch (error) { return summarize(error) } }
@@ -298,13 +405,25 @@ describe('TextDecoder', () => {
     const outcome = (action: () => unknown): unknown => nodeOutcome(action)
     const decoderOptions = { fatal: 1, ignoreBOM: 'yes' } as unknown as ConstructorParameters<typeof TextDecoder>[1]
     const expected = asNode20Does('TextDecoder labels and options', () => [
-      ...labels.map((label) => outcome(() => new TextDecoder(label).encoding)),
-      outcome(() => new TextDecoder(null as unknown as string)), outcome(() => new TextDecoder(undefined).encoding), outcome(() => new TextDecoder('utf-8', 5 as unknown as ConstructorParameters<typeof TextDecoder>[1])),
+      ...labels.map(label => outcome(() => new TextDecoder(label).encoding)),
+      outcome(() => new TextDecoder(null as unknown as string)),
+      outcome(() => new TextDecoder(undefined).encoding),
+      outcome(() => new TextDecoder('utf-8', 5 as unknown as ConstructorParameters<typeof TextDecoder>[1])),
       outcome(() => new TextDecoder('utf-8', null as unknown as ConstructorParameters<typeof TextDecoder>[1]).fatal),
-      outcome(() => [new TextDecoder('utf-8', decoderOptions).fatal, new TextDecoder('utf8', decoderOptions).ignoreBOM]),
-      outcome(() => new TextDecoder().decode('abc' as unknown as Uint8Array)), outcome(() => new TextDecoder().decode(null as unknown as Uint8Array)),
-      outcome(() => new TextDecoder().decode(new Uint8Array([0xff]), 5 as unknown as Parameters<InstanceType<typeof TextDecoder>['decode']>[1])),
-      outcome(() => TextDecoder.prototype.decode.call({} as InstanceType<typeof TextDecoder>, new Uint8Array(1))), outcome(() => TextDecoder.prototype.encoding),
+      outcome(() => [
+        new TextDecoder('utf-8', decoderOptions).fatal,
+        new TextDecoder('utf8', decoderOptions).ignoreBOM,
+      ]),
+      outcome(() => new TextDecoder().decode('abc' as unknown as Uint8Array)),
+      outcome(() => new TextDecoder().decode(null as unknown as Uint8Array)),
+      outcome(() =>
+        new TextDecoder().decode(
+          new Uint8Array([0xff]),
+          5 as unknown as Parameters<InstanceType<typeof TextDecoder>['decode']>[1],
+        ),
+      ),
+      outcome(() => TextDecoder.prototype.decode.call({} as InstanceType<typeof TextDecoder>, new Uint8Array(1))),
+      outcome(() => TextDecoder.prototype.encoding),
       Object.prototype.toString.call(new TextDecoder()),
     ])
     assert.deepEqual(actual, expected)
@@ -314,8 +433,39 @@ describe('TextDecoder', () => {
 describe('atob and btoa', () => {
   const base64Corpus = (): string[] => {
     const handPicked = [
-      '', 'a', 'ab', 'abc', 'abcd', '=', '==', '===', 'ab=', 'ab==', 'abc=', 'abc==', 'ab=c', 'a===', 'ab= =', ' a b\tc\nd ', '\fYQ==\r', 'YQ', 'YR==', 'YQ=',
-      '*', 'é', 'ab\u0100c', 'aGVsbG8gd29ybGQ=', 'aGVsbG8gd29ybGQ', 'aGVs\u000bbG8=', '/+/+', '-_-_', 'abcd=', 'abcde', 'abcde=', 'abcdef==', 'Zm9v\u00a0',
+      '',
+      'a',
+      'ab',
+      'abc',
+      'abcd',
+      '=',
+      '==',
+      '===',
+      'ab=',
+      'ab==',
+      'abc=',
+      'abc==',
+      'ab=c',
+      'a===',
+      'ab= =',
+      ' a b\tc\nd ',
+      '\fYQ==\r',
+      'YQ',
+      'YR==',
+      'YQ=',
+      '*',
+      'é',
+      'ab\u0100c',
+      'aGVsbG8gd29ybGQ=',
+      'aGVsbG8gd29ybGQ',
+      'aGVs\u000bbG8=',
+      '/+/+',
+      '-_-_',
+      'abcd=',
+      'abcde',
+      'abcde=',
+      'abcdef==',
+      'Zm9v\u00a0',
     ]
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=  \t\n=='
     const random = randomStrings(1, 0, 8)
@@ -343,18 +493,26 @@ describe('atob and btoa', () => {
       const summarize = ${SUMMARIZE_THROWN_SOURCE}
       JSON.parse(${JSON.stringify(JSON.stringify(corpus))}).map((text) => { try { return atob(text) } catch (error) { return summarize(error) } })
     }`)
-    const expected = corpus.map((text) => nodeOutcome(() => atob(text)))
+    const expected = corpus.map(text => nodeOutcome(() => atob(text)))
     assert.deepEqual(actual, JSON.parse(JSON.stringify(expected)))
   })
 
   it('encodes Latin-1 strings as Node does and refuses wider characters', () => {
     const { runJson } = createGlobalsContext()
-    const corpus = [...randomStrings(200, 20, 10).map((text) => Array.from(text, (character) => String.fromCharCode((character.codePointAt(0) as number) % 256)).join('')), '\u0100', 'a\u20ac', '\ud800', '']
+    const corpus = [
+      ...randomStrings(200, 20, 10).map(text =>
+        Array.from(text, character => String.fromCharCode((character.codePointAt(0) as number) % 256)).join(''),
+      ),
+      '\u0100',
+      'a\u20ac',
+      '\ud800',
+      '',
+    ]
     const actual = runJson(`{
       const summarize = ${SUMMARIZE_THROWN_SOURCE}
       JSON.parse(${JSON.stringify(JSON.stringify(corpus))}).map((text) => { try { return btoa(text) } catch (error) { return summarize(error) } })
     }`)
-    assert.deepEqual(actual, JSON.parse(JSON.stringify(corpus.map((text) => nodeOutcome(() => btoa(text))))))
+    assert.deepEqual(actual, JSON.parse(JSON.stringify(corpus.map(text => nodeOutcome(() => btoa(text))))))
   })
 
   it('converts arguments as Node does', () => {
@@ -366,16 +524,24 @@ describe('atob and btoa', () => {
     }`)
     const call = (action: () => unknown): unknown => nodeOutcome(action)
     const expected = [
-      call(() => (atob as () => string)()), call(() => atob(undefined as unknown as string)), call(() => atob(null as unknown as string)),
-      call(() => (btoa as () => string)()), call(() => btoa(null as unknown as string)), call(() => btoa(12 as unknown as string)),
-      call(() => atob({ toString: () => 'YQ==' } as unknown as string)), atob.length, btoa.length,
+      call(() => (atob as () => string)()),
+      call(() => atob(undefined as unknown as string)),
+      call(() => atob(null as unknown as string)),
+      call(() => (btoa as () => string)()),
+      call(() => btoa(null as unknown as string)),
+      call(() => btoa(12 as unknown as string)),
+      call(() => atob({ toString: () => 'YQ==' } as unknown as string)),
+      atob.length,
+      btoa.length,
     ]
     assert.deepEqual(actual, JSON.parse(JSON.stringify(expected)))
   })
 
   it('throws InvalidCharacterError as an Error of the context with code 5', () => {
     const { runJson } = createGlobalsContext()
-    const actual = runJson(`{ let caught; try { atob('*') } catch (error) { caught = error } [caught instanceof Error, caught.name, caught.code, caught.message, Object.getPrototypeOf(caught.constructor) === Error] }`)
+    const actual = runJson(
+      `{ let caught; try { atob('*') } catch (error) { caught = error } [caught instanceof Error, caught.name, caught.code, caught.message, Object.getPrototypeOf(caught.constructor) === Error] }`,
+    )
     assert.deepEqual(actual, [true, 'InvalidCharacterError', 5, 'Invalid character', true])
   })
 })
@@ -428,10 +594,14 @@ describe('crypto', () => {
       }
     }
     const expected = [
-      byNode(() => crypto.getRandomValues(new Float32Array(1) as unknown as Uint8Array)), byNode(() => crypto.getRandomValues(new Float64Array(1) as unknown as Uint8Array)),
-      byNode(() => crypto.getRandomValues(new DataView(new ArrayBuffer(1)) as unknown as Uint8Array)), byNode(() => crypto.getRandomValues([1, 2] as unknown as Uint8Array)),
-      byNode(() => crypto.getRandomValues(new Uint8Array(65537))), byNode(() => crypto.getRandomValues(new Uint32Array(16385))),
-      byNode(() => crypto.getRandomValues(new Uint8Array(65536))), byNode(() => (crypto.getRandomValues as () => unknown)()),
+      byNode(() => crypto.getRandomValues(new Float32Array(1) as unknown as Uint8Array)),
+      byNode(() => crypto.getRandomValues(new Float64Array(1) as unknown as Uint8Array)),
+      byNode(() => crypto.getRandomValues(new DataView(new ArrayBuffer(1)) as unknown as Uint8Array)),
+      byNode(() => crypto.getRandomValues([1, 2] as unknown as Uint8Array)),
+      byNode(() => crypto.getRandomValues(new Uint8Array(65537))),
+      byNode(() => crypto.getRandomValues(new Uint32Array(16385))),
+      byNode(() => crypto.getRandomValues(new Uint8Array(65536))),
+      byNode(() => (crypto.getRandomValues as () => unknown)()),
     ]
     assert.deepEqual(actual, JSON.parse(JSON.stringify(expected)))
   })
@@ -439,13 +609,16 @@ describe('crypto', () => {
   it('makes distinct version 4 UUIDs', () => {
     const { runJson } = createGlobalsContext()
     const uuids = runJson('Array.from({ length: 200 }, () => crypto.randomUUID())') as string[]
-    for (const uuid of uuids) assert.match(uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    for (const uuid of uuids)
+      assert.match(uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     assert.equal(new Set(uuids).size, uuids.length)
   })
 
   it('is a frozen object tagged Crypto', () => {
     const { runJson } = createGlobalsContext()
-    const actual = runJson(`[Object.isFrozen(crypto), Object.prototype.toString.call(crypto), Object.keys(crypto), (() => { 'use strict'; try { crypto.randomUUID = null; return 'assigned' } catch (error) { return error instanceof TypeError } })()]`)
+    const actual = runJson(
+      `[Object.isFrozen(crypto), Object.prototype.toString.call(crypto), Object.keys(crypto), (() => { 'use strict'; try { crypto.randomUUID = null; return 'assigned' } catch (error) { return error instanceof TypeError } })()]`,
+    )
     assert.deepEqual(actual, [true, '[object Crypto]', ['getRandomValues', 'randomUUID'], true])
   })
 })

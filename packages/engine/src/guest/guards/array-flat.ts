@@ -1,5 +1,16 @@
 /** `flat` and `flatMap`, written out as the spec's loops: nested arrays say nothing of their size up front. */
-import { ObjectConstructor, defineProperty, apply, reflectGet, reflectHas, isArray, StringConstructor, ArrayPrototype, TypeErrorConstructor, type Native } from './intrinsics.js'
+import {
+  ObjectConstructor,
+  defineProperty,
+  apply,
+  reflectGet,
+  reflectHas,
+  isArray,
+  StringConstructor,
+  ArrayPrototype,
+  TypeErrorConstructor,
+  type Native,
+} from './intrinsics.js'
 import { maxLength, refuse } from './sandbox-limits.js'
 import { toInteger, toLength, createDataProperty, requireCoercible } from './spec-operations.js'
 import { pinned } from './stable-reads.js'
@@ -8,7 +19,14 @@ export function installFlatGuards(): void {
   // flat and flatMap walk nested arrays the receiver's length says nothing about; they are
   // written out here, as the spec does, so the walk is a loop the compute budget can stop.
   const nativeMap = ArrayPrototype.map
-  function flattenInto(target: object, source: object, sourceLength: number, start: number, depth: number, mapper?: { fn: unknown; thisArg: unknown }): number {
+  function flattenInto(
+    target: object,
+    source: object,
+    sourceLength: number,
+    start: number,
+    depth: number,
+    mapper?: { fn: unknown; thisArg: unknown },
+  ): number {
     let targetIndex = start
     for (let sourceIndex = 0; sourceIndex < sourceLength; sourceIndex++) {
       const key = StringConstructor(sourceIndex)
@@ -51,6 +69,16 @@ export function installFlatGuards(): void {
   // The native `length`s: `flat([depth])` and `flatMap(mapper[, thisArg])`.
   defineProperty(flatMethods.flat, 'length', { value: 0, configurable: true })
   defineProperty(flatMethods.flatMap, 'length', { value: 1, configurable: true })
-  defineProperty(ArrayPrototype, 'flat', { value: flatMethods.flat, writable: true, configurable: true, enumerable: false })
-  defineProperty(ArrayPrototype, 'flatMap', { value: flatMethods.flatMap, writable: true, configurable: true, enumerable: false })
+  defineProperty(ArrayPrototype, 'flat', {
+    value: flatMethods.flat,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  })
+  defineProperty(ArrayPrototype, 'flatMap', {
+    value: flatMethods.flatMap,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  })
 }

@@ -3,9 +3,37 @@
  * spec would do (its early exits, `fromIndex`, the order of its own reads and errors) and leaves
  * the native method a walk within the limit, or does the work itself as the spec's loop.
  */
-import { ObjectConstructor, defineProperty, objectKeys, apply, reflectGet, reflectHas, isArray, trunc, min, max, ArrayPrototype, maxSafeLength, TypeErrorConstructor, type Native } from './intrinsics.js'
+import {
+  ObjectConstructor,
+  defineProperty,
+  objectKeys,
+  apply,
+  reflectGet,
+  reflectHas,
+  isArray,
+  trunc,
+  min,
+  max,
+  ArrayPrototype,
+  maxSafeLength,
+  TypeErrorConstructor,
+  type Native,
+} from './intrinsics.js'
 import { maxLength, refuse, notProxy } from './sandbox-limits.js'
-import { copyOf, argAt, integerOf, toInteger, toLength, relativeIndex, createDataProperty, setOrThrow, deleteOrThrow, moveOrDelete, tooLong, arraySpeciesCreate } from './spec-operations.js'
+import {
+  copyOf,
+  argAt,
+  integerOf,
+  toInteger,
+  toLength,
+  relativeIndex,
+  createDataProperty,
+  setOrThrow,
+  deleteOrThrow,
+  moveOrDelete,
+  tooLong,
+  arraySpeciesCreate,
+} from './spec-operations.js'
 import { stableLength, pinned } from './stable-reads.js'
 
 export function installArrayWalkGuards(): void {
@@ -75,9 +103,17 @@ export function installArrayWalkGuards(): void {
   }
   function requireCallable(value: unknown, name: string): void {
     // Described by its type only: converting it to a string could run the program's code.
-    if (typeof value !== 'function') throw new TypeErrorConstructor(`Array.prototype.${name}: the callback is not a function (got ${value === null ? 'null' : typeof value})`)
+    if (typeof value !== 'function')
+      throw new TypeErrorConstructor(
+        `Array.prototype.${name}: the callback is not a function (got ${value === null ? 'null' : typeof value})`,
+      )
   }
-  function predicateLoop(object: object, length: number, args: readonly unknown[], name: 'every' | 'some' | 'forEach'): unknown {
+  function predicateLoop(
+    object: object,
+    length: number,
+    args: readonly unknown[],
+    name: 'every' | 'some' | 'forEach',
+  ): unknown {
     const callback = argAt(args, 0)
     requireCallable(callback, name)
     const thisArg = argAt(args, 1)
@@ -100,12 +136,14 @@ export function installArrayWalkGuards(): void {
       accumulator = args[1]
     } else {
       while (inBounds(index) && !reflectHas(object, index)) index += step
-      if (!inBounds(index)) throw new TypeErrorConstructor(`Array.prototype.${name} of an empty array with no initial value`)
+      if (!inBounds(index))
+        throw new TypeErrorConstructor(`Array.prototype.${name} of an empty array with no initial value`)
       accumulator = reflectGet(object, index)
       index += step
     }
     for (; inBounds(index); index += step) {
-      if (reflectHas(object, index)) accumulator = apply(callback as Native, undefined, [accumulator, reflectGet(object, index), index, object])
+      if (reflectHas(object, index))
+        accumulator = apply(callback as Native, undefined, [accumulator, reflectGet(object, index), index, object])
     }
     return accumulator
   }
@@ -126,10 +164,12 @@ export function installArrayWalkGuards(): void {
     }
     setOrThrow(removed, 'length', deleteCount)
     if (itemCount < deleteCount) {
-      for (let index = start; index < length - deleteCount; index++) moveOrDelete(object, index + deleteCount, index + itemCount)
+      for (let index = start; index < length - deleteCount; index++)
+        moveOrDelete(object, index + deleteCount, index + itemCount)
       for (let index = length; index > length - deleteCount + itemCount; index--) deleteOrThrow(object, index - 1)
     } else if (itemCount > deleteCount) {
-      for (let index = length - deleteCount; index > start; index--) moveOrDelete(object, index + deleteCount - 1, index + itemCount - 1)
+      for (let index = length - deleteCount; index > start; index--)
+        moveOrDelete(object, index + deleteCount - 1, index + itemCount - 1)
     }
     for (let index = 0; index < itemCount; index++) setOrThrow(object, start + index, args[index + 2])
     setOrThrow(object, 'length', length - deleteCount + itemCount)
@@ -179,10 +219,20 @@ export function installArrayWalkGuards(): void {
     }
   }
 
-  const wholeWalk: Walk = { numeric: [], lazy: false, count: (length) => length }
+  const wholeWalk: Walk = { numeric: [], lazy: false, count: length => length }
   const walks: Record<string, Walk> = {
-    indexOf: { numeric: [1], lazy: true, count: (length, args) => length - relativeIndex(integerAt(args, 1), length), loop: indexOfLoop },
-    includes: { numeric: [1], lazy: true, count: (length, args) => length - relativeIndex(integerAt(args, 1), length), loop: includesLoop },
+    indexOf: {
+      numeric: [1],
+      lazy: true,
+      count: (length, args) => length - relativeIndex(integerAt(args, 1), length),
+      loop: indexOfLoop,
+    },
+    includes: {
+      numeric: [1],
+      lazy: true,
+      count: (length, args) => length - relativeIndex(integerAt(args, 1), length),
+      loop: includesLoop,
+    },
     lastIndexOf: {
       numeric: [1],
       lazy: true,
@@ -199,14 +249,19 @@ export function installArrayWalkGuards(): void {
       count: (length, args) => min(spanAt(args, 1, length), length - relativeIndex(integerAt(args, 0), length)),
     },
     // splice moves every element after the cut; toSpliced copies what it keeps into a new array.
-    splice: { lazy: false, numeric: [0, 1], count: (length, args) => (args.length === 0 ? 0 : length - relativeIndex(integerAt(args, 0), length)), loop: spliceLoop },
+    splice: {
+      lazy: false,
+      numeric: [0, 1],
+      count: (length, args) => (args.length === 0 ? 0 : length - relativeIndex(integerAt(args, 0), length)),
+      loop: spliceLoop,
+    },
     toSpliced: { lazy: false, numeric: [0, 1], count: toSplicedLength, loop: toSplicedPastLimit },
     // With nothing to insert, unshift only writes the length back.
     unshift: { lazy: false, numeric: [], count: (length, args) => (args.length === 0 ? 0 : length), loop: unshiftLoop },
-    reverse: { lazy: false, numeric: [], count: (length) => length, loop: reverseLoop },
-    sort: { lazy: false, numeric: [], count: (length) => length, checkFirst: comparatorFirst },
-    toSorted: { lazy: false, numeric: [], count: (length) => length, checkFirst: comparatorFirst },
-    with: { lazy: false, numeric: [0], count: (length) => length },
+    reverse: { lazy: false, numeric: [], count: length => length, loop: reverseLoop },
+    sort: { lazy: false, numeric: [], count: length => length, checkFirst: comparatorFirst },
+    toSorted: { lazy: false, numeric: [], count: length => length, checkFirst: comparatorFirst },
+    with: { lazy: false, numeric: [0], count: length => length },
   }
   for (const name of ['join', 'toLocaleString', 'map', 'filter', 'toReversed', 'shift']) walks[name] = wholeWalk
   walks.every = { ...wholeWalk, loop: (object, length, args) => predicateLoop(object, length, args, 'every') }
@@ -254,7 +309,8 @@ export function installArrayWalkGuards(): void {
         if (!(walk.lazy && length === 0)) {
           for (let index = 0; index < walk.numeric.length; index++) {
             const position = walk.numeric[index] as number
-            if (position < converted.length && converted[position] !== undefined) converted[position] = toInteger(converted[position])
+            if (position < converted.length && converted[position] !== undefined)
+              converted[position] = toInteger(converted[position])
           }
         }
         // The native method reads the length again: it must see the one read above, which the spec
@@ -271,6 +327,7 @@ export function installArrayWalkGuards(): void {
     defineProperty(ArrayPrototype, name, { value: guarded, writable: true, configurable: true, enumerable: false })
   }
   for (const name of objectKeys(walks)) {
-    if (typeof (ArrayPrototype as unknown as Record<string, unknown>)[name] === 'function') guardArrayMethod(name, walks[name] as Walk)
+    if (typeof (ArrayPrototype as unknown as Record<string, unknown>)[name] === 'function')
+      guardArrayMethod(name, walks[name] as Walk)
   }
 }

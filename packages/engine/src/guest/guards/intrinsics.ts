@@ -4,7 +4,14 @@
  */
 
 export const ObjectConstructor = Object
-export const { defineProperty, getOwnPropertyDescriptor, getPrototypeOf, setPrototypeOf, hasOwn, keys: objectKeys } = Object
+export const {
+  defineProperty,
+  getOwnPropertyDescriptor,
+  getPrototypeOf,
+  setPrototypeOf,
+  hasOwn,
+  keys: objectKeys,
+} = Object
 export const { apply, construct, get: reflectGet, has: reflectHas, set: reflectSet, deleteProperty } = Reflect
 export const ArrayConstructor = Array
 export const isArray = Array.isArray
@@ -22,7 +29,11 @@ export const maxSafeLength = 9007199254740991
 export const iteratorSymbol = Symbol.iterator
 export const TypeErrorConstructor = TypeError
 /** `String.prototype.indexOf` as a plain function of the string: no argument list per call (the counting loops make millions). */
-export const indexOfIn = Function.prototype.call.bind(String.prototype.indexOf) as (text: string, search: string, position: number) => number
+export const indexOfIn = Function.prototype.call.bind(String.prototype.indexOf) as (
+  text: string,
+  search: string,
+  position: number,
+) => number
 
 /** A native method, called through `apply` with a receiver and arguments of the caller's. */
 export type Native = (...args: unknown[]) => unknown

@@ -1,5 +1,14 @@
 /** The iterators a spread collects inside V8 (strings, typed arrays), and `Array.from`. */
-import { ObjectConstructor, defineProperty, getPrototypeOf, apply, reflectGet, StringConstructor, iteratorSymbol, type Native } from './intrinsics.js'
+import {
+  ObjectConstructor,
+  defineProperty,
+  getPrototypeOf,
+  apply,
+  reflectGet,
+  StringConstructor,
+  iteratorSymbol,
+  type Native,
+} from './intrinsics.js'
 import { maxLength, refuse, refuseText } from './sandbox-limits.js'
 import { copyOf, toLength } from './spec-operations.js'
 import { typedArrayLengthOf, stableLength, pinned, stableLookup } from './stable-reads.js'
@@ -13,7 +22,8 @@ export function installIteratorGuards(): void {
   // worker's near-heap-limit grace is a few MiB), not just the worker. So the iterator of a string
   // or typed array longer than the limit is refused when it is made; a loop over the indexes is
   // an ordinary loop the budgets stop.
-  const stringIteratorFix = 'Loop over its indexes instead (for (let i = 0; i < text.length; i++)), or iterate smaller pieces of it.'
+  const stringIteratorFix =
+    'Loop over its indexes instead (for (let i = 0; i < text.length; i++)), or iterate smaller pieces of it.'
   const StringPrototype = String.prototype as unknown as Record<symbol, Native>
   const nativeStringIterator = StringPrototype[iteratorSymbol] as Native
   const stringIteratorMethods = {
@@ -26,7 +36,12 @@ export function installIteratorGuards(): void {
     },
   }
   defineProperty(stringIteratorMethods[iteratorSymbol], 'length', { value: 0, configurable: true })
-  defineProperty(StringPrototype, iteratorSymbol, { value: stringIteratorMethods[iteratorSymbol], writable: true, configurable: true, enumerable: false })
+  defineProperty(StringPrototype, iteratorSymbol, {
+    value: stringIteratorMethods[iteratorSymbol],
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  })
 
   const TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype) as Record<PropertyKey, Native>
   function guardTypedArrayIterator(name: 'values' | 'keys' | 'entries'): Native {
@@ -48,7 +63,12 @@ export function installIteratorGuards(): void {
   guardTypedArrayIterator('entries')
   // `values` and `[Symbol.iterator]` are one function object; they stay one.
   if (TypedArrayPrototype[iteratorSymbol] === nativeTypedArrayValues) {
-    defineProperty(TypedArrayPrototype, iteratorSymbol, { value: guardedTypedArrayValues, writable: true, configurable: true, enumerable: false })
+    defineProperty(TypedArrayPrototype, iteratorSymbol, {
+      value: guardedTypedArrayValues,
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    })
   }
 
   // Array.from over an array-like walks its length natively; over an iterable it takes one step

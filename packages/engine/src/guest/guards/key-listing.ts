@@ -1,5 +1,13 @@
 /** `Object.keys` and the other key listers, over a string or typed array of one key per element. */
-import { ObjectConstructor, defineProperty, getOwnPropertyDescriptor, apply, trunc, max, type Native } from './intrinsics.js'
+import {
+  ObjectConstructor,
+  defineProperty,
+  getOwnPropertyDescriptor,
+  apply,
+  trunc,
+  max,
+  type Native,
+} from './intrinsics.js'
 import { maxLength, isProxy, refuseKeys } from './sandbox-limits.js'
 import { typedArrayLengthOf, stableLength } from './stable-reads.js'
 
@@ -35,6 +43,16 @@ export function installKeyListingGuards(): void {
     defineProperty(guarded, 'length', { value: native.length, configurable: true })
     defineProperty(owner, name, { value: guarded, writable: true, configurable: true, enumerable: false })
   }
-  for (const name of ['keys', 'values', 'entries', 'getOwnPropertyNames', 'getOwnPropertyDescriptors', 'assign', 'freeze', 'seal']) guardKeys(ObjectConstructor, 'Object', name)
+  for (const name of [
+    'keys',
+    'values',
+    'entries',
+    'getOwnPropertyNames',
+    'getOwnPropertyDescriptors',
+    'assign',
+    'freeze',
+    'seal',
+  ])
+    guardKeys(ObjectConstructor, 'Object', name)
   guardKeys(Reflect, 'Reflect', 'ownKeys')
 }

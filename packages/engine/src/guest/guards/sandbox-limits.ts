@@ -24,18 +24,20 @@ export function isProxy(value: unknown): boolean {
 export function refuse(what: string, count: number): never {
   throw new RangeErrorConstructor(
     `${what} over ${count} elements refused: this sandbox allows at most ${maxLength} in one built-in call. ` +
-    'Work on smaller arrays and strings, or loop over the indexes yourself.',
+      'Work on smaller arrays and strings, or loop over the indexes yourself.',
   )
 }
 
 export function refuseKeys(what: string, count: number): never {
   throw new RangeErrorConstructor(
     `${what} of ${count} indexed keys refused: this sandbox lists at most ${max(trunc(maxLength / 16), 1)} in one built-in call. ` +
-    'Loop over the indexes of the string or typed array yourself.',
+      'Loop over the indexes of the string or typed array yourself.',
   )
 }
 export function refuseText(what: string, length: number, limit: number, fix: string): never {
-  throw new RangeErrorConstructor(`${what} on ${length} characters refused: this sandbox allows at most ${limit} in one built-in call. ${fix}`)
+  throw new RangeErrorConstructor(
+    `${what} on ${length} characters refused: this sandbox allows at most ${limit} in one built-in call. ${fix}`,
+  )
 }
 
 // Asking the substrate realm whether a value is a proxy is the guards' main cost (~0.6 µs); a loop

@@ -3,7 +3,27 @@
  * CreateDataProperty, ArraySpeciesCreate...), written against the captured built-ins so a
  * program's changes to the globals never reach them.
  */
-import { defineProperty, setPrototypeOf, construct, reflectGet, reflectHas, reflectSet, deleteProperty, ArrayConstructor, isArray, ProxyConstructor, RangeErrorConstructor, NumberConstructor, StringConstructor, trunc, min, max, speciesSymbol, TypeErrorConstructor, type Native } from './intrinsics.js'
+import {
+  defineProperty,
+  setPrototypeOf,
+  construct,
+  reflectGet,
+  reflectHas,
+  reflectSet,
+  deleteProperty,
+  ArrayConstructor,
+  isArray,
+  ProxyConstructor,
+  RangeErrorConstructor,
+  NumberConstructor,
+  StringConstructor,
+  trunc,
+  min,
+  max,
+  speciesSymbol,
+  TypeErrorConstructor,
+  type Native,
+} from './intrinsics.js'
 
 // The guards' own lists have no prototype: reading a hole or writing an index must never reach
 // a getter or setter a program planted on Array.prototype or Object.prototype.
@@ -17,7 +37,8 @@ export function copyOf(list: readonly unknown[], ...first: unknown[]): unknown[]
   return copy
 }
 /** An argument, or `undefined` past the end: a hole of `args` would be looked up on Array.prototype. */
-export const argAt = (args: readonly unknown[], position: number): unknown => (position < args.length ? args[position] : undefined)
+export const argAt = (args: readonly unknown[], position: number): unknown =>
+  position < args.length ? args[position] : undefined
 
 /** ToString, which refuses a symbol where String() would describe it. */
 export function toText(value: unknown): string {
@@ -47,10 +68,15 @@ export function relativeIndex(integer: number, length: number): number {
 // the errors come where the spec puts them (a TypeError past 2^53 - 1 before anything is read).
 export function createDataProperty(target: object, index: number, value: unknown): void {
   // A prototype-less descriptor: a `get` planted on Object.prototype must not turn it into an accessor.
-  defineProperty(target, index, setPrototypeOf({ value, writable: true, enumerable: true, configurable: true }, null) as PropertyDescriptor)
+  defineProperty(
+    target,
+    index,
+    setPrototypeOf({ value, writable: true, enumerable: true, configurable: true }, null) as PropertyDescriptor,
+  )
 }
 export function setOrThrow(object: object, key: number | string, value: unknown): void {
-  if (!reflectSet(object, key, value)) throw new TypeErrorConstructor(`Cannot assign to property ${key} of the array-like`)
+  if (!reflectSet(object, key, value))
+    throw new TypeErrorConstructor(`Cannot assign to property ${key} of the array-like`)
 }
 export function deleteOrThrow(object: object, key: number): void {
   if (!deleteProperty(object, key)) throw new TypeErrorConstructor(`Cannot delete property ${key} of the array-like`)
@@ -65,7 +91,10 @@ export function tooLong(name: string, length: number): never {
 }
 // Reflect.construct with this target and a program's function as `newTarget` tells whether that
 // function is a constructor, running none of its code (the trap answers; nothing reads `prototype`).
-export const constructorProbe = new ProxyConstructor(function probe() {}, setPrototypeOf({ construct: () => emptyList() }, null) as ProxyHandler<() => void>)
+export const constructorProbe = new ProxyConstructor(
+  function probe() {},
+  setPrototypeOf({ construct: () => emptyList() }, null) as ProxyHandler<() => void>,
+)
 export function isConstructor(value: unknown): boolean {
   if (typeof value !== 'function') return false
   try {
@@ -91,11 +120,13 @@ export function arraySpeciesCreate(original: object, length: number): object {
     if (constructor === null) constructor = undefined
   }
   if (constructor === undefined) return arrayCreate(length)
-  if (!isConstructor(constructor)) throw new TypeErrorConstructor('The array\'s constructor[Symbol.species] is not a constructor')
+  if (!isConstructor(constructor))
+    throw new TypeErrorConstructor("The array's constructor[Symbol.species] is not a constructor")
   return construct(constructor as Native, [length]) as object
 }
 
 export function requireCoercible(value: unknown, name: string, owner = 'Array.prototype'): unknown {
-  if (value === null || value === undefined) throw new TypeErrorConstructor(`${owner}.${name} called on null or undefined`)
+  if (value === null || value === undefined)
+    throw new TypeErrorConstructor(`${owner}.${name} called on null or undefined`)
   return value
 }

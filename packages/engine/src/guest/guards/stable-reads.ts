@@ -2,11 +2,23 @@
  * Reads that must give the native method the very value a guard checked: lengths and lookups
  * that run no program code, and a stand-in that pins a key when they could.
  */
-import { getOwnPropertyDescriptor, getPrototypeOf, setPrototypeOf, hasOwn, apply, reflectGet, ProxyConstructor, ArrayPrototype, ObjectPrototype, iteratorSymbol } from './intrinsics.js'
+import {
+  getOwnPropertyDescriptor,
+  getPrototypeOf,
+  setPrototypeOf,
+  hasOwn,
+  apply,
+  reflectGet,
+  ProxyConstructor,
+  ArrayPrototype,
+  ObjectPrototype,
+  iteratorSymbol,
+} from './intrinsics.js'
 import { isProxy, notProxy } from './sandbox-limits.js'
 import { toLength } from './spec-operations.js'
 
-export const typedArrayLength = getOwnPropertyDescriptor(getPrototypeOf(Uint8Array.prototype) as object, 'length')?.get as (this: unknown) => number
+export const typedArrayLength = getOwnPropertyDescriptor(getPrototypeOf(Uint8Array.prototype) as object, 'length')
+  ?.get as (this: unknown) => number
 /** A typed array's length, or `undefined` for anything else (a typed-array method given one throws its own TypeError). */
 export function typedArrayLengthOf(value: unknown): number | undefined {
   try {
@@ -44,7 +56,13 @@ export function stableLength(object: object): number | undefined {
   if (descriptor === undefined) return typedArrayStableLength(object)
   if (!hasOwn(descriptor, 'value')) return undefined
   const value: unknown = descriptor.value
-  if (typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return undefined
+  if (
+    typeof value === 'object' ||
+    typeof value === 'function' ||
+    typeof value === 'symbol' ||
+    typeof value === 'bigint'
+  )
+    return undefined
   return toLength(value)
 }
 
@@ -72,7 +90,6 @@ export function pinned(object: object, pins: Pins): object {
   // A null prototype, so no trap can be inherited from a program's Object.prototype.
   return new ProxyConstructor(object, setPrototypeOf(handler, null) as typeof handler)
 }
-
 
 /**
  * How `key` resolves on `object` when no program code can run on the way: every object of the

@@ -1,5 +1,15 @@
 /** Built-ins that make one array entry per piece of a string: split, matching, replacing, JSON.parse. */
-import { ObjectConstructor, defineProperty, apply, reflectGet, NumberConstructor, trunc, min, indexOfIn, type Native } from './intrinsics.js'
+import {
+  ObjectConstructor,
+  defineProperty,
+  apply,
+  reflectGet,
+  NumberConstructor,
+  trunc,
+  min,
+  indexOfIn,
+  type Native,
+} from './intrinsics.js'
 import { maxLength, refuseText } from './sandbox-limits.js'
 import { copyOf, toText, requireCoercible } from './spec-operations.js'
 
@@ -41,13 +51,24 @@ export function installTextGuards(): void {
       const separatorText = separator === undefined ? undefined : toText(separator)
       if (separatorText !== undefined && limitNumber > maxLength && text.length >= maxLength) {
         const pieces = countPieces(text, separatorText, maxLength + 1)
-        if (pieces > maxLength) refuseText('String.prototype.split', text.length, maxLength, 'It makes more pieces than that: pass a limit or split a smaller string.')
+        if (pieces > maxLength)
+          refuseText(
+            'String.prototype.split',
+            text.length,
+            maxLength,
+            'It makes more pieces than that: pass a limit or split a smaller string.',
+          )
       }
       return apply(stringSplit, text, [separatorText, limitNumber])
     },
   }
   defineProperty(splitMethods.split, 'length', { value: 2, configurable: true })
-  defineProperty(String.prototype, 'split', { value: splitMethods.split, writable: true, configurable: true, enumerable: false })
+  defineProperty(String.prototype, 'split', {
+    value: splitMethods.split,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  })
 
   // A regular expression can split a string at every character; how many pieces it makes is only
   // known by running it, so a string longer than the limit must give a limit or a plain separator.
@@ -58,13 +79,23 @@ export function installTextGuards(): void {
       const text = toText(string)
       const limitNumber = limit === undefined ? 4294967295 : toUint32(limit)
       if (text.length >= maxLength && limitNumber > maxLength) {
-        refuseText('Splitting with a regular expression', text.length, maxLength, 'Pass a limit, split on a plain string, or split a smaller string.')
+        refuseText(
+          'Splitting with a regular expression',
+          text.length,
+          maxLength,
+          'Pass a limit, split on a plain string, or split a smaller string.',
+        )
       }
       return apply(regExpSplit, this, [text, limitNumber])
     },
   }
   defineProperty(regExpMethods[splitSymbol], 'length', { value: 2, configurable: true })
-  defineProperty(RegExpPrototype, splitSymbol, { value: regExpMethods[splitSymbol], writable: true, configurable: true, enumerable: false })
+  defineProperty(RegExpPrototype, splitSymbol, {
+    value: regExpMethods[splitSymbol],
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  })
 
   // Matching or replacing every occurrence collects them all in native code first: on a string
   // longer than the limit, one per character is past what a thread can stop or hold.
@@ -78,7 +109,12 @@ export function installTextGuards(): void {
       },
     }
     defineProperty(methods[symbol], 'length', { value: native.length, configurable: true })
-    defineProperty(RegExpPrototype, symbol, { value: methods[symbol], writable: true, configurable: true, enumerable: false })
+    defineProperty(RegExpPrototype, symbol, {
+      value: methods[symbol],
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    })
   }
   guardRegExpText(Symbol.match, 'Matching a regular expression')
   guardRegExpText(Symbol.replace, 'Replacing with a regular expression')
@@ -89,20 +125,30 @@ export function installTextGuards(): void {
     replaceAll(this: unknown, searchValue: unknown, replaceValue: unknown): unknown {
       const object = requireCoercible(this, 'replaceAll', 'String.prototype')
       // A regular expression (or anything with its own replacer) goes through Symbol.replace, guarded above.
-      if (searchValue !== undefined && searchValue !== null && (typeof searchValue === 'object' || typeof searchValue === 'function')) {
+      if (
+        searchValue !== undefined &&
+        searchValue !== null &&
+        (typeof searchValue === 'object' || typeof searchValue === 'function')
+      ) {
         return apply(stringReplaceAll, object, [searchValue, replaceValue])
       }
       const text = toText(object)
       const search = toText(searchValue)
       if (text.length > maxLength) {
         const occurrences = countPieces(text, search, maxLength + 2) - 1
-        if (occurrences > maxLength) refuseText('String.prototype.replaceAll', text.length, maxLength, 'Replace in smaller pieces of the string.')
+        if (occurrences > maxLength)
+          refuseText('String.prototype.replaceAll', text.length, maxLength, 'Replace in smaller pieces of the string.')
       }
       return apply(stringReplaceAll, text, [search, replaceValue])
     },
   }
   defineProperty(replaceAllMethods.replaceAll, 'length', { value: 2, configurable: true })
-  defineProperty(String.prototype, 'replaceAll', { value: replaceAllMethods.replaceAll, writable: true, configurable: true, enumerable: false })
+  defineProperty(String.prototype, 'replaceAll', {
+    value: replaceAllMethods.replaceAll,
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  })
 
   // JSON.parse runs in native code from the first character to the last, and an array in the text
   // becomes one fixed array: two characters per element at least.
@@ -112,7 +158,9 @@ export function installTextGuards(): void {
     parse(text: unknown, reviver?: unknown): unknown {
       const source = toText(text)
       if (source.length > maxJsonText) refuseText('JSON.parse', source.length, maxJsonText, 'Parse smaller documents.')
-      return reviver === undefined ? jsonParse(source) : jsonParse(source, reviver as (key: string, value: unknown) => unknown)
+      return reviver === undefined
+        ? jsonParse(source)
+        : jsonParse(source, reviver as (key: string, value: unknown) => unknown)
     },
   }
   defineProperty(jsonMethods.parse, 'length', { value: 2, configurable: true })
