@@ -56,6 +56,8 @@ export {
   type ProgramDiagnosticCategory,
   type TypeCheckMode,
 } from './type-check/program-check.js'
+// For a REPL: whether the lines typed so far leave the program unfinished (read another line)
+export { programNeedsMoreInput } from './type-check/unfinished-program.js'
 // A value as the model reads it (pretty JSON, strings as they are), for front ends that print results
 export { formatJsonValue } from './run/render-result.js'
 

@@ -25,6 +25,7 @@ describe('public surface of @code-runtime/code-mode', () => {
       'formatProgramDiagnostics',
       'listRunCode',
       'preferredMemberName',
+      'programNeedsMoreInput',
       'safeParseRunCodeInput',
       'schemaToTypeScript',
       'showProgramText',

@@ -23,4 +23,4 @@ export type { GuestToHostMessage, HostToGuestMessage } from './protocol/messages
 export { GUEST_MODULE_URLS } from './guest-files.js'
 
 // The transform step on its own (for example to check a program before running it)
-export { programNeedsMoreInput, transformProgram, type TransformResult } from './host/transform.js'
+export { transformProgram, type TransformResult } from './host/transform.js'

@@ -23,7 +23,6 @@ describe('public surface of @code-runtime/engine', () => {
       'DEFAULT_IDLE_LIMITS',
       'GUEST_MODULE_URLS',
       'RunEngine',
-      'programNeedsMoreInput',
       'runLimitsOf',
       'transformProgram',
     ])

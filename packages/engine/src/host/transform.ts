@@ -69,7 +69,7 @@ const STRIPPER_BROKE_MESSAGE =
 
 /**
  * The program wrapped and stripped, or why not: too long or too deep (refused unparsed), or the
- * stripper's own error. Shared by runs and by {@link programNeedsMoreInput}.
+ * stripper's own error.
  */
 type WrappedStrip =
   | { readonly ok: true; readonly code: string }
@@ -120,24 +120,4 @@ export function stripProgram(program: string): TransformResult {
     ok: false,
     message: 'message' in stripped ? stripped.message : describeTransformError(program, stripped.error),
   }
-}
-
-/**
- * True when `program` fails to parse because it ends too early (an open bracket, template,
- * comment or unfinished expression): the syntax error falls past its end, in the wrapper's closing
- * line, or is a template literal left open (which a newline continues; a quoted string it does
- * not). A REPL reads another line for such an input instead of running it. Empty input, a
- * complete program, one past the bounds, and most with an error inside are `false`; the parser
- * places a few errors of an unfinished expression at its end (`1 +* 2`), which a REPL's user
- * clears with Ctrl-C.
- */
-export function programNeedsMoreInput(program: string): boolean {
-  if (program.trim() === '') return false
-  const stripped = stripWrapped(program)
-  if (stripped.ok || !('error' in stripped)) return false
-  const details = (typeof stripped.error === 'object' && stripped.error !== null ? stripped.error : {}) as AmaroError
-  if (details.code === 'UnsupportedSyntax' || typeof details.startLine !== 'number') return false
-  if (typeof details.message === 'string' && details.message.startsWith('Unterminated template')) return true
-  return locate(program, details.startLine, typeof details.startColumn === 'number' ? details.startColumn : undefined)
-    .pastTheEnd
 }

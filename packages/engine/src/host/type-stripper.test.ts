@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { retiredTypeStrippers, stripTypes } from './type-stripper.js'
-import { programNeedsMoreInput, transformProgram } from './transform.js'
+import { transformProgram } from './transform.js'
 
 // Past the bounds of program-bounds.ts on purpose: what reaches amaro directly when a construct
 // escapes the pre-scan. Each of these breaks amaro's WebAssembly instance.
@@ -28,14 +28,5 @@ describe('stripTypes (one amaro instance, replaced when it breaks)', () => {
     assert.equal(result.ok, false)
     assert.equal(!result.ok && result.broke, false)
     assert.equal(retiredTypeStrippers(), retired)
-  })
-})
-
-describe('programNeedsMoreInput past the bounds', () => {
-  it('is false for a program nested too deeply, and the REPL goes on', () => {
-    assert.equal(programNeedsMoreInput(`${'{'.repeat(2000)}var deep = 9`), false)
-    assert.equal(programNeedsMoreInput('if (1) '.repeat(3000)), false)
-    assert.equal(programNeedsMoreInput('foo('), true)
-    assert.equal(programNeedsMoreInput('const x: number = 1'), false)
   })
 })

@@ -17,8 +17,8 @@ import {
   type CodeMode,
   type CodeModeRuntime,
   type CodeModeSession,
+  programNeedsMoreInput,
 } from '@code-runtime/code-mode'
-import { programNeedsMoreInput } from '@code-runtime/engine'
 import { withBudgetOptionNames } from './budget-option-names.js'
 import { EXIT_SETUP_FAILED, EXIT_SUCCESS, type CliCommand } from './cli-arguments.js'
 import { terminalApprover } from './terminal-approval.js'
@@ -202,7 +202,7 @@ function runRepl(target: ReplTarget, onToolsChanged: (listener: () => void) => v
     if (buffer.length === 0 && line.trim() === '') return
     buffer.push(line)
     const code = buffer.join('\n')
-    if (programNeedsMoreInput(code)) return
+    if (await programNeedsMoreInput(code)) return
     buffer = []
     try {
       for (const text of describeOutput(await run(code), style, colors)) write(text)

@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { programNeedsMoreInput } from './transform.js'
+import { programNeedsMoreInput } from './unfinished-program.js'
 
 describe('programNeedsMoreInput (a REPL line that leaves the program unfinished)', () => {
-  it('is true for an input that ends too early: an open bracket, template, comment or expression', () => {
+  it('is true for an input that ends too early: an open bracket, template, comment or expression', async () => {
     for (const input of [
       'const rows = [1,',
       'foo(',
@@ -15,11 +15,11 @@ describe('programNeedsMoreInput (a REPL line that leaves the program unfinished)
       '/* a comment',
       'const list: Array<',
     ]) {
-      assert.equal(programNeedsMoreInput(input), true, input)
+      assert.equal(await programNeedsMoreInput(input), true, input)
     }
   })
 
-  it('is false for a complete program, an empty one, and one whose error sits inside it', () => {
+  it('is false for a complete program, an empty one, and one whose error sits inside it', async () => {
     for (const input of [
       '',
       '  \n',
@@ -30,8 +30,11 @@ describe('programNeedsMoreInput (a REPL line that leaves the program unfinished)
       '"open string',
       'a)',
       'enum Color { Red }',
+      'x.y)',
+      // Nested past what the parser can recurse: the run refuses it, the REPL does not wait for more.
+      '['.repeat(200_000),
     ]) {
-      assert.equal(programNeedsMoreInput(input), false, input)
+      assert.equal(await programNeedsMoreInput(input), false, input)
     }
   })
 })
