@@ -56,7 +56,7 @@ export interface CodeSession {
   readonly endReason: CodeSessionEndReason | undefined
   /**
    * Runs one program in the session's context. Resolves for every program outcome; on a session
-   * that expired or was lost it resolves with a `worker-exit` failure naming the session.
+   * that expired or was lost it resolves with a `worker-exit` failure whose `session` fact names it.
    * @throws {CodeRuntimeError} (as a rejection) `CODE_RUNTIME_SESSION_CLOSED` after `dispose()`,
    *   and the same misuse codes as `CodeRuntime.run`.
    */

@@ -21,6 +21,8 @@ export {
   type CodeBindingNamespace,
   type CodeJsonValue,
   type CodeRunBudget,
+  type CodeRunFailureFacts,
+  type CodeRunSessionEnd,
   type CodeRunFailure,
   type CodeRunFailureKind,
   type CodeRunOutcome,

@@ -5,7 +5,7 @@
  * Sizes are computed from the text itself, never by building the escaped JSON: a log flood or a
  * 64 MiB value must not cost a second copy just to be measured.
  */
-import type { CodeJsonValue, CodeRunBudget, CodeRunFailureKind, CodeRunOutcome } from './types.js'
+import type { CodeJsonValue, CodeRunFailureFacts, CodeRunFailureKind, CodeRunOutcome } from './types.js'
 
 // Text without characters JSON escapes and without surrogates costs exactly its UTF-8 length,
 // which the native Buffer.byteLength computes far faster than a JavaScript loop.
@@ -285,11 +285,11 @@ export class OutputLedger {
   }
 
   /**
-   * Settles a failure: the failure (with the budget that ended it, for a timeout), or
-   * `output-limit` when logs plus its message exceed the cap. The budget's few bytes are free,
-   * like the envelope's field names.
+   * Settles a failure: the failure with its facts (the budget that ended a timeout, the session it
+   * ended), or `output-limit` when logs plus its message exceed the cap. The facts' few bytes are
+   * free, like the envelope's field names.
    */
-  settleFailure(kind: CodeRunFailureKind, message: string, budget?: CodeRunBudget): CodeRunOutcome {
+  settleFailure(kind: CodeRunFailureKind, message: string, facts: CodeRunFailureFacts = {}): CodeRunOutcome {
     const messageBytes = jsonStringByteLength(message)
     if (this.#overflowed || this.#logsBytes + messageBytes > this.maxOutputBytes) {
       return this.#finish(this.#overflowResult())
@@ -297,10 +297,7 @@ export class OutputLedger {
     this.#outputBytes = this.#logsBytes + messageBytes
     return this.#finish({
       logs: this.logs,
-      error:
-        budget === undefined
-          ? { kind, message }
-          : { kind, message, budget: { name: budget.name, limit: budget.limit } },
+      error: { kind, message, ...copyFailureFacts(facts) },
     })
   }
 
@@ -338,5 +335,13 @@ export class OutputLedger {
     } catch {
       // The observer's failure is its own; the run goes on.
     }
+  }
+}
+
+/** The facts rebuilt field by field: only the contract's fields cross, whatever object the caller passed. */
+function copyFailureFacts({ budget, session }: CodeRunFailureFacts): CodeRunFailureFacts {
+  return {
+    ...(budget === undefined ? {} : { budget: { name: budget.name, limit: budget.limit } }),
+    ...(session === undefined ? {} : { session: { id: session.id, ended: session.ended } }),
   }
 }

@@ -149,7 +149,24 @@ export interface CodeRunFailure {
    * so a later layer names it in its own words (a CLI its option) without reading `message`.
    */
   readonly budget?: CodeRunBudget
+  /**
+   * Only on a run of a session that ended: the run that lost it (any kind) or a run that found it
+   * ended (`worker-exit`). Which session and how it ended, so a later layer (a remote runner that
+   * names sessions across its fleet, a front end) names it in its own words; the message says
+   * "this session" and never carries the id.
+   */
+  readonly session?: CodeRunSessionEnd
 }
+
+/** The session a failure ended, or found ended: its id, and `lost` (its substrate stopped) or `expired` (`idleMs`). */
+export interface CodeRunSessionEnd {
+  /** The session's id, as `CodeSession.id` gives it. */
+  readonly id: string
+  readonly ended: 'lost' | 'expired'
+}
+
+/** The optional facts a failure carries beside its kind and message (CONTRACT.md#failure-facts). */
+export type CodeRunFailureFacts = Pick<CodeRunFailure, 'budget' | 'session'>
 
 /** The budget a run ran out of: its config field (`computeMs`, `maxWallMs`, or a backend's own) and the value it had. */
 export interface CodeRunBudget {

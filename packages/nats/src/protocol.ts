@@ -9,6 +9,7 @@ import {
   type CodeBindingCallOutcome,
   type CodeBindingCallRecord,
   type CodeRunBudget,
+  type CodeRunSessionEnd,
   type CodeJsonValue,
   type CodeRunFailureKind,
   type CodeRunResult,
@@ -146,6 +147,16 @@ function decodeBudget(raw: unknown): CodeRunBudget | undefined {
   )
     return undefined
   return { name, limit }
+}
+
+/** A session id as runners name them (`<runner>/<local id>`): printable, bounded. */
+const SESSION_ID = /^[\x21-\x7e]{1,256}$/
+
+function decodeSessionEnd(raw: unknown): CodeRunSessionEnd | undefined {
+  if (!isObjectRecord(raw)) return undefined
+  const { id, ended } = raw
+  if (typeof id !== 'string' || !SESSION_ID.test(id) || (ended !== 'lost' && ended !== 'expired')) return undefined
+  return { id, ended }
 }
 
 /** A message as NATS carries it. */
@@ -360,14 +371,17 @@ export function decodeEndMessage(data: Uint8Array): EndMessage | undefined {
     calls: decodedCalls as CodeBindingCallRecord[],
   }
   if (error !== undefined) {
-    const { kind, message, budget } = (error ?? {}) as { kind?: unknown; message?: unknown; budget?: unknown }
+    const { kind, message, budget, session } = (error ?? {}) as Record<string, unknown>
     if (!CODE_RUN_FAILURE_KINDS.includes(kind as CodeRunFailureKind) || !isString(message)) return undefined
-    // The budget fact (CONTRACT #failure-facts) crosses only as the contract shapes it, on a timeout.
+    // The facts (CONTRACT #failure-facts) cross only as the contract shapes them: a budget on a timeout.
     const decodedBudget = kind === 'timeout' ? decodeBudget(budget) : undefined
-    result.error =
-      decodedBudget === undefined
-        ? { kind: kind as CodeRunFailureKind, message }
-        : { kind: 'timeout', message, budget: decodedBudget }
+    const decodedSession = decodeSessionEnd(session)
+    result.error = {
+      kind: kind as CodeRunFailureKind,
+      message,
+      ...(decodedBudget === undefined ? {} : { budget: decodedBudget }),
+      ...(decodedSession === undefined ? {} : { session: decodedSession }),
+    }
   } else if (valueJson !== undefined) {
     const checked = losslessValue(valueJson)
     if (checked === undefined) return undefined

@@ -162,7 +162,7 @@ export class RemoteSession implements CodeSession {
     return this.ended
   }
 
-  /** Called once the runner opened it: its id names it in every failure. */
+  /** Called once the runner opened it: the fleet's id of the session, which its failures' `session` fact names. */
   opened(id: string): void {
     this.id = id
     this.runnerSilence.heard()
@@ -170,7 +170,7 @@ export class RemoteSession implements CodeSession {
 
   async run(request: CodeRunRequest): Promise<CodeRunResult> {
     if (this.ended === 'disposed')
-      throw new CodeRuntimeError('CODE_RUNTIME_SESSION_CLOSED', `The session ${this.id} was disposed; open a new one.`)
+      throw new CodeRuntimeError('CODE_RUNTIME_SESSION_CLOSED', 'This session was disposed; open a new one.')
     const validated = validateRunRequest(request)
     if (this.ended === 'lost' && this.runnerSilence.isLost) {
       // Its runner is gone: nobody is left to say so, so we do, as a local session whose substrate died.
@@ -178,7 +178,8 @@ export class RemoteSession implements CodeSession {
         logs: [],
         error: {
           kind: 'worker-exit',
-          message: `The session ${this.id} is lost: its runner ${this.runner} stopped answering, and its variables are gone. Open a new session.`,
+          message: `This session is lost: its runner ${this.runner} stopped answering, and its variables are gone. Open a new session.`,
+          session: { id: this.id, ended: 'lost' },
         },
         usage: { wallMs: 0, busyMs: 0, bindingCalls: 0, outputBytes: 0, runner: this.runner },
         calls: [],
@@ -191,11 +192,17 @@ export class RemoteSession implements CodeSession {
       { runner: this.runner, session: this.claim, channel: this.channel },
     )
     this.inFlight.add(running)
+    let result: CodeRunResult
     try {
-      return await running
+      result = await running
     } finally {
       this.inFlight.delete(running)
     }
+    // A run that lost the session because its runner went silent (nobody there to say so) says it itself.
+    const ended = this.ended
+    if (result.error === undefined || result.error.session !== undefined || (ended !== 'lost' && ended !== 'expired'))
+      return result
+    return { ...result, error: { ...result.error, session: { id: this.id, ended } } }
   }
 
   async dispose(): Promise<void> {

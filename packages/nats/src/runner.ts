@@ -109,9 +109,8 @@ interface HeldSession {
   readonly local: CodeSession
   readonly backend: LentBackend
   readonly channel: SealedChannel
-  /** Its id across the fleet, named in its failures in place of the backend's own. */
+  /** Its id across the fleet, in its failures' `session` fact in place of the backend's own. */
   readonly globalId: string
-  readonly localIdPattern: RegExp
   readonly reply: string
   readonly callerSilence: SilenceMonitor
   lastBeatSent: number
@@ -370,7 +369,6 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       backend,
       channel,
       globalId,
-      localIdPattern: new RegExp(`${local.id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![0-9A-Za-z])`, 'g'),
       reply: open.reply,
       callerSilence: new SilenceMonitor({ lostAfterMs, heartbeatMs, onLost: () => endHeldSession(open.session) }),
       lastBeatSent: 0,
@@ -513,21 +511,17 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
         } catch (error) {
           // Misuse the caller must see as such (a closed session): its code, not a run failure.
           if (!CodeRuntimeError.is(error)) throw error
-          publishSealed(start.reply, channel, 'refused', {
-            code: error.code,
-            message: error.message.replace(held.localIdPattern, held.globalId),
-          })
+          publishSealed(start.reply, channel, 'refused', { code: error.code, message: error.message })
           return
         }
         // Said before the result, so the caller's session knows it ended by the time the run settles.
         notifyEnd(held)
+        // The backend names its session by its own id, unique only on this runner; the caller knows the fleet's.
+        const ended = result.error?.session
         publishEnd(
-          result.error === undefined
+          ended === undefined || result.error === undefined
             ? result
-            : {
-                ...result,
-                error: { ...result.error, message: result.error.message.replace(held.localIdPattern, held.globalId) },
-              },
+            : { ...result, error: { ...result.error, session: { id: held.globalId, ended: ended.ended } } },
         )
       }
     } catch (error) {

@@ -74,7 +74,7 @@ export function programLines(...lines: string[]): string {
 
 const RESULT_KEYS: ReadonlySet<string> = new Set(['value', 'logs', 'error', 'usage', 'calls'])
 const CALL_OUTCOMES: ReadonlySet<unknown> = new Set(['ok', 'error', 'in-flight'])
-const FAILURE_KEYS: ReadonlySet<string> = new Set(['kind', 'message', 'budget'])
+const FAILURE_KEYS: ReadonlySet<string> = new Set(['kind', 'message', 'budget', 'session'])
 
 /** CONTRACT section #failure-facts: a failure's `budget` is a timeout's, `{ name, limit }` and nothing else. */
 function assertBudgetShape(budget: unknown, kind: unknown): void {
@@ -90,6 +90,21 @@ function assertBudgetShape(budget: unknown, kind: unknown): void {
   assert.ok(
     typeof limit === 'number' && Number.isFinite(limit) && limit > 0,
     'result.error.budget.limit is a number above 0',
+  )
+}
+
+/** CONTRACT section #failure-facts: a failure's `session` is `{ id, ended }` and nothing else. */
+function assertSessionEndShape(session: unknown): void {
+  assert.ok(
+    typeof session === 'object' && session !== null && !Array.isArray(session),
+    'result.error.session is an object',
+  )
+  assert.deepEqual(Object.keys(session).sort(), ['ended', 'id'], 'result.error.session is { id, ended }')
+  const { id, ended } = session as Record<string, unknown>
+  assert.ok(typeof id === 'string' && id !== '', 'result.error.session.id is a non-empty string')
+  assert.ok(
+    ended === 'lost' || ended === 'expired',
+    `result.error.session.ended is lost or expired, got ${describeForAssertion(ended)}`,
   )
 }
 
@@ -157,6 +172,7 @@ function assertResultShape(result: unknown): asserts result is CodeRunResult {
     for (const key of Object.keys(error))
       assert.ok(FAILURE_KEYS.has(key), `result.error has an unknown key ${JSON.stringify(key)}`)
     if ('budget' in error) assertBudgetShape((error as Record<string, unknown>)['budget'], kind)
+    if ('session' in error) assertSessionEndShape((error as Record<string, unknown>)['session'])
     assert.ok(!('value' in result), 'a failed run has no value key')
   }
 }

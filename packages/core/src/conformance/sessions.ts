@@ -58,9 +58,20 @@ async function assertOpenRejects(
   return rejection
 }
 
-/** Asserts a run's failure says which session ended. */
-function assertNamesSession(message: string, session: CodeSession): void {
-  assert.ok(message.includes(session.id), `the message should name session ${session.id}: ${JSON.stringify(message)}`)
+/**
+ * CONTRACT section #failure-facts: a run that ended its session, or found it ended, says which
+ * session and how in `error.session`; its message speaks of the session without its id.
+ */
+function assertSessionEnded(result: CodeRunResult, session: CodeSession, ended: 'lost' | 'expired'): string {
+  const message = result.error?.message ?? ''
+  assert.deepEqual(
+    result.error?.session,
+    { id: session.id, ended },
+    `the failure names the ${ended} session: ${message}`,
+  )
+  assert.match(message, /session/i, `the message speaks of the session: ${JSON.stringify(message)}`)
+  assert.ok(!message.includes(session.id), `the message leaves the id to error.session: ${JSON.stringify(message)}`)
+  return message
 }
 
 const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
@@ -243,11 +254,13 @@ function describeFailedRuns(runtime: () => CodeRuntime): void {
     void it('ends the session when a compute timeout stops a loop; the next run names the lost session', async () => {
       await withSession(runtime(), { computeMs: 300 }, async session => {
         assertValue(await run(session, 'let kept = 1\nreturn kept'), 1)
-        const stopped = assertFailure(await run(session, 'while (true) {}'), 'timeout')
-        assertNamesSession(stopped, session)
+        const stopped = await run(session, 'while (true) {}')
+        assertFailure(stopped, 'timeout')
+        assertSessionEnded(stopped, session, 'lost')
         assert.equal(session.endReason, 'lost')
-        const after = assertFailure(await run(session, 'return kept'), 'worker-exit')
-        assertNamesSession(after, session)
+        const after = await run(session, 'return kept')
+        assertFailure(after, 'worker-exit')
+        assertSessionEnded(after, session, 'lost')
       })
     })
 
@@ -280,13 +293,14 @@ function describeFailedRuns(runtime: () => CodeRuntime): void {
 
     void it('ends the session when its heap budget overflows, and the runtime serves other runs', async () => {
       await withSession(runtime(), { maxHeapBytes: 32 * 1024 * 1024 }, async session => {
-        const message = assertFailure(
-          await run(session, 'globalThis.hold = []\nwhile (true) hold.push(new Array(100000).fill(0.5))'),
-          'worker-exit',
-        )
+        const overflow = await run(session, 'globalThis.hold = []\nwhile (true) hold.push(new Array(100000).fill(0.5))')
+        const message = assertFailure(overflow, 'worker-exit')
         assert.match(message, /maxHeapBytes/, `the message names the budget: ${message}`)
+        assertSessionEnded(overflow, session, 'lost')
         assert.equal(session.endReason, 'lost')
-        assertNamesSession(assertFailure(await run(session, 'return 1'), 'worker-exit'), session)
+        const after = await run(session, 'return 1')
+        assertFailure(after, 'worker-exit')
+        assertSessionEnded(after, session, 'lost')
       })
       assertValue(await runProgram(runtime(), { program: 'return 6 * 7', bindings: [] }), 42)
     })
@@ -315,9 +329,9 @@ function describeLifecycle(target: ConformanceTarget, runtime: () => CodeRuntime
         assertValue(await run(session, 'let gone = 1\nreturn gone'), 1)
         await sleep(400)
         assert.equal(session.endReason, 'expired')
-        const message = assertFailure(await run(session, 'return gone'), 'worker-exit')
-        assertNamesSession(message, session)
-        assert.match(message, /expired/)
+        const after = await run(session, 'return gone')
+        assertFailure(after, 'worker-exit')
+        assert.match(assertSessionEnded(after, session, 'expired'), /expired/)
       })
     })
 

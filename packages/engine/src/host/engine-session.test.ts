@@ -4,7 +4,13 @@
 // the subverted guest.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { CodeRuntimeError, type CodeBindingNamespace, type CodeRunResult, type CodeSession } from '@code-runtime/core'
+import {
+  CodeRuntimeError,
+  type CodeBindingNamespace,
+  type CodeRunFailure,
+  type CodeRunResult,
+  type CodeSession,
+} from '@code-runtime/core'
 import { RunEngine, type RunEngineOptions } from './run-engine.js'
 import { RUN_STOP_GRACE_MS } from './run-session.js'
 import {
@@ -43,9 +49,9 @@ function honestScript(silent = false): GuestScript {
 
 const hang: CodeBindingNamespace = { global: 'tools', functions: { hang: () => new Promise<null>(() => {}) } }
 
-function failureOf(result: CodeRunResult): { kind: string; message: string } {
+function failureOf(result: CodeRunResult): CodeRunFailure {
   assert.ok(result.error !== undefined, `expected a failure, got ${JSON.stringify(result)}`)
-  return { kind: result.error.kind, message: result.error.message }
+  return result.error
 }
 
 async function assertRejects(pending: Promise<unknown>, code: string): Promise<CodeRuntimeError> {
@@ -125,12 +131,14 @@ describe('RunEngine.openSession', () => {
     )
     assert.ok(performance.now() - started >= RUN_STOP_GRACE_MS, 'the guest had its grace')
     assert.equal(failure.kind, 'abort')
-    assert.match(failure.message, new RegExp(`${session.id} is lost`))
+    assert.match(failure.message, /This session is lost/)
+    assert.deepEqual(failure.session, { id: session.id, ended: 'lost' })
     assert.equal(factory.spawned[0]?.alive, false)
     assert.equal(session.endReason, 'lost')
     const next = failureOf(await session.run({ program: 'return 1', bindings: [] }))
     assert.equal(next.kind, 'worker-exit')
-    assert.match(next.message, new RegExp(`Session ${session.id} was lost: The sandbox did not stop`))
+    assert.match(next.message, /^This session was lost: The sandbox did not stop/)
+    assert.deepEqual(next.session, { id: session.id, ended: 'lost' })
     await engine.dispose()
   })
 

@@ -8,6 +8,7 @@
  */
 import {
   CodeRuntimeError,
+  type CodeRunFailureFacts,
   type CodeRunFailureKind,
   type CodeRunRequest,
   type CodeRunResult,
@@ -30,10 +31,10 @@ export interface SessionRunLimits {
 
 const DISPOSED_MESSAGE = 'The session was disposed before the program finished.'
 
-function closedError(id: string): CodeRuntimeError {
+function closedError(): CodeRuntimeError {
   return new CodeRuntimeError(
     'CODE_RUNTIME_SESSION_CLOSED',
-    `Session ${id} was disposed; open a new session to run programs.`,
+    'This session was disposed; open a new session to run programs.',
   )
 }
 
@@ -44,7 +45,7 @@ export class EngineSession implements CodeSession {
   private readonly limits: SessionRunLimits
   private readonly onEnded: (session: EngineSession, exited: Promise<void>) => void
   private ended: CodeSessionEndReason | undefined
-  /** Why the session ended, as the next run's failure says it. */
+  /** Why the session ended, as the next run's failure says it (beside its `session` fact). */
   private endMessage = ''
   private closed = false
   /** The queue: each run starts when the one before it settled. */
@@ -73,7 +74,7 @@ export class EngineSession implements CodeSession {
   }
 
   run(request: CodeRunRequest): Promise<CodeRunResult> {
-    if (this.closed) return Promise.reject(closedError(this.id))
+    if (this.closed) return Promise.reject(closedError())
     let validated: ValidatedRunRequest
     try {
       validated = validateRunRequest(request)
@@ -128,8 +129,9 @@ export class EngineSession implements CodeSession {
     startedAt: number,
     kind: CodeRunFailureKind,
     message: string,
+    facts?: CodeRunFailureFacts,
   ): CodeRunResult {
-    return failBeforeRun(request, startedAt, this.limits.maxOutputBytes, kind, message)
+    return failBeforeRun(request, startedAt, this.limits.maxOutputBytes, kind, message, facts)
   }
 
   /** Ends the session: a run in flight settles as `abort`, queued runs reject; resolves once the substrate exited. */
@@ -146,11 +148,14 @@ export class EngineSession implements CodeSession {
   }
 
   private async runNow(request: ValidatedRunRequest): Promise<CodeRunResult> {
-    if (this.closed) throw closedError(this.id)
+    if (this.closed) throw closedError()
     const startedAt = performance.now()
     const fail = (kind: CodeRunFailureKind, message: string): CodeRunResult =>
       this.failWithoutRun(request, startedAt, kind, message)
-    if (this.ended !== undefined) return fail('worker-exit', this.endMessage)
+    if (this.ended !== undefined)
+      return this.failWithoutRun(request, startedAt, 'worker-exit', this.endMessage, {
+        session: { id: this.id, ended: this.ended === 'expired' ? 'expired' : 'lost' },
+      })
     if (request.signal?.aborted === true) return fail('abort', abortMessage(request.signal))
     const transformed = transformSessionProgram(request.program, {
       namespaceGlobals: request.namespaces.map(namespace => namespace.global),
@@ -169,7 +174,9 @@ export class EngineSession implements CodeSession {
           publishedFunctions: transformed.publishedFunctions,
           maxKeptNames: this.options.maxKeptNames,
         },
-        lostNote: ` Session ${this.id} is lost: its sandbox had to be stopped, and its variables are gone. Open a new session.`,
+        id: this.id,
+        lostNote:
+          ' This session is lost: its sandbox had to be stopped, and its variables are gone. Open a new session.',
         maxHeapBytes: this.options.maxHeapBytes,
       },
     })
@@ -181,13 +188,13 @@ export class EngineSession implements CodeSession {
       if (run.endedCleanly && run.spokeLate)
         this.end(
           'lost',
-          `Session ${this.id} was lost between runs: its sandbox sent a message out of turn and was stopped. Open a new session.`,
+          'This session was lost between runs: its sandbox sent a message out of turn and was stopped. Open a new session.',
         )
       else if (run.endedCleanly) this.waitIdle()
       else
         this.end(
           'lost',
-          `Session ${this.id} was lost: ${run.lostBecause ?? 'its sandbox stopped.'} Its variables are gone; open a new session.`,
+          `This session was lost: ${run.lostBecause ?? 'its sandbox stopped.'} Its variables are gone; open a new session.`,
         )
     }
     return result
@@ -196,7 +203,7 @@ export class EngineSession implements CodeSession {
   /** Between runs: the substrate must stay silent, and the idle timer runs. */
   private waitIdle(): void {
     const lose = (why: string): void =>
-      this.end('lost', `Session ${this.id} was lost between runs: ${why} Open a new session.`)
+      this.end('lost', `This session was lost between runs: ${why} Open a new session.`)
     this.substrate.attach({
       message: () => lose('its sandbox sent a message out of turn and was stopped.'),
       exit: () => lose('its sandbox exited.'),
@@ -205,7 +212,7 @@ export class EngineSession implements CodeSession {
     this.idleTimer = setTimeout(() => {
       this.end(
         'expired',
-        `Session ${this.id} expired after ${this.options.idleMs} ms without a run (idleMs); its variables are gone. Open a new session.`,
+        `This session expired after ${this.options.idleMs} ms without a run (idleMs); its variables are gone. Open a new session.`,
       )
     }, this.options.idleMs)
     this.idleTimer.unref()

@@ -11,6 +11,7 @@
  */
 import {
   type CodeRunBudget,
+  type CodeRunFailureFacts,
   type CodeRunFailureKind,
   type CodeRunOutcome,
   type CodeRunResult,
@@ -51,7 +52,9 @@ export interface RunSessionOptions {
 export interface SessionRunOptions {
   /** What the run's program keeps (from the session transform). */
   readonly spec: SessionRunSpec
-  /** Appended to the failure message of a run that lost the substrate, e.g. ` The session s-1 is lost.` */
+  /** The session's id: a run that lost the substrate says which session in its failure's `session` fact. */
+  readonly id: string
+  /** Appended to the failure message of a run that lost the substrate, e.g. ` This session is lost.` */
   readonly lostNote: string
   /** The heap budget the caller gave the session, named when the substrate runs out of memory or reports more heap. */
   readonly maxHeapBytes: number | undefined
@@ -79,9 +82,10 @@ export function failBeforeRun(
   maxOutputBytes: number,
   kind: CodeRunFailureKind,
   message: string,
+  facts?: CodeRunFailureFacts,
 ): CodeRunResult {
   const ledger = new OutputLedger(maxOutputBytes, request.onLog)
-  const result = ledger.settleFailure(kind, message)
+  const result = ledger.settleFailure(kind, message, facts)
   const usage = { wallMs: performance.now() - startedAt, busyMs: 0, bindingCalls: 0, outputBytes: ledger.outputBytes }
   return { ...result, usage, calls: [] }
 }
@@ -334,11 +338,14 @@ export class RunSession {
   private settleFailure(kind: CodeRunFailureKind, message: string, leaving: Leaving, budget?: CodeRunBudget): void {
     if (this.settled) return
     if (leaving === 'kill') this.lossReason = message
-    const note = this.options.session?.lostNote ?? ''
-    this.settle(
-      lost => this.ledger.settleFailure(kind, lost && !this.endedFromOutside ? message + note : message, budget),
-      leaving,
-    )
+    const session = this.options.session
+    const facts = budget === undefined ? {} : { budget }
+    this.settle(lost => {
+      if (!lost || this.endedFromOutside || session === undefined)
+        return this.ledger.settleFailure(kind, message, facts)
+      const ended = { id: session.id, ended: 'lost' } as const
+      return this.ledger.settleFailure(kind, message + session.lostNote, { ...facts, session: ended })
+    }, leaving)
   }
 
   /**

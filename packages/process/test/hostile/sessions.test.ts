@@ -5,7 +5,7 @@
 // apart: one session's poison is invisible to another session and to one-shot runs.
 import { after, afterEach, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import type { CodeRunResult, CodeSession, StartedCodeRuntime, CodeRuntime } from '@code-runtime/core'
+import type { CodeRunFailure, CodeRunResult, CodeSession, StartedCodeRuntime, CodeRuntime } from '@code-runtime/core'
 import {
   startContainerRuntime,
   startHookedRuntime,
@@ -24,9 +24,9 @@ async function ended(session: CodeSession): Promise<void> {
   for (const deadline = Date.now() + 10_000; session.endReason === undefined && Date.now() < deadline;) await sleep(10)
 }
 
-function failureOf(result: CodeRunResult): { kind: string; message: string } {
+function failureOf(result: CodeRunResult): CodeRunFailure {
   assert.ok(result.error !== undefined, `expected a failure, got ${JSON.stringify(result)}`)
-  return { kind: result.error.kind, message: result.error.message }
+  return result.error
 }
 
 /** Asserts the session ended as lost, and that its next run says so, naming it. */
@@ -34,7 +34,8 @@ async function assertLost(session: CodeSession, why: RegExp): Promise<void> {
   assert.equal(session.endReason, 'lost')
   const next = failureOf(await session.run({ program: 'return 1', bindings: [] }))
   assert.equal(next.kind, 'worker-exit')
-  assert.match(next.message, new RegExp(`Session ${session.id} was lost`))
+  assert.match(next.message, /This session was lost/)
+  assert.deepEqual(next.session, { id: session.id, ended: 'lost' })
   assert.match(next.message, why)
 }
 
