@@ -173,6 +173,11 @@ export async function createProgramChecker(options: ProgramCheckerOptions): Prom
     typescript,
     sdkForChecking(typescript, options.declarations, namespace),
   )
+  // Warm before any program is timed: the library and the SDK are parsed and bound here, with no
+  // deadline, so `timeLimitMs` bounds a program's own check, never the first one's start-up (which
+  // takes seconds on a loaded machine).
+  setProgram('', Number.POSITIVE_INFINITY)
+  service.getSemanticDiagnostics(PROGRAM_FILE)
 
   function toProgramDiagnostic(
     diagnostic: ts.Diagnostic,
