@@ -36,7 +36,8 @@ import {
   type ProgramCheck,
   type TypeCheckMode,
 } from './type-check/program-check.js'
-import { createProgramChecker, type ProgramChecker } from './type-check/program-checker.js'
+import { sharedCheckerThread, type ThreadChecker } from './type-check/checker-thread.js'
+import { VerdictGate } from './run/verdict-gate.js'
 
 /** The part of a code runtime Code Mode uses: any `CodeRuntime` fits. */
 export interface CodeModeRuntime {
@@ -220,17 +221,15 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     sessionOptions === undefined ? undefined : new RunCodeSession(runtime as Required<CodeModeRuntime>, sessionOptions)
   let disposed = false
 
-  // Built on the first check and kept warm for the Code Mode's life; TypeScript loads only then.
-  let checker: Promise<ProgramChecker> | undefined
-  function warmChecker(): Promise<ProgramChecker> {
+  // Built in the process's checker thread on the first check and kept warm there for the Code
+  // Mode's life (shared with every Code Mode of the same SDK); TypeScript loads only then.
+  let checker: ThreadChecker | undefined
+  function threadChecker(): ThreadChecker {
     // The runtime validates only the arguments of tools whose schema compiled: only those can certainly fail.
     const schemas = new Map<string, JsonSchema>(
       tools.filter(entry => entry.check !== undefined).map(entry => [entry.member, entry.inputSchema]),
     )
-    checker ??= createProgramChecker({ declarations: sdk.declarations, namespace, schemas }).catch((error: unknown) => {
-      checker = undefined
-      throw error
-    })
+    checker ??= sharedCheckerThread().checkerFor({ declarations: sdk.declarations, namespace, schemas })
     return checker
   }
 
@@ -240,9 +239,12 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     session: RunCodeSession | undefined,
   ): Promise<{ check: ProgramCheck; kept: ReadonlyMap<string, string> }> {
     if (typeCheck === 'off') return { check: UNCHECKED_PROGRAM, kept: new Map() }
-    const checker = await warmChecker()
-    if (session === undefined) return { check: checker.check(code, typeCheck), kept: new Map() }
-    return checker.checkInSession(code, typeCheck, session.names)
+    try {
+      if (session === undefined) return { check: await threadChecker().check(code, typeCheck), kept: new Map() }
+      return await threadChecker().checkInSession(code, typeCheck, session.names)
+    } catch (error) {
+      throw new CodeModeError('CODE_MODE_CHECK_FAILED', error instanceof Error ? error.message : String(error))
+    }
   }
 
   // With a bound session, a check knows what its runs kept, as the check before a run does.
@@ -276,18 +278,32 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     runOptions: RunCodeOptions,
     session: RunCodeSession | undefined,
   ): Promise<RunCodeOutput> {
-    // A checker that cannot answer (a program that overflows the compiler's stack, TypeScript
-    // missing) must not stop a run: the runtime checks arguments again, so it runs unchecked.
-    const { check: programCheck, kept } = await checkInSession(code, session).catch(() => ({
-      check: UNCHECKED_PROGRAM,
-      kept: new Map<string, string>(),
-    }))
-    if (programCheck.refused) return refusedRunOutput(programCheck.errors, maxResultChars)
-    if (session !== undefined) {
-      let fresh = 0
-      for (const name of kept.keys()) if (!session.names.has(name)) fresh++
-      if (fresh > 0 && session.names.size + fresh > session.maxKeptNames)
-        return keptNamesLimitOutput(fresh, session.names.size, session.maxKeptNames, maxResultChars)
+    // A checker that cannot answer (a check past its time or heap limit, a program that overflows
+    // the compiler's stack, TypeScript missing) must not stop a run: the runtime checks arguments
+    // again, so it runs unchecked, and its output says why once.
+    //
+    // Outside a session, with a warm checker, the run starts while the check is in flight (its
+    // tool calls wait for the verdict), so a passed program pays the longer of the two, not their
+    // sum. A session's run waits for the check: a refused program must not change what the session
+    // holds. So does a run whose checker is still starting: the seconds that takes would count
+    // against the run's wall budget.
+    const overlapped = session === undefined && typeCheck !== 'off' && checker?.isWarm() === true
+    const checking: Promise<{ check: ProgramCheck; kept: ReadonlyMap<string, string>; uncheckedBecause?: string }> =
+      checkInSession(code, session).catch((error: unknown) => ({
+        check: UNCHECKED_PROGRAM,
+        kept: new Map<string, string>(),
+        uncheckedBecause: error instanceof Error ? error.message : String(error),
+      }))
+    const gate = overlapped ? new VerdictGate(runOptions.onLog) : undefined
+    if (gate === undefined) {
+      const { check: programCheck, kept } = await checking
+      if (programCheck.refused) return refusedRunOutput(programCheck.errors, maxResultChars)
+      if (session !== undefined) {
+        let fresh = 0
+        for (const name of kept.keys()) if (!session.names.has(name)) fresh++
+        if (fresh > 0 && session.names.size + fresh > session.maxKeptNames)
+          return keptNamesLimitOutput(fresh, session.names.size, session.maxKeptNames, maxResultChars)
+      }
     }
     const scheduler = new ToolCallScheduler(maxParallel, runOptions.signal)
     const approvals = new RunApprovals(runOptions.approve ?? approve, runOptions.description)
@@ -295,6 +311,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     const functions: Record<string, CodeBindingFunction> = {}
     for (const { tool, member, check, isConcurrencySafe: safe, needsApproval } of tools) {
       functions[member] = async (received, call) => {
+        await gate?.beforeCall()
         const checked = check === undefined ? { value: received } : await check(received)
         if ('problem' in checked) throw new Error(`${namespace}.${member}: ${checked.problem}.`)
         const args = checked.value
@@ -321,32 +338,57 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       errorClass: { name: errorClassName, memberNameProperty: TOOL_NAME_PROPERTY },
     }
     const request: { -readonly [K in keyof CodeRunRequest]: CodeRunRequest[K] } = { program: code, bindings: [binding] }
-    if (runOptions.signal !== undefined) request.signal = runOptions.signal
-    if (runOptions.onLog !== undefined) request.onLog = runOptions.onLog
+    if (gate !== undefined)
+      request.signal = runOptions.signal === undefined ? gate.signal : AbortSignal.any([runOptions.signal, gate.signal])
+    else if (runOptions.signal !== undefined) request.signal = runOptions.signal
+    if (gate !== undefined) request.onLog = gate.log
+    else if (runOptions.onLog !== undefined) request.onLog = runOptions.onLog
     if (runOptions.recordCallValues !== undefined) request.recordCallValues = runOptions.recordCallValues
     let result: CodeRunResult
     let ended: 'lost' | 'expired' | undefined
     let waitingAtEnd: readonly string[] = []
     try {
       if (session === undefined) {
-        result = await runtime.run(request)
+        const running = runtime.run(request)
+        // Read below; a rejection while the verdict is awaited is not unhandled.
+        running.catch(() => undefined)
+        if (gate !== undefined) {
+          const { check: verdict } = await checking
+          if (verdict.refused) {
+            // What it computed or printed so far is dropped with it; it called no tool.
+            gate.refuse()
+            await running.catch(() => undefined)
+            return refusedRunOutput(verdict.errors, maxResultChars)
+          }
+          gate.pass()
+        }
+        result = await running
       } else {
         const outcome = await session.run(request)
         result = outcome.result
         ended = outcome.ended
-        if (ended === undefined) session.keep(outcome.generation, kept)
+        if (ended === undefined) session.keep(outcome.generation, (await checking).kept)
       }
       waitingAtEnd = approvals.waiting
     } finally {
       // However the run ended, no tool call outlives it: in-flight ones are aborted and awaited.
       await scheduler.drain(new Error('The run ended before this tool call finished.'))
     }
+    const { check: programCheck, uncheckedBecause } = await checking
     const approved = withApprovalNotes(result, approvals, waitingAtEnd)
-    const structured =
-      ended === undefined ? structureRunResult(approved) : { ...structureRunResult(approved), sessionEnded: ended }
+    const structured = {
+      ...structureRunResult(approved),
+      ...(ended === undefined ? {} : { sessionEnded: ended }),
+      ...(uncheckedBecause === undefined ? {} : { uncheckedBecause }),
+    }
+    const uncheckedNote = uncheckedBecause === undefined ? '' : `\n${uncheckedBecause}`
     if (result.error === undefined)
-      return { text: renderRunResult(approved, maxResultChars), structured, isError: false }
-    const note = ended === undefined ? '' : `\n${sessionEndedNote(ended)}`
+      return {
+        text: renderRunResult(approved, maxResultChars - uncheckedNote.length) + uncheckedNote,
+        structured,
+        isError: false,
+      }
+    const note = uncheckedNote + (ended === undefined ? '' : `\n${sessionEndedNote(ended)}`)
     const hints = typeHintsBlock(programCheck.hints, maxResultChars - note.length)
     return {
       text: renderRunResult(approved, maxResultChars - hints.length - note.length) + hints + note,

@@ -19,6 +19,12 @@ export type CodeModeErrorCode =
   | 'CODE_MODE_SESSION_UNAVAILABLE'
   /** A run through a session (or a Code Mode) that was disposed. */
   | 'CODE_MODE_SESSION_CLOSED'
+  /**
+   * The type check could not answer: it ran past its time or heap limit, overflowed the
+   * compiler's stack, or the checker could not start. Thrown by `check()`; `run()` runs the
+   * program unchecked instead and says why.
+   */
+  | 'CODE_MODE_CHECK_FAILED'
 
 /** Details a caller can branch on instead of parsing the message: `field` is the part of the input at fault, e.g. `tools[3].name` or `namespace`. */
 export type CodeModeErrorDetails = CodeRuntimeFamilyErrorDetails

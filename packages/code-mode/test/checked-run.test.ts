@@ -86,6 +86,42 @@ describe('createCodeMode with the type check', () => {
     )
   })
 
+  // With a warm checker the run starts while the check is in flight: a program that prints and calls a tool at once
+  // is still refused before the call, and its live logs never reach the caller.
+  it('holds the first tool call and the live logs of a program started before its refusal', async () => {
+    const called: string[] = []
+    const live: string[] = []
+    const mode = codeMode(called)
+    await mode.check('')
+    // Thousands of typed lines after the calls keep the check busy well past the run's first call.
+    const padding = Array.from(
+      { length: 4_000 },
+      (_, index) => `const padding${index}: { n: number } = { n: ${index} }`,
+    )
+    const program = `console.log('before the call')\n${MISSPELLED_THIRD_CALL.replace('return user.name', padding.join('\n'))}`
+    const output = await mode.run(program, {
+      onLog: text => live.push(text),
+    })
+    assert.equal(output.structured.error?.kind, 'refused')
+    assert.deepEqual(called, [])
+    assert.deepEqual(live, [])
+    assert.deepEqual(output.structured.logs, [])
+  })
+
+  it('gives a passed program its held live logs in order, then the rest', async () => {
+    const called: string[] = []
+    const live: string[] = []
+    const mode = codeMode(called)
+    await mode.check('')
+    const output = await mode.run(
+      "console.log('one')\nconst user = await tools.get_user({ id: 'u1' })\nconsole.log('two', user.name)\nreturn 3",
+      { onLog: text => live.push(text) },
+    )
+    assert.equal(output.isError, false, output.text)
+    assert.deepEqual(called, ['get-user u1'])
+    assert.deepEqual(live, ['one', 'two Ada'])
+  })
+
   it('runs the same program once it is fixed', async () => {
     const called: string[] = []
     const output = await codeMode(called).run(MISSPELLED_THIRD_CALL.replace('subjet', 'subject'))
@@ -140,10 +176,21 @@ describe('createCodeMode with the type check', () => {
   it('runs a program the checker cannot check (the compiler overflows its stack) unchecked', async () => {
     const deep = `return ${'('.repeat(20_000)}1${')'.repeat(20_000)}`
     const mode = codeMode([])
-    await assert.rejects(mode.check(deep), RangeError)
+    await assert.rejects(mode.check(deep), {
+      code: 'CODE_MODE_CHECK_FAILED',
+      message: "The type check overflowed the compiler's stack; the program was not checked.",
+    })
     const output = await mode.run(deep)
     assert.notEqual(output.structured.error?.kind, 'refused')
     assert.ok(output.structured.usage !== undefined, 'the runtime ran it')
+    assert.equal(
+      output.structured.uncheckedBecause,
+      "The type check overflowed the compiler's stack; the program was not checked.",
+    )
+    assert.ok(
+      output.text.endsWith("\nThe type check overflowed the compiler's stack; the program was not checked."),
+      output.text,
+    )
   })
 
   it('runs the HTML-like comments the runtime reads as comments, in every mode, as with the check off', async () => {

@@ -44,6 +44,11 @@ export interface RunCodeOutput {
      * opens a new session. `text` ends by saying so.
      */
     readonly sessionEnded?: 'lost' | 'expired'
+    /**
+     * Only when the type check could not answer (it ran past its time or heap limit, or the
+     * checker failed): why. The program ran unchecked, and `text` ends by saying why.
+     */
+    readonly uncheckedBecause?: string
   }
   /** True when the run failed. */
   readonly isError: boolean

@@ -1,0 +1,49 @@
+// The checker thread's own limits, on a thread of its own: a check that grows the compiler's heap
+// past the thread's cap ends as that check's failure, and the next check gets a new thread.
+import { after, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { CheckerThread } from './checker-thread.js'
+import { KeptNames } from './kept-names.js'
+
+const SDK = 'declare const tools: { add(args: { a: number; b: number }): Promise<number> }'
+const TERMS: string[] = []
+for (let n = 99; n >= 60; n--) TERMS.push(`M<B<${n}>, B<99>>["length"]`)
+const HEAP_GROWER = `type B<N extends number, A extends any[] = []> = A["length"] extends N ? A : B<N, [...A, 1]>
+type M<A extends any[], C extends any[], Acc extends any[] = []> = C extends [any, ...infer Rest] ? M<A, Rest, [...Acc, ...A]> : Acc
+const z: ${TERMS.join(' | ')} = 0 as any`
+
+describe('CheckerThread', () => {
+  const thread = new CheckerThread({ maxHeapMb: 192 })
+  after(() => thread.close())
+  const checker = thread.checkerFor({
+    declarations: SDK,
+    namespace: 'tools',
+    schemas: new Map(),
+    timeLimitMs: 120_000,
+  })
+
+  it('checks programs and sessions in the thread', async () => {
+    const refused = await checker.check('return tools.ad({ a: 1, b: 2 })', 'calls')
+    assert.equal(refused.refused, true)
+    assert.equal(refused.errors[0]?.category, 'unknown-member')
+    const names = new KeptNames()
+    const first = await checker.checkInSession('const total = await tools.add({ a: 1, b: 2 })', 'calls', names)
+    assert.deepEqual([...first.kept], [['total', 'number']])
+    names.merge(first.kept)
+    const second = await checker.checkInSession('return total.toFixed(1)', 'strict', names)
+    assert.equal(second.check.refused, false)
+    const third = await checker.checkInSession('return total.nope', 'strict', names)
+    assert.equal(third.check.refused, true)
+  })
+
+  it('ends a check that grows the heap past the cap, and the next check runs on a new thread', async () => {
+    await assert.rejects(checker.check(HEAP_GROWER, 'calls'), {
+      message: 'The type check ran out of memory (192 MB) and was stopped; the program was not checked.',
+    })
+    assert.deepEqual(await checker.check('return await tools.add({ a: 1, b: 2 })', 'calls'), {
+      refused: false,
+      errors: [],
+      hints: [],
+    })
+  })
+})

@@ -1,0 +1,296 @@
+/**
+ * Type checks off the host's event loop: one worker thread per process checks the programs of
+ * every Code Mode (one warm checker per SDK, shared by the Code Modes and sessions that have it).
+ * The thread has a heap cap and each check a wall limit of its own: a check that passes either
+ * ends that check (and the thread, which the next request replaces), never the host. Requests go
+ * to the thread one at a time, so a check's limit counts only its own time, not a queue's.
+ */
+import { createHash } from 'node:crypto'
+import { Worker } from 'node:worker_threads'
+import type { CheckerAnswer, CheckerRequest, CheckerSpec, KeptEntry } from './checker-protocol.js'
+import type { KeptNames } from './kept-names.js'
+import type { ProgramCheck, TypeCheckMode } from './program-check.js'
+import { CHECK_TIME_LIMIT_MS, type ProgramCheckerOptions, type SessionProgramCheck } from './program-checker.js'
+
+/** The thread's heap: a checker per SDK fits in far less; a program built to grow the compiler's heap stops here. */
+export const CHECKER_HEAP_LIMIT_MB = 1_024
+
+/**
+ * The longest a checker may take to start (TypeScript loaded, library and SDK parsed): seconds on
+ * a loaded machine, minutes only if something is wrong.
+ */
+const CHECKER_START_LIMIT_MS = 120_000
+
+/** The thread's own deadline comes this much before the host's, so a check usually ends as a check, not a restart. */
+const SOFT_DEADLINE_MARGIN_MS = 250
+
+const START_LIMIT_MESSAGE = 'The type checker did not start in time; the program was not checked.'
+
+export interface CheckerThreadOptions {
+  /** The thread's heap cap, in MB; default {@link CHECKER_HEAP_LIMIT_MB}. */
+  readonly maxHeapMb?: number
+}
+
+/** The checks of one SDK, answered by the thread. */
+export interface ThreadChecker {
+  check(code: string, mode: Exclude<TypeCheckMode, 'off'>): Promise<ProgramCheck>
+  checkInSession(code: string, mode: Exclude<TypeCheckMode, 'off'>, session: KeptNames): Promise<SessionProgramCheck>
+  /** Starts the thread and this SDK's checker now, so the first check does not wait for them. */
+  warm(): Promise<void>
+  /** True when the running thread holds this SDK's checker: a check now costs its own time only. */
+  isWarm(): boolean
+}
+
+type CheckRequest = Extract<CheckerRequest, { type: 'check' }>
+
+/** A queued request of one SDK: a check, or (with no `build`) only its checker's start. */
+interface Pending {
+  readonly key: string
+  readonly build?: () => CheckRequest
+  readonly limitMs: number
+  readonly limitMessage: string
+  readonly resolve: (answer: CheckerAnswer) => void
+  readonly reject: (error: Error) => void
+}
+
+/** What the thread is working on: a checker's start for the queue's first request, or a check. */
+interface InFlight {
+  readonly pending: Pending
+  readonly phase: 'create' | 'check'
+  readonly id: number
+  readonly timer: NodeJS.Timeout
+}
+
+/** A running thread: its worker and what it was sent. */
+interface Running {
+  readonly worker: Worker
+  /** The SDK keys whose checker this thread built. */
+  readonly created: Set<string>
+  /** Session token → the revision of the names this thread holds. */
+  readonly sessionRevisions: Map<number, number>
+  /** Why it ended, once it did. */
+  ended?: Error
+}
+
+export class CheckerThread {
+  private readonly maxHeapMb: number
+  private running: Running | undefined
+  private readonly queue: Pending[] = []
+  private inFlight: InFlight | undefined
+  private nextId = 1
+  private nextToken = 1
+  private readonly specs = new Map<string, { spec: CheckerSpec; users: number }>()
+  private readonly tokens = new WeakMap<KeptNames, number>()
+  private readonly forgetSession = new FinalizationRegistry<number>(token => {
+    this.running?.sessionRevisions.delete(token)
+    this.running?.worker.postMessage({ type: 'forget', token } satisfies CheckerRequest)
+  })
+  private readonly releaseChecker = new FinalizationRegistry<string>(key => this.release(key))
+
+  constructor(options: CheckerThreadOptions = {}) {
+    this.maxHeapMb = options.maxHeapMb ?? CHECKER_HEAP_LIMIT_MB
+  }
+
+  /** The checker of one SDK; the thread builds it on the first check (or {@link ThreadChecker.warm}). */
+  checkerFor(options: ProgramCheckerOptions): ThreadChecker {
+    const timeLimitMs = options.timeLimitMs ?? CHECK_TIME_LIMIT_MS
+    const spec: CheckerSpec = {
+      declarations: options.declarations,
+      namespace: options.namespace,
+      schemas: [...options.schemas].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)),
+      timeLimitMs: Math.max(1, timeLimitMs - Math.min(SOFT_DEADLINE_MARGIN_MS, timeLimitMs / 10)),
+    }
+    const key = createHash('sha256').update(JSON.stringify(spec)).digest('hex')
+    const known = this.specs.get(key)
+    if (known === undefined) this.specs.set(key, { spec, users: 1 })
+    else known.users++
+    const stoppedMessage = `The type check took longer than ${timeLimitMs} ms and was stopped; the program was not checked.`
+    const checkRequest = (code: string, mode: Exclude<TypeCheckMode, 'off'>, session?: KeptNames) =>
+      this.submit({
+        key,
+        limitMs: timeLimitMs,
+        limitMessage: stoppedMessage,
+        build: () => {
+          const request: CheckRequest = { type: 'check', id: this.nextId++, key, code, mode }
+          return session === undefined ? request : { ...request, session: this.sessionState(session) }
+        },
+      }) as Promise<Extract<CheckerAnswer, { type: 'checked' }>>
+    const checker: ThreadChecker = {
+      check: async (code, mode) => (await checkRequest(code, mode)).check,
+      checkInSession: async (code, mode, session) => {
+        const { check, kept } = await checkRequest(code, mode, session)
+        return { check, kept: new Map<string, string>(kept ?? []) }
+      },
+      warm: () => this.ensureCreated(key),
+      isWarm: () => this.running !== undefined && this.running.ended === undefined && this.running.created.has(key),
+    }
+    this.releaseChecker.register(checker, key)
+    return checker
+  }
+
+  /** Ends the thread; the next request starts another. Pending checks fail. */
+  async close(): Promise<void> {
+    const running = this.running
+    if (running === undefined) return
+    this.end(running, new Error('The checker was closed; the program was not checked.'))
+    await running.worker.terminate()
+  }
+
+  private release(key: string): void {
+    const known = this.specs.get(key)
+    if (known === undefined || --known.users > 0) return
+    this.specs.delete(key)
+    if (this.running?.created.delete(key) === true)
+      this.running.worker.postMessage({ type: 'release', key } satisfies CheckerRequest)
+  }
+
+  private sessionState(session: KeptNames): { token: number; revision: number; entries?: readonly KeptEntry[] } {
+    let token = this.tokens.get(session)
+    if (token === undefined) {
+      token = this.nextToken++
+      this.tokens.set(session, token)
+      this.forgetSession.register(session, token)
+    }
+    const revisions = this.running?.sessionRevisions
+    if (revisions?.get(token) === session.revision) return { token, revision: session.revision }
+    revisions?.set(token, session.revision)
+    return { token, revision: session.revision, entries: session.entries() }
+  }
+
+  private async ensureCreated(key: string): Promise<void> {
+    await this.submit({ key, limitMs: CHECKER_START_LIMIT_MS, limitMessage: START_LIMIT_MESSAGE })
+  }
+
+  private submit(request: Omit<Pending, 'resolve' | 'reject'>): Promise<CheckerAnswer> {
+    return new Promise<CheckerAnswer>((resolve, reject) => {
+      this.queue.push({ ...request, resolve, reject })
+      this.pump()
+    })
+  }
+
+  private start(): Running {
+    const worker = new Worker(new URL('./checker-worker.js', import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb },
+      stdout: true,
+      stderr: true,
+    })
+    const running: Running = { worker, created: new Set(), sessionRevisions: new Map() }
+    worker.on('message', (answer: CheckerAnswer) => this.answered(running, answer))
+    worker.on('error', error => {
+      const outOfMemory = (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
+      this.end(
+        running,
+        new Error(
+          outOfMemory
+            ? `The type check ran out of memory (${this.maxHeapMb} MB) and was stopped; the program was not checked.`
+            : `The type checker failed (${error.message}); the program was not checked.`,
+        ),
+      )
+    })
+    worker.on('exit', () => this.end(running, new Error('The type checker stopped; the program was not checked.')))
+    return running
+  }
+
+  /**
+   * Sends the next request when none is in flight, after the start of its SDK's checker on a
+   * thread that lacks it. The thread is referenced only while it works.
+   */
+  private pump(): void {
+    if (this.inFlight !== undefined) return
+    const pending = this.queue[0]
+    if (pending === undefined) {
+      this.running?.worker.unref()
+      return
+    }
+    if (this.running === undefined || this.running.ended !== undefined) this.running = this.start()
+    const running = this.running
+    if (!running.created.has(pending.key)) {
+      const spec = this.specs.get(pending.key)?.spec
+      if (spec === undefined) {
+        this.queue.shift()
+        pending.reject(new Error('This checker was released; the program was not checked.'))
+        this.pump()
+        return
+      }
+      this.send(running, pending, 'create', { type: 'create', id: this.nextId++, key: pending.key, spec })
+      return
+    }
+    this.queue.shift()
+    if (pending.build === undefined) {
+      pending.resolve({ type: 'created', id: 0 })
+      this.pump()
+      return
+    }
+    this.send(running, pending, 'check', pending.build())
+  }
+
+  private send(
+    running: Running,
+    pending: Pending,
+    phase: InFlight['phase'],
+    request: CheckerRequest & { id: number },
+  ): void {
+    const [limitMs, limitMessage] =
+      phase === 'create' ? [CHECKER_START_LIMIT_MS, START_LIMIT_MESSAGE] : [pending.limitMs, pending.limitMessage]
+    running.worker.ref()
+    const timer = setTimeout(() => {
+      this.end(running, new Error(limitMessage))
+      void running.worker.terminate()
+    }, limitMs)
+    this.inFlight = { pending, phase, id: request.id, timer }
+    running.worker.postMessage(request)
+  }
+
+  private answered(running: Running, answer: CheckerAnswer): void {
+    const inFlight = this.inFlight
+    if (running !== this.running || inFlight === undefined || !isAnswer(answer) || answer.id !== inFlight.id) return
+    clearTimeout(inFlight.timer)
+    this.inFlight = undefined
+    if (inFlight.phase === 'create') {
+      // The request waits at the queue's head for its checker; a checker that cannot start fails it.
+      if (answer.type === 'created') running.created.add(inFlight.pending.key)
+      else {
+        this.queue.shift()
+        inFlight.pending.reject(new Error(answerMessage(answer)))
+      }
+    } else if (answer.type === 'failed') inFlight.pending.reject(new Error(answer.message))
+    else inFlight.pending.resolve(answer)
+    this.pump()
+  }
+
+  /** The thread is gone (or going): the request in flight fails with `reason`; queued ones go to the next thread. */
+  private end(running: Running, reason: Error): void {
+    if (running.ended !== undefined) return
+    running.ended = reason
+    if (this.running === running) this.running = undefined
+    const inFlight = this.inFlight
+    if (inFlight !== undefined) {
+      clearTimeout(inFlight.timer)
+      this.inFlight = undefined
+      if (inFlight.phase === 'create') this.queue.shift()
+      inFlight.pending.reject(reason)
+    }
+    this.pump()
+  }
+}
+
+function answerMessage(answer: CheckerAnswer): string {
+  return answer.type === 'failed' ? answer.message : 'The type checker answered out of turn.'
+}
+
+function isAnswer(value: unknown): value is CheckerAnswer {
+  if (typeof value !== 'object' || value === null) return false
+  const { type, id } = value as { type?: unknown; id?: unknown }
+  if (typeof id !== 'number') return false
+  if (type === 'created') return true
+  if (type === 'failed') return typeof (value as { message?: unknown }).message === 'string'
+  return type === 'checked' && typeof (value as { check?: unknown }).check === 'object'
+}
+
+let shared: CheckerThread | undefined
+
+/** The process's checker thread, shared by every Code Mode. */
+export function sharedCheckerThread(): CheckerThread {
+  shared ??= new CheckerThread()
+  return shared
+}
