@@ -15,16 +15,34 @@ import { freePort, startNatsServer, startTestRunners, type NatsServer } from './
 const RUNNER_PROCESS = fileURLToPath(new URL('./runner-process.js', import.meta.url))
 const CALLER_PROCESS = fileURLToPath(new URL('./caller-process.js', import.meta.url))
 
-/** A node process of ours that prints `marker` once it is ready for the test's next step. */
-function startProcess(script: string, args: readonly string[], marker: string): Promise<ChildProcess> {
+/**
+ * A node process of ours that prints `marker` once it is ready for the test's next step. One that
+ * does not within `limitMs` is killed and fails the test (once seen: a caller that never printed
+ * `pinged` held the whole suite for good).
+ */
+function startProcess(
+  script: string,
+  args: readonly string[],
+  marker: string,
+  limitMs = 30_000,
+): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
     let output = ''
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`${script} printed no ${marker} within ${limitMs} ms; it printed: ${output}`))
+    }, limitMs)
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString()
-      if (output.includes(marker)) resolve(child)
+      if (!output.includes(marker)) return
+      clearTimeout(timer)
+      resolve(child)
     })
-    child.once('exit', code => reject(new Error(`${script} exited (${String(code)}) before ${marker}`)))
+    child.once('exit', code => {
+      clearTimeout(timer)
+      reject(new Error(`${script} exited (${String(code)}) before ${marker}`))
+    })
   })
 }
 
