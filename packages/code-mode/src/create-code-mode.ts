@@ -363,6 +363,8 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
           gate.pass()
         }
         result = await running
+        // Every live log reaches the caller before run() resolves.
+        gate?.flush()
       } else {
         const outcome = await session.run(request)
         result = outcome.result

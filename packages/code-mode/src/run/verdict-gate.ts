@@ -34,10 +34,20 @@ export class VerdictGate {
     if (!(await this.verdict)) throw new Error('The program was refused by the type check; no tool was called.')
   }
 
+  /**
+   * Lets the waiting calls go, then (a turn later, once they have started) the held logs: the
+   * host sees calls and logs in the order the program made them, as without a gate. Logs that
+   * arrive meanwhile wait behind the held ones.
+   */
   pass(): void {
+    this.settle(true)
+    setImmediate(() => this.flush())
+  }
+
+  /** Hands over the held logs now, if {@link pass} has not yet: called when the run has ended. */
+  flush(): void {
     const held = this.heldLogs ?? []
     this.heldLogs = undefined
-    this.settle(true)
     for (const text of held) this.onLog?.(text)
   }
 
