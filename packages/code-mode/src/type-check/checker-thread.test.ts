@@ -4,14 +4,9 @@ import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { CheckerThread } from './checker-thread.js'
 import { KeptNames } from './kept-names.js'
+import { HOSTILE_CHECK_PROGRAM } from '../../test/hostile-check.js'
 
 const SDK = 'declare const tools: { add(args: { a: number; b: number }): Promise<number> }'
-const TERMS: string[] = []
-for (let n = 99; n >= 60; n--) TERMS.push(`M<B<${n}>, B<99>>["length"]`)
-const HEAP_GROWER = `type B<N extends number, A extends any[] = []> = A["length"] extends N ? A : B<N, [...A, 1]>
-type M<A extends any[], C extends any[], Acc extends any[] = []> = C extends [any, ...infer Rest] ? M<A, Rest, [...Acc, ...A]> : Acc
-const z: ${TERMS.join(' | ')} = 0 as any`
-
 describe('CheckerThread', () => {
   const thread = new CheckerThread({ maxHeapMb: 192 })
   after(() => thread.close())
@@ -37,7 +32,7 @@ describe('CheckerThread', () => {
   })
 
   it('ends a check that grows the heap past the cap, and the next check runs on a new thread', async () => {
-    await assert.rejects(checker.check(HEAP_GROWER, 'calls'), {
+    await assert.rejects(checker.check(HOSTILE_CHECK_PROGRAM, 'calls'), {
       message: 'The type check ran out of memory (192 MB) and was stopped; the program was not checked.',
     })
     assert.deepEqual(await checker.check('return await tools.add({ a: 1, b: 2 })', 'calls'), {

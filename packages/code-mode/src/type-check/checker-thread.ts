@@ -35,18 +35,16 @@ export interface CheckerThreadOptions {
 export interface ThreadChecker {
   check(code: string, mode: Exclude<TypeCheckMode, 'off'>): Promise<ProgramCheck>
   checkInSession(code: string, mode: Exclude<TypeCheckMode, 'off'>, session: KeptNames): Promise<SessionProgramCheck>
-  /** Starts the thread and this SDK's checker now, so the first check does not wait for them. */
-  warm(): Promise<void>
   /** True when the running thread holds this SDK's checker: a check now costs its own time only. */
   isWarm(): boolean
 }
 
 type CheckRequest = Extract<CheckerRequest, { type: 'check' }>
 
-/** A queued request of one SDK: a check, or (with no `build`) only its checker's start. */
+/** A queued check of one SDK (its checker is started first on a thread that lacks it). */
 interface Pending {
   readonly key: string
-  readonly build?: () => CheckRequest
+  readonly build: () => CheckRequest
   readonly limitMs: number
   readonly limitMessage: string
   readonly resolve: (answer: CheckerAnswer) => void
@@ -91,7 +89,7 @@ export class CheckerThread {
     this.maxHeapMb = options.maxHeapMb ?? CHECKER_HEAP_LIMIT_MB
   }
 
-  /** The checker of one SDK; the thread builds it on the first check (or {@link ThreadChecker.warm}). */
+  /** The checker of one SDK; the thread builds it on the first check. */
   checkerFor(options: ProgramCheckerOptions): ThreadChecker {
     const timeLimitMs = options.timeLimitMs ?? CHECK_TIME_LIMIT_MS
     const spec: CheckerSpec = {
@@ -121,7 +119,6 @@ export class CheckerThread {
         const { check, kept } = await checkRequest(code, mode, session)
         return { check, kept: new Map<string, string>(kept ?? []) }
       },
-      warm: () => this.ensureCreated(key),
       isWarm: () => this.running !== undefined && this.running.ended === undefined && this.running.created.has(key),
     }
     this.releaseChecker.register(checker, key)
@@ -155,10 +152,6 @@ export class CheckerThread {
     if (revisions?.get(token) === session.revision) return { token, revision: session.revision }
     revisions?.set(token, session.revision)
     return { token, revision: session.revision, entries: session.entries() }
-  }
-
-  private async ensureCreated(key: string): Promise<void> {
-    await this.submit({ key, limitMs: CHECKER_START_LIMIT_MS, limitMessage: START_LIMIT_MESSAGE })
   }
 
   private submit(request: Omit<Pending, 'resolve' | 'reject'>): Promise<CheckerAnswer> {
@@ -216,11 +209,6 @@ export class CheckerThread {
       return
     }
     this.queue.shift()
-    if (pending.build === undefined) {
-      pending.resolve({ type: 'created', id: 0 })
-      this.pump()
-      return
-    }
     this.send(running, pending, 'check', pending.build())
   }
 
