@@ -9,6 +9,9 @@ import assert from 'node:assert/strict'
 import { countWorkerSpawns, echoTools, outcomeOf, startWorkerRuntime } from '../start.js'
 import { poisonProgram, PRISTINE, PROBE } from './tenant-poison.js'
 
+/** Far longer than a recycle takes even on a loaded machine (see runFor). */
+const RECYCLE_SETTLE_MS = 500
+
 describe('hostile program: reuse keys keep tenants apart in reuse mode', () => {
   let started: Awaited<ReturnType<typeof startWorkerRuntime>>
   // A runtime per test, so no test finds a worker an earlier one left idle.
@@ -17,11 +20,19 @@ describe('hostile program: reuse keys keep tenants apart in reuse mode', () => {
   })
   afterEach(() => started.dispose())
 
-  /** Runs `program` for `reuseKey` and returns its outcome with the workers spawned for it. */
+  /**
+   * Runs `program` for `reuseKey` and returns its outcome with the workers spawned for it. A
+   * worker is recycled after its run (a fresh context, a few milliseconds), and a run that comes
+   * while that is still going on waits only briefly before it takes a fresh worker (by design:
+   * never longer than a spawn would take). On a loaded machine a recycle can outlast that wait,
+   * so each run first gives the last one's worker time to be back idle: the property tested is
+   * which worker an idle pool hands out, not how fast a recycle is.
+   */
   async function runFor(
     reuseKey: string | undefined,
     program: string,
   ): Promise<{ outcome: ReturnType<typeof outcomeOf>; spawned: number }> {
+    await new Promise(resolve => setTimeout(resolve, RECYCLE_SETTLE_MS))
     const spawns = countWorkerSpawns()
     try {
       const request = { program, bindings: [echoTools], ...(reuseKey === undefined ? {} : { reuseKey }) }
