@@ -21,7 +21,7 @@ export type McpProxyErrorCode =
   | 'MCP_PROXY_CONNECT_TIMEOUT'
   /** The chosen code runtime backend is not installed or cannot work on this machine. */
   | 'MCP_PROXY_BACKEND_UNAVAILABLE'
-  /** The command line is wrong: an unknown command or option, a missing argument. */
+  /** The command line is wrong (an unknown command or option, a missing argument), or an option given to the API. */
   | 'MCP_PROXY_USAGE'
   /** The program file given to `code-runtime run` cannot be read. */
   | 'MCP_PROXY_PROGRAM_NOT_FOUND'

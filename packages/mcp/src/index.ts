@@ -5,6 +5,8 @@
 
 // The MCP server: Code Mode in front of MCP servers
 export { createCodeModeServer, type CodeModeServer, type CodeModeServerOptions } from './server/code-mode-server.js'
+// How long its tools/list and tools/call wait for upstream servers still connecting
+export { DEFAULT_CATALOG_WAIT_MS } from './server/catalog-readiness.js'
 // Its stdio transport, bounded: oversized requests answered with an error, reading paused while answers go unread
 export {
   BoundedStdioServerTransport,
@@ -30,10 +32,11 @@ export {
 } from './upstream/server-config.js'
 export type { VariableLookup } from './upstream/config-variables.js'
 
-// Upstream servers: connected in parallel, closed together
+// Upstream servers: connected in parallel (awaited, or handed over while they connect), closed together
 export {
   closeUpstreams,
   connectUpstreams,
+  startUpstreams,
   type InProcessServerConfig,
   type UpstreamConfig,
   type UpstreamListeners,

@@ -13,6 +13,7 @@ describe('public surface of @code-runtime/mcp', () => {
   it('exports exactly the documented names', async () => {
     assert.deepEqual(Object.keys(await loadEntry()).sort(), [
       'BoundedStdioServerTransport',
+      'DEFAULT_CATALOG_WAIT_MS',
       'DEFAULT_MAX_PENDING_WRITE_BYTES',
       'DEFAULT_MAX_REQUEST_BYTES',
       'DEFAULT_MAX_UNREAD_MS',
@@ -24,6 +25,7 @@ describe('public surface of @code-runtime/mcp', () => {
       'parseServersConfig',
       'safeParseServersConfig',
       'startBackend',
+      'startUpstreams',
     ])
   })
 

@@ -24,6 +24,7 @@ import {
 import { APPROVAL_FALLBACKS, DEFAULT_APPROVAL_FALLBACK, type ApprovalFallback } from '../server/client-approval.js'
 import { McpProxyError } from '../errors.js'
 import { DEFAULT_MAX_SDK_CHARS } from '../run/run-code-description.js'
+import { DEFAULT_CATALOG_WAIT_MS, MAX_CATALOG_WAIT_MS } from '../server/catalog-readiness.js'
 import { BACKEND_NAMES, DEFAULT_BACKEND, type BackendName } from '../runtime-backend.js'
 
 export { DEFAULT_RUN_COMPUTE_MS, DEFAULT_RUN_TIMEOUT_MS } from './cli-help.js'
@@ -70,6 +71,8 @@ export type CliCommand =
       readonly command: 'serve'
       readonly configPath?: string
       readonly maxSdkChars: number
+      /** Longest `tools/list` and `tools/call` wait for upstream servers still connecting. */
+      readonly listWaitMs: number
       readonly typeCheck: TypeCheckMode
       readonly state: boolean
       readonly approvalFallback: ApprovalFallback
@@ -117,6 +120,7 @@ const OPTIONS = {
   'timeout-ms': { type: 'string' },
   'compute-ms': { type: 'string' },
   'max-sdk-chars': { type: 'string' },
+  'list-wait-ms': { type: 'string' },
   'type-check': { type: 'string' },
   'no-state': { type: 'boolean' },
   'approval-fallback': { type: 'string' },
@@ -263,6 +267,17 @@ function readMaxSdkChars(values: ParsedValues, command: CommandName): number {
   return text === undefined ? DEFAULT_MAX_SDK_CHARS : readPositiveInteger('max-sdk-chars', text, command)
 }
 
+/** `--list-wait-ms`: a whole number of milliseconds, 0 (list what is ready at once) included. */
+function readListWaitMs(values: ParsedValues, command: CommandName): number {
+  const text = stringOption(values, 'list-wait-ms')
+  if (text === undefined) return DEFAULT_CATALOG_WAIT_MS
+  const field = '--list-wait-ms'
+  return readIntegerField(optionPlace(command, text), { [field]: numberOrText(text, /^\d+$/) }, field, {
+    min: 0,
+    max: MAX_CATALOG_WAIT_MS,
+  })
+}
+
 /** `code-runtime help [command]`. */
 function decodeHelp(rest: readonly string[]): CliCommand {
   const [topic, extra] = rest
@@ -320,6 +335,7 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
         ...choice(),
         ...readBudgets(values, command),
         maxSdkChars: readMaxSdkChars(values, command),
+        listWaitMs: readListWaitMs(values, command),
         typeCheck: readTypeCheck(typeCheckText, command, RUN_MODES, DEFAULT_TYPE_CHECK_MODE),
         state: values['no-state'] !== true,
         approvalFallback: readOneOfField(

@@ -6,6 +6,7 @@
  */
 import { DEFAULT_SHARED_BACKEND_CONFIG } from '@code-runtime/core/internal'
 import { DEFAULT_MAX_SDK_CHARS } from '../run/run-code-description.js'
+import { DEFAULT_CATALOG_WAIT_MS } from '../server/catalog-readiness.js'
 
 /** What `--type-check` takes, on two help lines aligned with the other options' texts. */
 const TYPE_CHECK_LINE =
@@ -32,6 +33,9 @@ const OPTION_LINES = {
   'timeout-ms': `--timeout-ms <ms>      wall-clock limit of one run (default ${DEFAULT_RUN_TIMEOUT_MS})`,
   'compute-ms': `--compute-ms <ms>      CPU-time limit of one run (default ${DEFAULT_RUN_COMPUTE_MS})`,
   'max-sdk-chars': `--max-sdk-chars <n>    largest SDK shown in run_code's description (default ${DEFAULT_MAX_SDK_CHARS})`,
+  'list-wait-ms':
+    `--list-wait-ms <ms>    longest tools/list waits for servers still connecting (default\n` +
+    `${' '.repeat(25)}${DEFAULT_CATALOG_WAIT_MS}); later ones are added with tools/list_changed`,
   'type-check': `--type-check <mode>    ${TYPE_CHECK_LINE}`,
   'no-state':
     '--no-state             every run_code starts from nothing (by default variables persist\n' +
@@ -105,6 +109,7 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
       'timeout-ms',
       'compute-ms',
       'max-sdk-chars',
+      'list-wait-ms',
       'type-check',
       'no-state',
       'approval-fallback',

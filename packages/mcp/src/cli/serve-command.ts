@@ -12,7 +12,8 @@ import { withBudgetOptionNames } from './budget-option-names.js'
 import { EXIT_SETUP_FAILED, EXIT_SUCCESS, type CliCommand } from './cli-arguments.js'
 import { createCodeModeServer, type CodeModeServer } from '../server/code-mode-server.js'
 import { presentTools } from '../run/run-code-description.js'
-import { openSession, startServingBackend } from './session.js'
+import { reportNoneStarted, startBackendOf, startSession, type Session } from './session.js'
+import { writeErrorLine } from './terminal-output.js'
 
 function log(message: string): void {
   process.stderr.write(`code-runtime: ${message}\n`)
@@ -31,36 +32,62 @@ function shutdownRequested(
   ])
 }
 
-/** Runs the `serve` command until shutdown; resolves the exit code. */
+/** Resolves once every upstream has settled and none started: `serve` has nothing to serve. */
+function noneStarted(session: Session): Promise<{ reason: 'no-servers' }> {
+  return new Promise(resolve => {
+    void session.settled.then(() => {
+      if (session.upstreams.every(server => server.failure !== undefined)) resolve({ reason: 'no-servers' })
+    })
+  })
+}
+
+/**
+ * Runs the `serve` command until shutdown; resolves the exit code. The client is answered from
+ * the start: the upstream servers connect and the backend starts while it initializes (see
+ * createCodeModeServer); a server that fails is said on stderr as it fails.
+ * @throws {McpProxyError} for a bad config, or a backend that cannot start (after shutting down).
+ */
 export async function serveCommand(command: Extract<CliCommand, { command: 'serve' }>): Promise<number> {
   let codeModeServer: CodeModeServer | undefined
-  const session = await openSession(command.configPath, {
+  const session = await startSession(command.configPath, {
     onStderrLine: (server, line) => process.stderr.write(`[${server.name}] ${line}\n`),
     onToolsChanged: server => {
       log(`server "${server.name}" changed its tools; the SDK is regenerated.`)
       codeModeServer?.refresh()
     },
   })
-  let started
+  for (const upstream of session.upstreams) {
+    void upstream.settled.then(() => {
+      if (upstream.failure !== undefined) writeErrorLine(process.stderr, upstream.failure.message)
+    })
+  }
+  const starting = startBackendOf(command)
+  // Its failure is thrown below, after the shutdown; never unhandled meanwhile.
+  starting.catch(() => undefined)
   try {
-    started = await startServingBackend(session, command)
-    if (started === undefined) return EXIT_SETUP_FAILED
     // Timeouts name --timeout-ms and --compute-ms, the knobs whoever runs serve can turn.
     codeModeServer = createCodeModeServer({
       upstreams: session.upstreams,
-      runtime: withBudgetOptionNames(started.runtime),
+      runtime: starting.then(started => withBudgetOptionNames(started.runtime)),
       maxSdkChars: command.maxSdkChars,
+      catalogWaitMs: command.listWaitMs,
       typeCheck: command.typeCheck,
       state: command.state,
       onNotice: log,
       approvalFallback: command.approvalFallback,
       onApproval: log,
+      onCatalogReady: catalog => {
+        const mode = presentTools(catalog, command.maxSdkChars).mode
+        const connected = session.upstreams.filter(server => server.failure === undefined && !server.isConnecting)
+        // With none started, serve says so and stops instead (see noneStarted).
+        if (session.upstreams.every(server => server.failure !== undefined)) return
+        const connecting = session.upstreams.filter(server => server.isConnecting).length
+        const later = connecting === 0 ? '' : `, ${connecting} more still connecting`
+        log(
+          `serving ${catalog.tools.length} tools of ${connected.length} server(s)${later} through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}; type check ${command.typeCheck}; ${command.state ? 'variables persist between calls' : 'no state between calls'}).`,
+        )
+      },
     })
-    const catalog = codeModeServer.catalog
-    const mode = presentTools(catalog, command.maxSdkChars).mode
-    log(
-      `serving ${catalog.tools.length} tools of ${session.upstreams.filter(server => server.failure === undefined).length} server(s) through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}; type check ${command.typeCheck}; ${command.state ? 'variables persist between calls' : 'no state between calls'}).`,
-    )
     let isBackpressureTold = false
     const transport = new BoundedStdioServerTransport(process.stdin, process.stdout, {
       onRefused: log,
@@ -74,7 +101,12 @@ export async function serveCommand(command: Extract<CliCommand, { command: 'serv
     })
     const stopping = shutdownRequested(transport)
     await codeModeServer.connect(transport)
-    const stop = await stopping
+    // A backend that cannot start rejects `ready`: thrown from here, after the shutdown below.
+    const stop = await Promise.race([stopping, noneStarted(session), codeModeServer.ready.then(() => stopping)])
+    if (stop.reason === 'no-servers') {
+      reportNoneStarted()
+      return EXIT_SETUP_FAILED
+    }
     if (stop.reason === 'failed') {
       log(`the MCP connection on stdio failed (${stop.error.message}); shutting down.`)
       return EXIT_SETUP_FAILED
@@ -83,6 +115,7 @@ export async function serveCommand(command: Extract<CliCommand, { command: 'serv
     return EXIT_SUCCESS
   } finally {
     await codeModeServer?.close().catch(() => undefined)
+    const started = await starting.catch(() => undefined)
     await started?.dispose()
     await session.close()
   }

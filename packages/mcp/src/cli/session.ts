@@ -15,14 +15,17 @@ import { loadServersConfig } from '../upstream/server-config.js'
 import { writeErrorLine } from './terminal-output.js'
 import {
   closeUpstreams,
-  connectUpstreams,
+  startUpstreams,
   type UpstreamListeners,
   type UpstreamServer,
 } from '../upstream/upstream-clients.js'
 
-/** Open upstream connections and what to release at the end. */
+/** Upstream connections and what to release at the end. */
 export interface Session {
+  /** Connected, or still connecting when the session came from {@link startSession}. */
   readonly upstreams: readonly UpstreamServer[]
+  /** Settles (never rejects) once every upstream is connected or has failed. */
+  readonly settled: Promise<void>
   /** Closes every upstream (waiting for stdio servers to exit) and deletes the session directory. */
   close(): Promise<void>
 }
@@ -33,6 +36,20 @@ export interface Session {
  *   fails to start (see each upstream's `failure`).
  */
 export async function openSession(
+  configPath: string | undefined,
+  listeners: Omit<UpstreamListeners, 'projectDirectory'> = {},
+): Promise<Session> {
+  const session = await startSession(configPath, listeners)
+  await session.settled
+  return session
+}
+
+/**
+ * Loads `configPath` (or takes the example server) and starts connecting to every server,
+ * resolving once the config is read: the upstreams are still connecting (see `settled`).
+ * @throws {McpProxyError} for a missing, malformed or invalid config.
+ */
+export async function startSession(
   configPath: string | undefined,
   listeners: Omit<UpstreamListeners, 'projectDirectory'> = {},
 ): Promise<Session> {
@@ -49,13 +66,14 @@ export async function openSession(
   }
   try {
     const config = configPath === undefined ? undefined : await loadServersConfig(configPath, { variables })
-    const upstreams = await connectUpstreams(config?.servers ?? [EXAMPLE_SERVER], {
+    const upstreams = startUpstreams(config?.servers ?? [EXAMPLE_SERVER], {
       ...listeners,
       projectDirectory: config?.directory ?? process.cwd(),
     })
     let closing: Promise<void> | undefined
     return {
       upstreams,
+      settled: Promise.all(upstreams.map(server => server.settled)).then(() => undefined),
       close: () => (closing ??= closeUpstreams(upstreams).finally(removeDirectory)),
     }
   } catch (error) {
@@ -93,9 +111,23 @@ export async function startServingBackend(
 ): Promise<StartedCodeRuntime<CodeRuntime> | undefined> {
   const failed = reportStartFailures(session.upstreams)
   if (failed > 0 && failed === session.upstreams.length) {
-    writeErrorLine(process.stderr, 'no configured server could be started; fix the errors above.')
+    reportNoneStarted()
     return undefined
   }
+  return startBackendOf(options)
+}
+
+/** The line that ends `serve` and `repl` when every configured server failed to start. */
+export function reportNoneStarted(): void {
+  writeErrorLine(process.stderr, 'no configured server could be started; fix the errors above.')
+}
+
+/**
+ * Starts the backend a serving command was given, with its budgets (what
+ * {@link startServingBackend} does once the servers are there).
+ * @throws {McpProxyError} `MCP_PROXY_BACKEND_UNAVAILABLE` when it cannot work.
+ */
+export async function startBackendOf(options: ServingBackendOptions): Promise<StartedCodeRuntime<CodeRuntime>> {
   const budgets = {
     maxWallMs: options.timeoutMs,
     ...(options.computeMs === undefined ? {} : { computeMs: options.computeMs }),

@@ -22,7 +22,7 @@ function occurrences(text: string, phrase: string): number {
 // What the catalog reads of a server; the connection itself plays no part in the description.
 function connectedServer(name: string, toolNames: readonly string[]): UpstreamServer {
   const tools = toolNames.map(tool => ({ name: tool, description: `Does ${tool}.`, inputSchema: { type: 'object' } }))
-  return { name, tools, failure: undefined, config: { exclude: [] } } as unknown as UpstreamServer
+  return { name, tools, failure: undefined, isConnecting: false, config: { exclude: [] } } as unknown as UpstreamServer
 }
 
 describe('run_code description', () => {

@@ -52,6 +52,12 @@ function preamble(catalog: ToolCatalog, options: PresentationOptions): string[] 
   if (failed.length > 0) {
     lines.push(`Unavailable (failed to start, no tools): ${failed.map(server => server.name).join(', ')}.`)
   }
+  const connecting = catalog.servers.filter(server => server.isConnecting)
+  if (connecting.length > 0) {
+    lines.push(
+      `Still connecting (their tools are added when they are ready): ${connecting.map(server => server.name).join(', ')}.`,
+    )
+  }
   return lines
 }
 

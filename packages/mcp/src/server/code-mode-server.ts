@@ -3,6 +3,10 @@
  * (plus `get_tool_types` once the SDK is past its budget). When an upstream server's tools
  * change, the catalog is rebuilt and the client is sent `notifications/tools/list_changed`.
  * A client's cancellation of `run_code` aborts the run, which cancels its upstream calls.
+ * It answers at once: `initialize`, `ping` and `logging/setLevel` while the upstream servers
+ * still connect and the runtime still starts; `tools/list` and `tools/call` wait until the
+ * catalog is ready (every upstream connected or failed, or `catalogWaitMs` passed, after which
+ * the rest are named as still connecting and added, with `list_changed`, as they arrive).
  * The program's logs reach the client while it runs only if it asked (see run-notification-sinks.ts),
  * batched and paced by the client's reading (see run-notifier.ts).
  *
@@ -32,6 +36,8 @@ import type { CodeSessionOptions } from '@code-runtime/core'
 import { clientApprover, DEFAULT_APPROVAL_FALLBACK, type ApprovalFallback } from './client-approval.js'
 import { ClientSessions } from './client-sessions.js'
 import { LogSubscribingServer } from './log-subscriptions.js'
+import { catalogSettled, DEFAULT_CATALOG_WAIT_MS, MAX_CATALOG_WAIT_MS } from './catalog-readiness.js'
+import { McpProxyError } from '../errors.js'
 import { PACKAGE_INFO } from '../package-info.js'
 import { ProtocolError } from '../protocol/protocol-errors.js'
 import { catalogCodeMode, runProgram } from '../run/program-run.js'
@@ -51,10 +57,20 @@ import type { UpstreamServer } from '../upstream/upstream-clients.js'
 
 /** Options of {@link createCodeModeServer}. */
 export interface CodeModeServerOptions {
-  /** The connected upstream servers (failed ones included: they are named in the description). */
+  /**
+   * The upstream servers (failed ones included: they are named in the description), connected
+   * (`connectUpstreams`) or still connecting (`startUpstreams`).
+   */
   readonly upstreams: readonly UpstreamServer[]
-  /** Where programs run. */
-  readonly runtime: CodeModeRuntime
+  /** Where programs run, or the promise of it while it starts (the server answers meanwhile). */
+  readonly runtime: CodeModeRuntime | PromiseLike<CodeModeRuntime>
+  /**
+   * Longest that `tools/list` and `tools/call` wait for upstream servers still connecting, in
+   * milliseconds; default 5 000. Past it they are served with the servers that are ready.
+   */
+  readonly catalogWaitMs?: number
+  /** Told the catalog once it is ready, before the first listing is answered. */
+  readonly onCatalogReady?: (catalog: ToolCatalog) => void
   /** Largest SDK shown in full in `run_code`'s description, in characters; default 20 000. */
   readonly maxSdkChars?: number
   /** Most read-only calls of one run in flight at once; default 10. */
@@ -91,8 +107,10 @@ export interface CodeModeServerOptions {
 export interface CodeModeServer {
   /** The SDK server, for transports other than stdio. */
   readonly server: Server
-  /** The tools as they are now. */
+  /** The tools as they are now (none of a server still connecting). */
   readonly catalog: ToolCatalog
+  /** Settles once the catalog and the runtime are ready; rejects when the runtime failed to start. */
+  readonly ready: Promise<void>
   /** Rebuilds the catalog from the upstreams; tells the client when its tool list changed. */
   refresh(): void
   /** Serves over `transport` (over stdio, a `BoundedStdioServerTransport`). */
@@ -105,10 +123,16 @@ function textResult(text: string, isError: boolean): CallToolResult {
   return { content: [{ type: 'text', text }], isError }
 }
 
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
+}
+
 /**
  * Creates the server; call `connect` with a transport to serve.
  * @throws {CodeModeError} `CODE_MODE_INVALID_OPTIONS` for `maxParallel` or `maxResultChars` out of
  *   Code Mode's ranges, or a `typeCheck` that is not a mode.
+ * @throws {McpProxyError} `MCP_PROXY_USAGE` for a `catalogWaitMs` that is not a whole number of
+ *   milliseconds from 0 to 600 000.
  * @example
  * const codeModeServer = createCodeModeServer({ upstreams, runtime })
  * await codeModeServer.connect(new BoundedStdioServerTransport())
@@ -116,23 +140,92 @@ function textResult(text: string, isError: boolean): CallToolResult {
 export function createCodeModeServer(options: CodeModeServerOptions): CodeModeServer {
   const maxSdkChars = options.maxSdkChars ?? DEFAULT_MAX_SDK_CHARS
   const maxResultChars = options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS
+  const catalogWaitMs = options.catalogWaitMs ?? DEFAULT_CATALOG_WAIT_MS
+  if (!Number.isSafeInteger(catalogWaitMs) || catalogWaitMs < 0 || catalogWaitMs > MAX_CATALOG_WAIT_MS) {
+    throw new McpProxyError(
+      'MCP_PROXY_USAGE',
+      `catalogWaitMs must be a whole number of milliseconds from 0 to ${MAX_CATALOG_WAIT_MS}; got ${String(catalogWaitMs)}.`,
+      { field: 'catalogWaitMs', value: catalogWaitMs },
+    )
+  }
   let catalog = buildToolCatalog(options.upstreams)
-  const sessions = new ClientSessions(options.runtime, options.state ?? true, options.sessionOptions)
-  if (options.state !== false && !sessions.enabled)
-    options.onNotice?.('the runtime has no openSession(); run_code runs every program from scratch.')
-  const present = (): ToolPresentation => presentTools(catalog, maxSdkChars, { session: sessions.enabled })
-  let presentation: ToolPresentation = present()
   const limits = {
     ...(options.maxParallel === undefined ? {} : { maxParallel: options.maxParallel }),
     maxResultChars,
     ...(options.typeCheck === undefined ? {} : { typeCheck: options.typeCheck }),
   }
-  // Built with the server, so options Code Mode refuses fail here; after the tools change, again at
-  // the first run, so a catalog replaced before any run costs no SDK emission. A run keeps the
-  // Code Mode it started with.
-  let codeMode: CodeMode | undefined = catalogCodeMode(options.runtime, catalog, limits)
-  const currentCodeMode = (): CodeMode => (codeMode ??= catalogCodeMode(options.runtime, catalog, limits))
+  // Until the runtime is there, a run waits (see `ready`); what the server lists before then is
+  // never built, since the listing waits too.
+  let runtime: CodeModeRuntime | undefined
+  let sessions: ClientSessions | undefined
+  const present = (): ToolPresentation => presentTools(catalog, maxSdkChars, { session: sessions?.enabled === true })
+  let presentation: ToolPresentation | undefined
+  // A Code Mode per catalog, built at the first run after the tools change (so a catalog replaced
+  // before any run costs no SDK emission). A run keeps the Code Mode it started with.
+  let codeMode: CodeMode | undefined
+  const currentCodeMode = (): CodeMode => (codeMode ??= catalogCodeMode(runtime as CodeModeRuntime, catalog, limits))
   const closing = new AbortController()
+  // The first type check imports TypeScript and parses its library and the SDK, in the checker's
+  // thread: paid while the model still reads the tools, not by the first run_code. With the
+  // check off, this loads nothing.
+  const warmChecker = (): void => {
+    if (runtime === undefined || closing.signal.aborted) return
+    void currentCodeMode()
+      .check('')
+      .catch(() => undefined)
+  }
+  /** True once a client has had a listing: before, a changed catalog is news to nobody. */
+  let hasListed = false
+
+  function adoptRuntime(started: CodeModeRuntime): void {
+    runtime = started
+    sessions = new ClientSessions(started, options.state ?? true, options.sessionOptions)
+    if (options.state !== false && !sessions.enabled)
+      options.onNotice?.('the runtime has no openSession(); run_code runs every program from scratch.')
+  }
+  if (isPromiseLike(options.runtime)) {
+    // Options Code Mode refuses fail here all the same: checked over an empty catalog.
+    catalogCodeMode({ run: () => Promise.reject(new Error('not started')) }, buildToolCatalog([]), limits)
+  } else {
+    adoptRuntime(options.runtime)
+    codeMode = currentCodeMode()
+  }
+  const ready: Promise<void> = Promise.all([options.runtime, catalogSettled(options.upstreams, catalogWaitMs)]).then(
+    ([started]) => {
+      if (runtime === undefined) adoptRuntime(started)
+      presentation = present()
+      options.onCatalogReady?.(catalog)
+      warmChecker()
+    },
+  )
+  // A runtime that fails to start is the embedder's to handle (`ready` rejects); requests then
+  // get the error, never an unhandled rejection here.
+  ready.catch(() => undefined)
+  for (const upstream of options.upstreams) {
+    if (upstream.isConnecting) void upstream.settled.then(() => refresh())
+  }
+
+  /** The presentation once the server is ready; what a request waits for. */
+  async function readyPresentation(): Promise<ToolPresentation> {
+    await ready
+    return (presentation ??= present())
+  }
+
+  function refresh(): void {
+    const before = presentation === undefined ? undefined : listTools(presentation)
+    catalog = buildToolCatalog(options.upstreams)
+    codeMode = undefined
+    if (presentation === undefined) return
+    presentation = present()
+    warmChecker()
+    if (
+      hasListed &&
+      JSON.stringify(before) !== JSON.stringify(listTools(presentation)) &&
+      server.transport !== undefined
+    ) {
+      void server.sendToolListChanged().catch(() => undefined)
+    }
+  }
   const server = new LogSubscribingServer(
     { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version },
     {
@@ -142,8 +235,8 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     },
   )
 
-  function listTools(): Tool[] {
-    const listing = listRunCode(presentation.runCodeDescription, { session: sessions.enabled })
+  function listTools(presentation: ToolPresentation): Tool[] {
+    const listing = listRunCode(presentation.runCodeDescription, { session: sessions?.enabled === true })
     const tools: Tool[] = [
       {
         ...listing,
@@ -162,22 +255,21 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     return tools
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }))
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = listTools(await readyPresentation())
+    hasListed = true
+    return { tools }
+  })
 
   // The client went away (end of stdin, a closed HTTP session): its variables go with it.
   server.onclose = (): void => {
-    void sessions.endAll()
-  }
-
-  // The first type check imports TypeScript and parses its library: most of a second, on this
-  // thread. Paid once the client is initialized, while the model still reads the tools, it is not
-  // paid by the first run_code. With the check off, this loads nothing.
-  server.oninitialized = (): void => {
-    setImmediate(() => void codeMode?.check('').catch(() => undefined))
+    void sessions?.endAll()
   }
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args } = request.params
+    await readyPresentation()
+    const clientSessions = sessions as ClientSessions
     if (name === TOOL_TYPES_TOOL_NAME) {
       const members = args?.tools
       if (!Array.isArray(members) || !members.every(member => typeof member === 'string') || members.length === 0) {
@@ -196,7 +288,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
         unknownToolMessage(
           catalog,
           name,
-          listTools().map(tool => tool.name),
+          listTools(await readyPresentation()).map(tool => tool.name),
         ),
       )
     }
@@ -210,7 +302,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     let output
     try {
       const run = (): ReturnType<typeof runProgram> => {
-        const session = sessions.of(extra.sessionId)
+        const session = clientSessions.of(extra.sessionId)
         return runProgram(currentCodeMode(), input.code, {
           signal: AbortSignal.any([extra.signal, closing.signal]),
           onLog: line => notifier.log(line),
@@ -234,7 +326,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
         if (error.code !== 'CODE_MODE_SESSIONS_UNSUPPORTED') throw error
         // Nothing ran: the session could not open. Go on without state, and say so once.
         options.onNotice?.(`${error.message}; run_code runs every program from scratch instead (as with --no-state).`)
-        await sessions.disable()
+        await clientSessions.disable()
         presentation = present()
         if (server.transport !== undefined) void server.sendToolListChanged().catch(() => undefined)
         output = await run()
@@ -251,22 +343,15 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     get catalog() {
       return catalog
     },
-    refresh() {
-      const before = listTools()
-      catalog = buildToolCatalog(options.upstreams)
-      codeMode = undefined
-      presentation = present()
-      if (JSON.stringify(before) !== JSON.stringify(listTools()) && server.transport !== undefined) {
-        void server.sendToolListChanged().catch(() => undefined)
-      }
-    },
+    ready,
+    refresh,
     async connect(transport) {
       await server.connect(transport)
     },
     async close() {
       closing.abort(new Error('code-runtime is shutting down.'))
       await server.close()
-      await sessions.endAll()
+      await sessions?.endAll()
     },
   }
 }

@@ -29,6 +29,8 @@ export interface ServerSummary {
   readonly name: string
   /** Why it could not be started; absent when it works. */
   readonly failure?: string
+  /** True while its first connection is still being made: it has no tools yet. */
+  readonly isConnecting: boolean
   /** Members of its offered tools, sorted. */
   readonly members: readonly string[]
   /** How many of its tools `include`/`exclude` left out. */
@@ -128,6 +130,7 @@ export function buildToolCatalog(servers: readonly UpstreamServer[]): ToolCatalo
     Object.freeze({
       name: server.name,
       ...(server.failure === undefined ? {} : { failure: server.failure.message }),
+      isConnecting: server.isConnecting,
       members: Object.freeze(tools.filter(tool => tool.server === server).map(tool => tool.member)),
       hiddenCount,
       unmatchedIncludes: Object.freeze(unmatchedIncludes),

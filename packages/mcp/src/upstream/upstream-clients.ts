@@ -3,7 +3,9 @@
  * SDK client: connect (all in parallel, each within its `connectTimeoutMs`), list tools, call a
  * tool with an AbortSignal, hear `tools/list_changed`, close. A server that fails to start is a
  * recorded failure, never an exception, so the others still work; one that exits later is
- * started again on its next call.
+ * started again on its next call. `startUpstreams` hands the servers over while they connect
+ * (each one's `settled` says when it is done), so a server in front of them can answer its own
+ * client at once.
  */
 import { createInterface } from 'node:readline'
 import { Readable } from 'node:stream'
@@ -105,6 +107,11 @@ export class UpstreamServer {
   #failure: McpProxyError | undefined
   #isConnected = false
   #isClosed = false
+  /** Settles when the first connection is made or has failed; never rejects. */
+  #settled: Promise<void> = Promise.resolve()
+  #isSettled = false
+  /** Aborts the first connection when the server is closed before it is made. */
+  readonly #firstConnect = new AbortController()
   #restart: Promise<void> | undefined
   /** Settles when the current stdio server process has exited; absent when none was spawned. */
   #processExit: Promise<void> | undefined
@@ -117,14 +124,40 @@ export class UpstreamServer {
 
   /** Connects to `config` and lists its tools; a failure is recorded on the result, never thrown. */
   static async connect(config: UpstreamConfig, listeners: UpstreamListeners = {}): Promise<UpstreamServer> {
-    const server = new UpstreamServer(config, listeners)
-    try {
-      await server.#open()
-    } catch (error) {
-      server.#failure = server.#explainConnectFailure(error)
-      await server.#shutConnection()
-    }
+    const server = UpstreamServer.start(config, listeners)
+    await server.settled
     return server
+  }
+
+  /**
+   * Starts connecting to `config` and returns at once: until `settled`, the server has no tools
+   * and no failure (`isConnecting`), and a call to it waits for the connection.
+   */
+  static start(config: UpstreamConfig, listeners: UpstreamListeners = {}): UpstreamServer {
+    const server = new UpstreamServer(config, listeners)
+    server.#settled = server.#connectFirst()
+    return server
+  }
+
+  async #connectFirst(): Promise<void> {
+    try {
+      await this.#open(this.#firstConnect.signal)
+    } catch (error) {
+      this.#failure = this.#explainConnectFailure(error)
+      await this.#shutConnection()
+    } finally {
+      this.#isSettled = true
+    }
+  }
+
+  /** Settles (never rejects) once the first connection is made or has failed (see `failure`). */
+  get settled(): Promise<void> {
+    return this.#settled
+  }
+
+  /** True until the first connection is made or has failed. */
+  get isConnecting(): boolean {
+    return !this.#isSettled
   }
 
   /** The server's name in `mcpServers`. */
@@ -158,6 +191,8 @@ export class UpstreamServer {
   async callTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
     if (this.#isClosed) throw new McpError(ErrorCode.ConnectionClosed, 'code-runtime is shutting down')
     signal.throwIfAborted()
+    if (!this.#isSettled) await this.#settled
+    if (this.#isClosed) throw new McpError(ErrorCode.ConnectionClosed, 'code-runtime is shutting down')
     if (!this.#isConnected) {
       this.#restart ??= this.#open().finally(() => {
         this.#restart = undefined
@@ -177,12 +212,16 @@ export class UpstreamServer {
   /** Closes the connection; a stdio server is asked to exit, then terminated, then killed. */
   async close(): Promise<void> {
     this.#isClosed = true
+    this.#firstConnect.abort(new Error('code-runtime is shutting down'))
+    await this.#settled
     await this.#restart?.catch(() => undefined)
     await this.#shutConnection()
   }
 
-  async #open(): Promise<void> {
+  /** Connects and lists the tools; `signal` gives up on both (a close during the first connection). */
+  async #open(signal?: AbortSignal): Promise<void> {
     const config = this.config
+    signal?.throwIfAborted()
     const transport = await this.#openTransport()
     const client = new Client(
       { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version },
@@ -204,11 +243,12 @@ export class UpstreamServer {
     }
     this.#client = client
     this.#transport = transport
-    await client.connect(transport, { timeout: config.connectTimeoutMs })
+    const requestOptions = { timeout: config.connectTimeoutMs, ...(signal === undefined ? {} : { signal }) }
+    await client.connect(transport, requestOptions)
     const tools: Tool[] = []
     let cursor: string | undefined
     do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: config.connectTimeoutMs })
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, requestOptions)
       tools.push(...page.tools)
       cursor = page.nextCursor
     } while (cursor !== undefined)
@@ -354,6 +394,20 @@ export async function connectUpstreams(
   listeners: UpstreamListeners = {},
 ): Promise<UpstreamServer[]> {
   return Promise.all(configs.map(config => UpstreamServer.connect(config, listeners)))
+}
+
+/**
+ * Starts connecting to every server in parallel and returns them at once, each `isConnecting`
+ * until its `settled` resolves (see `UpstreamServer.start`).
+ * @example
+ * const servers = startUpstreams(config.servers)
+ * await Promise.all(servers.map(server => server.settled))
+ */
+export function startUpstreams(
+  configs: readonly UpstreamConfig[],
+  listeners: UpstreamListeners = {},
+): UpstreamServer[] {
+  return configs.map(config => UpstreamServer.start(config, listeners))
 }
 
 /** Closes every server and resolves once every stdio server process has exited. */
