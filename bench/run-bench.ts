@@ -6,7 +6,7 @@
  * run, in a scratch directory for a quick or partial one.
  * Asserts nothing.
  */
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { appendFile, mkdtemp, writeFile } from 'node:fs/promises'
 import { arch, cpus, loadavg, platform, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -52,6 +52,7 @@ import {
 } from './report.js'
 import { measureTypeCheckInChild } from './type-check.js'
 import { measureNatsSection, renderNatsSection } from './nats.js'
+import { measureServeSection, renderServeSection } from './serve.js'
 import {
   buildBigValue,
   WORKLOADS,
@@ -394,10 +395,15 @@ async function runBench(options: BenchOptions): Promise<void> {
   const nats = options.sections.includes('nats')
     ? renderNatsSection(await measureNatsSection(options.isQuick, progress))
     : ''
-  process.stdout.write(renderMarkdown(results) + (nats === '' ? '' : `\n${nats}`))
+  const serve = options.sections.includes('serve')
+    ? renderServeSection(await measureServeSection(options.isQuick, progress))
+    : ''
+  process.stdout.write(renderMarkdown(results) + (nats === '' ? '' : `\n${nats}`) + (serve === '' ? '' : `\n${serve}`))
   const directory = await resultsDirectoryFor(options)
   await writeResults(results, directory)
   if (nats !== '') await writeFile(join(directory, 'NATS.md'), nats)
+  // The product path belongs with the engine's numbers: RESULTS.md ends with it.
+  if (serve !== '') await appendFile(join(directory, 'RESULTS.md'), `\n${serve}`)
   progress(`Wrote ${join(directory, 'RESULTS.md')} and results.json`)
 }
 

@@ -1,0 +1,325 @@
+/**
+ * The serve section: what a user of `code-runtime serve` waits for, measured from the official
+ * MCP client over stdio against the same upstream server (`@modelcontextprotocol/server-memory`,
+ * `read_graph`) called directly by a client of its own, interleaved round by round in one run.
+ * Per serve config: a direct call, `run_code` with one call, ten direct calls, one program making
+ * ten calls; from them the overhead per `run_code` and per inner call beyond a direct call. Then,
+ * with the defaults: the time from spawn to the `initialize` answer and to `tools/list` with two
+ * upstream servers, the first `run_code` of a fresh server, `ping` round trips while checked
+ * calls run (the server's event loop as the client feels it; beside it, idle), and serve's RSS
+ * over a stream of calls.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { formatMs, quantile, summarizeSamples, type SampleSummary } from './statistics.js'
+
+const CLI = fileURLToPath(new URL('../../packages/mcp/dist/src/cli.js', import.meta.url))
+
+/** One serve config, measured against direct calls in the same rounds. */
+export interface ServeColumn {
+  readonly name: string
+  readonly args: readonly string[]
+  readonly directMs: SampleSummary
+  readonly runOneMs: SampleSummary
+  readonly directTenMs: SampleSummary
+  readonly runTenMs: SampleSummary
+  /** Time of the first `run_code` (one call) sent right after `initialize` to a fresh server. */
+  readonly firstRunMs: number
+}
+
+/** A config that could not be measured on this machine (no bubblewrap, say), and why. */
+export interface FailedServeColumn {
+  readonly name: string
+  readonly failed: string
+}
+
+export interface ServeMeasurements {
+  readonly columns: readonly (ServeColumn | FailedServeColumn)[]
+  /** Spawn to the `initialize` answer and to the `tools/list` answer, with two upstream servers. */
+  readonly initializeMs: SampleSummary
+  readonly toolsListMs: SampleSummary
+  /** `ping` round trips, idle and while checked `run_code` calls follow one another. */
+  readonly pingIdleMs: SampleSummary & { readonly p99: number }
+  readonly pingDuringChecksMs: SampleSummary & { readonly p99: number }
+  /** serve's own resident set (children not counted), after a warm-up and after the stream. */
+  readonly rss: { readonly calls: number; readonly startMiB: number; readonly endMiB: number }
+}
+
+export type ServeSection = ServeMeasurements | { readonly failed: string }
+
+const ONE_CALL = 'return await tools.memory_read_graph()'
+const TEN_CALLS = 'for (let i = 0; i < 10; i++) await tools.memory_read_graph()\nreturn 10'
+// Types the check must follow (a call's result, a generic helper), as a real program's are.
+const CHECKED =
+  'const graph = await tools.memory_read_graph()\nfunction count<T>(items: readonly T[]): number { return items.length }\nreturn count(graph.entities) + count(graph.relations)'
+
+const CONFIGS: readonly { readonly name: string; readonly args: readonly string[] }[] = [
+  { name: 'defaults (sessions, check on)', args: [] },
+  { name: '--type-check off', args: ['--type-check', 'off'] },
+  { name: '--no-state (one-shot runs)', args: ['--no-state'] },
+  { name: '--backend worker-thread', args: ['--backend', 'worker-thread'] },
+  { name: '--backend process', args: ['--backend', 'process'] },
+  { name: '--backend container', args: ['--backend', 'container'] },
+]
+
+function installedBin(name: string): string {
+  for (let directory = dirname(CLI); ; directory = dirname(directory)) {
+    const candidate = join(directory, 'node_modules', '.bin', name)
+    if (existsSync(candidate)) return candidate
+    if (dirname(directory) === directory) throw new Error(`${name} is not installed; run npm ci`)
+  }
+}
+
+async function connectClient(command: string, args: readonly string[], env: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: 'code-runtime-bench', version: '1.0.0' })
+  await client.connect(
+    new StdioClientTransport({
+      command,
+      args: [...args],
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stderr: 'pipe',
+    }),
+  )
+  return client
+}
+
+async function timed(action: () => Promise<unknown>): Promise<number> {
+  const started = performance.now()
+  await action()
+  return performance.now() - started
+}
+
+/** Calls `run_code` and fails the measurement when the program did not succeed. */
+async function runCode(client: Client, code: string): Promise<void> {
+  const result = await client.callTool({ name: 'run_code', arguments: { code, description: 'bench' } })
+  if (result.isError === true) throw new Error(`run_code failed: ${JSON.stringify(result.content).slice(0, 300)}`)
+}
+
+function residentMiB(pid: number): number {
+  return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024
+}
+
+function withP99(samples: readonly number[]): SampleSummary & { readonly p99: number } {
+  const sorted = [...samples].sort((left, right) => left - right)
+  return { ...summarizeSamples(samples), p99: quantile(sorted, 0.99) }
+}
+
+class BenchWorkspace {
+  readonly directory: string
+  readonly memory: string
+  readonly filesystem: string
+
+  private constructor(directory: string) {
+    this.directory = directory
+    this.memory = installedBin('mcp-server-memory')
+    this.filesystem = installedBin('mcp-server-filesystem')
+  }
+
+  static async create(): Promise<BenchWorkspace> {
+    return new BenchWorkspace(await mkdtemp(join(tmpdir(), 'code-runtime-bench-serve-')))
+  }
+
+  get memoryEnv(): Record<string, string> {
+    return { MEMORY_FILE_PATH: join(this.directory, 'memory.jsonl') }
+  }
+
+  /** A servers.json with the memory server, and the filesystem server too when `both`. */
+  async config(both: boolean): Promise<string> {
+    const path = join(this.directory, both ? 'two-servers.json' : 'memory.json')
+    const servers: Record<string, unknown> = { memory: { command: this.memory, env: this.memoryEnv } }
+    if (both) servers.files = { command: this.filesystem, args: [this.directory] }
+    await writeFile(path, JSON.stringify({ mcpServers: servers }))
+    return path
+  }
+
+  serve(config: string, args: readonly string[]): Promise<Client> {
+    return connectClient(process.execPath, [CLI, 'serve', '--config', config, ...args], {})
+  }
+
+  remove(): Promise<void> {
+    return rm(this.directory, { recursive: true, force: true })
+  }
+}
+
+async function measureColumn(
+  workspace: BenchWorkspace,
+  direct: Client,
+  config: { readonly name: string; readonly args: readonly string[] },
+  rounds: number,
+): Promise<ServeColumn> {
+  const client = await workspace.serve(await workspace.config(false), config.args)
+  try {
+    const firstRunMs = await timed(() => runCode(client, ONE_CALL))
+    const samples = {
+      direct: [] as number[],
+      runOne: [] as number[],
+      directTen: [] as number[],
+      runTen: [] as number[],
+    }
+    const warmUp = 2
+    for (let round = 0; round < rounds + warmUp; round++) {
+      const directMs = await timed(() => direct.callTool({ name: 'read_graph', arguments: {} }))
+      const runOneMs = await timed(() => runCode(client, ONE_CALL))
+      const directTenMs = await timed(async () => {
+        for (let call = 0; call < 10; call++) await direct.callTool({ name: 'read_graph', arguments: {} })
+      })
+      const runTenMs = await timed(() => runCode(client, TEN_CALLS))
+      if (round < warmUp) continue
+      samples.direct.push(directMs)
+      samples.runOne.push(runOneMs)
+      samples.directTen.push(directTenMs)
+      samples.runTen.push(runTenMs)
+    }
+    return {
+      name: config.name,
+      args: config.args,
+      directMs: summarizeSamples(samples.direct),
+      runOneMs: summarizeSamples(samples.runOne),
+      directTenMs: summarizeSamples(samples.directTen),
+      runTenMs: summarizeSamples(samples.runTen),
+      firstRunMs,
+    }
+  } finally {
+    await client.close()
+  }
+}
+
+async function measureStartup(
+  workspace: BenchWorkspace,
+  samples: number,
+): Promise<{ initializeMs: SampleSummary; toolsListMs: SampleSummary }> {
+  const config = await workspace.config(true)
+  const initialize: number[] = []
+  const toolsList: number[] = []
+  for (let sample = 0; sample < samples; sample++) {
+    const started = performance.now()
+    const client = await workspace.serve(config, [])
+    initialize.push(performance.now() - started)
+    await client.listTools()
+    toolsList.push(performance.now() - started)
+    await client.close()
+  }
+  return { initializeMs: summarizeSamples(initialize), toolsListMs: summarizeSamples(toolsList) }
+}
+
+/** Pings every few milliseconds while `load` runs, once idle for as many pings. */
+async function measurePings(
+  workspace: BenchWorkspace,
+  checkedCalls: number,
+): Promise<Pick<ServeMeasurements, 'pingIdleMs' | 'pingDuringChecksMs'>> {
+  const client = await workspace.serve(await workspace.config(false), [])
+  try {
+    await runCode(client, CHECKED)
+    const pingWhile = async (busy: () => boolean): Promise<number[]> => {
+      const rtts: number[] = []
+      while (busy()) {
+        rtts.push(await timed(() => client.ping()))
+        await new Promise(resolve => setTimeout(resolve, 5))
+      }
+      return rtts
+    }
+    let checking = true
+    const [during] = await Promise.all([
+      pingWhile(() => checking),
+      (async () => {
+        for (let call = 0; call < checkedCalls; call++) await runCode(client, `${CHECKED}\n// ${call}`)
+        checking = false
+      })(),
+    ])
+    let count = 0
+    const idle = await pingWhile(() => count++ < during.length)
+    return { pingIdleMs: withP99(idle), pingDuringChecksMs: withP99(during) }
+  } finally {
+    await client.close()
+  }
+}
+
+async function measureRss(workspace: BenchWorkspace, calls: number): Promise<ServeMeasurements['rss']> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'serve', '--config', await workspace.config(false)],
+    env: { PATH: process.env.PATH ?? '' },
+    stderr: 'pipe',
+  })
+  const client = new Client({ name: 'code-runtime-bench', version: '1.0.0' })
+  await client.connect(transport)
+  try {
+    const pid = transport.pid as number
+    const warmUp = Math.min(100, calls / 10)
+    for (let call = 0; call < warmUp; call++) await runCode(client, ONE_CALL)
+    const startMiB = residentMiB(pid)
+    for (let call = warmUp; call < calls; call++) await runCode(client, ONE_CALL)
+    return { calls, startMiB, endMiB: residentMiB(pid) }
+  } finally {
+    await client.close()
+  }
+}
+
+/** Measures the section; a machine where serve cannot run gets the reason, never a throw. */
+export async function measureServeSection(isQuick: boolean, progress: (line: string) => void): Promise<ServeSection> {
+  let workspace: BenchWorkspace | undefined
+  let direct: Client | undefined
+  try {
+    workspace = await BenchWorkspace.create()
+    direct = await connectClient(workspace.memory, [], workspace.memoryEnv)
+    const columns: (ServeColumn | FailedServeColumn)[] = []
+    for (const config of CONFIGS) {
+      try {
+        columns.push(await measureColumn(workspace, direct, config, isQuick ? 6 : 20))
+        progress(`serve: ${config.name} measured`)
+      } catch (error) {
+        columns.push({ name: config.name, failed: error instanceof Error ? error.message : String(error) })
+        progress(`serve: ${config.name} not measured`)
+      }
+    }
+    const startup = await measureStartup(workspace, isQuick ? 3 : 8)
+    progress('serve: start-up measured')
+    const pings = await measurePings(workspace, isQuick ? 20 : 100)
+    const rss = await measureRss(workspace, isQuick ? 200 : 1_000)
+    progress('serve: pings and RSS measured')
+    return { columns, ...startup, ...pings, rss }
+  } catch (error) {
+    return { failed: error instanceof Error ? error.message : String(error) }
+  } finally {
+    await direct?.close()
+    await workspace?.remove()
+  }
+}
+
+/** The section as Markdown: the table per config, then start-up, the event loop and memory. */
+export function renderServeSection(section: ServeSection): string {
+  const title = '## serve: the product path (MCP client → run_code → upstream server)'
+  if ('failed' in section) return `${title}\n\nNot measured: ${section.failed}\n`
+  const rows = section.columns.map(column => {
+    if ('failed' in column) return `| ${column.name} | not measured: ${column.failed.slice(0, 200)} | | | | | |`
+    const direct = column.directMs.median
+    const overhead = column.runOneMs.median - direct
+    const perInner = (column.runTenMs.median - column.runOneMs.median) / 9 - direct
+    return `| ${column.name} | ${formatMs(direct)} ms | ${formatMs(column.runOneMs.median)} ms | ${formatMs(overhead)} ms | ${formatMs(perInner)} ms | ${formatMs(column.directTenMs.median)} / ${formatMs(column.runTenMs.median)} ms (${(column.runTenMs.median / column.directTenMs.median).toFixed(2)}×) | ${formatMs(column.firstRunMs)} ms |`
+  })
+  const ping = (summary: ServeMeasurements['pingIdleMs']): string =>
+    `median ${formatMs(summary.median)} ms, p99 ${formatMs(summary.p99)} ms, max ${formatMs(summary.max)} ms (${summary.count} pings)`
+  const growth = ((section.rss.endMiB - section.rss.startMiB) / section.rss.startMiB) * 100
+  return `${[
+    title,
+    '',
+    'Medians of interleaved rounds (direct call, run_code with one call, ten direct calls, one program of ten calls) from the official MCP client over stdio; the upstream is `@modelcontextprotocol/server-memory` (`read_graph`), called directly by a client of its own in the same rounds. Overhead per run_code: run_code with one call minus a direct call. Per inner call: (ten-call program − one-call program) / 9 − a direct call. First run_code: sent right after `initialize` to a fresh server (it waits for the upstream and the backend).',
+    '',
+    '| serve config | direct call | run_code, 1 call | overhead per run_code | per inner call beyond a direct call | 10 calls: direct / in one program | first run_code after initialize |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `Start-up with two upstream servers (memory, filesystem), defaults, ${section.initializeMs.count} fresh processes: spawn → \`initialize\` answered, median ${formatMs(section.initializeMs.median)} ms (max ${formatMs(section.initializeMs.max)}); spawn → \`tools/list\` answered, median ${formatMs(section.toolsListMs.median)} ms (max ${formatMs(section.toolsListMs.max)}).`,
+    '',
+    `The event loop as the client feels it (\`ping\` round trips, defaults): idle ${ping(section.pingIdleMs)}; while checked run_code calls follow one another ${ping(section.pingDuringChecksMs)}.`,
+    '',
+    `serve's RSS (its own process) over ${section.rss.calls} run_code calls: ${section.rss.startMiB.toFixed(1)} MiB after the first ${Math.min(100, section.rss.calls / 10)}, ${section.rss.endMiB.toFixed(1)} MiB at the end (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} %).`,
+    '',
+  ].join('\n')}\n`
+}
