@@ -3,8 +3,8 @@
 // path (from the repository root, e.g. packages/core/dist/test/fuzz.test.js) contains one of them; paths are
 // read from the root wherever it is started, so each package's `npm test` runs its own files through here.
 import { spawnSync } from 'node:child_process'
-import { readdirSync, existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 
@@ -50,6 +50,27 @@ const concurrency = Number(process.env.CODE_RUNTIME_TEST_CONCURRENCY) || Math.ma
 // fails at this limit,
 // naming itself, instead of holding the whole suite until CI gives up.
 const TEST_TIMEOUT_MS = 900_000
+
+// The runner starts files in the order given, so a slow file started last makes the whole suite
+// wait for it alone. Each run records how long every file took (test-durations-reporter.mjs), and
+// the next starts the slowest first and files never timed before them (a new file may be slow).
+// On CI the first Node version's run times them, and the other two run in that order.
+const DURATIONS_PATH = join('node_modules', '.cache', 'code-runtime-test-durations.json')
+const RUN_DURATIONS_PATH = join('node_modules', '.cache', `code-runtime-test-durations-${process.pid}.json`)
+
+function readDurations(path) {
+  try {
+    const read = JSON.parse(readFileSync(path, 'utf8'))
+    return typeof read === 'object' && read !== null && !Array.isArray(read) ? read : {}
+  } catch {
+    return {}
+  }
+}
+
+const known = readDurations(DURATIONS_PATH)
+const durationOf = file => (typeof known[file] === 'number' ? known[file] : Number.POSITIVE_INFINITY)
+const ordered = selected.sort().sort((left, right) => durationOf(right) - durationOf(left))
+mkdirSync(join('node_modules', '.cache'), { recursive: true })
 const result = spawnSync(
   process.execPath,
   [
@@ -57,8 +78,19 @@ const result = spawnSync(
     `--test-concurrency=${concurrency}`,
     `--test-timeout=${TEST_TIMEOUT_MS}`,
     '--test-reporter=spec',
-    ...selected.sort(),
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${fileURLToPath(new URL('test-durations-reporter.mjs', import.meta.url))}`,
+    `--test-reporter-destination=${RUN_DURATIONS_PATH}`,
+    ...ordered,
   ],
   { stdio: 'inherit' },
 )
+// The reporter names files by absolute path; they are kept by path from the root, merged with
+// what earlier runs timed (a run of some files keeps the others' times).
+const timed = readDurations(RUN_DURATIONS_PATH)
+rmSync(RUN_DURATIONS_PATH, { force: true })
+for (const [file, milliseconds] of Object.entries(timed)) {
+  if (typeof milliseconds === 'number') known[relative(process.cwd(), resolve(file))] = Math.round(milliseconds)
+}
+writeFileSync(DURATIONS_PATH, `${JSON.stringify(known, null, 2)}\n`)
 process.exit(result.status ?? 1)
