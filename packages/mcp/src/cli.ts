@@ -6,18 +6,15 @@
  * overview goes to stderr, also with exit code 2: whoever typed nothing needs the commands,
  * not one error line, but a script that called us that way is still told it failed.
  */
-import { checkCommand } from './cli/check-command.js'
 import { EXIT_SETUP_FAILED, EXIT_SUCCESS, parseCliArguments } from './cli/cli-arguments.js'
 import { commandHelpText, overviewText } from './cli/cli-help.js'
 import { McpProxyError } from './errors.js'
-import { listCommand, typesCommand } from './cli/inspect-commands.js'
 import { PACKAGE_INFO } from './package-info.js'
-import { replCommand } from './cli/repl-command.js'
-import { runCommand } from './cli/run-command.js'
-import { runnerCommand } from './cli/runner-command.js'
-import { serveCommand } from './cli/serve-command.js'
 import { writeErrorLine } from './cli/terminal-output.js'
 
+// Each command's module is loaded only when it runs: `serve` must answer its client's
+// `initialize` soon after it is spawned, and the others (the REPL, the NATS runner) would only
+// add their imports to that start.
 async function main(argv: readonly string[]): Promise<number> {
   const command = parseCliArguments(argv)
   switch (command.command) {
@@ -34,19 +31,19 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${PACKAGE_INFO.version}\n`)
       return EXIT_SUCCESS
     case 'serve':
-      return serveCommand(command)
+      return (await import('./cli/serve-command.js')).serveCommand(command)
     case 'run':
-      return runCommand(command)
+      return (await import('./cli/run-command.js')).runCommand(command)
     case 'repl':
-      return replCommand(command)
+      return (await import('./cli/repl-command.js')).replCommand(command)
     case 'check':
-      return checkCommand(command)
+      return (await import('./cli/check-command.js')).checkCommand(command)
     case 'types':
-      return typesCommand(command)
+      return (await import('./cli/inspect-commands.js')).typesCommand(command)
     case 'list':
-      return listCommand(command)
+      return (await import('./cli/inspect-commands.js')).listCommand(command)
     case 'runner':
-      return runnerCommand(command)
+      return (await import('./cli/runner-command.js')).runnerCommand(command)
   }
 }
 

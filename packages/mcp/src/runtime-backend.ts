@@ -7,7 +7,8 @@
  * bubblewrap, no user namespaces) it says so in one line and falls back to `process`, whose
  * Node permission model is not such a boundary by Node's own account, then to worker threads.
  */
-import { hasNatsCredentials, NatsCodeRuntime, type NatsConnectionConfig } from '@code-runtime/nats'
+import type * as Nats from '@code-runtime/nats'
+import type { NatsConnectionConfig } from '@code-runtime/nats'
 import {
   CodeRuntimeError,
   startCodeRuntime,
@@ -159,6 +160,11 @@ export function natsCredentialsFromEnvironment(): { user?: string; pass?: string
   }
 }
 
+/** `@code-runtime/nats` and its client, loaded only with `--nats` (they would slow every start). */
+function importNats(): Promise<typeof Nats> {
+  return import('@code-runtime/nats')
+}
+
 /** How NATS said no to a start without credentials: the fix, and the flag that accepts the risk. */
 const NO_CREDENTIALS =
   'refuses to connect to NATS without credentials: set NATS_USER and NATS_PASS, or NATS_TOKEN, or give --nats-creds <file> or --nats-cert/--nats-key; on a bus nobody else can reach, --insecure-no-auth connects without'
@@ -169,10 +175,11 @@ const NO_CREDENTIALS =
  * which is warned (`warn`) on every start, since anyone on such a bus reads programs and poses as a runner.
  * @throws {McpProxyError} `MCP_PROXY_USAGE` without credentials or `--insecure-no-auth`.
  */
-export function natsConnectionFields(
+export async function natsConnectionFields(
   connection: NatsCliConnection | undefined,
   warn: (line: string) => void,
-): Omit<NatsConnectionConfig, 'servers' | 'subjectPrefix'> {
+): Promise<Omit<NatsConnectionConfig, 'servers' | 'subjectPrefix'>> {
+  const { hasNatsCredentials } = await importNats()
   const fields = {
     ...natsCredentialsFromEnvironment(),
     ...(connection?.credsFile === undefined ? {} : { credsFile: connection.credsFile }),
@@ -197,7 +204,8 @@ export async function startRemoteBackend(
   budgets: BackendBudgets,
   connection?: NatsCliConnection,
 ): Promise<StartedCodeRuntime<CodeRuntime>> {
-  const fields = natsConnectionFields(connection, line => process.stderr.write(`code-runtime: ${line}\n`))
+  const fields = await natsConnectionFields(connection, line => process.stderr.write(`code-runtime: ${line}\n`))
+  const { NatsCodeRuntime } = await importNats()
   try {
     return await startCodeRuntime(NatsCodeRuntime, {
       servers,

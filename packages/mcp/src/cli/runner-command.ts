@@ -27,7 +27,7 @@ export async function runnerCommand(command: Extract<CliCommand, { command: 'run
   const probe = await startChosenBackend(command.backend, command.backendChosen, { maxWallMs: 60_000 }, log)
   await probe.dispose()
   const backend = probe.backend
-  const connection = natsConnectionFields(command.natsConnection, log)
+  const connection = await natsConnectionFields(command.natsConnection, log)
   let runner
   try {
     runner = await startRunner({
