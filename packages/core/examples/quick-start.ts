@@ -75,7 +75,7 @@ function evaluateLiteral(program: string, ledger: OutputLedger): CodeRunOutcome 
     return ledger.settleFailure('exception', 'Line 1: this runtime only runs `return <JSON literal>`.')
   }
   const snapshot = safeSnapshotLosslessJson(value, { rootLabel: 'result' })
-  if (!snapshot.ok) return ledger.settleFailure('invalid-output', formatLosslessJsonRefusal(snapshot.refusal))
+  if (!snapshot.ok) return ledger.settleFailure('invalid-output', formatLosslessJsonRefusal(snapshot.error))
   return ledger.settleValue(snapshot.value, jsonValueByteLength(snapshot.value))
 }
 

@@ -33,6 +33,9 @@ export {
   type CodeRuntimeLanguage,
 } from './types.js'
 
+// What the project's checkers and decoders return: the value, or why not
+export type { Checked } from './checked.js'
+
 // Host-facing errors
 export {
   CodeRuntimeError,

@@ -4,6 +4,9 @@
 // the seam share. The seam, its vocabulary and its errors are at the root, `@code-runtime/core`;
 // lossless JSON and the output ledger at `@code-runtime/core/json`, which a sandbox loads too.
 
+// The one shape of a checker's or decoder's answer
+export type { Checked } from './checked.js'
+
 // Messages about received values, and the errors every backend throws alike
 export { describeValue, sessionLimitError, thrownMessage } from './errors.js'
 

@@ -13,6 +13,7 @@ export {
 } from './lossless-json.js'
 export { stringifyJsonValue } from './json-text.js'
 export type { CodeJsonValue } from './types.js'
+export type { Checked } from './checked.js'
 export {
   jsonStringByteLength,
   jsonValueByteLength,

@@ -16,27 +16,27 @@ void describe('safeLosslessJsonText', () => {
   for (const count of [0, 1, 255, 256, 257, 512, 1000]) {
     void it(`writes a root array of ${count} records exactly as JSON.stringify does`, () => {
       const rows = records(count)
-      assert.deepEqual(safeLosslessJsonText(rows), { ok: true, text: JSON.stringify(rows) })
+      assert.deepEqual(safeLosslessJsonText(rows), { ok: true, value: JSON.stringify(rows) })
     })
   }
 
   void it('writes objects, primitives and deep values like the native serializer, at any depth', () => {
     for (const value of [null, 'x', 1.5, true, { a: [1, { b: 'c' }] }, [[[]]]]) {
-      assert.deepEqual(safeLosslessJsonText(value), { ok: true, text: JSON.stringify(value) })
+      assert.deepEqual(safeLosslessJsonText(value), { ok: true, value: JSON.stringify(value) })
     }
     let deep: unknown = 0
     for (let level = 0; level < 100_000; level++) deep = [deep]
     const rows = [...records(300), deep]
     const result = safeLosslessJsonText(rows)
     assert.ok(result.ok)
-    assert.ok(result.text.endsWith(`${'['.repeat(100_000)}0${']'.repeat(100_001)}`))
+    assert.ok(result.value.endsWith(`${'['.repeat(100_000)}0${']'.repeat(100_001)}`))
   })
 
   void it('names the full path of a refusal in a later slice', () => {
     const rows = records(1000)
     ;(rows[700] as { nested: unknown }).nested = new Map()
     const result = safeLosslessJsonText(rows)
-    assert.deepEqual(result, { ok: false, refusal: { path: 'value[700].nested', reason: 'is a Map' } })
+    assert.deepEqual(result, { ok: false, error: { path: 'value[700].nested', reason: 'is a Map' } })
     assert.deepEqual(result, safeSnapshotLosslessJson(rows))
   })
 
@@ -74,7 +74,7 @@ void describe('safeLosslessJsonText', () => {
     const result = safeLosslessJsonText(rows)
     assert.equal(reads, 4)
     assert.ok(result.ok)
-    const parsed = JSON.parse(result.text) as { name: string }[]
+    const parsed = JSON.parse(result.value) as { name: string }[]
     assert.deepEqual(
       [parsed[0]?.name, parsed[255]?.name, parsed[256]?.name, parsed[599]?.name],
       ['read 0', 'read 255', 'read 256', 'read 599'],
@@ -89,8 +89,8 @@ void describe('safeLosslessJsonText with onPart', () => {
     const parts: string[] = []
     const result = safeLosslessJsonText(value, { onPart: json => parts.push(json), partChars })
     assert.ok(result.ok)
-    const joined = [...parts, result.text].flatMap(json => JSON.parse(json) as unknown[])
-    return { parts, joined, text: result.text }
+    const joined = [...parts, result.value].flatMap(json => JSON.parse(json) as unknown[])
+    return { parts, joined, text: result.value }
   }
 
   for (const count of [0, 255, 256, 257, 768, 1000]) {
@@ -128,7 +128,7 @@ void describe('safeLosslessJsonText with onPart', () => {
     assert.ok(parts.length > 0, 'the refusal comes after parts were sent')
     assert.deepEqual(result, {
       ok: false,
-      refusal: { path: 'value[900]', reason: 'is a BigInt (pass a string or a number)' },
+      error: { path: 'value[900]', reason: 'is a BigInt (pass a string or a number)' },
     })
   })
 

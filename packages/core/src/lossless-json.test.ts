@@ -14,11 +14,11 @@ import type { CodeJsonValue } from './types.js'
 /** Snapshots `value`, asserts it was accepted and that the copy serialises like the original. */
 function assertAccepted(value: unknown): CodeJsonValue {
   const result = safeSnapshotLosslessJson(value)
-  assert.ok(result.ok, result.ok ? '' : `refused: ${result.refusal.path} ${result.refusal.reason}`)
+  assert.ok(result.ok, result.ok ? '' : `refused: ${result.error.path} ${result.error.reason}`)
   assert.equal(JSON.stringify(result.value), JSON.stringify(value))
   assert.equal(isLosslessJson(value), true)
   // The one-walk text agrees with the copy on every accepted value.
-  assert.deepEqual(safeLosslessJsonText(value), { ok: true, text: JSON.stringify(result.value) })
+  assert.deepEqual(safeLosslessJsonText(value), { ok: true, value: JSON.stringify(result.value) })
   return result.value
 }
 
@@ -26,17 +26,17 @@ function assertAccepted(value: unknown): CodeJsonValue {
 function assertRefused(value: unknown, path?: string, reasonFragment?: string): LosslessJsonRefusal {
   const result = safeSnapshotLosslessJson(value)
   assert.ok(!result.ok, 'expected a refusal')
-  if (path !== undefined) assert.equal(result.refusal.path, path)
+  if (path !== undefined) assert.equal(result.error.path, path)
   if (reasonFragment !== undefined) {
     assert.ok(
-      result.refusal.reason.includes(reasonFragment),
-      `reason ${JSON.stringify(result.refusal.reason)} lacks ${JSON.stringify(reasonFragment)}`,
+      result.error.reason.includes(reasonFragment),
+      `reason ${JSON.stringify(result.error.reason)} lacks ${JSON.stringify(reasonFragment)}`,
     )
   }
   assert.equal(isLosslessJson(value), false)
   // ...and refuses every refused one with the same path and reason.
-  assert.deepEqual(safeLosslessJsonText(value), { ok: false, refusal: result.refusal })
-  return result.refusal
+  assert.deepEqual(safeLosslessJsonText(value), { ok: false, error: result.error })
+  return result.error
 }
 
 /** Builds `depth` levels of `[[...[leaf]...]]` or `{a:{a:...leaf}}` without recursion. */
@@ -386,7 +386,7 @@ void describe('lossless JSON: reading [#json-reading]', () => {
     }
     const result = safeSnapshotLosslessJson(value)
     assert.ok(!result.ok)
-    assert.equal(result.refusal.path, 'value.second')
+    assert.equal(result.error.path, 'value.second')
   })
 
   void it('never calls toJSON', () => {
@@ -465,8 +465,8 @@ void describe('lossless JSON: refusal reports', () => {
   void it('uses the root label it is given', () => {
     const result = safeSnapshotLosslessJson({ filters: [1, 2, new Map()] }, { rootLabel: 'args' })
     assert.ok(!result.ok)
-    assert.deepEqual(result.refusal, { path: 'args.filters[2]', reason: 'is a Map' })
-    assert.equal(formatLosslessJsonRefusal(result.refusal).startsWith('args.filters[2] is a Map; '), true)
+    assert.deepEqual(result.error, { path: 'args.filters[2]', reason: 'is a Map' })
+    assert.equal(formatLosslessJsonRefusal(result.error).startsWith('args.filters[2] is a Map; '), true)
   })
 
   void it('throws CODE_RUNTIME_NOT_LOSSLESS_JSON from snapshotLosslessJson with the path and reason', () => {

@@ -13,6 +13,7 @@ import { types } from 'node:util'
 import { CodeRuntimeError } from './errors.js'
 import { stringifyJsonValue } from './json-text.js'
 import type { CodeJsonValue } from './types.js'
+import type { Checked } from './checked.js'
 
 const { ownKeys, getOwnPropertyDescriptor, getPrototypeOf, apply, defineProperty } = Reflect
 const { isArray } = Array
@@ -55,12 +56,10 @@ export interface LosslessJsonRefusal {
 }
 
 /** The result of {@link safeSnapshotLosslessJson}. */
-export type LosslessJsonSnapshot =
-  { readonly ok: true; readonly value: CodeJsonValue } | { readonly ok: false; readonly refusal: LosslessJsonRefusal }
+export type LosslessJsonSnapshot = Checked<CodeJsonValue, LosslessJsonRefusal>
 
 /** The result of {@link safeLosslessJsonText}. */
-export type LosslessJsonText =
-  { readonly ok: true; readonly text: string } | { readonly ok: false; readonly refusal: LosslessJsonRefusal }
+export type LosslessJsonText = Checked<string, LosslessJsonRefusal>
 
 /** Options of the snapshotter. */
 export interface LosslessJsonOptions {
@@ -380,16 +379,16 @@ function snapshot(root: unknown, rootLabel: string, sink?: SliceSink): CodeJsonV
  * Copies `value` if it is lossless JSON, or explains why not. Never throws.
  * @example
  * safeSnapshotLosslessJson(new Map(), { rootLabel: 'args' })
- * // { ok: false, refusal: { path: 'args', reason: 'is a Map' } }
+ * // { ok: false, error: { path: 'args', reason: 'is a Map' } }
  */
 export function safeSnapshotLosslessJson(value: unknown, options: LosslessJsonOptions = {}): LosslessJsonSnapshot {
   const rootLabel = options.rootLabel ?? 'value'
   try {
     return { ok: true, value: snapshot(value, rootLabel) }
   } catch (error) {
-    if (error instanceof Refusal) return { ok: false, refusal: { path: error.path, reason: error.reason } }
+    if (error instanceof Refusal) return { ok: false, error: { path: error.path, reason: error.reason } }
     // Only a resource failure (out of memory) lands here.
-    return { ok: false, refusal: { path: rootLabel, reason: 'could not be copied' } }
+    return { ok: false, error: { path: rootLabel, reason: 'could not be copied' } }
   }
 }
 
@@ -427,7 +426,7 @@ const DEFAULT_PART_CHARS = 262_144
  * With `onPart`, written slices leave as parts instead of being kept (see {@link LosslessJsonTextOptions}).
  * @throws {RangeError} only when the text is too long for a string (about 512 MiB); also
  *   whatever `onPart` throws.
- * @example safeLosslessJsonText([1, { a: 'x' }]) // { ok: true, text: '[1,{"a":"x"}]' }
+ * @example safeLosslessJsonText([1, { a: 'x' }]) // { ok: true, value: '[1,{"a":"x"}]' }
  */
 export function safeLosslessJsonText(value: unknown, options: LosslessJsonTextOptions = {}): LosslessJsonText {
   const rootLabel = options.rootLabel ?? 'value'
@@ -465,14 +464,14 @@ export function safeLosslessJsonText(value: unknown, options: LosslessJsonTextOp
   try {
     rest = snapshot(value, rootLabel, sink)
   } catch (error) {
-    if (error instanceof Refusal) return { ok: false, refusal: { path: error.path, reason: error.reason } }
+    if (error instanceof Refusal) return { ok: false, error: { path: error.path, reason: error.reason } }
     if (error instanceof Rethrown) throw error.cause
-    return { ok: false, refusal: { path: rootLabel, reason: 'could not be copied' } }
+    return { ok: false, error: { path: rootLabel, reason: 'could not be copied' } }
   }
   isWalking = false
-  if (count === 0 && partsSent === 0) return { ok: true, text: stringifyJsonValue(rest) }
+  if (count === 0 && partsSent === 0) return { ok: true, value: stringifyJsonValue(rest) }
   if ((rest as CodeJsonValue[]).length > 0) sink(rest as CodeJsonValue[])
-  return { ok: true, text: `[${apply(arrayJoin, slices, [',']) as string}]` }
+  return { ok: true, value: `[${apply(arrayJoin, slices, [',']) as string}]` }
 }
 
 /** Formats a refusal as one sentence: `args.filters is a Map; pass plain objects and arrays only.` */
@@ -487,9 +486,9 @@ export function formatLosslessJsonRefusal(refusal: LosslessJsonRefusal): string 
 export function snapshotLosslessJson(value: unknown, options: LosslessJsonOptions = {}): CodeJsonValue {
   const result = safeSnapshotLosslessJson(value, options)
   if (result.ok) return result.value
-  throw new CodeRuntimeError('CODE_RUNTIME_NOT_LOSSLESS_JSON', formatLosslessJsonRefusal(result.refusal), {
-    field: result.refusal.path,
-    rule: result.refusal.reason,
+  throw new CodeRuntimeError('CODE_RUNTIME_NOT_LOSSLESS_JSON', formatLosslessJsonRefusal(result.error), {
+    field: result.error.path,
+    rule: result.error.reason,
   })
 }
 

@@ -179,7 +179,7 @@ void describe('fuzz: the lossless-JSON checker [#lossless-json]', () => {
     check(
       fc.property(jsonValue, value => {
         const snapshot = safeSnapshotLosslessJson(value)
-        assert.ok(snapshot.ok, JSON.stringify(!snapshot.ok && snapshot.refusal))
+        assert.ok(snapshot.ok, JSON.stringify(!snapshot.ok && snapshot.error))
         assert.notEqual(snapshot.value, typeof value === 'object' && value !== null ? value : Symbol('fresh copy'))
         assert.equal(stringifyJsonValue(snapshot.value), JSON.stringify(value))
       }),
@@ -193,7 +193,7 @@ void describe('fuzz: the lossless-JSON checker [#lossless-json]', () => {
         assert.equal(
           snapshot.ok,
           isPlainJson(value),
-          snapshot.ok ? 'accepted' : `${snapshot.refusal.path} ${snapshot.refusal.reason}`,
+          snapshot.ok ? 'accepted' : `${snapshot.error.path} ${snapshot.error.reason}`,
         )
         if (snapshot.ok) assert.equal(stringifyJsonValue(snapshot.value), JSON.stringify(value))
       }),
@@ -206,8 +206,8 @@ void describe('fuzz: the lossless-JSON checker [#lossless-json]', () => {
         const snapshot = safeSnapshotLosslessJson(value, { rootLabel: 'args' })
         assert.ok(reads() <= 1, `a getter ran ${reads()} times`)
         if (!snapshot.ok) {
-          assert.ok(snapshot.refusal.path.startsWith('args'))
-          assert.ok(snapshot.refusal.reason.length > 0)
+          assert.ok(snapshot.error.path.startsWith('args'))
+          assert.ok(snapshot.error.reason.length > 0)
           return
         }
         // Only the counting getter over a plain value may pass: its copy is plain data.

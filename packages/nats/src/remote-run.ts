@@ -269,7 +269,7 @@ export async function runRemotely(
     if (!args.ok)
       return {
         ok: false,
-        message: `${namespace.global}.${call.member}: the arguments are not lossless JSON: ${formatLosslessJsonRefusal(args.refusal)}`,
+        message: `${namespace.global}.${call.member}: the arguments are not lossless JSON: ${formatLosslessJsonRefusal(args.error)}`,
       }
     let resolution: unknown
     try {
@@ -285,9 +285,9 @@ export async function runRemotely(
     if (!text.ok)
       return {
         ok: false,
-        message: `${namespace.global}.${call.member} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(text.refusal)}`,
+        message: `${namespace.global}.${call.member} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(text.error)}`,
       }
-    return { ok: true, valueJson: text.text }
+    return { ok: true, valueJson: text.value }
   }
 
   // Subscribed before the claim: nothing the runner sends can come before we listen. Only what

@@ -180,8 +180,8 @@ void describe('lossless JSON against tampered intrinsics [#poisoned-realm]', () 
     for (const [name, [path, reason]] of Object.entries(expectedRefusals)) {
       const result = results[name]
       assert.ok(result !== undefined && !result.ok, `${name} was accepted`)
-      assert.equal(result.refusal.path, path, name)
-      assert.ok(result.refusal.reason.includes(reason), `${name}: ${result.refusal.reason}`)
+      assert.equal(result.error.path, path, name)
+      assert.ok(result.error.reason.includes(reason), `${name}: ${result.error.reason}`)
     }
   })
 
@@ -189,7 +189,7 @@ void describe('lossless JSON against tampered intrinsics [#poisoned-realm]', () 
     // The spoof holds even without tampering: its constructor's source is not native code.
     const result = safeSnapshotLosslessJson(Object.create(spoofedPrototype()))
     assert.ok(!result.ok)
-    assert.ok(result.refusal.reason.includes('custom prototype'))
+    assert.ok(result.error.reason.includes('custom prototype'))
   })
 
   void it('refuses a prototype whose constructor is a bound native Object', () => {
@@ -199,7 +199,7 @@ void describe('lossless JSON against tampered intrinsics [#poisoned-realm]', () 
     prototype['constructor'] = bound
     const result = safeSnapshotLosslessJson({ a: Object.create(prototype) })
     assert.ok(!result.ok)
-    assert.equal(result.refusal.path, 'value.a')
+    assert.equal(result.error.path, 'value.a')
   })
 })
 
@@ -249,7 +249,7 @@ void describe('lossless JSON across realms [#json-accepted]', () => {
     for (const [source, reason] of cases) {
       const result = safeSnapshotLosslessJson(vm.runInNewContext(source))
       assert.ok(!result.ok, `${source} was accepted`)
-      assert.ok(result.refusal.reason.includes(reason), `${source}: ${result.refusal.reason}`)
+      assert.ok(result.error.reason.includes(reason), `${source}: ${result.error.reason}`)
     }
   })
 

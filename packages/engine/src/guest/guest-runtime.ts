@@ -329,10 +329,10 @@ export class GuestSession {
       return
     }
     if (!text.ok) {
-      this.end({ kind: 'run-end', outcome: 'invalid-output', message: formatLosslessJsonRefusal(text.refusal) })
+      this.end({ kind: 'run-end', outcome: 'invalid-output', message: formatLosslessJsonRefusal(text.error) })
       return
     }
-    this.end({ kind: 'run-end', outcome: 'value', valueJson: text.text })
+    this.end({ kind: 'run-end', outcome: 'value', valueJson: text.value })
   }
 
   /** Starts a call the program made; `site` is where in the program it made it. */
@@ -375,8 +375,8 @@ export class GuestSession {
     } catch {
       return `${namespace.global}.${member}: the arguments are too large to send; pass less data per call.`
     }
-    if (!text.ok) return `${namespace.global}.${member}: ${formatLosslessJsonRefusal(text.refusal)}`
-    const argsJson = text.text
+    if (!text.ok) return `${namespace.global}.${member}: ${formatLosslessJsonRefusal(text.error)}`
+    const argsJson = text.value
     const id = ++this.lastCallId
     this.channel.send({ kind: 'call-request', id, namespace: namespaceIndex, member, argsJson })
     return id

@@ -224,29 +224,33 @@ export class BindingBridge {
             parts++
             this.reply({ kind: 'call-part', id, json })
           }
-    let value: LosslessJsonText | LosslessJsonSnapshot
-    let valueJson: string
+    // The value as the record keeps it (a copy, only when recording) and as the guest reads it.
+    let recorded: LosslessJsonSnapshot | undefined
+    let written: LosslessJsonText
     try {
-      value = isRecording
-        ? safeSnapshotLosslessJson(resolution, { rootLabel: 'value' })
-        : safeLosslessJsonText(resolution, { rootLabel: 'value', onPart, partChars })
-      if (!value.ok) {
-        const label = `${entry.namespace}.${entry.member}`
-        this.fail(
-          id,
-          entry,
-          `${label} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(value.refusal)}`,
-        )
-        return
+      if (isRecording) {
+        recorded = safeSnapshotLosslessJson(resolution, { rootLabel: 'value' })
+        written = recorded.ok ? { ok: true, value: stringifyJsonValue(recorded.value) } : recorded
+      } else {
+        written = safeLosslessJsonText(resolution, { rootLabel: 'value', onPart, partChars })
       }
-      valueJson = 'text' in value ? value.text : stringifyJsonValue(value.value)
     } catch {
       // Only a text too long for a string lands here; the call fails, the host goes on.
       this.fail(id, entry, `${entry.namespace}.${entry.member} resolved a value too large to pass to the program.`)
       return
     }
+    if (!written.ok) {
+      const label = `${entry.namespace}.${entry.member}`
+      this.fail(
+        id,
+        entry,
+        `${label} resolved a value that is not lossless JSON: ${formatLosslessJsonRefusal(written.error)}`,
+      )
+      return
+    }
+    const valueJson = written.value
     this.finish(entry, 'ok')
-    if ('value' in value) this.keepValue(entry, 'result', value.value, valueJson)
+    if (recorded?.ok === true) this.keepValue(entry, 'result', recorded.value, valueJson)
     this.reply(
       parts === 0
         ? { kind: 'call-result', id, ok: true, valueJson }
