@@ -118,10 +118,10 @@ class ChildSubstrate implements Substrate {
     this.wire.on('data', (chunk: Buffer) => {
       const decoded = decoder.push(chunk)
       if (!decoded.ok) {
-        this.protocolViolation(decoded.problem)
+        this.protocolViolation(decoded.error)
         return
       }
-      for (const raw of decoded.messages) this.receive(raw, events.onReady)
+      for (const raw of decoded.value) this.receive(raw, events.onReady)
     })
     // A closed or broken pipe shows up as the child's exit; nothing to do here.
     this.wire.on('error', () => {})
@@ -155,7 +155,7 @@ class ChildSubstrate implements Substrate {
         kind: 'call-result',
         id: message.id,
         ok: false,
-        message: `The tool result of ${encoded.byteLength} bytes is over the sandbox's message limit (maxMessageBytes: ${this.maxMessageBytes} bytes). Ask for less data per call.`,
+        message: `The tool result of ${encoded.error.byteLength} bytes is over the sandbox's message limit (maxMessageBytes: ${this.maxMessageBytes} bytes). Ask for less data per call.`,
       }
       encoded = encodeFrame(replacement, this.maxMessageBytes)
     }
@@ -163,7 +163,7 @@ class ChildSubstrate implements Substrate {
       this.protocolViolation('a program too large for the wire')
       return
     }
-    this.wire.write(encoded.frame)
+    this.wire.write(encoded.value)
   }
 
   /** Lets the host exit while this child waits in the pool; {@link attach} holds it again. */

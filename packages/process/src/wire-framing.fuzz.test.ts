@@ -66,14 +66,14 @@ void describe('fuzz: wire framing', () => {
           const frames = messages.map(each => {
             const encoded = encodeFrame(each, CAP)
             assert.ok(encoded.ok, 'a message under the cap encodes at any depth')
-            return encoded.frame
+            return encoded.value
           })
           const decoder = new FrameDecoder(CAP)
           const received: unknown[] = []
           for (const piece of cut(Buffer.concat(frames), fractions)) {
             const decoded = decoder.push(piece)
-            assert.ok(decoded.ok, !decoded.ok ? decoded.problem : '')
-            received.push(...decoded.messages)
+            assert.ok(decoded.ok, !decoded.ok ? decoded.error : '')
+            received.push(...decoded.value)
           }
           assert.equal(decoder.pendingBytes, 0)
           assert.deepEqual(
@@ -96,8 +96,8 @@ void describe('fuzz: wire framing', () => {
           let refused: string | undefined
           for (const chunk of chunks) {
             const decoded = decoder.push(Buffer.from(chunk))
-            if (refused !== undefined) assert.deepEqual(decoded, { ok: false, problem: refused })
-            else if (!decoded.ok) refused = decoded.problem
+            if (refused !== undefined) assert.deepEqual(decoded, { ok: false, error: refused })
+            else if (!decoded.ok) refused = decoded.error
             assert.ok(decoder.pendingBytes <= FRAME_HEADER_BYTES + maxFrameBytes)
           }
         },
@@ -113,7 +113,7 @@ void describe('fuzz: wire framing', () => {
         const decoder = new FrameDecoder(64)
         const decoded = decoder.push(Buffer.concat([header, Buffer.from(body)]))
         if (claimed > 64) assert.equal(decoded.ok, false, 'a header over the cap is refused before any body arrives')
-        if (decoded.ok) assert.ok(decoded.messages.length <= 1)
+        if (decoded.ok) assert.ok(decoded.value.length <= 1)
       }),
     )
   })

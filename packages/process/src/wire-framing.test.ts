@@ -7,7 +7,7 @@ const CAP = 1024
 function frameOf(message: unknown): Buffer {
   const encoded = encodeFrame(message, CAP)
   assert.ok(encoded.ok)
-  return encoded.frame
+  return encoded.value
 }
 
 function rawFrame(body: Buffer): Buffer {
@@ -27,20 +27,20 @@ describe('encodeFrame', () => {
   it('reports the byte length of a message over the cap instead of encoding it', () => {
     const text = '€'.repeat(400)
     const encoded = encodeFrame({ text }, CAP)
-    assert.deepEqual(encoded, { ok: false, byteLength: Buffer.byteLength(JSON.stringify({ text })) })
+    assert.deepEqual(encoded, { ok: false, error: { byteLength: Buffer.byteLength(JSON.stringify({ text })) } })
   })
 
   it('accepts a message of exactly the cap', () => {
     const text = 'x'.repeat(CAP - '{"t":""}'.length)
     const encoded = encodeFrame({ t: text }, CAP)
     assert.ok(encoded.ok)
-    assert.equal(encoded.frame.length, FRAME_HEADER_BYTES + CAP)
+    assert.equal(encoded.value.length, FRAME_HEADER_BYTES + CAP)
   })
 
   it('reports a message that cannot be serialized instead of throwing', () => {
     const cycle: Record<string, unknown> = {}
     cycle['self'] = cycle
-    assert.deepEqual(encodeFrame(cycle, CAP), { ok: false, byteLength: Number.POSITIVE_INFINITY })
+    assert.deepEqual(encodeFrame(cycle, CAP), { ok: false, error: { byteLength: Number.POSITIVE_INFINITY } })
   })
 })
 
@@ -48,7 +48,7 @@ describe('FrameDecoder', () => {
   it('decodes several frames arriving in one chunk', () => {
     const decoder = new FrameDecoder(CAP)
     const decoded = decoder.push(Buffer.concat([frameOf({ a: 1 }), frameOf([2]), frameOf('three')]))
-    assert.deepEqual(decoded, { ok: true, messages: [{ a: 1 }, [2], 'three'] })
+    assert.deepEqual(decoded, { ok: true, value: [{ a: 1 }, [2], 'three'] })
     assert.equal(decoder.pendingBytes, 0)
   })
 
@@ -59,7 +59,7 @@ describe('FrameDecoder', () => {
     for (let index = 0; index < frame.length; index++) {
       const decoded = decoder.push(frame.subarray(index, index + 1))
       assert.ok(decoded.ok)
-      messages.push(...decoded.messages)
+      messages.push(...decoded.value)
     }
     assert.deepEqual(messages, [{ kind: 'log-line', text: 'split €' }])
   })
@@ -70,9 +70,9 @@ describe('FrameDecoder', () => {
     const decoder = new FrameDecoder(CAP)
     const joined = Buffer.concat([first, second])
     const cut = first.length + 3
-    assert.deepEqual(decoder.push(joined.subarray(0, cut)), { ok: true, messages: [{ n: 1 }] })
+    assert.deepEqual(decoder.push(joined.subarray(0, cut)), { ok: true, value: [{ n: 1 }] })
     assert.equal(decoder.pendingBytes, 3)
-    assert.deepEqual(decoder.push(joined.subarray(cut)), { ok: true, messages: [{ n: 2 }] })
+    assert.deepEqual(decoder.push(joined.subarray(cut)), { ok: true, value: [{ n: 2 }] })
   })
 
   it('refuses a header over the cap before the body arrives', () => {
@@ -81,7 +81,7 @@ describe('FrameDecoder', () => {
     header.writeUInt32BE(CAP + 1, 0)
     const decoded = decoder.push(header)
     assert.equal(decoded.ok, false)
-    assert.match(decoded.ok ? '' : decoded.problem, /1025 bytes, over the limit of 1024/)
+    assert.match(decoded.ok ? '' : decoded.error, /1025 bytes, over the limit of 1024/)
   })
 
   it('refuses a 4 GiB header without buffering', () => {
@@ -93,12 +93,12 @@ describe('FrameDecoder', () => {
 
   it('refuses a body that is not UTF-8', () => {
     const decoded = new FrameDecoder(CAP).push(rawFrame(Buffer.from([0x22, 0xff, 0xfe, 0x22])))
-    assert.deepEqual(decoded, { ok: false, problem: 'a message that is not UTF-8' })
+    assert.deepEqual(decoded, { ok: false, error: 'a message that is not UTF-8' })
   })
 
   it('refuses a body that is not JSON', () => {
     const decoded = new FrameDecoder(CAP).push(rawFrame(Buffer.from('{"kind": ')))
-    assert.deepEqual(decoded, { ok: false, problem: 'a message that is not JSON' })
+    assert.deepEqual(decoded, { ok: false, error: 'a message that is not JSON' })
   })
 
   it('never throws, even for JSON nested 200 000 levels deep', () => {
@@ -116,13 +116,13 @@ describe('FrameDecoder', () => {
   it('keeps a literal __proto__ key as an own property', () => {
     const decoded = new FrameDecoder(CAP).push(rawFrame(Buffer.from('{"__proto__":{"polluted":true}}')))
     assert.ok(decoded.ok)
-    const message = decoded.messages[0] as Record<string, unknown>
+    const message = decoded.value[0] as Record<string, unknown>
     assert.ok(Object.hasOwn(message, '__proto__'))
     assert.equal(({} as Record<string, unknown>)['polluted'], undefined)
   })
 
   it('decodes an empty chunk as no messages', () => {
-    assert.deepEqual(new FrameDecoder(CAP).push(Buffer.alloc(0)), { ok: true, messages: [] })
+    assert.deepEqual(new FrameDecoder(CAP).push(Buffer.alloc(0)), { ok: true, value: [] })
   })
 })
 
@@ -144,16 +144,16 @@ describe('raw-text frames', () => {
     const message = { kind: 'call-result', id: 7, ok: true, valueJson }
     const encoded = encodeFrame(message, BIG_CAP)
     assert.ok(encoded.ok)
-    assert.equal(encoded.frame[FRAME_HEADER_BYTES], RAW_TEXT_MARKER)
+    assert.equal(encoded.value[FRAME_HEADER_BYTES], RAW_TEXT_MARKER)
     // Smaller than the same message framed as JSON, which escapes every quote of the text.
-    assert.ok(encoded.frame.length < Buffer.byteLength(JSON.stringify(message)))
-    for (const size of [1, 4099, encoded.frame.length]) {
+    assert.ok(encoded.value.length < Buffer.byteLength(JSON.stringify(message)))
+    for (const size of [1, 4099, encoded.value.length]) {
       const decoder = new FrameDecoder(BIG_CAP)
       const messages: unknown[] = []
-      for (let offset = 0; offset < encoded.frame.length; offset += size) {
-        const decoded = decoder.push(encoded.frame.subarray(offset, offset + size))
+      for (let offset = 0; offset < encoded.value.length; offset += size) {
+        const decoded = decoder.push(encoded.value.subarray(offset, offset + size))
         assert.ok(decoded.ok)
-        messages.push(...decoded.messages)
+        messages.push(...decoded.value)
       }
       assert.deepEqual(messages, [message])
     }
@@ -163,7 +163,7 @@ describe('raw-text frames', () => {
     const encoded = encodeFrame({ kind: 'run-end', outcome: 'value', valueJson: '[1]' }, CAP)
     assert.ok(encoded.ok)
     assert.equal(
-      encoded.frame.subarray(FRAME_HEADER_BYTES).toString('utf8'),
+      encoded.value.subarray(FRAME_HEADER_BYTES).toString('utf8'),
       '{"kind":"run-end","outcome":"value","valueJson":"[1]"}',
     )
   })
@@ -174,7 +174,7 @@ describe('raw-text frames', () => {
       RAW_TEXT_MIN_CHARS,
     )
     assert.equal(encoded.ok, false)
-    assert.ok(!encoded.ok && encoded.byteLength > RAW_TEXT_MIN_CHARS)
+    assert.ok(!encoded.ok && encoded.error.byteLength > RAW_TEXT_MIN_CHARS)
   })
 
   it('refuses a forged raw-text frame whose envelope does not fit or is not [field, object]', () => {
@@ -191,14 +191,14 @@ describe('raw-text frames', () => {
       [Buffer.concat([rawTextBody('["valueJson",{}]', ''), Buffer.from([0xff, 0xfe])]), 'a message that is not UTF-8'],
     ]
     for (const [body, problem] of forged) {
-      assert.deepEqual(new FrameDecoder(CAP).push(rawFrame(body)), { ok: false, problem })
+      assert.deepEqual(new FrameDecoder(CAP).push(rawFrame(body)), { ok: false, error: problem })
     }
   })
 
   it('keeps a raw field named __proto__ as an own property', () => {
     const decoded = new FrameDecoder(CAP).push(rawFrame(rawTextBody('["__proto__",{"kind":"x"}]', '{"polluted":true}')))
     assert.ok(decoded.ok)
-    const [message] = decoded.messages as [Record<string, unknown>]
+    const [message] = decoded.value as [Record<string, unknown>]
     assert.equal(Object.getPrototypeOf(message), Object.prototype)
     assert.equal(Object.getOwnPropertyDescriptor(message, '__proto__')?.value, '{"polluted":true}')
   })

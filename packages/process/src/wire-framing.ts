@@ -15,7 +15,7 @@
  * the size cap before buffering it, refuses bytes that are not UTF-8 JSON, and never throws.
  */
 
-import { stringifyJsonValue, type CodeJsonValue } from '@code-runtime/core/json'
+import { stringifyJsonValue, type Checked, type CodeJsonValue } from '@code-runtime/core/json'
 
 /** Bytes of the length prefix. */
 export const FRAME_HEADER_BYTES = 4
@@ -30,8 +30,7 @@ const RAW_TEXT_FIELDS: readonly string[] = ['valueJson', 'argsJson']
 export const RAW_TEXT_MIN_CHARS = 16 * 1024
 
 /** The result of encoding one message. */
-export type EncodedFrame =
-  { readonly ok: true; readonly frame: Buffer } | { readonly ok: false; readonly byteLength: number }
+export type EncodedFrame = Checked<Buffer, { readonly byteLength: number }>
 
 /**
  * Encodes `message`, a plain JSON value, as one frame, or reports its byte length when its JSON
@@ -45,16 +44,16 @@ export function encodeFrame(message: unknown, maxFrameBytes: number): EncodedFra
   try {
     json = stringifyJsonValue(message as CodeJsonValue)
   } catch {
-    return { ok: false, byteLength: Number.POSITIVE_INFINITY }
+    return { ok: false, error: { byteLength: Number.POSITIVE_INFINITY } }
   }
   // Every UTF-16 unit takes at most 3 bytes, so short texts skip the exact count.
   const byteLength = json.length * 3 <= maxFrameBytes ? undefined : Buffer.byteLength(json, 'utf8')
-  if (byteLength !== undefined && byteLength > maxFrameBytes) return { ok: false, byteLength }
+  if (byteLength !== undefined && byteLength > maxFrameBytes) return { ok: false, error: { byteLength } }
   const body = Buffer.from(json, 'utf8')
   const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + body.length)
   frame.writeUInt32BE(body.length, 0)
   body.copy(frame, FRAME_HEADER_BYTES)
-  return { ok: true, frame }
+  return { ok: true, value: frame }
 }
 
 /** The field of `message` to send as raw text, if it has a long enough one. */
@@ -73,12 +72,12 @@ function encodeRawTextFrame(message: Record<string, unknown>, field: string, max
   try {
     envelope = stringifyJsonValue([field, rest] as CodeJsonValue)
   } catch {
-    return { ok: false, byteLength: Number.POSITIVE_INFINITY }
+    return { ok: false, error: { byteLength: Number.POSITIVE_INFINITY } }
   }
   const envelopeBytes = Buffer.byteLength(envelope, 'utf8')
   const textBytes = Buffer.byteLength(text as string, 'utf8')
   const byteLength = RAW_TEXT_PREFIX_BYTES + envelopeBytes + textBytes
-  if (byteLength > maxFrameBytes) return { ok: false, byteLength }
+  if (byteLength > maxFrameBytes) return { ok: false, error: { byteLength } }
   // One copy, straight from each string into the frame.
   const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + byteLength)
   frame.writeUInt32BE(byteLength, 0)
@@ -87,18 +86,17 @@ function encodeRawTextFrame(message: Record<string, unknown>, field: string, max
   const envelopeStart = FRAME_HEADER_BYTES + RAW_TEXT_PREFIX_BYTES
   frame.write(envelope, envelopeStart, 'utf8')
   frame.write(text as string, envelopeStart + envelopeBytes, 'utf8')
-  return { ok: true, frame }
+  return { ok: true, value: frame }
 }
 
 /** What the decoder found in the bytes pushed so far. */
-export type DecodedFrames =
-  { readonly ok: true; readonly messages: readonly unknown[] } | { readonly ok: false; readonly problem: string }
+export type DecodedFrames = Checked<readonly unknown[]>
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 // A raw text is kept byte for byte: a leading byte-order mark is part of it.
 const rawUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
-type ParsedBody = { readonly ok: true; readonly message: unknown } | { readonly ok: false; readonly problem: string }
+type ParsedBody = Checked<unknown>
 const NOT_UTF8 = 'a message that is not UTF-8'
 const MALFORMED_RAW_TEXT = 'a malformed raw-text frame'
 
@@ -109,35 +107,35 @@ function parseBody(body: Buffer): ParsedBody {
   try {
     text = utf8.decode(body)
   } catch {
-    return { ok: false, problem: NOT_UTF8 }
+    return { ok: false, error: NOT_UTF8 }
   }
   try {
-    return { ok: true, message: JSON.parse(text) }
+    return { ok: true, value: JSON.parse(text) }
   } catch {
-    return { ok: false, problem: 'a message that is not JSON' }
+    return { ok: false, error: 'a message that is not JSON' }
   }
 }
 
 function parseRawTextBody(body: Buffer): ParsedBody {
-  if (body.length < RAW_TEXT_PREFIX_BYTES) return { ok: false, problem: MALFORMED_RAW_TEXT }
+  if (body.length < RAW_TEXT_PREFIX_BYTES) return { ok: false, error: MALFORMED_RAW_TEXT }
   const envelopeEnd = RAW_TEXT_PREFIX_BYTES + body.readUInt32BE(1)
-  if (envelopeEnd > body.length) return { ok: false, problem: MALFORMED_RAW_TEXT }
+  if (envelopeEnd > body.length) return { ok: false, error: MALFORMED_RAW_TEXT }
   let envelopeText: string
   let text: string
   try {
     envelopeText = utf8.decode(body.subarray(RAW_TEXT_PREFIX_BYTES, envelopeEnd))
     text = rawUtf8.decode(body.subarray(envelopeEnd))
   } catch {
-    return { ok: false, problem: NOT_UTF8 }
+    return { ok: false, error: NOT_UTF8 }
   }
   let envelope: unknown
   try {
     envelope = JSON.parse(envelopeText)
   } catch {
-    return { ok: false, problem: MALFORMED_RAW_TEXT }
+    return { ok: false, error: MALFORMED_RAW_TEXT }
   }
   // JSON.parse builds plain data only: no getter or prototype trick can hide in the envelope.
-  if (!Array.isArray(envelope) || envelope.length !== 2) return { ok: false, problem: MALFORMED_RAW_TEXT }
+  if (!Array.isArray(envelope) || envelope.length !== 2) return { ok: false, error: MALFORMED_RAW_TEXT }
   const field: unknown = envelope[0]
   const message: unknown = envelope[1]
   if (
@@ -147,11 +145,11 @@ function parseRawTextBody(body: Buffer): ParsedBody {
     Array.isArray(message) ||
     Object.hasOwn(message, field)
   ) {
-    return { ok: false, problem: MALFORMED_RAW_TEXT }
+    return { ok: false, error: MALFORMED_RAW_TEXT }
   }
   // Defined, not assigned: a field named `__proto__` stays an own key the protocol decoder refuses.
   Object.defineProperty(message, field, { value: text, writable: true, enumerable: true, configurable: true })
-  return { ok: true, message }
+  return { ok: true, value: message }
 }
 
 /**
@@ -170,7 +168,7 @@ export class FrameDecoder {
 
   /** Adds bytes and returns every message completed by them, or why the stream is refused. */
   push(chunk: Buffer): DecodedFrames {
-    if (this.broken !== undefined) return { ok: false, problem: this.broken }
+    if (this.broken !== undefined) return { ok: false, error: this.broken }
     if (chunk.length > 0) {
       this.chunks.push(chunk)
       this.buffered += chunk.length
@@ -182,10 +180,10 @@ export class FrameDecoder {
         return this.refuse(`a message of ${head} bytes, over the limit of ${this.maxFrameBytes}`)
       if (this.buffered < FRAME_HEADER_BYTES + head) break
       const parsed = parseBody(this.take(FRAME_HEADER_BYTES + head).subarray(FRAME_HEADER_BYTES))
-      if (!parsed.ok) return this.refuse(parsed.problem)
-      messages.push(parsed.message)
+      if (!parsed.ok) return this.refuse(parsed.error)
+      messages.push(parsed.value)
     }
-    return { ok: true, messages }
+    return { ok: true, value: messages }
   }
 
   /** Bytes received but not yet part of a complete frame. */
@@ -197,7 +195,7 @@ export class FrameDecoder {
     this.broken = problem
     this.chunks = []
     this.buffered = 0
-    return { ok: false, problem }
+    return { ok: false, error: problem }
   }
 
   private peekHeader(): number {

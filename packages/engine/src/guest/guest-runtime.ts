@@ -169,7 +169,7 @@ export class GuestSession {
   receive(raw: unknown): void {
     const decoded = decodeHostMessage(raw)
     if (!decoded.ok) return
-    const message = decoded.message
+    const message = decoded.value
     switch (message.kind) {
       case 'run-start':
         this.start(message)

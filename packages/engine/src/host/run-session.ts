@@ -246,20 +246,20 @@ export class RunSession {
     }
     const decoded = decodeGuestMessage(raw)
     if (!decoded.ok) {
-      this.protocolViolation(decoded.problem)
+      this.protocolViolation(decoded.error)
       return
     }
-    this.handle(decoded.message)
+    this.handle(decoded.value)
   }
 
   // What the guest sent before it read `run-stop` is dropped; `run-stopped` is its answer.
   // Anything else (a second ready, a malformed frame) means the sandbox was subverted.
   private receiveWhileStopping(raw: unknown): void {
     const decoded = decodeGuestMessage(raw)
-    const kind = decoded.ok ? decoded.message.kind : undefined
+    const kind = decoded.ok ? decoded.value.kind : undefined
     if (kind === 'run-stopped') this.stopping?.finish(true)
     else if (kind === undefined || kind === 'guest-ready') {
-      this.lossReason = `The sandbox sent ${decoded.ok ? 'a message out of turn' : decoded.problem} and was stopped.`
+      this.lossReason = `The sandbox sent ${decoded.ok ? 'a message out of turn' : decoded.error} and was stopped.`
       this.stopping?.finish(false)
     }
   }

@@ -68,7 +68,7 @@ function itRefusesEach(decode: (raw: unknown) => Decoded<unknown>, frames: reado
         decoded = decode(raw)
       })
       assert.equal(decoded?.ok, false, `${label} was accepted`)
-      if (decoded?.ok === false) assert.ok(typeof decoded.problem === 'string' && decoded.problem.length > 0, label)
+      if (decoded?.ok === false) assert.ok(typeof decoded.error === 'string' && decoded.error.length > 0, label)
       assert.equal(trapsRun, before, 'no getter or hijacked iterator ran')
     })
   }
@@ -76,10 +76,10 @@ function itRefusesEach(decode: (raw: unknown) => Decoded<unknown>, frames: reado
 
 function assertRebuilt<T>(decode: (raw: unknown) => Decoded<T>, raw: unknown, expected: unknown): void {
   const decoded = decode(raw)
-  assert.ok(decoded.ok, `refused: ${decoded.ok ? '' : decoded.problem}`)
-  assert.deepEqual(decoded.message, expected)
-  assert.notEqual(decoded.message, raw, 'the message is rebuilt, not passed through')
-  assert.equal(Object.getPrototypeOf(decoded.message), Object.prototype)
+  assert.ok(decoded.ok, `refused: ${decoded.ok ? '' : decoded.error}`)
+  assert.deepEqual(decoded.value, expected)
+  assert.notEqual(decoded.value, raw, 'the message is rebuilt, not passed through')
+  assert.equal(Object.getPrototypeOf(decoded.value), Object.prototype)
 }
 
 const NOT_OBJECTS: readonly [string, unknown][] = [
@@ -149,7 +149,7 @@ describe('decodeGuestMessage', () => {
   })
 
   it('takes a bare string as a log line', () => {
-    assert.deepEqual(decodeGuestMessage('a line'), { ok: true, message: { kind: 'log-line', text: 'a line' } })
+    assert.deepEqual(decodeGuestMessage('a line'), { ok: true, value: { kind: 'log-line', text: 'a line' } })
   })
 
   it('drops a heap size that is not a plain byte count instead of passing it on', () => {
@@ -270,9 +270,9 @@ describe('decodeHostMessage', () => {
     const members = ['echo']
     const namespaces = [{ global: 'tools', members, errorClass: null }]
     const decoded = decodeHostMessage({ ...runStart, namespaces })
-    assert.ok(decoded.ok && decoded.message.kind === 'run-start')
-    const [spec] = decoded.message.namespaces
-    assert.notEqual(decoded.message.namespaces, namespaces)
+    assert.ok(decoded.ok && decoded.value.kind === 'run-start')
+    const [spec] = decoded.value.namespaces
+    assert.notEqual(decoded.value.namespaces, namespaces)
     assert.notEqual(spec?.members, members)
     assert.deepEqual(spec?.members, ['echo'])
   })
@@ -280,8 +280,8 @@ describe('decodeHostMessage', () => {
   it('reads arrays by their own indexes, not through an iterator they carry', () => {
     const before = trapsRun
     const decoded = decodeHostMessage({ ...runStart, namespaces: lyingIterator([], [namespace]) })
-    assert.ok(decoded.ok && decoded.message.kind === 'run-start')
-    assert.deepEqual(decoded.message.namespaces, [])
+    assert.ok(decoded.ok && decoded.value.kind === 'run-start')
+    assert.deepEqual(decoded.value.namespaces, [])
     assert.equal(trapsRun, before)
   })
 

@@ -3,6 +3,7 @@
  * one closed table of message kinds per direction, and one decoder per direction that checks the
  * shape and rebuilds plain data. Nothing is read from a raw message except through a decoder.
  */
+import type { Checked } from '@code-runtime/core/json'
 
 /** Declares one namespace to the guest: names only; the functions stay on the host. */
 export interface NamespaceSpec {
@@ -124,7 +125,7 @@ export type GuestToHostMessage =
   GuestReadyMessage | CallRequestMessage | LogLineMessage | RunEndMessage | RunStoppedMessage
 
 /** A decoder's verdict: the rebuilt message, or why the raw value was refused. */
-export type Decoded<T> = { readonly ok: true; readonly message: T } | { readonly ok: false; readonly problem: string }
+export type Decoded<T> = Checked<T>
 
 type RawRecord = Record<string, unknown>
 
@@ -166,7 +167,7 @@ function isCallId(value: unknown): value is number {
 const isByteCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0
 
-const refuse = (problem: string): { ok: false; problem: string } => ({ ok: false, problem })
+const refuse = (error: string): { ok: false; error: string } => ({ ok: false, error })
 
 // A frame that cannot even be read (a proxy whose traps throw, a revoked proxy) is refused like
 // any other malformed one: a decoder never throws.
@@ -192,18 +193,18 @@ export function decodeHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
 
 function readGuestMessage(raw: unknown): Decoded<GuestToHostMessage> {
   // A bare string is a log line: the most frequent message travels without an envelope.
-  if (typeof raw === 'string') return { ok: true, message: { kind: 'log-line', text: raw } }
+  if (typeof raw === 'string') return { ok: true, value: { kind: 'log-line', text: raw } }
   const record = readRecord(raw)
   if (record === undefined) return refuse('a message that is not an object')
   const kind = own(record, 'kind')
   switch (kind) {
     case 'guest-ready':
     case 'run-stopped':
-      return { ok: true, message: { kind } }
+      return { ok: true, value: { kind } }
     case 'log-line': {
       const text = own(record, 'text')
       if (typeof text !== 'string') return refuse('a log-line without text')
-      return { ok: true, message: { kind, text } }
+      return { ok: true, value: { kind, text } }
     }
     case 'call-request': {
       const id = own(record, 'id')
@@ -215,7 +216,7 @@ function readGuestMessage(raw: unknown): Decoded<GuestToHostMessage> {
         return refuse('a call-request with an invalid namespace')
       }
       if (typeof member !== 'string' || typeof argsJson !== 'string') return refuse('a malformed call-request')
-      return { ok: true, message: { kind, id, namespace, member, argsJson } }
+      return { ok: true, value: { kind, id, namespace, member, argsJson } }
     }
     case 'run-end': {
       const outcome = own(record, 'outcome')
@@ -228,12 +229,12 @@ function readGuestMessage(raw: unknown): Decoded<GuestToHostMessage> {
       if (outcome === 'value') {
         const valueJson = own(record, 'valueJson')
         if (valueJson !== null && typeof valueJson !== 'string') return refuse('a run-end with a malformed value')
-        return { ok: true, message: { kind, outcome, valueJson, ...heap } }
+        return { ok: true, value: { kind, outcome, valueJson, ...heap } }
       }
       if (outcome === 'exception' || outcome === 'invalid-output') {
         const message = own(record, 'message')
         if (typeof message !== 'string') return refuse('a run-end without a message')
-        return { ok: true, message: { kind, outcome, message, ...heap } }
+        return { ok: true, value: { kind, outcome, message, ...heap } }
       }
       return refuse('a run-end with an unknown outcome')
     }
@@ -286,14 +287,14 @@ function readHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
       if (specs === undefined) return refuse('a run-start with a malformed namespace')
       // A session field that is there but unreadable (a getter) is refused, not taken as absent.
       if (!Object.hasOwn(record, 'session'))
-        return { ok: true, message: { kind, source, namespaces: specs, maxOutputBytes } }
+        return { ok: true, value: { kind, source, namespaces: specs, maxOutputBytes } }
       const session = decodeSessionRunSpec(own(record, 'session'))
       if (session === undefined) return refuse('a run-start with a malformed session')
-      return { ok: true, message: { kind, source, namespaces: specs, maxOutputBytes, session } }
+      return { ok: true, value: { kind, source, namespaces: specs, maxOutputBytes, session } }
     }
     case 'recycle':
     case 'run-stop':
-      return { ok: true, message: { kind } }
+      return { ok: true, value: { kind } }
     case 'call-result': {
       const id = own(record, 'id')
       const ok = own(record, 'ok')
@@ -302,15 +303,15 @@ function readHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
         const valueJson = own(record, 'valueJson')
         const parts = own(record, 'parts')
         if (typeof valueJson !== 'string') return refuse('a call-result without a value')
-        if (parts === undefined) return { ok: true, message: { kind, id, ok, valueJson } }
+        if (parts === undefined) return { ok: true, value: { kind, id, ok, valueJson } }
         if (typeof parts !== 'number' || !Number.isSafeInteger(parts) || parts < 0)
           return refuse('a call-result with a malformed part count')
-        return { ok: true, message: { kind, id, ok, valueJson, parts } }
+        return { ok: true, value: { kind, id, ok, valueJson, parts } }
       }
       if (ok === false) {
         const message = own(record, 'message')
         if (typeof message !== 'string') return refuse('a call-result without a message')
-        return { ok: true, message: { kind, id, ok, message } }
+        return { ok: true, value: { kind, id, ok, message } }
       }
       return refuse('a malformed call-result')
     }
@@ -318,7 +319,7 @@ function readHostMessage(raw: unknown): Decoded<HostToGuestMessage> {
       const id = own(record, 'id')
       const json = own(record, 'json')
       if (!isCallId(id) || typeof json !== 'string') return refuse('a malformed call-part')
-      return { ok: true, message: { kind, id, json } }
+      return { ok: true, value: { kind, id, json } }
     }
     default:
       return refuse('a message of unknown kind')

@@ -76,7 +76,7 @@ export class ChildChannel {
     this.socket.on('data', (chunk: Buffer) => {
       const decoded = decoder.push(chunk)
       if (!decoded.ok) process.exit(3)
-      for (const raw of decoded.messages) this.receiver?.receive(raw)
+      for (const raw of decoded.value) this.receiver?.receive(raw)
     })
     // The host is gone or closed the wire: nobody will ever read our answer.
     const hostGone = (): void => process.exit(0)
@@ -99,7 +99,7 @@ export class ChildChannel {
     if (this.closed) return
     const encoded = encodeFrame(message, this.maxMessageBytes)
     if (encoded.ok) {
-      this.socket.write(encoded.frame)
+      this.socket.write(encoded.value)
       return
     }
     switch (message.kind) {
@@ -108,17 +108,21 @@ export class ChildChannel {
           kind: 'call-result',
           id: message.id,
           ok: false,
-          message: `${oversizeText("The call's arguments", encoded.byteLength, this.maxMessageBytes)} Pass less data per call.`,
+          message: `${oversizeText("The call's arguments", encoded.error.byteLength, this.maxMessageBytes)} Pass less data per call.`,
         }
         // Later, as a real answer would be: the program registers the call after this returns.
         setImmediate(() => this.receiver?.receive(failure))
         return
       }
       case 'log-line':
-        this.endWith(`${oversizeText('A log entry', encoded.byteLength, this.maxMessageBytes)} Print less at once.`)
+        this.endWith(
+          `${oversizeText('A log entry', encoded.error.byteLength, this.maxMessageBytes)} Print less at once.`,
+        )
         return
       case 'run-end':
-        this.endWith(`${oversizeText('The return value', encoded.byteLength, this.maxMessageBytes)} Return less data.`)
+        this.endWith(
+          `${oversizeText('The return value', encoded.error.byteLength, this.maxMessageBytes)} Return less data.`,
+        )
         return
       case 'guest-ready':
         return
@@ -130,7 +134,7 @@ export class ChildChannel {
       { kind: 'run-end', outcome: 'exception', message: text } satisfies GuestToHostMessage,
       this.maxMessageBytes,
     )
-    if (encoded.ok) this.socket.write(encoded.frame)
+    if (encoded.ok) this.socket.write(encoded.value)
     this.closed = true
   }
 }
