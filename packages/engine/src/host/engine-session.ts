@@ -160,18 +160,18 @@ export class EngineSession implements CodeSession {
     const transformed = transformSessionProgram(request.program, {
       namespaceGlobals: request.namespaces.map(namespace => namespace.global),
     })
-    if (!transformed.ok) return fail('exception', transformed.message)
+    if (!transformed.ok) return fail('exception', transformed.error)
     clearTimeout(this.idleTimer)
     const run = new RunSession(this.substrate, {
       request,
       startedAt,
-      source: transformed.source,
+      source: transformed.value.source,
       budgets: this.options.budgets,
       ...this.limits,
       session: {
         spec: {
-          keptNames: transformed.keptNames,
-          publishedFunctions: transformed.publishedFunctions,
+          keptNames: transformed.value.keptNames,
+          publishedFunctions: transformed.value.publishedFunctions,
           maxKeptNames: this.options.maxKeptNames,
         },
         id: this.id,

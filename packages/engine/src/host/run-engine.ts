@@ -117,7 +117,7 @@ export class RunEngine {
       this.fail(validated, startedAt, kind, message)
     if (signal?.aborted === true) return fail('abort', abortMessage(signal))
     const transformed = transformProgram(validated.program)
-    if (!transformed.ok) return fail('exception', transformed.message)
+    if (!transformed.ok) return fail('exception', transformed.error)
     const acquired = await this.acquire(validated)
     if (acquired.kind === 'stopped') return fail(acquired.failure, acquired.message)
     // Disposal may have come while the substrate was on its way here. It stops only the sessions
@@ -130,7 +130,7 @@ export class RunEngine {
     const session = new RunSession(acquired.substrate, {
       request: validated,
       startedAt,
-      source: transformed.source,
+      source: transformed.value,
       budgets: this.options.budgets,
       maxOutputBytes: this.options.maxOutputBytes,
       maxLogEntries: this.options.maxLogEntries,

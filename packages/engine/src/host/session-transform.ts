@@ -11,6 +11,7 @@
  * refused unless it is still one async function expression and nothing else.
  */
 import { tokTypes, type Program, type Token } from 'acorn'
+import type { Checked } from '@code-runtime/core/json'
 import { collectSessionEdits, type SessionEdits } from './session-declarations.js'
 import { SESSION_KEEP_PARAMETER } from './session-keep.js'
 import { parseScript } from './session-parser.js'
@@ -24,17 +25,17 @@ export interface SessionTransformOptions {
   readonly namespaceGlobals: readonly string[]
 }
 
-export type SessionTransformResult =
-  | {
-      readonly ok: true
-      /** `(async function (__codeRuntimeKeep) {<prologue>\n<program>\n})` */
-      readonly source: string
-      /** Every name the run keeps (declares at top level), in first-appearance order, deduplicated. */
-      readonly keptNames: readonly string[]
-      /** Top-level function declarations, passed in this order to the keep parameter by the prologue. */
-      readonly publishedFunctions: readonly string[]
-    }
-  | { readonly ok: false; readonly message: string }
+/** A program prepared for a session run. */
+export interface SessionProgram {
+  /** `(async function (__codeRuntimeKeep) {<prologue>\n<program>\n})` */
+  readonly source: string
+  /** Every name the run keeps (declares at top level), in first-appearance order, deduplicated. */
+  readonly keptNames: readonly string[]
+  /** Top-level function declarations, passed in this order to the keep parameter by the prologue. */
+  readonly publishedFunctions: readonly string[]
+}
+
+export type SessionTransformResult = Checked<SessionProgram>
 
 const SESSION_HEAD = `(async function (${SESSION_KEEP_PARAMETER}) {`
 
@@ -56,9 +57,9 @@ function applyEdits(text: string, { edits }: SessionEdits): string {
 export function transformSessionProgram(program: string, options: SessionTransformOptions): SessionTransformResult {
   const stripped = stripProgram(program)
   if (!stripped.ok) return stripped
-  const text = stripped.source
+  const text = stripped.value
   if (!text.startsWith(WRAPPER_HEAD) || !text.endsWith(WRAPPER_TAIL)) {
-    return { ok: false, message: 'The program could not be prepared for a session run.' }
+    return { ok: false, error: 'The program could not be prepared for a session run.' }
   }
 
   let keepUse: number | undefined
@@ -78,16 +79,16 @@ export function transformSessionProgram(program: string, options: SessionTransfo
         : undefined,
     )
   } catch (error) {
-    return { ok: false, message: describeAcornError(program, error) }
+    return { ok: false, error: describeAcornError(program, error) }
   }
   const escape = wrapperEscape(text, ast, WRAPPER_HEAD.length)
   if (escape !== undefined) {
-    return { ok: false, message: wrapperEscapeMessage(text, escape) }
+    return { ok: false, error: wrapperEscapeMessage(text, escape) }
   }
   if (keepUse !== undefined) {
     return {
       ok: false,
-      message: `${where(text, keepUse)}\`${SESSION_KEEP_PARAMETER}\` is reserved by the session runtime: rename it.`,
+      error: `${where(text, keepUse)}\`${SESSION_KEEP_PARAMETER}\` is reserved by the session runtime: rename it.`,
     }
   }
 
@@ -97,19 +98,19 @@ export function transformSessionProgram(program: string, options: SessionTransfo
     statement.expression.type !== 'FunctionExpression' ||
     statement.expression.body.type !== 'BlockStatement'
   ) {
-    return { ok: false, message: 'The program could not be prepared for a session run.' }
+    return { ok: false, error: 'The program could not be prepared for a session run.' }
   }
   let collected: SessionEdits
   try {
     collected = collectSessionEdits(text, statement.expression.body.body, new Set(options.namespaceGlobals))
   } catch (error) {
-    return { ok: false, message: describeAcornError(program, error) }
+    return { ok: false, error: describeAcornError(program, error) }
   }
   if (collected.namespaceConflict !== undefined) {
     const { name, at } = collected.namespaceConflict
     return {
       ok: false,
-      message: `${where(text, at)}\`${name}\` is a namespace of this run; a session cannot keep a variable of that name, it would hide the namespace in later runs: rename it.`,
+      error: `${where(text, at)}\`${name}\` is a namespace of this run; a session cannot keep a variable of that name, it would hide the namespace in later runs: rename it.`,
     }
   }
 
@@ -123,8 +124,11 @@ export function transformSessionProgram(program: string, options: SessionTransfo
   } catch {
     return {
       ok: false,
-      message: 'The program could not be prepared for a session run: its declarations could not be rewritten.',
+      error: 'The program could not be prepared for a session run: its declarations could not be rewritten.',
     }
   }
-  return { ok: true, source, keptNames: collected.keptNames, publishedFunctions: collected.publishedFunctions }
+  return {
+    ok: true,
+    value: { source, keptNames: collected.keptNames, publishedFunctions: collected.publishedFunctions },
+  }
 }

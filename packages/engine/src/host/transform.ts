@@ -6,6 +6,7 @@
  * parsed (program-bounds.ts), and one that breaks the stripper anyway costs its own run only
  * (type-stripper.ts).
  */
+import type { Checked } from '@code-runtime/core/json'
 import { programBoundsProblem } from './program-bounds.js'
 import { describeSyntaxError, locate, positionOf } from './program-positions.js'
 import { wrappedProgramProblem } from './wrapper-escape.js'
@@ -16,8 +17,7 @@ export const WRAPPER_HEAD = '(async function () {\n'
 export const WRAPPER_TAIL = '\n})'
 
 /** The outcome of {@link transformProgram}. */
-export type TransformResult =
-  { readonly ok: true; readonly source: string } | { readonly ok: false; readonly message: string }
+export type TransformResult = Checked<string>
 
 // `import(...)` in a vm script rejects with an error object of the substrate's own realm, which
 // would hand the program a way out. Dynamic import is syntax, so it can be refused at the
@@ -71,21 +71,20 @@ const STRIPPER_BROKE_MESSAGE =
  * The program wrapped and stripped, or why not: too long or too deep (refused unparsed), or the
  * stripper's own error.
  */
-type WrappedStrip =
-  | { readonly ok: true; readonly code: string }
-  | { readonly ok: false; readonly message: string }
-  | { readonly ok: false; readonly error: unknown }
+type WrappedStrip = Checked<string, { readonly message: string } | { readonly cause: unknown }>
 
 function stripWrapped(program: string): WrappedStrip {
   const bounds = programBoundsProblem(program)
   if (bounds !== undefined) {
-    if (bounds.at === undefined) return { ok: false, message: bounds.message }
+    if (bounds.at === undefined) return { ok: false, error: { message: bounds.message } }
     const { line, column } = positionOf(program, bounds.at)
-    return { ok: false, message: `Line ${line}, col ${column}: ${bounds.message}` }
+    return { ok: false, error: { message: `Line ${line}, col ${column}: ${bounds.message}` } }
   }
   const stripped = stripTypes(WRAPPER_HEAD + program + WRAPPER_TAIL)
   if (stripped.ok) return stripped
-  return stripped.broke ? { ok: false, message: STRIPPER_BROKE_MESSAGE } : { ok: false, error: stripped.error }
+  return stripped.error.broke
+    ? { ok: false, error: { message: STRIPPER_BROKE_MESSAGE } }
+    : { ok: false, error: { cause: stripped.error.cause } }
 }
 
 /**
@@ -97,8 +96,8 @@ function stripWrapped(program: string): WrappedStrip {
 export function transformProgram(program: string): TransformResult {
   const stripped = stripProgram(program)
   if (!stripped.ok) return stripped
-  const escape = wrappedProgramProblem(program, stripped.source, WRAPPER_HEAD.length, WRAPPER_TAIL.length)
-  return escape === undefined ? stripped : { ok: false, message: escape }
+  const escape = wrappedProgramProblem(program, stripped.value, WRAPPER_HEAD.length, WRAPPER_TAIL.length)
+  return escape === undefined ? stripped : { ok: false, error: escape }
 }
 
 /**
@@ -111,13 +110,11 @@ export function stripProgram(program: string): TransformResult {
     const { line, column } = positionOf(program, dynamicImport.index)
     return {
       ok: false,
-      message: `Line ${line}, col ${column}: import() cannot run here; no modules can be loaded. Use the tools you were given.`,
+      error: `Line ${line}, col ${column}: import() cannot run here; no modules can be loaded. Use the tools you were given.`,
     }
   }
   const stripped = stripWrapped(program)
-  if (stripped.ok) return { ok: true, source: stripped.code }
-  return {
-    ok: false,
-    message: 'message' in stripped ? stripped.message : describeTransformError(program, stripped.error),
-  }
+  if (stripped.ok) return stripped
+  const failure = stripped.error
+  return { ok: false, error: 'message' in failure ? failure.message : describeTransformError(program, failure.cause) }
 }

@@ -15,9 +15,9 @@ describe('stripTypes (one amaro instance, replaced when it breaks)', () => {
   for (const [label, text] of BREAKING_TEXTS) {
     it(`reports ${label} as a broken stripper, and the next text strips as usual`, () => {
       const retired = retiredTypeStrippers()
-      assert.deepEqual(stripTypes(text), { ok: false, broke: true })
+      assert.deepEqual(stripTypes(text), { ok: false, error: { broke: true } })
       assert.equal(retiredTypeStrippers(), retired + 1)
-      assert.deepEqual(stripTypes('let n: number = 1'), { ok: true, code: 'let n         = 1' })
+      assert.deepEqual(stripTypes('let n: number = 1'), { ok: true, value: 'let n         = 1' })
       assert.equal(transformProgram('const two: number = 2\nreturn two').ok, true)
     })
   }
@@ -26,7 +26,7 @@ describe('stripTypes (one amaro instance, replaced when it breaks)', () => {
     const retired = retiredTypeStrippers()
     const result = stripTypes('let x = ')
     assert.equal(result.ok, false)
-    assert.equal(!result.ok && result.broke, false)
+    assert.equal(!result.ok && result.error.broke, false)
     assert.equal(retiredTypeStrippers(), retired)
   })
 })

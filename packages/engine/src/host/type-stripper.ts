@@ -9,16 +9,19 @@
  */
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import type { Checked } from '@code-runtime/core/json'
 
 type TransformSync = (source: string, options: { readonly mode: 'strip-only' }) => { readonly code: string }
 
 /** The outcome of {@link stripTypes}. */
-export type StripResult =
-  | { readonly ok: true; readonly code: string }
+export type StripResult = Checked<string, StripFailure>
+
+/** Why a text was not stripped. */
+export type StripFailure =
   /** amaro's own error: a syntax error or syntax that cannot be erased, with its position. */
-  | { readonly ok: false; readonly broke: false; readonly error: unknown }
+  | { readonly broke: false; readonly cause: unknown }
   /** The instance failed (and was retired); the text says nothing about the program's syntax. */
-  | { readonly ok: false; readonly broke: true }
+  | { readonly broke: true }
 
 const require = createRequire(import.meta.url)
 const ENTRY = require.resolve('amaro')
@@ -60,11 +63,11 @@ function isAmaroError(error: unknown): boolean {
 /** Strips the types of `text` (strip-only: erasable syntax only, positions kept). Never throws. */
 export function stripTypes(text: string): StripResult {
   try {
-    return { ok: true, code: load()(text, { mode: 'strip-only' }).code }
+    return { ok: true, value: load()(text, { mode: 'strip-only' }).code }
   } catch (error) {
-    if (isAmaroError(error)) return { ok: false, broke: false, error }
+    if (isAmaroError(error)) return { ok: false, error: { broke: false, cause: error } }
     retire()
-    return { ok: false, broke: true }
+    return { ok: false, error: { broke: true } }
   }
 }
 
