@@ -312,8 +312,8 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     for (const { tool, member, check, isConcurrencySafe: safe, needsApproval } of tools) {
       functions[member] = async (received, call) => {
         await gate?.beforeCall()
-        const checked = check === undefined ? { value: received } : await check(received)
-        if ('problem' in checked) throw new Error(`${namespace}.${member}: ${checked.problem}.`)
+        const checked = check === undefined ? { ok: true as const, value: received } : await check(received)
+        if (!checked.ok) throw new Error(`${namespace}.${member}: ${checked.error}.`)
         const args = checked.value
         // Waits before the dispatch queue: an unanswered call holds up no other call.
         if (needsApproval) {

@@ -16,7 +16,7 @@ async function programMessage(server: UpstreamServer, tool: string): Promise<str
   try {
     const decoded = decodeCallResult(await server.callTool(tool, {}, AbortSignal.timeout(60_000)))
     assert.equal(decoded.ok, false, 'the call fails')
-    return decoded.ok ? '' : decoded.message
+    return decoded.ok ? '' : decoded.error
   } catch (error) {
     return describeCallFailure(server.name, server.config.timeoutMs, error)
   }

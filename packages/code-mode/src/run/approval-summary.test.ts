@@ -4,8 +4,8 @@ import { APPROVAL_SUMMARY_LIMITS, summarizeApprovalArguments } from './approval-
 
 function summaryText(args: unknown): string {
   const summary = summarizeApprovalArguments(args)
-  assert.ok(summary.ok, summary.ok ? '' : summary.reason)
-  return summary.text
+  assert.ok(summary.ok, summary.ok ? '' : summary.error)
+  return summary.value.text
 }
 
 describe('summarizeApprovalArguments', () => {
@@ -59,7 +59,7 @@ describe('summarizeApprovalArguments', () => {
     )
     const summary = summarizeApprovalArguments(tooMany)
     assert.equal(summary.ok, false)
-    assert.match(summary.ok ? '' : summary.reason, /more than 500 fields/)
+    assert.match(summary.ok ? '' : summary.error, /more than 500 fields/)
     assert.equal(summarizeApprovalArguments(Object.fromEntries(Object.entries(tooMany).slice(1))).ok, true)
   })
 
@@ -68,7 +68,7 @@ describe('summarizeApprovalArguments', () => {
     for (let level = 0; level <= APPROVAL_SUMMARY_LIMITS.maxDepth; level++) deep = { inner: deep }
     const summary = summarizeApprovalArguments(deep)
     assert.equal(summary.ok, false)
-    assert.match(summary.ok ? '' : summary.reason, /deeper than 20 levels/)
+    assert.match(summary.ok ? '' : summary.error, /deeper than 20 levels/)
   })
 
   it('shows a value that is not an object as it is, and a repeated reference by where it was first shown', () => {

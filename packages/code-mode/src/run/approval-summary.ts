@@ -7,6 +7,7 @@
  * or hide text behind control or direction characters. Arguments too large or too deep to show
  * whole within a bound get no summary but a reason: the call is then declined unasked.
  */
+import type { Checked } from '@code-runtime/core'
 import { plural } from './text-cutting.js'
 
 /** The bounds of a summary: past `maxFields` or `maxDepth`, the arguments are not shown but refused. */
@@ -22,9 +23,7 @@ export const APPROVAL_SUMMARY_LIMITS = Object.freeze({
 })
 
 /** A summary a person can read, or why the arguments cannot be shown in full. */
-export type ApprovalSummary =
-  | { readonly ok: true; readonly text: string; readonly fields: number }
-  | { readonly ok: false; readonly reason: string }
+export type ApprovalSummary = Checked<{ readonly text: string; readonly fields: number }>
 
 // Control, format (bidirectional overrides, zero-width characters) and line/paragraph separators:
 // shown as escapes so what the person reads is what the tool gets.
@@ -89,7 +88,7 @@ class SummaryBoundError extends Error {}
  * about, since the person could not see all it would do.
  * @example
  * summarizeApprovalArguments({ path: '/tmp/a', mode: 420 })
- * // { ok: true, fields: 2, text: 'path: "/tmp/a"\nmode: 420' }
+ * // { ok: true, value: { text: 'path: "/tmp/a"\nmode: 420', fields: 2 } }
  */
 export function summarizeApprovalArguments(args: unknown): ApprovalSummary {
   const { maxFields, maxDepth } = APPROVAL_SUMMARY_LIMITS
@@ -121,8 +120,8 @@ export function summarizeApprovalArguments(args: unknown): ApprovalSummary {
     if (!(error instanceof SummaryBoundError)) throw error
     return {
       ok: false,
-      reason: `${error.message}, too much to show a person in full, so nobody was asked; pass fewer or flatter arguments, or split the call`,
+      error: `${error.message}, too much to show a person in full, so nobody was asked; pass fewer or flatter arguments, or split the call`,
     }
   }
-  return { ok: true, text: lines.join('\n'), fields: lines.length }
+  return { ok: true, value: { text: lines.join('\n'), fields: lines.length } }
 }

@@ -86,13 +86,14 @@ export function argumentValidatorOf(tool: ParsedToolDescription): ToolArgumentVa
     // A validator that throws is the tool's failure to accept the call, told like any refusal.
     return async args =>
       own(args).catch((error: unknown) => ({
-        problem: `args were refused by the tool's validator (${error instanceof Error ? error.message : String(error)})`,
+        ok: false as const,
+        error: `args were refused by the tool's validator (${error instanceof Error ? error.message : String(error)})`,
       }))
   }
   const check = compileArgumentCheck(tool.inputSchema)
   if (check === undefined) return undefined
   return async args => {
     const problem = check(args)
-    return problem === undefined ? { value: args } : { problem }
+    return problem === undefined ? { ok: true, value: args } : { ok: false, error: problem }
   }
 }

@@ -157,12 +157,12 @@ export class RunApprovals {
     // Asking about arguments the person cannot see in full would be asking them to approve blind.
     const summary = summarizeApprovalArguments(call.args)
     if (!summary.ok) {
-      decide({ decision: 'declined', decidedBy: 'unshowable-arguments', reason: summary.reason })
+      decide({ decision: 'declined', decidedBy: 'unshowable-arguments', reason: summary.error })
       throw new DeclinedCallError(
-        `${label} needs a person's approval and was declined without asking anyone: ${summary.reason}. The call was not made.`,
+        `${label} needs a person's approval and was declined without asking anyone: ${summary.error}. The call was not made.`,
       )
     }
-    const shown = { ...call, summary: summary.text }
+    const shown = { ...call, summary: summary.value.text }
     const request: ToolApprovalRequest =
       this.#programDescription === undefined ? shown : { ...shown, programDescription: this.#programDescription }
     const waitingKey = {}

@@ -2,14 +2,19 @@
  * Local `$ref` resolution: `#`, `#/$defs/Entity`, `#/properties/a~1b`. Only references into the
  * same document resolve; remote ones and `$anchor` names are reported, not fetched or searched.
  */
-import { unescapeJsonPointerSegment } from '@code-runtime/core/internal'
+import { unescapeJsonPointerSegment, type Checked } from '@code-runtime/core/internal'
 
 /** Why a reference did not resolve, in a few words for a comment in the SDK. */
 export type UnresolvedReason = 'remote' | 'anchor' | 'malformed' | 'missing'
 
-export type ResolvedReference =
-  | { readonly ok: true; readonly pointer: string; readonly segments: readonly string[]; readonly target: unknown }
-  | { readonly ok: false; readonly reason: UnresolvedReason }
+/** Where a resolved reference points: the pointer, its unescaped segments, and what is there. */
+export interface ReferenceTarget {
+  readonly pointer: string
+  readonly segments: readonly string[]
+  readonly target: unknown
+}
+
+export type ResolvedReference = Checked<ReferenceTarget, UnresolvedReason>
 
 function step(value: unknown, segment: string): unknown {
   if (Array.isArray(value)) {
@@ -25,19 +30,19 @@ function step(value: unknown, segment: string): unknown {
  */
 export function resolveLocalReference(document: unknown, reference: string): ResolvedReference {
   const hashAt = reference.indexOf('#')
-  if (hashAt !== 0) return { ok: false, reason: hashAt < 0 && reference === '' ? 'malformed' : 'remote' }
+  if (hashAt !== 0) return { ok: false, error: hashAt < 0 && reference === '' ? 'malformed' : 'remote' }
   let fragment: string
   try {
     fragment = decodeURIComponent(reference.slice(1))
   } catch {
-    return { ok: false, reason: 'malformed' }
+    return { ok: false, error: 'malformed' }
   }
-  if (fragment !== '' && !fragment.startsWith('/')) return { ok: false, reason: 'anchor' }
+  if (fragment !== '' && !fragment.startsWith('/')) return { ok: false, error: 'anchor' }
   const segments = fragment === '' ? [] : fragment.slice(1).split('/').map(unescapeJsonPointerSegment)
   let target: unknown = document
   for (const segment of segments) {
     target = step(target, segment)
-    if (target === undefined) return { ok: false, reason: 'missing' }
+    if (target === undefined) return { ok: false, error: 'missing' }
   }
-  return { ok: true, pointer: fragment, segments, target }
+  return { ok: true, value: { pointer: fragment, segments, target } }
 }

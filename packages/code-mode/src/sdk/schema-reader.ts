@@ -206,9 +206,9 @@ class SchemaDocumentReader {
 
   #readReference(reference: string): TypeNode {
     const resolved = resolveLocalReference(this.#document, reference)
-    if (!resolved.ok) return unresolvedReferenceType(reference, resolved.reason)
-    const key = this.#keyOf(resolved.pointer)
-    if (!this.#queued.has(key)) this.#queued.set(key, resolved)
+    if (!resolved.ok) return unresolvedReferenceType(reference, resolved.error)
+    const key = this.#keyOf(resolved.value.pointer)
+    if (!this.#queued.has(key)) this.#queued.set(key, resolved.value)
     return { kind: 'reference', key }
   }
 

@@ -6,7 +6,7 @@
  * `unknown` silently.
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec'
-import { isObjectRecord, isPlainObject, refuseConfigField } from '@code-runtime/core/internal'
+import { isObjectRecord, isPlainObject, refuseConfigField, type Checked } from '@code-runtime/core/internal'
 import { INVALID_TOOL_PLACE } from '../errors.js'
 
 /**
@@ -27,7 +27,7 @@ export type StandardToolSchema = StandardJSONSchemaV1 | (StandardJSONSchemaV1 & 
 export type ToolSchema = JsonSchema | StandardToolSchema
 
 /** The outcome of a tool's own validator: the value the tool is given, or the first problem. */
-export type ValidatedArguments = { readonly value: unknown } | { readonly problem: string }
+export type ValidatedArguments = Checked<unknown>
 
 /** A tool's own validator, as Code Mode calls it. */
 export type ToolArgumentValidator = (args: unknown) => Promise<ValidatedArguments>
@@ -151,7 +151,9 @@ function describeIssues(issues: readonly StandardSchemaV1.Issue[]): string {
 function standardValidator(props: StandardSchemaV1.Props): ToolArgumentValidator {
   return async args => {
     const result = await props.validate(args)
-    return result.issues === undefined ? { value: result.value } : { problem: describeIssues(result.issues) }
+    return result.issues === undefined
+      ? { ok: true, value: result.value }
+      : { ok: false, error: describeIssues(result.issues) }
   }
 }
 

@@ -111,7 +111,7 @@ export async function runProgram(
         // The catalog's tools resolve the server's answer as it came (see CatalogTool).
         const decoded = decodeCallResult((await execute()) as CallToolResult)
         media.push(...decoded.media)
-        if (!decoded.ok) throw new Error(decoded.message)
+        if (!decoded.ok) throw new Error(decoded.error)
         return decoded.value
       } finally {
         options.onCalls?.({ started, finished: ++finished })

@@ -12,7 +12,7 @@ function request(programDescription: string): ToolApprovalRequest {
   const args = { path: '/DANGER/everything' }
   const summary = summarizeApprovalArguments(args)
   assert.ok(summary.ok)
-  return { tool: 'files_delete', member: 'files_delete', args, summary: summary.text, programDescription }
+  return { tool: 'files_delete', member: 'files_delete', args, summary: summary.value.text, programDescription }
 }
 
 describe('approval questions', () => {

@@ -52,12 +52,12 @@ describe('decodeCallResult', () => {
   it('turns isError into a failure with the server text', () => {
     assert.deepEqual(decodeCallResult({ content: [{ type: 'text', text: 'ENOENT: no such file' }], isError: true }), {
       ok: false,
-      message: 'ENOENT: no such file',
+      error: 'ENOENT: no such file',
       media: [],
     })
     const silent = decodeCallResult({ content: [], isError: true })
     assert.equal(silent.ok, false)
-    assert.match((silent as { message: string }).message, /without a message/)
+    assert.match((silent as { error: string }).error, /without a message/)
   })
 
   it("drops the SDK's MCP error prefix from an error answer (how McpServer refuses an unknown tool)", () => {
@@ -65,7 +65,7 @@ describe('decodeCallResult', () => {
       content: [{ type: 'text', text: 'MCP error -32602: Tool read_txt_file not found' }],
       isError: true,
     })
-    assert.deepEqual(refusal, { ok: false, message: 'Tool read_txt_file not found', media: [] })
+    assert.deepEqual(refusal, { ok: false, error: 'Tool read_txt_file not found', media: [] })
   })
 })
 

@@ -15,7 +15,7 @@ import {
   type ImageContent,
   type ResourceLink,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { CodeJsonValue } from '@code-runtime/core'
+import type { Checked, CodeJsonValue } from '@code-runtime/core'
 import { McpProxyError } from '../errors.js'
 import { withoutMcpErrorPrefix } from '../protocol/protocol-errors.js'
 
@@ -23,9 +23,7 @@ import { withoutMcpErrorPrefix } from '../protocol/protocol-errors.js'
 export type MediaBlock = ImageContent | AudioContent | EmbeddedResource | ResourceLink
 
 /** A decoded answer: the program's value, or the server's error text; media either way. */
-export type DecodedCallResult =
-  | { readonly ok: true; readonly value: CodeJsonValue; readonly media: readonly MediaBlock[] }
-  | { readonly ok: false; readonly message: string; readonly media: readonly MediaBlock[] }
+export type DecodedCallResult = Checked<CodeJsonValue> & { readonly media: readonly MediaBlock[] }
 
 /** Longest error text from a server passed on to the program, in characters. */
 const MAX_ERROR_CHARS = 4_000
@@ -56,7 +54,7 @@ export function decodeCallResult(result: CallToolResult): DecodedCallResult {
     const message = text === '' ? 'The tool reported an error without a message.' : text
     return {
       ok: false,
-      message: message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}...` : message,
+      error: message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}...` : message,
       media,
     }
   }
