@@ -3,6 +3,7 @@
  * decoder of its arguments. Every front end lists and reads `run_code` through these, so the
  * schema a model is shown and the check its arguments meet cannot drift apart.
  */
+import type { Checked } from '@code-runtime/core'
 import type { JsonSchema } from '../tools/tool-definition.js'
 
 /** The arguments of `run_code`. */
@@ -73,9 +74,7 @@ export interface DecodedRunCodeInput {
  * with them. Reads each field once; what JSON can carry never makes it throw.
  * @example safeParseRunCodeInput({ code: 'return 1', description: 'one' }) // { ok: true, value: { code: 'return 1', description: 'one', reset: false } }
  */
-export function safeParseRunCodeInput(
-  input: unknown,
-): { readonly ok: true; readonly value: DecodedRunCodeInput } | { readonly ok: false; readonly error: string } {
+export function safeParseRunCodeInput(input: unknown): Checked<DecodedRunCodeInput> {
   if (typeof input !== 'object' || input === null)
     return { ok: false, error: 'run_code takes an object { code, description }.' }
   const { code, description, reset } = input as { code?: unknown; description?: unknown; reset?: unknown }

@@ -21,6 +21,7 @@ import {
   readStringRecordField,
   refuseConfigField,
   refuseUnknownConfigFields,
+  type Checked,
   type ConfigPlace,
   type ConfigRecord,
 } from '@code-runtime/core/internal'
@@ -263,7 +264,7 @@ export function parseServersConfig(input: unknown, options: ServersConfigOptions
 export function safeParseServersConfig(
   input: unknown,
   options: ServersConfigOptions,
-): { readonly ok: true; readonly value: ServersConfig } | { readonly ok: false; readonly error: McpProxyError } {
+): Checked<ServersConfig, McpProxyError> {
   try {
     return { ok: true, value: parseServersConfig(input, options) }
   } catch (error) {
