@@ -77,6 +77,9 @@ const result = spawnSync(
     '--test',
     `--test-concurrency=${concurrency}`,
     `--test-timeout=${TEST_TIMEOUT_MS}`,
+    // A test stopped at its own limit can leave what it started running (a child, a connection);
+    // the file then ends once its tests have, instead of waiting for the file limit above.
+    '--test-force-exit',
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     `--test-reporter=${fileURLToPath(new URL('test-durations-reporter.mjs', import.meta.url))}`,

@@ -115,9 +115,12 @@ function instrumentedTools(events: ToolEvents): CodeModeTool[] {
 function holdUntilInFlight(count: number): ToolEvents['hold'] {
   const together = createDeferred<void>()
   let waiting = 0
-  const brokenScheduler = setTimeout(() => together.resolve(), BROKEN_SCHEDULER_MS).unref()
+  // Counted from the first call, not from now: the run's type check comes first, and on a loaded
+  // machine the first one (the checker's start-up) took longer than this whole allowance.
+  let brokenScheduler: NodeJS.Timeout | undefined
   void together.promise.then(() => clearTimeout(brokenScheduler))
   return async () => {
+    brokenScheduler ??= setTimeout(() => together.resolve(), BROKEN_SCHEDULER_MS).unref()
     if (++waiting >= count) together.resolve()
     await together.promise
   }

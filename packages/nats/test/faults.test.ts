@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { CodeRuntimeError, startCodeRuntime } from '@code-runtime/core'
+import { CodeRuntimeError, startCodeRuntime, type CodeRunResult } from '@code-runtime/core'
 import { NatsCodeRuntime, type Runner } from '@code-runtime/nats'
 import { heldTools } from './held-tools.js'
 import { freePort, startNatsServer, startTestRunners, type NatsServer } from './nats-server.js'
@@ -52,6 +52,18 @@ function exited(child: ChildProcess): Promise<void> {
     : new Promise(resolve => child.once('exit', () => resolve()))
 }
 
+/**
+ * Resolves once the program is inside its held call; fails with the run's result if the run ends
+ * first (a run that never reaches a runner would otherwise leave the test waiting for good).
+ */
+async function entered(held: { readonly entered: Promise<void> }, running: Promise<CodeRunResult>): Promise<void> {
+  const ended = running.then(result => {
+    throw new Error(`the run ended before its held call: ${JSON.stringify(result.error ?? result.value)}`)
+  })
+  ended.catch(() => undefined)
+  await Promise.race([held.entered, ended])
+}
+
 async function waitFor(check: () => boolean, what: string, limitMs = 15_000): Promise<void> {
   const deadline = Date.now() + limitMs
   while (!check()) {
@@ -60,64 +72,74 @@ async function waitFor(check: () => boolean, what: string, limitMs = 15_000): Pr
   }
 }
 
+/**
+ * Each test's own limit, far past what it takes beside a CPU hog: once a test of this file hung and
+ * the whole file ran into the runner's 15-minute limit without saying which one.
+ */
+const TEST_LIMIT = { timeout: 120_000 }
+
 describe('nats faults', () => {
   let server: NatsServer
   before(async () => {
     server = await startNatsServer()
-  })
-  after(() => server.dispose())
+  }, TEST_LIMIT)
+  after(() => server.dispose(), TEST_LIMIT)
 
-  it('settles a run whose runner is killed as worker-exit naming it, never retried; a run elsewhere is unaffected', async () => {
-    const first = await startProcess(RUNNER_PROCESS, [server.url, 'doomed', '1'], 'ready')
-    const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, {
-      servers: server.url,
-      heartbeatMs: 200,
-      lostAfterMs: 1_000,
-    })
-    let second: ChildProcess | undefined
-    try {
-      const doomed = heldTools()
-      const lost = runtime.run({
-        program: "await tools.mark({ run: 'lost' })\nreturn await tools.hold({})",
-        bindings: [doomed.tools],
+  it(
+    'settles a run whose runner is killed as worker-exit naming it, never retried; a run elsewhere is unaffected',
+    TEST_LIMIT,
+    async () => {
+      const first = await startProcess(RUNNER_PROCESS, [server.url, 'doomed', '1'], 'ready')
+      const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, {
+        servers: server.url,
+        heartbeatMs: 200,
+        lostAfterMs: 1_000,
       })
-      await doomed.entered
-      // The doomed runner is full: the next run goes to the second one.
-      second = await startProcess(RUNNER_PROCESS, [server.url, 'survivor', '1'], 'ready')
-      const healthy = heldTools()
-      const fine = runtime.run({
-        program: "await tools.mark({ run: 'fine' })\nreturn await tools.hold({})",
-        bindings: [healthy.tools],
-      })
-      await healthy.entered
-      const killedAt = performance.now()
-      first.kill('SIGKILL')
-      const result = await lost
-      const lostAfterMs = performance.now() - killedAt
-      assert.equal(result.error?.kind, 'worker-exit')
-      assert.match(result.error?.message ?? '', /The runner doomed stopped answering .*not retried/)
-      assert.equal(result.usage.runner, 'doomed')
-      // Detected by heartbeats, not by a wall ceiling.
-      assert.ok(lostAfterMs < 60_000)
-      healthy.release()
-      doomed.release()
-      const other = await fine
-      assert.equal(other.value, 'released')
-      assert.equal(other.usage.runner, 'survivor')
-      // Nothing ran twice: each program's first call happened once.
-      assert.deepEqual(
-        [...doomed.calls, ...healthy.calls],
-        ['mark {"run":"lost"}', 'hold', 'mark {"run":"fine"}', 'hold'],
-      )
-    } finally {
-      await dispose()
-      first.kill('SIGKILL')
-      second?.kill('SIGTERM')
-      await Promise.all([exited(first), ...(second === undefined ? [] : [exited(second)])])
-    }
-  })
+      let second: ChildProcess | undefined
+      try {
+        const doomed = heldTools()
+        const lost = runtime.run({
+          program: "await tools.mark({ run: 'lost' })\nreturn await tools.hold({})",
+          bindings: [doomed.tools],
+        })
+        await entered(doomed, lost)
+        // The doomed runner is full: the next run goes to the second one.
+        second = await startProcess(RUNNER_PROCESS, [server.url, 'survivor', '1'], 'ready')
+        const healthy = heldTools()
+        const fine = runtime.run({
+          program: "await tools.mark({ run: 'fine' })\nreturn await tools.hold({})",
+          bindings: [healthy.tools],
+        })
+        await entered(healthy, fine)
+        const killedAt = performance.now()
+        first.kill('SIGKILL')
+        const result = await lost
+        const lostAfterMs = performance.now() - killedAt
+        assert.equal(result.error?.kind, 'worker-exit')
+        assert.match(result.error?.message ?? '', /The runner doomed stopped answering .*not retried/)
+        assert.equal(result.usage.runner, 'doomed')
+        // Detected by heartbeats, not by a wall ceiling.
+        assert.ok(lostAfterMs < 60_000)
+        healthy.release()
+        doomed.release()
+        const other = await fine
+        assert.equal(other.value, 'released')
+        assert.equal(other.usage.runner, 'survivor')
+        // Nothing ran twice: each program's first call happened once.
+        assert.deepEqual(
+          [...doomed.calls, ...healthy.calls],
+          ['mark {"run":"lost"}', 'hold', 'mark {"run":"fine"}', 'hold'],
+        )
+      } finally {
+        await dispose()
+        first.kill('SIGKILL')
+        second?.kill('SIGTERM')
+        await Promise.all([exited(first), ...(second === undefined ? [] : [exited(second)])])
+      }
+    },
+  )
 
-  it('aborts the run of a caller process that is killed', async () => {
+  it('aborts the run of a caller process that is killed', TEST_LIMIT, async () => {
     const [runner] = (await startTestRunners(server.url, 1, {
       id: 'orphaned',
       lostAfterMs: 1_000,
@@ -134,35 +156,42 @@ describe('nats faults', () => {
     }
   })
 
-  it('waits for a free runner up to maxQueueMs, then fails without running anything; a run that gets a slot in time runs once', async () => {
-    const [runner] = (await startTestRunners(server.url, 1, { id: 'single', concurrency: 1 })) as [Runner]
-    const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, maxQueueMs: 400 })
-    const patient = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, maxQueueMs: 20_000 })
-    try {
-      const busy = heldTools()
-      const holding = runtime.run({ program: 'return await tools.hold({})', bindings: [busy.tools] })
-      await busy.entered
-      const queued = heldTools()
-      const refused = await runtime.run({ program: "await tools.mark({ run: 'queued' })", bindings: [queued.tools] })
-      assert.equal(refused.error?.kind, 'timeout')
-      assert.match(refused.error?.message ?? '', /No runner had a free slot within 400 ms \(maxQueueMs\); nothing ran/)
-      assert.deepEqual(queued.calls, [])
-      const later = heldTools()
-      const waiting = patient.runtime.run({
-        program: "await tools.mark({ run: 'later' })\nreturn 'ran'",
-        bindings: [later.tools],
-      })
-      busy.release()
-      assert.equal((await holding).value, 'released')
-      assert.equal((await waiting).value, 'ran')
-      assert.deepEqual(later.calls, ['mark {"run":"later"}'])
-    } finally {
-      await Promise.all([dispose(), patient.dispose()])
-      await runner.drain(500)
-    }
-  })
+  it(
+    'waits for a free runner up to maxQueueMs, then fails without running anything; a run that gets a slot in time runs once',
+    TEST_LIMIT,
+    async () => {
+      const [runner] = (await startTestRunners(server.url, 1, { id: 'single', concurrency: 1 })) as [Runner]
+      const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, maxQueueMs: 400 })
+      const patient = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, maxQueueMs: 20_000 })
+      try {
+        const busy = heldTools()
+        const holding = runtime.run({ program: 'return await tools.hold({})', bindings: [busy.tools] })
+        await busy.entered
+        const queued = heldTools()
+        const refused = await runtime.run({ program: "await tools.mark({ run: 'queued' })", bindings: [queued.tools] })
+        assert.equal(refused.error?.kind, 'timeout')
+        assert.match(
+          refused.error?.message ?? '',
+          /No runner had a free slot within 400 ms \(maxQueueMs\); nothing ran/,
+        )
+        assert.deepEqual(queued.calls, [])
+        const later = heldTools()
+        const waiting = patient.runtime.run({
+          program: "await tools.mark({ run: 'later' })\nreturn 'ran'",
+          bindings: [later.tools],
+        })
+        busy.release()
+        assert.equal((await holding).value, 'released')
+        assert.equal((await waiting).value, 'ran')
+        assert.deepEqual(later.calls, ['mark {"run":"later"}'])
+      } finally {
+        await Promise.all([dispose(), patient.dispose()])
+        await runner.drain(500)
+      }
+    },
+  )
 
-  it('resolves a run in flight when NATS restarts under it', async () => {
+  it('resolves a run in flight when NATS restarts under it', TEST_LIMIT, async () => {
     const [runner] = (await startTestRunners(server.url, 1, {
       id: 'steady',
       heartbeatMs: 200,
@@ -192,7 +221,7 @@ describe('nats faults', () => {
 })
 
 describe('nats at start-up and with credentials', () => {
-  it('fails to start with CODE_RUNTIME_UNAVAILABLE naming the server when NATS is down', async () => {
+  it('fails to start with CODE_RUNTIME_UNAVAILABLE naming the server when NATS is down', TEST_LIMIT, async () => {
     const url = `nats://127.0.0.1:${await freePort()}`
     await assert.rejects(
       startCodeRuntime(NatsCodeRuntime, { servers: url }),
@@ -201,7 +230,7 @@ describe('nats at start-up and with credentials', () => {
     )
   })
 
-  it('serves only callers with the credentials, and runners too', async () => {
+  it('serves only callers with the credentials, and runners too', TEST_LIMIT, async () => {
     const server = await startNatsServer({ user: 'fleet', pass: 's3cret' })
     try {
       await assert.rejects(

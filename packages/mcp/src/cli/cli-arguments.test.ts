@@ -24,7 +24,7 @@ describe('parseCliArguments', () => {
       backendChosen: false,
       timeoutMs: DEFAULT_RUN_TIMEOUT_MS,
       maxSdkChars: 20_000,
-      listWaitMs: 5_000,
+      listWaitMs: 20_000,
       typeCheck: 'calls',
       state: true,
       approvalFallback: 'decline',

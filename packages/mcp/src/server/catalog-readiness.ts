@@ -5,8 +5,12 @@
  */
 import type { UpstreamServer } from '../upstream/upstream-clients.js'
 
-/** How long `tools/list` and `tools/call` wait for upstream servers still connecting, by default. */
-export const DEFAULT_CATALOG_WAIT_MS = 5_000
+/**
+ * How long `tools/list` and `tools/call` wait for upstream servers still connecting, by default:
+ * well past how long a server installed from npm takes to start on a loaded machine (beside a CPU
+ * hog, 5 s was not enough), and well inside the minute MCP clients give a request.
+ */
+export const DEFAULT_CATALOG_WAIT_MS = 20_000
 /** The longest wait taken: ten minutes. */
 export const MAX_CATALOG_WAIT_MS = 600_000
 

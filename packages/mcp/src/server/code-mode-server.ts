@@ -66,7 +66,7 @@ export interface CodeModeServerOptions {
   readonly runtime: CodeModeRuntime | PromiseLike<CodeModeRuntime>
   /**
    * Longest that `tools/list` and `tools/call` wait for upstream servers still connecting, in
-   * milliseconds; default 5 000. Past it they are served with the servers that are ready.
+   * milliseconds; default 20 000. Past it they are served with the servers that are ready.
    */
   readonly catalogWaitMs?: number
   /** Told the catalog once it is ready, before the first listing is answered. */
