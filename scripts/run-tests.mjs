@@ -90,10 +90,19 @@ const result = spawnSync(
 )
 // The reporter names files by absolute path; they are kept by path from the root, merged with
 // what earlier runs timed (a run of some files keeps the others' times).
-const timed = readDurations(RUN_DURATIONS_PATH)
+const timed = {}
+const lines = existsSync(RUN_DURATIONS_PATH) ? readFileSync(RUN_DURATIONS_PATH, 'utf8').split('\n') : []
+for (const line of lines) {
+  try {
+    const { file, ms } = JSON.parse(line)
+    if (typeof file === 'string' && typeof ms === 'number') timed[file] = (timed[file] ?? 0) + ms
+  } catch {
+    // An empty line, or the last one cut short by the runner's exit.
+  }
+}
 rmSync(RUN_DURATIONS_PATH, { force: true })
 for (const [file, milliseconds] of Object.entries(timed)) {
-  if (typeof milliseconds === 'number') known[relative(process.cwd(), resolve(file))] = Math.round(milliseconds)
+  known[relative(process.cwd(), resolve(file))] = Math.round(milliseconds)
 }
 writeFileSync(DURATIONS_PATH, `${JSON.stringify(known, null, 2)}\n`)
 process.exit(result.status ?? 1)
