@@ -90,10 +90,12 @@ describe('nats faults', () => {
     TEST_LIMIT,
     async () => {
       const first = await startProcess(RUNNER_PROCESS, [server.url, 'doomed', '1'], 'ready')
+      // Three seconds of silence, not one: starting the second runner beside a CPU hog once kept the
+      // live doomed runner from a heartbeat for just over a second, and the run was lost before the kill.
       const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, {
         servers: server.url,
         heartbeatMs: 200,
-        lostAfterMs: 1_000,
+        lostAfterMs: 3_000,
       })
       let second: ChildProcess | undefined
       try {
