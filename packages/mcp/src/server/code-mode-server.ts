@@ -10,18 +10,27 @@
  * The program's logs reach the client while it runs only if it asked (see run-notification-sinks.ts),
  * batched and paced by the client's reading (see run-notifier.ts).
  *
+ * It serves both protocol revisions, 2025-11-25 (and older: clients that open with `initialize`)
+ * and 2026-07-28 (`server/discover`, an envelope on every request), through the SDK's serving
+ * entry (see served-connection.ts). That entry builds a fresh SDK server for each connection,
+ * so the server is two parts: the state that outlives an SDK server (catalog, runtime, sessions,
+ * what is listed, shutting down), made once here, and `buildServer`, which registers the handlers
+ * over that state on a new SDK server whenever the entry asks for one. What a 2026-07-28 client
+ * does not get yet: a call that needs approval cannot be asked about mid-run (see
+ * client-approval.ts).
+ *
  * Built on the SDK's low-level `Server`: our tools have JSON Schemas and descriptions that change
  * at run time, which the high-level `McpServer` (zod schemas, fixed registrations) does not fit.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolRequest,
   type CallToolResult,
+  type ServerContext,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js'
+  type Transport,
+} from '@modelcontextprotocol/server'
 import {
   CodeModeError,
   DEFAULT_MAX_RESULT_CHARS,
@@ -39,10 +48,10 @@ import { LogSubscribingServer } from './log-subscriptions.js'
 import { catalogSettled, DEFAULT_CATALOG_WAIT_MS, MAX_CATALOG_WAIT_MS } from './catalog-readiness.js'
 import { McpProxyError } from '../errors.js'
 import { PACKAGE_INFO } from '../package-info.js'
-import { ProtocolError } from '../protocol/protocol-errors.js'
 import { catalogCodeMode, runProgram } from '../run/program-run.js'
 import { liveNotificationSinks } from './run-notification-sinks.js'
 import { RunNotifier } from './run-notifier.js'
+import { ServedConnection } from './served-connection.js'
 import {
   DEFAULT_MAX_SDK_CHARS,
   presentTools,
@@ -103,17 +112,23 @@ export interface CodeModeServerOptions {
   readonly onApproval?: (line: string) => void
 }
 
-/** A running Code Mode MCP server. */
+/**
+ * A running Code Mode MCP server. It serves one connection: a client, over the transport given
+ * to `connect`; serve another client with another `createCodeModeServer` (over the same runtime
+ * and upstreams, if you like).
+ */
 export interface CodeModeServer {
-  /** The SDK server, for transports other than stdio. */
-  readonly server: Server
   /** The tools as they are now (none of a server still connecting). */
   readonly catalog: ToolCatalog
   /** Settles once the catalog and the runtime are ready; rejects when the runtime failed to start. */
   readonly ready: Promise<void>
   /** Rebuilds the catalog from the upstreams; tells the client when its tool list changed. */
   refresh(): void
-  /** Serves over `transport` (over stdio, a `BoundedStdioServerTransport`). */
+  /**
+   * Serves one client over `transport`, a long-lived message stream (over stdio, a
+   * `BoundedStdioServerTransport`), in whichever revision the client opens with; resolves once the
+   * transport has started. A second call rejects (`MCP_PROXY_USAGE`).
+   */
   connect(transport: Transport): Promise<void>
   /** Aborts runs in flight, ends every session, then closes the connection. Upstream servers stay the caller's to close. */
   close(): Promise<void>
@@ -211,6 +226,10 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     return (presentation ??= present())
   }
 
+  /** The connection served, once `connect` has started it; `opening` while it starts. */
+  let connection: ServedConnection | undefined
+  let opening: Promise<ServedConnection> | undefined
+
   function refresh(): void {
     const before = presentation === undefined ? undefined : listTools(presentation)
     catalog = buildToolCatalog(options.upstreams)
@@ -218,22 +237,9 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     if (presentation === undefined) return
     presentation = present()
     warmChecker()
-    if (
-      hasListed &&
-      JSON.stringify(before) !== JSON.stringify(listTools(presentation)) &&
-      server.transport !== undefined
-    ) {
-      void server.sendToolListChanged().catch(() => undefined)
-    }
+    if (hasListed && JSON.stringify(before) !== JSON.stringify(listTools(presentation)))
+      connection?.notifyToolsChanged()
   }
-  const server = new LogSubscribingServer(
-    { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version },
-    {
-      capabilities: { tools: { listChanged: true }, logging: {} },
-      instructions:
-        'Use run_code to call the tools of several MCP servers from one TypeScript program: loops, branches and Promise.all instead of one tool call per turn.',
-    },
-  )
 
   function listTools(presentation: ToolPresentation): Tool[] {
     const listing = listRunCode(presentation.runCodeDescription, { session: sessions?.enabled === true })
@@ -255,19 +261,18 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     return tools
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
+  async function answerListTools(): Promise<{ tools: Tool[] }> {
     const tools = listTools(await readyPresentation())
     hasListed = true
     return { tools }
-  })
-
-  // The client went away (end of stdin, a closed HTTP session): its variables go with it.
-  server.onclose = (): void => {
-    void sessions?.endAll()
   }
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: args } = request.params
+  async function answerCallTool(
+    server: LogSubscribingServer,
+    params: CallToolRequest['params'],
+    context: ServerContext,
+  ): Promise<CallToolResult> {
+    const { name, arguments: args } = params
     await readyPresentation()
     const clientSessions = sessions as ClientSessions
     if (name === TOOL_TYPES_TOOL_NAME) {
@@ -284,7 +289,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     }
     if (name !== 'run_code') {
       throw new ProtocolError(
-        ErrorCode.InvalidParams,
+        ProtocolErrorCode.InvalidParams,
         unknownToolMessage(
           catalog,
           name,
@@ -298,19 +303,19 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
     const input = decoded.value
     if (closing.signal.aborted) return textResult('code-runtime is shutting down; try again after it restarts.', true)
     // Live logs never exceed what the result itself can hold.
-    const notifier = new RunNotifier(liveNotificationSinks(server, extra), { maxLogChars: maxResultChars })
+    const notifier = new RunNotifier(liveNotificationSinks(server, context), { maxLogChars: maxResultChars })
     let output
     try {
       const run = (): ReturnType<typeof runProgram> => {
-        const session = clientSessions.of(extra.sessionId)
+        const session = clientSessions.of(context.sessionId)
         return runProgram(currentCodeMode(), input.code, {
-          signal: AbortSignal.any([extra.signal, closing.signal]),
+          signal: AbortSignal.any([context.mcpReq.signal, closing.signal]),
           onLog: line => notifier.log(line),
           onCalls: counts => notifier.calls(counts),
           description: input.description,
           approve: clientApprover({
             server,
-            relatedRequestId: extra.requestId,
+            request: context,
             fallback: options.approvalFallback ?? DEFAULT_APPROVAL_FALLBACK,
             ...(options.onApproval === undefined ? {} : { log: options.onApproval }),
           }),
@@ -328,7 +333,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
         options.onNotice?.(`${error.message}; run_code runs every program from scratch instead (as with --no-state).`)
         await clientSessions.disable()
         presentation = present()
-        if (server.transport !== undefined) void server.sendToolListChanged().catch(() => undefined)
+        connection?.notifyToolsChanged()
         output = await run()
       }
     } finally {
@@ -336,21 +341,49 @@ export function createCodeModeServer(options: CodeModeServerOptions): CodeModeSe
       await notifier.close()
     }
     return { content: [{ type: 'text', text: output.text }, ...output.media], isError: output.isError }
-  })
+  }
+
+  /** A fresh SDK server answering from the state above: the serving entry asks for one per connection. */
+  function buildServer(): LogSubscribingServer {
+    const server = new LogSubscribingServer(
+      { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version },
+      {
+        capabilities: { tools: { listChanged: true }, logging: {} },
+        instructions:
+          'Use run_code to call the tools of several MCP servers from one TypeScript program: loops, branches and Promise.all instead of one tool call per turn.',
+        // The listing changes at run time (upstreams arrive, change their tools, restart), so a
+        // 2026-07-28 client must not serve it from a cache; list_changed says when to list again.
+        cacheHints: { 'tools/list': { ttlMs: 0, cacheScope: 'private' } },
+      },
+    )
+    server.setRequestHandler('tools/list', answerListTools)
+    server.setRequestHandler('tools/call', (request, context) => answerCallTool(server, request.params, context))
+    return server
+  }
 
   return {
-    server,
     get catalog() {
       return catalog
     },
     ready,
     refresh,
     async connect(transport) {
-      await server.connect(transport)
+      if (opening !== undefined || closing.signal.aborted) {
+        throw new McpProxyError(
+          'MCP_PROXY_USAGE',
+          'A Code Mode server serves one connection, and this one is already connected or closed; create another server for another client.',
+        )
+      }
+      opening = ServedConnection.open(transport, {
+        build: buildServer,
+        // The client went away (end of stdin, a closed transport): its variables go with it.
+        onEnd: () => void sessions?.endAll(),
+      })
+      connection = await opening
     },
     async close() {
       closing.abort(new Error('code-runtime is shutting down.'))
-      await server.close()
+      await (await opening?.catch(() => undefined))?.close()
       await sessions?.endAll()
     },
   }
