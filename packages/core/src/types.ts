@@ -111,10 +111,10 @@ export interface CodeRunUsage {
   /** Bytes of the outer output, as charged against `maxOutputBytes`. */
   readonly outputBytes: number
   /**
-   * The substrate's V8 heap size when the run ended, in bytes, when it can tell (absent otherwise):
-   * not a peak, since nothing samples the heap while the program runs.
+   * The substrate's V8 heap size when the run ended, in bytes, when it can tell (absent otherwise).
+   * Not a peak: nothing samples the heap while the program runs.
    */
-  readonly peakHeapBytes?: number
+  readonly endHeapBytes?: number
   /** Which runner ran the program, for a backend whose substrates live on other machines (absent otherwise). */
   readonly runner?: string
 }

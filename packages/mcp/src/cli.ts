@@ -11,12 +11,15 @@ import { commandHelpText, overviewText } from './cli/cli-help.js'
 import { McpProxyError } from './errors.js'
 import { PACKAGE_INFO } from './package-info.js'
 import { writeErrorLine } from './cli/terminal-output.js'
+import { enableCompileCache } from './cli/compile-cache.js'
 
 // Each command's module is loaded only when it runs: `serve` must answer its client's
 // `initialize` soon after it is spawned, and the others (the REPL, the NATS runner) would only
 // add their imports to that start.
 async function main(argv: readonly string[]): Promise<number> {
   const command = parseCliArguments(argv)
+  // Before any command's imports: they are what the cache saves compiling.
+  enableCompileCache()
   switch (command.command) {
     case 'help': {
       const text = command.topic === undefined ? overviewText() : commandHelpText(command.topic)

@@ -25,6 +25,11 @@ export type McpProxyErrorCode =
   | 'MCP_PROXY_USAGE'
   /** The program file given to `code-runtime run` cannot be read. */
   | 'MCP_PROXY_PROGRAM_NOT_FOUND'
+  /**
+   * Authentication cannot be set up: an issuer whose metadata or keys cannot be had, a keys file
+   * that is malformed or readable by others.
+   */
+  | 'MCP_PROXY_AUTH_SETUP'
 
 /** Details a caller can branch on instead of parsing the message. */
 export interface McpProxyErrorDetails extends CodeRuntimeFamilyErrorDetails {

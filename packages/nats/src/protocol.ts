@@ -348,9 +348,9 @@ function decodeUsage(value: unknown): CodeRunUsage | undefined {
     bindingCalls: raw.bindingCalls,
     outputBytes: raw.outputBytes,
   }
-  if (raw.peakHeapBytes !== undefined) {
-    if (!isCount(raw.peakHeapBytes)) return undefined
-    usage.peakHeapBytes = raw.peakHeapBytes
+  if (raw.endHeapBytes !== undefined) {
+    if (!isCount(raw.endHeapBytes)) return undefined
+    usage.endHeapBytes = raw.endHeapBytes
   }
   return usage
 }

@@ -119,12 +119,12 @@ function assertNonNegative(value: unknown, what: string, integer = false): void 
 function assertObservations(result: Record<string, unknown>): void {
   const usage = result['usage']
   assert.ok(typeof usage === 'object' && usage !== null, 'result.usage is present')
-  const { wallMs, busyMs, bindingCalls, outputBytes, peakHeapBytes } = usage as Record<string, unknown>
+  const { wallMs, busyMs, bindingCalls, outputBytes, endHeapBytes } = usage as Record<string, unknown>
   assertNonNegative(wallMs, 'usage.wallMs')
   assertNonNegative(busyMs, 'usage.busyMs')
   assertNonNegative(bindingCalls, 'usage.bindingCalls', true)
   assertNonNegative(outputBytes, 'usage.outputBytes', true)
-  if (peakHeapBytes !== undefined) assertNonNegative(peakHeapBytes, 'usage.peakHeapBytes', true)
+  if (endHeapBytes !== undefined) assertNonNegative(endHeapBytes, 'usage.endHeapBytes', true)
   const calls = result['calls']
   assert.ok(Array.isArray(calls), 'result.calls is an array')
   assert.equal(calls.length, bindingCalls, 'result.calls has one record per binding call counted in usage')

@@ -76,7 +76,7 @@ describe('RunEngine with a real guest', () => {
       [{ namespace: 'tools', member: 'echo', outcome: 'ok' }],
     )
     assert.equal(result.usage.bindingCalls, 1)
-    assert.ok((result.usage.peakHeapBytes ?? 0) > 0, 'the guest reports its heap')
+    assert.ok((result.usage.endHeapBytes ?? 0) > 0, 'the guest reports its heap')
     assert.equal(factory.spawned[0]?.alive, false, 'one substrate per run')
     await engine.dispose()
   })

@@ -365,7 +365,7 @@ export class RunSession {
       bindingCalls: this.bridge.callCount,
       outputBytes: 0,
     }
-    if (this.heapBytes !== undefined) usage.peakHeapBytes = this.heapBytes
+    if (this.heapBytes !== undefined) usage.endHeapBytes = this.heapBytes
     const finish = (lost: boolean): void => {
       const built = outcome(lost)
       usage.outputBytes = this.ledger.outputBytes

@@ -1,0 +1,34 @@
+/**
+ * Who asked: the identity a verified bearer token stands for on a shared `serve --http`. Every
+ * run, session, approval and audit line belongs to one. Verifiers make them; nothing else does.
+ */
+
+/** A caller the server has authenticated. */
+export interface Principal {
+  /** The stable name: a JWT's `sub`, or the name of a key in the keys file. */
+  readonly name: string
+  /** The scopes the token grants (empty for a key of the keys file, which grants the whole server). */
+  readonly scopes: readonly string[]
+  /** When the token stops being valid, in seconds since the epoch (absent for a key, which does not expire). */
+  readonly expiresAt?: number
+  /** How the caller was authenticated. */
+  readonly via: 'jwt' | 'key'
+}
+
+/** Why a token was refused, in the words of RFC 6750: an answer of 401 or 403. */
+export class TokenRefusal extends Error {
+  /** `invalid_token` (401: missing, malformed, expired, not ours) or `insufficient_scope` (403). */
+  readonly reason: 'invalid_token' | 'insufficient_scope'
+
+  constructor(reason: 'invalid_token' | 'insufficient_scope', message: string) {
+    super(message)
+    this.name = 'TokenRefusal'
+    this.reason = reason
+  }
+}
+
+/** Turns a bearer token into the principal it stands for, or refuses it. */
+export interface TokenVerifier {
+  /** @throws {TokenRefusal} for a token that is not valid here, never anything else for a bad token. */
+  verify(token: string): Promise<Principal>
+}
