@@ -48,8 +48,6 @@ export interface JwtVerifierOptions {
   readonly audience: string
   /** Where the issuer's keys are: a URL, or the path of a JWKS file; discovered from the issuer when absent. */
   readonly jwks?: string
-  /** Scope a token must grant to run anything; none when absent. */
-  readonly requiredScope?: string
   /** Accepted signature algorithms; {@link DEFAULT_JWT_ALGORITHMS} when absent. `none` and `HS*` are refused. */
   readonly algorithms?: readonly string[]
   /** Allowed clock skew on `exp` and `nbf`, in seconds; {@link DEFAULT_CLOCK_TOLERANCE_S} when absent. */
@@ -100,8 +98,14 @@ async function fetchJson(url: URL): Promise<unknown> {
   return (await response.json()) as unknown
 }
 
-/** Finds the issuer's `jwks_uri` in its metadata, whose `issuer` must be the one configured (RFC 8414 §3.3). */
-async function discoverJwksUri(issuer: URL, issuerText: string): Promise<URL> {
+/** The issuer's metadata document, as it published it (RFC 8414 or OpenID discovery). */
+export type IssuerMetadata = Readonly<Record<string, unknown>> & { readonly issuer: string }
+
+/**
+ * Fetches the issuer's metadata, whose `issuer` must be the one configured (RFC 8414 §3.3): the
+ * resource server names it to clients (RFC 9728) and finds the issuer's keys in it.
+ */
+async function discoverIssuer(issuer: URL, issuerText: string): Promise<IssuerMetadata> {
   const failures: string[] = []
   for (const url of metadataUrls(issuer)) {
     let metadata: unknown
@@ -111,7 +115,7 @@ async function discoverJwksUri(issuer: URL, issuerText: string): Promise<URL> {
       failures.push(`${url.href}: ${error instanceof Error ? error.message : String(error)}`)
       continue
     }
-    const { issuer: named, jwks_uri: jwksUri } = (metadata ?? {}) as { issuer?: unknown; jwks_uri?: unknown }
+    const named = (metadata as { issuer?: unknown } | null)?.issuer
     if (named !== issuerText) {
       throw setupError(
         `the metadata at ${url.href} names issuer ${JSON.stringify(named)}, not ${issuerText}.`,
@@ -119,13 +123,10 @@ async function discoverJwksUri(issuer: URL, issuerText: string): Promise<URL> {
         issuerText,
       )
     }
-    if (typeof jwksUri !== 'string') {
-      throw setupError(`the metadata at ${url.href} has no jwks_uri; pass --auth-jwks.`, 'auth-issuer', issuerText)
-    }
-    return fetchableUrl(jwksUri, 'auth-jwks')
+    return metadata as IssuerMetadata
   }
   throw setupError(
-    `the issuer's metadata cannot be had (${failures.join('; ')}); pass --auth-jwks, or check --auth-issuer.`,
+    `the issuer's metadata cannot be had (${failures.join('; ')}); check --auth-issuer.`,
     'auth-issuer',
     issuerText,
   )
@@ -182,33 +183,40 @@ function refusalOf(error: unknown): TokenRefusal {
   const { code, claim } = (error ?? {}) as { code?: unknown; claim?: unknown }
   switch (code) {
     case 'ERR_JWT_EXPIRED':
-      return new TokenRefusal('invalid_token', 'The token has expired.')
+      return new TokenRefusal('The token has expired.')
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      if (claim === 'nbf') return new TokenRefusal('invalid_token', 'The token is not valid yet.')
-      if (claim === 'aud') return new TokenRefusal('invalid_token', 'The token is for another audience.')
-      if (claim === 'iss') return new TokenRefusal('invalid_token', 'The token is from another issuer.')
-      return new TokenRefusal('invalid_token', `The token's ${String(claim)} claim is not valid.`)
+      if (claim === 'nbf') return new TokenRefusal('The token is not valid yet.')
+      if (claim === 'aud') return new TokenRefusal('The token is for another audience.')
+      if (claim === 'iss') return new TokenRefusal('The token is from another issuer.')
+      return new TokenRefusal(`The token's ${String(claim)} claim is not valid.`)
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
-      return new TokenRefusal('invalid_token', "The token's signature algorithm is not accepted.")
+      return new TokenRefusal("The token's signature algorithm is not accepted.")
     case 'ERR_JWKS_NO_MATCHING_KEY':
     case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
-      return new TokenRefusal('invalid_token', "No key of the issuer matches the token's key id.")
+      return new TokenRefusal("No key of the issuer matches the token's key id.")
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
-      return new TokenRefusal('invalid_token', "The token's signature is not the issuer's.")
+      return new TokenRefusal("The token's signature is not the issuer's.")
     case 'ERR_JWKS_TIMEOUT':
-      return new TokenRefusal('invalid_token', "The issuer's keys could not be had in time; try again.")
+      return new TokenRefusal("The issuer's keys could not be had in time; try again.")
     default:
-      return new TokenRefusal('invalid_token', 'The token is not a valid access token here.')
+      return new TokenRefusal('The token is not a valid access token here.')
   }
 }
 
+/** What {@link createJwtVerifier} made: the verifier, and the issuer's metadata for the server's own. */
+export interface JwtVerification {
+  readonly verifier: TokenVerifier
+  readonly issuerMetadata: IssuerMetadata
+}
+
 /**
- * The verifier of the issuer's tokens. Discovers the issuer's keys now, so that a wrong issuer is
- * said at start, not at the first request.
+ * The verifier of the issuer's tokens. Fetches the issuer's metadata and keys now, so that a wrong
+ * issuer is said at start, not at the first request. Scopes are the server's to require: the
+ * principal lists what the token grants.
  * @throws {McpProxyError} `MCP_PROXY_AUTH_SETUP` for a malformed URL, an issuer whose metadata
  *   cannot be had or names another issuer, an unreadable JWKS file, or an algorithm not accepted.
  */
-export async function createJwtVerifier(options: JwtVerifierOptions): Promise<TokenVerifier> {
+export async function createJwtVerifier(options: JwtVerifierOptions): Promise<JwtVerification> {
   const issuer = fetchableUrl(options.issuer, 'auth-issuer')
   try {
     new URL(options.audience)
@@ -221,14 +229,16 @@ export async function createJwtVerifier(options: JwtVerifierOptions): Promise<To
   }
   const algorithms = checkedAlgorithms(options.algorithms ?? DEFAULT_JWT_ALGORITHMS)
   const clockTolerance = options.clockToleranceS ?? DEFAULT_CLOCK_TOLERANCE_S
+  const issuerMetadata = await discoverIssuer(issuer, options.issuer)
   let keys: JWTVerifyGetKey
   if (options.jwks !== undefined && !/^[a-z][a-z0-9+.-]*:\/\//i.test(options.jwks)) {
     keys = createLocalJWKSet(readJwksFile(options.jwks))
   } else {
-    const jwksUrl =
-      options.jwks === undefined
-        ? await discoverJwksUri(issuer, options.issuer)
-        : fetchableUrl(options.jwks, 'auth-jwks')
+    const named = options.jwks ?? issuerMetadata.jwks_uri
+    if (typeof named !== 'string') {
+      throw setupError(`the issuer's metadata has no jwks_uri; pass --auth-jwks.`, 'auth-issuer', options.issuer)
+    }
+    const jwksUrl = fetchableUrl(named, 'auth-jwks')
     const remote = createRemoteJWKSet(jwksUrl, { timeoutDuration: FETCH_TIMEOUT_MS })
     // Fetched now, so that keys that cannot be had are said at start; jose refetches them later
     // when a token names a key id it does not know (the issuer rotated its keys).
@@ -243,7 +253,7 @@ export async function createJwtVerifier(options: JwtVerifierOptions): Promise<To
     }
     keys = remote
   }
-  return {
+  const verifier: TokenVerifier = {
     async verify(token) {
       let payload: JWTPayload
       try {
@@ -258,14 +268,15 @@ export async function createJwtVerifier(options: JwtVerifierOptions): Promise<To
         throw refusalOf(error)
       }
       const name = payload.sub
-      if (typeof name !== 'string' || name === '')
-        throw new TokenRefusal('invalid_token', 'The token names no subject.')
-      const scopes = grantedScopes(payload)
-      if (options.requiredScope !== undefined && !scopes.includes(options.requiredScope)) {
-        throw new TokenRefusal('insufficient_scope', `The token does not grant the scope ${options.requiredScope}.`)
+      if (typeof name !== 'string' || name === '') throw new TokenRefusal('The token names no subject.')
+      const principal: Principal = {
+        name,
+        scopes: grantedScopes(payload),
+        expiresAt: payload.exp as number,
+        via: 'jwt',
       }
-      const principal: Principal = { name, scopes, expiresAt: payload.exp as number, via: 'jwt' }
       return principal
     },
   }
+  return { verifier, issuerMetadata }
 }

@@ -89,7 +89,7 @@ function keysVerifier(entries: readonly KeyEntry[]): TokenVerifier {
       for (const entry of entries) {
         if (timingSafeEqual(presented, entry.hash) && found === undefined) found = entry.name
       }
-      if (found === undefined) return Promise.reject(new TokenRefusal('invalid_token', 'The key is not known here.'))
+      if (found === undefined) return Promise.reject(new TokenRefusal('The key is not known here.'))
       const principal: Principal = { name: found, scopes: [], via: 'key' }
       return Promise.resolve(principal)
     },

@@ -15,15 +15,17 @@ export interface Principal {
   readonly via: 'jwt' | 'key'
 }
 
-/** Why a token was refused, in the words of RFC 6750: an answer of 401 or 403. */
+/**
+ * A token that is not valid here (missing, malformed, expired, not ours): RFC 6750's
+ * `invalid_token`, answered with 401. A valid token without a required scope is the server's to
+ * answer (403), not the verifier's.
+ */
 export class TokenRefusal extends Error {
-  /** `invalid_token` (401: missing, malformed, expired, not ours) or `insufficient_scope` (403). */
-  readonly reason: 'invalid_token' | 'insufficient_scope'
+  readonly reason = 'invalid_token'
 
-  constructor(reason: 'invalid_token' | 'insufficient_scope', message: string) {
+  constructor(message: string) {
     super(message)
     this.name = 'TokenRefusal'
-    this.reason = reason
   }
 }
 
