@@ -41,6 +41,14 @@ export class ClientSessions {
     return session
   }
 
+  /** Ends the session filed under `key` (a closed connection, an evicted handle); a later run under it opens a new one. */
+  async end(key: string): Promise<void> {
+    const session = this.sessions.get(key)
+    if (session === undefined) return
+    this.sessions.delete(key)
+    await session.dispose()
+  }
+
   /** Turns state off for good (the backend has no sessions), ending any session. */
   async disable(): Promise<void> {
     this.isEnabled = false
