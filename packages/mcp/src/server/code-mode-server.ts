@@ -94,9 +94,9 @@ export interface CodeModeServerOptions {
   readonly typeCheck?: TypeCheckMode
   /**
    * Keep one session of the runtime per MCP client session (default `true`): variables persist
-   * between `run_code` calls, `run_code` takes `reset: true`, and its description says so. Over
-   * stdio that is one session per process; a transport that names its sessions (`sessionId`)
-   * gets one each. `false`: every run starts from nothing.
+   * between `run_code` calls, `run_code` takes `reset: true`, and its description says so. A
+   * server serves one connection, so that is one session (over stdio, one per process). `false`:
+   * every run starts from nothing.
    */
   readonly state?: boolean
   /** The options of each session (idle expiry, heap budget, run budgets); the backend's defaults otherwise. */
@@ -104,8 +104,9 @@ export interface CodeModeServerOptions {
   /** Told, in one line, what a person running the server should know (the backend has no sessions). */
   readonly onNotice?: (line: string) => void
   /**
-   * What a call that needs approval gets when the client cannot ask its person (no elicitation):
-   * `decline` (default) or `allow`. A client that can ask is always asked.
+   * What a call that needs approval gets when the client cannot ask its person (no elicitation,
+   * or a request of protocol revision 2026-07-28, which cannot be asked mid-run yet): `decline`
+   * (default) or `allow`. A client that can ask is always asked.
    */
   readonly approvalFallback?: ApprovalFallback
   /** Told each approval decision in one line (the server's audit log). */

@@ -41,10 +41,6 @@ class ConnectionTransport implements Transport {
     return this.#started ?? Promise.reject(new Error('the transport was not started'))
   }
 
-  get sessionId(): string | undefined {
-    return this.#inner.sessionId
-  }
-
   start(): Promise<void> {
     this.#inner.onmessage = (message, extra) => this.onmessage?.(message, extra)
     this.#inner.onerror = error => this.onerror?.(error)
