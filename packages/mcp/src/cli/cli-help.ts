@@ -43,7 +43,7 @@ const OPTION_LINES = {
   'approval-fallback':
     '--approval-fallback <decline|allow>\n' +
     `${' '.repeat(25)}what a call that needs approval gets when the client cannot ask a\n` +
-    `${' '.repeat(25)}person (no elicitation); default decline`,
+    `${' '.repeat(25)}person (no elicitation, or protocol 2026-07-28); default decline`,
   yes:
     '-y, --yes              allow every call that needs approval without asking (otherwise a\n' +
     `${' '.repeat(25)}terminal asks y/n/a for each, and without a terminal they are declined)`,

@@ -1,9 +1,9 @@
 /**
- * One session of the runtime per MCP client session, for `run_code`'s variables. Over stdio a
- * process serves one client, so one session; a transport that names its sessions (the SDK hands
- * the handler `extra.sessionId`) gets one per name, so clients of one embedder never share
- * variables. Sessions open on their first run (see `createCodeModeSession`) and end when the
- * client goes away or the server closes.
+ * One session of the runtime per MCP client session, for `run_code`'s variables, filed by the
+ * session id the SDK hands a handler (`ctx.sessionId`). A connection served through the SDK's
+ * `serveStdio` (as every `connect` is) names no session, so it has one: over stdio, one per
+ * process. Sessions open on their first run (see `createCodeModeSession`) and end when the client
+ * goes away or the server closes.
  */
 import { createCodeModeSession, type CodeModeRuntime, type CodeModeSession } from '@code-runtime/code-mode'
 import type { CodeSessionOptions } from '@code-runtime/core'

@@ -110,8 +110,9 @@ export interface CodeModeServiceOptions {
   /** Told, in one line, what a person running the server should know (the backend has no sessions). */
   readonly onNotice?: (line: string) => void
   /**
-   * What a call that needs approval gets when the client cannot ask its person (no elicitation):
-   * `decline` (default) or `allow`. A client that can ask is always asked.
+   * What a call that needs approval gets when the client cannot ask its person (no elicitation,
+   * or a request of protocol revision 2026-07-28, which cannot be asked mid-run yet): `decline`
+   * (default) or `allow`. A client that can ask is always asked.
    */
   readonly approvalFallback?: ApprovalFallback
   /** Told each approval decision in one line (the server's audit log). */

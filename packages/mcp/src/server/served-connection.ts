@@ -41,10 +41,6 @@ class ConnectionTransport implements Transport {
     return this.#started ?? Promise.reject(new Error('the transport was not started'))
   }
 
-  get sessionId(): string | undefined {
-    return this.#inner.sessionId
-  }
-
   start(): Promise<void> {
     this.#inner.onmessage = (message, extra) => this.onmessage?.(message, extra)
     this.#inner.onerror = error => this.onerror?.(error)
@@ -77,18 +73,14 @@ export interface ServedConnectionOptions {
   readonly build: () => Server
   /** Told once, when the connection has ended. */
   readonly onEnd: () => void
-  /** Told the errors the SDK reports beside the wire (a message it could not serve, a failed write). */
-  readonly onError?: (error: Error) => void
 }
 
 /** A connection being served: the SDK server instance answering it now, and a way to end it. */
 export class ServedConnection {
-  readonly #handle: StdioServerHandle
+  #handle: StdioServerHandle | undefined
   #current: Server | undefined
 
-  private constructor(handle: StdioServerHandle) {
-    this.#handle = handle
-  }
+  private constructor() {}
 
   /**
    * Serves `transport` until it closes or {@link close} is called; resolves once the transport has
@@ -101,17 +93,16 @@ export class ServedConnection {
       hasEnded = true
       options.onEnd()
     })
-    let connection: ServedConnection | undefined
-    const handle = serveStdio(
+    const connection = new ServedConnection()
+    connection.#handle = serveStdio(
       () => {
         const server = options.build()
         // The newest instance serves the connection: a probe is only replaced, never outlived.
-        if (connection !== undefined) connection.#current = server
+        connection.#current = server
         return server
       },
-      { transport: wire, ...(options.onError === undefined ? {} : { onerror: options.onError }) },
+      { transport: wire },
     )
-    connection = new ServedConnection(handle)
     await wire.started
     return connection
   }
@@ -124,7 +115,7 @@ export class ServedConnection {
   }
 
   /** Ends the connection: the serving instance closes (its requests are aborted), then the transport. */
-  close(): Promise<void> {
-    return this.#handle.close()
+  async close(): Promise<void> {
+    await this.#handle?.close()
   }
 }
