@@ -84,6 +84,30 @@ function defaultAllowedHosts(listen: ListenAddress, metadata: ResourceMetadata |
     .map(host => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host))
 }
 
+/** How long a refused body may go on arriving, so that its sender can read the refusal, in milliseconds. */
+const REFUSED_BODY_DRAIN_MS = 5_000
+
+/**
+ * Answers a request whose declared body is over the bound with 413, before reading it. The rest of
+ * the body is read and dropped for a few seconds: a connection closed while the client still writes
+ * makes its write fail before it reads the answer, and the client would see a broken connection
+ * instead of why.
+ */
+function refuseOversizedBody(request: IncomingMessage, response: ServerResponse, maxBodyBytes: number): void {
+  response.writeHead(413, { 'content-type': 'application/json', connection: 'close' })
+  response.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: `Payload Too Large: Request body must not exceed ${maxBodyBytes} bytes` },
+      id: null,
+    }),
+  )
+  const giveUp = setTimeout(() => request.socket.destroy(), REFUSED_BODY_DRAIN_MS)
+  giveUp.unref()
+  request.once('end', () => clearTimeout(giveUp))
+  request.resume()
+}
+
 function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } })
 }
@@ -141,6 +165,10 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const server: NodeServer = createServer((request: IncomingMessage, response: ServerResponse) => {
     if (checkHost !== undefined && !checkHost(request, response)) return
     if (checkOrigin !== undefined && !checkOrigin(request, response)) return
+    if (Number(request.headers['content-length']) > maxBodyBytes) {
+      refuseOversizedBody(request, response, maxBodyBytes)
+      return
+    }
     // A request that reached us always has its method and URL; the SDK types them as required.
     void handleNode(request as Parameters<typeof handleNode>[0], response)
   })
