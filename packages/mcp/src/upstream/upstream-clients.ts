@@ -108,11 +108,25 @@ function decodeTool(tool: Tool): UpstreamTool {
   })
 }
 
+/**
+ * The telling words of a failure to connect: the first system error code among its causes
+ * (`ECONNREFUSED`), else the innermost message. The SDK wraps what fetch threw, and wraps it once
+ * more when its probe for a newer revision failed, so the code can sit a few causes down.
+ */
 function describeCause(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
-  if (typeof cause?.code === 'string') return cause.code
-  if (typeof cause?.message === 'string') return cause.message
-  return error instanceof Error ? error.message : String(error)
+  let words = error instanceof Error ? error.message : String(error)
+  const seen = new Set<unknown>([error])
+  for (
+    let cause = (error as { cause?: unknown } | null)?.cause;
+    typeof cause === 'object' && cause !== null && !seen.has(cause);
+    cause = (cause as { cause?: unknown }).cause
+  ) {
+    seen.add(cause)
+    const { code, message } = cause as { code?: unknown; message?: unknown }
+    if (typeof code === 'string') return code
+    if (typeof message === 'string') words = message
+  }
+  return words
 }
 
 /** One upstream server: its tools, its failure to start if any, and calls to it. */
