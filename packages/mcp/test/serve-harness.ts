@@ -3,6 +3,7 @@
  * over stdio, driven by the official SDK client: 1.x here, as most clients in use still are;
  * serve-protocol-revisions.test.ts drives it with SDK 2 too), with real upstream servers from npm.
  */
+import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -96,6 +97,26 @@ export async function readLines(path: string): Promise<string[]> {
   } catch {
     return []
   }
+}
+
+/**
+ * Starts a run whose call to the flaky fixture hangs, cancels it from the client once that call
+ * has started, and resolves once the fixture (logging to `flakyLog`) heard the call cancelled:
+ * the run stopped and cancelled its upstream call. `runCode` is either SDK's client's.
+ */
+export async function cancelHangingUpstreamCall(
+  runCode: (code: string, options: { signal: AbortSignal }) => Promise<unknown>,
+  flakyLog: string,
+): Promise<void> {
+  const controller = new AbortController()
+  const call = runCode('await tools.flaky_hang()\nreturn "finished"', { signal: controller.signal })
+  await waitFor(
+    async () => (await readLines(flakyLog)).some(line => line.startsWith('hang started')),
+    'the upstream call to start',
+  )
+  controller.abort(new Error('the user pressed stop'))
+  await assert.rejects(call, /the user pressed stop/)
+  await waitFor(async () => (await readLines(flakyLog)).includes('hang cancelled'), 'the upstream call to be cancelled')
 }
 
 /** The text of a tool result's first content block (a result of either SDK's client). */
