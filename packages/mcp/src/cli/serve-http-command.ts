@@ -138,8 +138,9 @@ export async function serveHttpCommand(command: ServeCommand, http: HttpServeOpt
       )
       return EXIT_SETUP_FAILED
     }
-    log(`listening on ${listening.url.href}`)
+    // Who may call first: a person (or a test) that waits for the URL finds both lines then.
     log(auth.notice)
+    log(`listening on ${listening.url.href}`)
     // A backend that cannot start rejects `ready`: thrown from here, after the shutdown below.
     const stop = await Promise.race([stopSignal, noneStarted(session), service.ready.then(() => stopSignal)])
     if (stop === 'SIGINT' || stop === 'SIGTERM') {
