@@ -1,7 +1,8 @@
 /**
  * The serve section: what a user of `code-runtime serve` waits for, measured from the official
- * MCP client over stdio against the same upstream server (`@modelcontextprotocol/server-memory`,
- * `read_graph`) called directly by a client of its own, interleaved round by round in one run.
+ * MCP client (SDK 2 in its default mode, the 2025-11-25 handshake, which `ping` needs) over stdio
+ * against the same upstream server (`@modelcontextprotocol/server-memory`, `read_graph`) called
+ * directly by a client of its own, interleaved round by round in one run.
  * Per serve config: a direct call, `run_code` with one call, ten direct calls, one program making
  * ten calls; from them the overhead per `run_code` and per inner call beyond a direct call. Then,
  * with the defaults: the time from spawn to the `initialize` answer and to `tools/list` with two
@@ -15,8 +16,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { Client } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { formatMs, quantile, summarizeSamples, type SampleSummary } from './statistics.js'
 
 const CLI = fileURLToPath(new URL('../../packages/mcp/dist/src/cli.js', import.meta.url))

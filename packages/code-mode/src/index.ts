@@ -15,6 +15,7 @@ export {
 // Sessions: run_code whose variables persist between runs (createCodeMode's `session` option, or one per user)
 export { createCodeModeSession, type CodeModeSession, type CodeModeSessionRuntime } from './run/code-mode-session.js'
 export {
+  RUN_CODE_SESSION_HANDLE_SENTENCE,
   RUN_CODE_SESSION_SENTENCE,
   type RunCodeFailure,
   type RunCodeFailureKind,
@@ -30,6 +31,7 @@ export {
   type DecodedRunCodeInput,
   type RunCodeInput,
   type RunCodeListing,
+  type RunCodeSessionMode,
 } from './run/run-code-input.js'
 // Approvals: calls that wait for a person (createCodeMode's `approve` hook), and the decisions in the call record
 export {

@@ -15,6 +15,7 @@ describe('public surface of @code-runtime/code-mode', () => {
       'DEFAULT_SDK_EMITTER_OPTIONS',
       'DEFAULT_TYPE_CHECK_MODE',
       'MAX_RESULT_CHARS_LIMIT',
+      'RUN_CODE_SESSION_HANDLE_SENTENCE',
       'RUN_CODE_SESSION_SENTENCE',
       'createCodeMode',
       'createCodeModeSession',

@@ -5,6 +5,13 @@
 
 // The MCP server: Code Mode in front of MCP servers
 export { createCodeModeServer, type CodeModeServer, type CodeModeServerOptions } from './server/code-mode-server.js'
+export {
+  createCodeModeService,
+  type CodeModeService,
+  type CodeModeServiceOptions,
+  type ServiceCaller,
+} from './server/code-mode-service.js'
+export { RunAdmission, RunRefusedBusy, type AdmittedRun, type RunAdmissionLimits } from './service/run-admission.js'
 // How long its tools/list and tools/call wait for upstream servers still connecting
 export { DEFAULT_CATALOG_WAIT_MS } from './server/catalog-readiness.js'
 // Its stdio transport, bounded: oversized requests answered with an error, reading paused while answers go unread

@@ -1,7 +1,9 @@
 /**
  * Test support: `code-runtime serve` started as a user's MCP client starts it (the built bin
- * over stdio, driven by the official SDK client), with real upstream servers from npm.
+ * over stdio, driven by the official SDK client: 1.x here, as most clients in use still are;
+ * serve-protocol-revisions.test.ts drives it with SDK 2 too), with real upstream servers from npm.
  */
+import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -97,10 +99,34 @@ export async function readLines(path: string): Promise<string[]> {
   }
 }
 
-/** The text of a tool result's first content block. */
-export function textOf(result: CallToolResult): string {
+/**
+ * Starts a run whose call to the flaky fixture hangs, cancels it from the client once that call
+ * has started, and resolves once the fixture (logging to `flakyLog`) heard the call cancelled:
+ * the run stopped and cancelled its upstream call. `runCode` is either SDK's client's.
+ */
+export async function cancelHangingUpstreamCall(
+  runCode: (code: string, options: { signal: AbortSignal }) => Promise<unknown>,
+  flakyLog: string,
+): Promise<void> {
+  const controller = new AbortController()
+  const call = runCode('await tools.flaky_hang()\nreturn "finished"', { signal: controller.signal })
+  await waitFor(
+    async () => (await readLines(flakyLog)).some(line => line.startsWith('hang started')),
+    'the upstream call to start',
+  )
+  controller.abort(new Error('the user pressed stop'))
+  await assert.rejects(call, /the user pressed stop/)
+  await waitFor(async () => (await readLines(flakyLog)).includes('hang cancelled'), 'the upstream call to be cancelled')
+}
+
+/** The text of a tool result's first content block (a result of either SDK's client). */
+export function textOf(result: {
+  readonly content: readonly { readonly type: string }[]
+  readonly isError?: boolean | undefined
+}): string {
   const first = result.content[0]
-  if (first?.type !== 'text') throw new Error(`expected text, got ${JSON.stringify(result.content)}`)
+  if (first?.type !== 'text' || !('text' in first) || typeof first.text !== 'string')
+    throw new Error(`expected text, got ${JSON.stringify(result.content)}`)
   return first.text
 }
 
@@ -110,6 +136,41 @@ export type ElicitationAnswer = (
   extra: { readonly signal: AbortSignal },
 ) => Promise<ElicitResult>
 
+/** How a client's config starts `code-runtime serve` over stdio (either SDK's stdio transport takes it). */
+export interface ServeParameters {
+  readonly command: string
+  readonly args: string[]
+  readonly env: Record<string, string>
+  readonly stderr: 'pipe'
+}
+
+/** Writes `config` to `directory/servers.json`; the parameters that start `code-runtime serve` on it. */
+export async function serveParameters(
+  directory: string,
+  config: unknown,
+  extraArgs: readonly string[] = [],
+): Promise<ServeParameters> {
+  const configPath = join(directory, 'servers.json')
+  await writeFile(configPath, JSON.stringify(config, null, 2))
+  return {
+    command: process.execPath,
+    args: [CLI_PATH, 'serve', '--config', configPath, ...extraArgs],
+    stderr: 'pipe',
+    env: { PATH: process.env.PATH ?? '' },
+  }
+}
+
+/** Everything `stream` (a transport's piped stderr) has carried so far. */
+export function collectText(
+  stream: { on(event: 'data', listener: (chunk: Buffer) => void): unknown } | null,
+): () => string {
+  let text = ''
+  stream?.on('data', chunk => {
+    text += chunk.toString()
+  })
+  return () => text
+}
+
 /** Writes `config` to `directory/servers.json` and starts `code-runtime serve` on it. */
 export async function startServe(
   directory: string,
@@ -117,18 +178,8 @@ export async function startServe(
   extraArgs: readonly string[] = [],
   onElicit?: ElicitationAnswer,
 ): Promise<ServeSession> {
-  const configPath = join(directory, 'servers.json')
-  await writeFile(configPath, JSON.stringify(config, null, 2))
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI_PATH, 'serve', '--config', configPath, ...extraArgs],
-    stderr: 'pipe',
-    env: { PATH: process.env.PATH ?? '' },
-  })
-  let stderr = ''
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString()
-  })
+  const transport = new StdioClientTransport(await serveParameters(directory, config, extraArgs))
+  const stderr = collectText(transport.stderr)
   const client = new Client(
     { name: 'code-runtime-tests', version: '1.0.0' },
     onElicit === undefined ? {} : { capabilities: { elicitation: { form: {} } } },
@@ -140,7 +191,7 @@ export async function startServe(
   const session: ServeSession = {
     client,
     pid,
-    stderr: () => stderr,
+    stderr,
     runCode: async (code, options = {}) =>
       (await client.callTool(
         { name: 'run_code', arguments: { code, description: 'test program' } },

@@ -29,7 +29,40 @@ describe('safeParseRunCodeInput', () => {
   })
 })
 
+describe('safeParseRunCodeInput with session handles', () => {
+  it('reads session only where sessions are named by handles', () => {
+    const input = { code: 'return 1', description: 'one', session: 's_abc-123' }
+    assert.deepEqual(safeParseRunCodeInput(input), {
+      ok: true,
+      value: { code: 'return 1', description: 'one', reset: false },
+    })
+    assert.deepEqual(safeParseRunCodeInput(input, { sessionHandles: true }), {
+      ok: true,
+      value: { code: 'return 1', description: 'one', reset: false, session: 's_abc-123' },
+    })
+    assert.deepEqual(safeParseRunCodeInput({ code: 'x', description: 'd' }, { sessionHandles: true }), {
+      ok: true,
+      value: { code: 'x', description: 'd', reset: false },
+    })
+  })
+
+  it('refuses a session that is not an id a server hands out', () => {
+    for (const session of [1, '', 'a b', 'x'.repeat(101), '../other', 'é', null]) {
+      const read = safeParseRunCodeInput({ code: 'x', description: 'd', session }, { sessionHandles: true })
+      assert.equal(read.ok, false, JSON.stringify(session))
+      assert.match(read.ok ? '' : read.error, /`session` as the session id an earlier result gave/)
+    }
+  })
+})
+
 describe('listRunCode', () => {
+  it('lists session beside reset where sessions are named by handles', () => {
+    const handles = listRunCode('d', { session: 'handle' })
+    assert.deepEqual(Object.keys(handles.inputSchema.properties as object), ['code', 'description', 'reset', 'session'])
+    assert.deepEqual(handles.inputSchema.required, ['code', 'description'])
+    assert.ok(Object.isFrozen(handles.inputSchema))
+  })
+
   it('lists reset only for a session, over the same two required fields', () => {
     const plain = listRunCode('d', { session: false })
     const bound = listRunCode('d', { session: true })

@@ -109,6 +109,10 @@ export interface RunCodeTool extends RunCodeListing {
 export const RUN_CODE_SESSION_SENTENCE =
   'Variables persist between calls: top-level declarations of one program are visible to the next ones (pass `reset: true` to start clean).'
 
+/** The sentence that tells the model how to keep variables where sessions are named by handles. */
+export const RUN_CODE_SESSION_HANDLE_SENTENCE =
+  'Variables persist within a session: each result ends with its session id; pass it back as `session` to run in that session again, where top-level declarations of earlier programs are visible (omit `session` to start a new one; `reset: true` empties it).'
+
 /** The description of `run_code` for the model: what it does, then the SDK (the rules and the declarations). */
 export function describeRunCode(sdkText: string, session = false): string {
   const head = 'Run a TypeScript program that calls the tools below, and get back what it logs and returns.'

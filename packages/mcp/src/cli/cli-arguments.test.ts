@@ -28,6 +28,7 @@ describe('parseCliArguments', () => {
       typeCheck: 'calls',
       state: true,
       approvalFallback: 'decline',
+      graceMs: 10_000,
     })
     assert.deepEqual(
       parseCliArguments(['repl', '-c', 's.json', '--backend', 'worker-thread', '--type-check', 'strict']),
@@ -263,5 +264,49 @@ describe('parseCliArguments', () => {
       const message = usageMessage(argv)
       assert.doesNotMatch(message, /\n/)
     }
+  })
+})
+
+describe('parseCliArguments: serve --http', () => {
+  const serveOf = (argv: string[]): Extract<ReturnType<typeof parseCliArguments>, { command: 'serve' }> => {
+    const decoded = parseCliArguments(argv)
+    assert.equal(decoded.command, 'serve')
+    return decoded as Extract<ReturnType<typeof parseCliArguments>, { command: 'serve' }>
+  }
+  const refusal = (argv: string[]): string => {
+    try {
+      parseCliArguments(argv)
+    } catch (error) {
+      assert.ok(McpProxyError.is(error))
+      return error.message
+    }
+    assert.fail(`accepted: ${argv.join(' ')}`)
+  }
+
+  it('decodes where to listen, who may call and the grace period', () => {
+    const decoded = serveOf(['serve', '--http', '8080', '--auth-keys', 'team.keys', '--grace-ms', '2000'])
+    assert.deepEqual(decoded.http, {
+      listen: { host: '127.0.0.1', port: 8080, isLoopback: true },
+      auth: { kind: 'keys', keysFile: 'team.keys' },
+      insecureNoAuth: false,
+      auditValues: false,
+    })
+    assert.equal(decoded.graceMs, 2000)
+    assert.equal(serveOf(['serve']).http, undefined)
+  })
+
+  it("takes --insecure-no-auth as the listener's with --http, and as the NATS connection's with --nats", () => {
+    const open = serveOf(['serve', '--http', '0.0.0.0:8080', '--insecure-no-auth'])
+    assert.equal(open.http?.insecureNoAuth, true)
+    assert.equal(open.natsConnection, undefined)
+    const nats = serveOf(['serve', '--http', '8080', '--nats', 'nats://127.0.0.1:4222', '--insecure-no-auth'])
+    assert.equal(nats.natsConnection?.insecureNoAuth, true)
+    assert.equal(nats.http?.insecureNoAuth, false)
+  })
+
+  it('refuses the HTTP options without --http', () => {
+    assert.match(refusal(['serve', '--auth-keys', 'k']), /--auth-keys needs --http/)
+    assert.match(refusal(['serve', '--grace-ms', '100']), /--grace-ms needs --http/)
+    assert.match(refusal(['run', 'p.ts', '--http', '1']), /--http is not an option of run/)
   })
 })

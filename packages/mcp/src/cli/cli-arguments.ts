@@ -26,6 +26,7 @@ import { McpProxyError } from '../errors.js'
 import { DEFAULT_MAX_SDK_CHARS } from '../run/run-code-description.js'
 import { DEFAULT_CATALOG_WAIT_MS, MAX_CATALOG_WAIT_MS } from '../server/catalog-readiness.js'
 import { BACKEND_NAMES, DEFAULT_BACKEND, type BackendName } from '../runtime-backend.js'
+import { readHttpServeOptions, type HttpServeOptions } from './http-serve-options.js'
 
 export { DEFAULT_RUN_COMPUTE_MS, DEFAULT_RUN_TIMEOUT_MS } from './cli-help.js'
 
@@ -76,6 +77,10 @@ export type CliCommand =
       readonly typeCheck: TypeCheckMode
       readonly state: boolean
       readonly approvalFallback: ApprovalFallback
+      /** Present with `--http`: serve over Streamable HTTP instead of stdio. */
+      readonly http?: HttpServeOptions
+      /** With `--http`, on SIGTERM: how long runs in flight may finish before they are aborted. */
+      readonly graceMs: number
     } & RunBudgetOptions &
       BackendChoice)
   | ({
@@ -136,6 +141,15 @@ const OPTIONS = {
   'max-runs-per-caller': { type: 'string' },
   'max-backends': { type: 'string' },
   'grace-ms': { type: 'string' },
+  http: { type: 'string' },
+  'auth-issuer': { type: 'string' },
+  'auth-audience': { type: 'string' },
+  'auth-jwks': { type: 'string' },
+  'auth-scope': { type: 'string' },
+  'auth-keys': { type: 'string' },
+  'audit-values': { type: 'boolean' },
+  'max-runs': { type: 'string' },
+  'max-runs-per-principal': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies Record<OptionName, { type: 'string' | 'boolean'; short?: string }>
@@ -229,9 +243,11 @@ function stringOption(values: ParsedValues, option: OptionName): string | undefi
 
 /** `--nats-creds`, the TLS files, `--nats-inbox-prefix` and `--insecure-no-auth`: only with `--nats`. */
 function readNatsConnection(values: ParsedValues, hasNats: boolean, command: CommandName): NatsCliConnection {
+  // With `serve --http` and no --nats, --insecure-no-auth is the HTTP listener's (see http-serve-options.ts).
+  const insecureIsHttp = !hasNats && command === 'serve' && values.http !== undefined
   const given = (
     ['nats-creds', 'nats-ca', 'nats-cert', 'nats-key', 'nats-inbox-prefix', 'insecure-no-auth'] as const
-  ).filter(option => values[option] !== undefined)
+  ).filter(option => values[option] !== undefined && !(option === 'insecure-no-auth' && insecureIsHttp))
   if (!hasNats && given.length > 0) throw usageError(`--${given[0] ?? ''} needs --nats`, command)
   const certFile = stringOption(values, 'nats-cert')
   const keyFile = stringOption(values, 'nats-key')
@@ -249,7 +265,7 @@ function readNatsConnection(values: ParsedValues, hasNats: boolean, command: Com
     ...(credsFile === undefined ? {} : { credsFile }),
     ...(Object.keys(tls).length === 0 ? {} : { tls }),
     ...(inboxPrefix === undefined ? {} : { inboxPrefix }),
-    insecureNoAuth: values['insecure-no-auth'] === true,
+    insecureNoAuth: hasNats && values['insecure-no-auth'] === true,
   }
 }
 
@@ -277,6 +293,26 @@ function readListWaitMs(values: ParsedValues, command: CommandName): number {
     max: MAX_CATALOG_WAIT_MS,
   })
 }
+
+/** `--http` and its options, and `--grace-ms` (only with `--http`: over stdio the client ends the server). */
+function readServeHttp(
+  values: ParsedValues,
+  hasNats: boolean,
+  command: CommandName,
+): { http?: HttpServeOptions; graceMs: number } {
+  // --insecure-no-auth with --nats is the NATS connection's; the HTTP reader must not see it then.
+  const { 'insecure-no-auth': insecure, ...others } = values
+  const http = readHttpServeOptions(
+    hasNats || insecure === undefined ? others : { ...others, 'insecure-no-auth': insecure },
+  )
+  const grace = stringOption(values, 'grace-ms')
+  if (grace !== undefined && http === undefined) throw usageError('--grace-ms needs --http', command)
+  const graceMs = grace === undefined ? DEFAULT_HTTP_GRACE_MS : readPositiveInteger('grace-ms', grace, command)
+  return { ...(http === undefined ? {} : { http }), graceMs }
+}
+
+/** How long runs in flight may finish after SIGTERM, by default, before `serve --http` aborts them. */
+export const DEFAULT_HTTP_GRACE_MS = 10_000
 
 /** `code-runtime help [command]`. */
 function decodeHelp(rest: readonly string[]): CliCommand {
@@ -345,6 +381,7 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
           APPROVAL_FALLBACKS,
           DEFAULT_APPROVAL_FALLBACK,
         ),
+        ...readServeHttp(values, natsServers !== undefined, command),
       }
     case 'repl':
       return {

@@ -43,7 +43,7 @@ const OPTION_LINES = {
   'approval-fallback':
     '--approval-fallback <decline|allow>\n' +
     `${' '.repeat(25)}what a call that needs approval gets when the client cannot ask a\n` +
-    `${' '.repeat(25)}person (no elicitation); default decline`,
+    `${' '.repeat(25)}person (no elicitation, or protocol 2026-07-28); default decline`,
   yes:
     '-y, --yes              allow every call that needs approval without asking (otherwise a\n' +
     `${' '.repeat(25)}terminal asks y/n/a for each, and without a terminal they are declined)`,
@@ -61,7 +61,8 @@ const OPTION_LINES = {
     `${' '.repeat(25)}caller, whose user may read only those (docs/SCALING.md)`,
   'insecure-no-auth':
     '--insecure-no-auth     connect to NATS without credentials (any client on that bus can\n' +
-    `${' '.repeat(25)}read programs and pose as a runner); warned on every start`,
+    `${' '.repeat(25)}read programs and pose as a runner); with serve --http, listen beyond\n` +
+    `${' '.repeat(25)}loopback without authentication; warned on every start`,
   concurrency: '--concurrency <n>      runs at once (default 4)',
   'max-runs-per-caller':
     '--max-runs-per-caller <n>\n' +
@@ -72,7 +73,25 @@ const OPTION_LINES = {
     `${' '.repeat(25)}(default 4)`,
   'grace-ms':
     '--grace-ms <ms>        on SIGTERM, how long running programs may finish before they are\n' +
-    `${' '.repeat(25)}aborted (default 10000)`,
+    `${' '.repeat(25)}aborted (default 10000; serve: with --http)`,
+  http:
+    '--http <[host:]port>   serve over Streamable HTTP at /mcp instead of stdio (loopback unless a\n' +
+    `${' '.repeat(25)}host is given; port 0 picks a free one); prints "listening on <url>"`,
+  'auth-issuer':
+    '--auth-issuer <url>    accept the JWT access tokens of this OAuth issuer (its keys from its\n' +
+    `${' '.repeat(25)}metadata, or --auth-jwks); with --auth-audience`,
+  'auth-audience': "--auth-audience <uri>  this server's resource URI, which tokens must carry in aud",
+  'auth-jwks': "--auth-jwks <url|file> the issuer's keys (JWKS), when its metadata does not name them",
+  'auth-scope': '--auth-scope <scope>   scope a token must grant (403 otherwise)',
+  'auth-keys':
+    '--auth-keys <file>     accept the keys listed as "name sha256-hex-of-key" lines (mode 600);\n' +
+    `${' '.repeat(25)}a client sends its key as the bearer token`,
+  'audit-values':
+    '--audit-values         the audit lines (one JSON line per run_code on stderr) carry each tool\n' +
+    `${' '.repeat(25)}call's arguments and result`,
+  'max-runs': '--max-runs <n>         runs at once, all callers together (default 32; then they queue)',
+  'max-runs-per-principal':
+    '--max-runs-per-principal <n>\n' + `${' '.repeat(25)}runs at once of one caller (default 4; then they queue)`,
   help: '-h, --help             this text',
   version: '-v, --version          the version',
 } as const
@@ -93,9 +112,9 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
   serve: {
     call: 'serve',
     synopsis: 'code-runtime serve [--config servers.json] [options]',
-    summary: 'MCP server over stdio: one run_code tool over every configured server',
+    summary: 'MCP server over stdio (or HTTP): one run_code tool over every configured server',
     details:
-      'stdout carries only the MCP protocol; logs go to stderr. Stops on SIGINT, SIGTERM or the end\nof stdin, closing every upstream server. Exits with 2 only when no configured server started.',
+      'stdout carries only the MCP protocol; logs go to stderr. Stops on SIGINT, SIGTERM or the end\nof stdin, closing every upstream server. Exits with 2 only when no configured server started.\nWith --http: Streamable HTTP at /mcp for many clients, each authenticated (--auth-keys, or\n--auth-issuer and --auth-audience) unless it listens on loopback only; one JSON audit line per\nrun_code on stderr. SIGTERM stops accepting, lets runs finish for --grace-ms, exits with 143.',
     options: [
       'config',
       'backend',
@@ -113,6 +132,16 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
       'type-check',
       'no-state',
       'approval-fallback',
+      'http',
+      'auth-issuer',
+      'auth-audience',
+      'auth-jwks',
+      'auth-scope',
+      'auth-keys',
+      'audit-values',
+      'max-runs',
+      'max-runs-per-principal',
+      'grace-ms',
     ],
   },
   run: {

@@ -3,18 +3,16 @@
  * process, reached through the same client path as real servers, so trying a program needs
  * nothing installed. Deterministic data; no network.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type CallToolResult,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js'
+  type Transport,
+} from '@modelcontextprotocol/server'
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS } from '../upstream/server-config.js'
 import { PACKAGE_INFO } from '../package-info.js'
-import { ProtocolError } from '../protocol/protocol-errors.js'
 import type { InProcessServerConfig } from '../upstream/upstream-clients.js'
 
 /** Its name in the calling convention: `tools.demo_get_weather(...)`. */
@@ -93,8 +91,8 @@ async function startExampleServer(transport: Transport): Promise<{ close(): Prom
     { name: `${PACKAGE_INFO.name}-examples`, version: PACKAGE_INFO.version },
     { capabilities: { tools: {} } },
   )
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }))
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/list', () => ({ tools: TOOLS }))
+  server.setRequestHandler('tools/call', async (request, context): Promise<CallToolResult> => {
     const args = request.params.arguments ?? {}
     switch (request.params.name) {
       case 'list_cities':
@@ -117,13 +115,14 @@ async function startExampleServer(transport: Transport): Promise<{ close(): Prom
       }
       case 'wait': {
         const ms = Number(args.ms)
-        await sleep(ms, extra.signal)
+        await sleep(ms, context.mcpReq.signal)
         return structured({ waitedMs: ms })
       }
       default:
-        throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}`)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${request.params.name}`)
     }
   })
+  // Connected by hand, so it speaks 2025-11-25 only: the in-process client speaks nothing newer.
   await server.connect(transport)
   return { close: () => server.close() }
 }

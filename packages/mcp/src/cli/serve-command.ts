@@ -14,8 +14,9 @@ import { createCodeModeServer, type CodeModeServer } from '../server/code-mode-s
 import { presentTools } from '../run/run-code-description.js'
 import { reportNoneStarted, startBackendOf, startSession, type Session } from './session.js'
 import { writeErrorLine } from './terminal-output.js'
+import type { ToolCatalog } from '../upstream/tool-catalog.js'
 
-function log(message: string): void {
+export function log(message: string): void {
   process.stderr.write(`code-runtime: ${message}\n`)
 }
 
@@ -33,7 +34,7 @@ function shutdownRequested(
 }
 
 /** Resolves once every upstream has settled and none started: `serve` has nothing to serve. */
-function noneStarted(session: Session): Promise<{ reason: 'no-servers' }> {
+export function noneStarted(session: Session): Promise<{ reason: 'no-servers' }> {
   return new Promise(resolve => {
     void session.settled.then(() => {
       if (session.upstreams.every(server => server.failure !== undefined)) resolve({ reason: 'no-servers' })
@@ -41,13 +42,32 @@ function noneStarted(session: Session): Promise<{ reason: 'no-servers' }> {
   })
 }
 
+/** Says, once the catalog is ready, what is served (unless nothing started: serve then says so and stops). */
+export function sayServing(command: ServeCommand, session: Session, catalog: ToolCatalog): void {
+  const mode = presentTools(catalog, command.maxSdkChars).mode
+  const connected = session.upstreams.filter(server => server.failure === undefined && !server.isConnecting)
+  // With none started, serve says so and stops instead (see noneStarted).
+  if (session.upstreams.every(server => server.failure !== undefined)) return
+  const connecting = session.upstreams.filter(server => server.isConnecting).length
+  const later = connecting === 0 ? '' : `, ${connecting} more still connecting`
+  log(
+    `serving ${catalog.tools.length} tools of ${connected.length} server(s)${later} through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}; type check ${command.typeCheck}; ${command.state ? 'variables persist between calls' : 'no state between calls'}).`,
+  )
+}
+
+/** The `serve` command as decoded. */
+export type ServeCommand = Extract<CliCommand, { command: 'serve' }>
+
 /**
  * Runs the `serve` command until shutdown; resolves the exit code. The client is answered from
  * the start: the upstream servers connect and the backend starts while it initializes (see
  * createCodeModeServer); a server that fails is said on stderr as it fails.
  * @throws {McpProxyError} for a bad config, or a backend that cannot start (after shutting down).
  */
-export async function serveCommand(command: Extract<CliCommand, { command: 'serve' }>): Promise<number> {
+export async function serveCommand(command: ServeCommand): Promise<number> {
+  // Over HTTP the server is another shape (many callers, authenticated): its own module, loaded only then.
+  if (command.http !== undefined)
+    return (await import('./serve-http-command.js')).serveHttpCommand(command, command.http)
   let codeModeServer: CodeModeServer | undefined
   const session = await startSession(command.configPath, {
     onStderrLine: (server, line) => process.stderr.write(`[${server.name}] ${line}\n`),
@@ -76,17 +96,7 @@ export async function serveCommand(command: Extract<CliCommand, { command: 'serv
       onNotice: log,
       approvalFallback: command.approvalFallback,
       onApproval: log,
-      onCatalogReady: catalog => {
-        const mode = presentTools(catalog, command.maxSdkChars).mode
-        const connected = session.upstreams.filter(server => server.failure === undefined && !server.isConnecting)
-        // With none started, serve says so and stops instead (see noneStarted).
-        if (session.upstreams.every(server => server.failure !== undefined)) return
-        const connecting = session.upstreams.filter(server => server.isConnecting).length
-        const later = connecting === 0 ? '' : `, ${connecting} more still connecting`
-        log(
-          `serving ${catalog.tools.length} tools of ${connected.length} server(s)${later} through run_code (SDK ${catalog.sdk.text.length} characters, ${mode === 'full' ? 'in the description' : 'as an index plus get_tool_types'}; type check ${command.typeCheck}; ${command.state ? 'variables persist between calls' : 'no state between calls'}).`,
-        )
-      },
+      onCatalogReady: catalog => sayServing(command, session, catalog),
     })
     let isBackpressureTold = false
     const transport = new BoundedStdioServerTransport(process.stdin, process.stdout, {

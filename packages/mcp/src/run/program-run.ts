@@ -6,7 +6,7 @@
  * progress. Calls start in program order; read-only calls overlap; when the run settles,
  * in-flight upstream calls are aborted (MCP `notifications/cancelled`) and drained.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult } from '@modelcontextprotocol/client'
 import {
   createCodeMode,
   DEFAULT_SDK_EMITTER_OPTIONS,

@@ -5,7 +5,11 @@
  * returns the declarations of the tools the model names, so a large tool set does not crowd
  * the context.
  */
-import { RUN_CODE_SESSION_SENTENCE } from '@code-runtime/code-mode'
+import {
+  RUN_CODE_SESSION_HANDLE_SENTENCE,
+  RUN_CODE_SESSION_SENTENCE,
+  type RunCodeSessionMode,
+} from '@code-runtime/code-mode'
 import { closestMembers } from './member-lookup.js'
 import type { ToolCatalog } from '../upstream/tool-catalog.js'
 import { TOOLS_NAMESPACE } from './program-run.js'
@@ -36,8 +40,11 @@ function firstSentence(description: string | undefined): string {
 
 /** How `run_code` behaves beyond its tools. */
 export interface PresentationOptions {
-  /** Runs keep their variables (one session per client): the description says so, in one sentence. */
-  readonly session?: boolean
+  /**
+   * Runs keep their variables, in one session per client (`true`) or in the session each call
+   * names by its handle (`'handle'`): the description says how, in one sentence.
+   */
+  readonly session?: RunCodeSessionMode
 }
 
 function preamble(catalog: ToolCatalog, options: PresentationOptions): string[] {
@@ -46,6 +53,7 @@ function preamble(catalog: ToolCatalog, options: PresentationOptions): string[] 
     `Tools are methods of \`${TOOLS_NAMESPACE}\` named <server>_<tool>. Images and other media that tools produce come back attached to the result.`,
   ]
   if (options.session === true) lines.push(RUN_CODE_SESSION_SENTENCE)
+  if (options.session === 'handle') lines.push(RUN_CODE_SESSION_HANDLE_SENTENCE)
   // Only the names: why a server failed is for the operator (stderr, `code-runtime list`). The
   // reason can quote the server's own stderr, where a server may well print a secret.
   const failed = catalog.servers.filter(server => server.failure !== undefined)

@@ -1,8 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { PassThrough, Writable } from 'node:stream'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { Server } from '@modelcontextprotocol/server'
 import { BoundedStdioServerTransport, readIdOfOversizedLine } from './bounded-stdio-transport.js'
 
 /** A client's end of stdout that reads nothing until `release()`, then everything. */
@@ -39,7 +38,7 @@ async function serveOn(
 ): Promise<{ server: Server; handled: () => number }> {
   let handled = 0
   const server = new Server({ name: 'test', version: '1.0.0' }, { capabilities: { tools: {} } })
-  server.setRequestHandler(ListToolsRequestSchema, () => {
+  server.setRequestHandler('tools/list', () => {
     handled++
     return { tools: [{ name: 'big', description: 'd'.repeat(10_000), inputSchema: { type: 'object' } }] }
   })

@@ -11,13 +11,13 @@
  * - ends, with the error, when stdin or stdout fails, so the server can stop and say why.
  */
 import type { Readable, Writable } from 'node:stream'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
-  ErrorCode,
-  JSONRPCMessageSchema,
+  parseJSONRPCMessage,
+  ProtocolErrorCode,
   type JSONRPCMessage,
   type RequestId,
-} from '@modelcontextprotocol/sdk/types.js'
+  type Transport,
+} from '@modelcontextprotocol/server'
 import { StdioLineReader, type StdioFrame } from './stdio-line-reader.js'
 
 /** The largest message read, in bytes: the SDK's own limit (10 MiB). */
@@ -226,7 +226,7 @@ export class BoundedStdioServerTransport implements Transport {
       const id = readIdOfOversizedLine(frame.head, frame.tail)
       this.#refuse(
         id,
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         `Request too large: ${frame.bytes} bytes, over the limit of ${this.#maxRequestBytes} bytes for one message; send less in one request (a shorter program, smaller arguments).`,
       )
       return
@@ -237,21 +237,23 @@ export class BoundedStdioServerTransport implements Transport {
     } catch {
       this.#refuse(
         null,
-        ErrorCode.ParseError,
+        ProtocolErrorCode.ParseError,
         'Parse error: a line of input is not JSON; send one JSON-RPC message per line.',
       )
       return
     }
-    const message = JSONRPCMessageSchema.safeParse(value)
-    if (!message.success) {
+    let message: JSONRPCMessage
+    try {
+      message = parseJSONRPCMessage(value)
+    } catch {
       this.#refuse(
         idOf(value),
-        ErrorCode.InvalidRequest,
+        ProtocolErrorCode.InvalidRequest,
         'Invalid request: a line of input is JSON but not a JSON-RPC 2.0 message.',
       )
       return
     }
-    this.onmessage?.(message.data)
+    this.onmessage?.(message)
   }
 
   #refuse(id: RequestId | null, code: number, message: string): void {

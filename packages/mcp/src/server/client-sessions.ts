@@ -1,9 +1,9 @@
 /**
- * One session of the runtime per MCP client session, for `run_code`'s variables. Over stdio a
- * process serves one client, so one session; a transport that names its sessions (the SDK hands
- * the handler `extra.sessionId`) gets one per name, so clients of one embedder never share
- * variables. Sessions open on their first run (see `createCodeModeSession`) and end when the
- * client goes away or the server closes.
+ * One session of the runtime per MCP client session, for `run_code`'s variables, filed by the
+ * session id the SDK hands a handler (`ctx.sessionId`). A connection served through the SDK's
+ * `serveStdio` (as every `connect` is) names no session, so it has one: over stdio, one per
+ * process. Sessions open on their first run (see `createCodeModeSession`) and end when the client
+ * goes away or the server closes.
  */
 import { createCodeModeSession, type CodeModeRuntime, type CodeModeSession } from '@code-runtime/code-mode'
 import type { CodeSessionOptions } from '@code-runtime/core'
@@ -39,6 +39,14 @@ export class ClientSessions {
       this.sessions.set(key, session)
     }
     return session
+  }
+
+  /** Ends the session filed under `key` (a closed connection, an evicted handle); a later run under it opens a new one. */
+  async end(key: string): Promise<void> {
+    const session = this.sessions.get(key)
+    if (session === undefined) return
+    this.sessions.delete(key)
+    await session.dispose()
   }
 
   /** Turns state off for good (the backend has no sessions), ending any session. */

@@ -1,15 +1,14 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { Client } from '@modelcontextprotocol/client'
+import { InMemoryTransport } from '@modelcontextprotocol/server'
 import { LogSubscribingServer } from './log-subscriptions.js'
 
 async function connectedPair(): Promise<{ server: LogSubscribingServer; client: Client; received: unknown[] }> {
   const server = new LogSubscribingServer({ name: 'test', version: '1.0.0' }, { capabilities: { logging: {} } })
   const client = new Client({ name: 'test-client', version: '1.0.0' })
   const received: unknown[] = []
-  client.setNotificationHandler(LoggingMessageNotificationSchema, notification => {
+  client.setNotificationHandler('notifications/message', notification => {
     received.push(notification.params.data)
   })
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()

@@ -3,7 +3,7 @@
  * the SDK emitted over them. Rebuilt whenever a server's tool list changes; a run keeps the
  * catalog it started with.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult } from '@modelcontextprotocol/client'
 import { emitSdk, type CodeModeTool, type CodeModeToolContext, type EmittedSdk } from '@code-runtime/code-mode'
 import { assignToolMembers } from './tool-naming.js'
 import type { UpstreamServer, UpstreamTool } from './upstream-clients.js'

@@ -6,20 +6,30 @@
  * started again on its next call. `startUpstreams` hands the servers over while they connect
  * (each one's `settled` says when it is done), so a server in front of them can answer its own
  * client at once.
+ *
+ * Which protocol revision each speaks: a `url` server is asked first in revision 2026-07-28
+ * (`server/discover`) and spoken to in 2025-11-25 when it does not know it; a stdio server and
+ * the in-process one in 2025-11-25 only. Asking a stdio server first would spawn it twice: the
+ * SDK probes a stdio server in a short-lived process of its own before starting the real one.
  */
 import { createInterface } from 'node:readline'
 import { Readable } from 'node:stream'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import {
+  Client,
+  InMemoryTransport,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+  type ClientOptions,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { CodeModeToolAnnotations, JsonSchema } from '@code-runtime/code-mode'
 import { findCommand } from './command-lookup.js'
 import { McpProxyError } from '../errors.js'
 import { PACKAGE_INFO } from '../package-info.js'
-import { withRequestSignal } from '../protocol/request-signal.js'
 import type { UpstreamServerConfig } from './server-config.js'
 
 /** An MCP server living in this process (the CLI's built-in example tools), reached in memory. */
@@ -62,6 +72,15 @@ export interface UpstreamListeners {
 /** How many of a server's last stderr lines are kept to explain a failed start. */
 const STDERR_TAIL_LINES = 5
 
+/**
+ * Which revision the client speaks to `config`'s server (see the module comment): a `url` server
+ * is probed for 2026-07-28 and falls back to 2025-11-25; the rest keep the SDK's default, the
+ * 2025-11-25 handshake alone.
+ */
+function versionNegotiation(config: UpstreamConfig): Pick<ClientOptions, 'versionNegotiation'> {
+  return config.transport === 'http' ? { versionNegotiation: { mode: 'auto' } } : {}
+}
+
 /** Tools that can only run as MCP tasks cannot be called through a plain `tools/call`. */
 function requiresTask(tool: Tool): boolean {
   return tool.execution?.taskSupport === 'required'
@@ -89,11 +108,25 @@ function decodeTool(tool: Tool): UpstreamTool {
   })
 }
 
+/**
+ * The telling words of a failure to connect: the first system error code among its causes
+ * (`ECONNREFUSED`), else the innermost message. The SDK wraps what fetch threw, and wraps it once
+ * more when its probe for a newer revision failed, so the code can sit a few causes down.
+ */
 function describeCause(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
-  if (typeof cause?.code === 'string') return cause.code
-  if (typeof cause?.message === 'string') return cause.message
-  return error instanceof Error ? error.message : String(error)
+  let words = error instanceof Error ? error.message : String(error)
+  const seen = new Set<unknown>([error])
+  for (
+    let cause = (error as { cause?: unknown } | null)?.cause;
+    typeof cause === 'object' && cause !== null && !seen.has(cause);
+    cause = (cause as { cause?: unknown }).cause
+  ) {
+    seen.add(cause)
+    const { code, message } = cause as { code?: unknown; message?: unknown }
+    if (typeof code === 'string') return code
+    if (typeof message === 'string') words = message
+  }
+  return words
 }
 
 /** One upstream server: its tools, its failure to start if any, and calls to it. */
@@ -185,14 +218,15 @@ export class UpstreamServer {
   }
 
   /**
-   * Calls one tool. Rejects with the SDK's `McpError` for protocol failures (a closed connection,
-   * a timeout after `timeoutMs`) and with `signal.reason` when aborted.
+   * Calls one tool. Rejects with the SDK's `SdkError` for failures of the connection (closed, or
+   * no answer within `timeoutMs`), its `ProtocolError` when the server refused the call, and with
+   * `signal.reason` when aborted.
    */
   async callTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
-    if (this.#isClosed) throw new McpError(ErrorCode.ConnectionClosed, 'code-runtime is shutting down')
+    if (this.#isClosed) throw new SdkError(SdkErrorCode.ConnectionClosed, 'code-runtime is shutting down')
     signal.throwIfAborted()
     if (!this.#isSettled) await this.#settled
-    if (this.#isClosed) throw new McpError(ErrorCode.ConnectionClosed, 'code-runtime is shutting down')
+    if (this.#isClosed) throw new SdkError(SdkErrorCode.ConnectionClosed, 'code-runtime is shutting down')
     if (!this.#isConnected) {
       this.#restart ??= this.#open().finally(() => {
         this.#restart = undefined
@@ -200,13 +234,18 @@ export class UpstreamServer {
       await this.#restart
     }
     const client = this.#client as Client
-    const result = await withRequestSignal(signal, own =>
-      client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
-        signal: own,
-        timeout: this.config.timeoutMs,
-      }),
-    )
-    return result as CallToolResult
+    try {
+      // The SDK stops listening to the signal once the call is answered, so the end of a run
+      // never cancels a call that has already finished.
+      return await client.callTool(
+        { name, arguments: args as Record<string, unknown> },
+        { signal, timeout: this.config.timeoutMs },
+      )
+    } catch (error) {
+      // An aborted call rejects with the SDK's timeout error; the caller's reason says more.
+      if (signal.aborted) throw signal.reason
+      throw error
+    }
   }
 
   /** Closes the connection; a stdio server is asked to exit, then terminated, then killed. */
@@ -227,6 +266,7 @@ export class UpstreamServer {
       { name: PACKAGE_INFO.name, version: PACKAGE_INFO.version },
       {
         capabilities: {},
+        ...versionNegotiation(config),
         listChanged: {
           tools: {
             onChanged: (error, tools) => {
@@ -245,13 +285,8 @@ export class UpstreamServer {
     this.#transport = transport
     const requestOptions = { timeout: config.connectTimeoutMs, ...(signal === undefined ? {} : { signal }) }
     await client.connect(transport, requestOptions)
-    const tools: Tool[] = []
-    let cursor: string | undefined
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, requestOptions)
-      tools.push(...page.tools)
-      cursor = page.nextCursor
-    } while (cursor !== undefined)
+    // Without a cursor the SDK walks every page.
+    const { tools } = await client.listTools(undefined, requestOptions)
     const before = this.#tools
     this.#tools = Object.freeze(tools.filter(tool => !requiresTask(tool)).map(decodeTool))
     this.#isConnected = true
@@ -326,7 +361,7 @@ export class UpstreamServer {
     const lastLine = this.#stderrTail.findLast(line => line.trim() !== '')
     const said =
       lastLine === undefined ? '' : `; its last stderr line: ${JSON.stringify(lastLine.trim().slice(0, 300))}`
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout) {
       return new McpProxyError(
         'MCP_PROXY_CONNECT_TIMEOUT',
         `server "${name}" did not finish the MCP handshake within ${this.config.connectTimeoutMs} ms (connectTimeoutMs)${said}; check that it speaks MCP, or raise connectTimeoutMs.`,
@@ -347,7 +382,7 @@ export class UpstreamServer {
         details,
       )
     }
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    if (SdkError.isInstance(error) && error.code === SdkErrorCode.ConnectionClosed) {
       return new McpProxyError(
         'MCP_PROXY_CONNECT_FAILED',
         `server "${name}" exited before finishing the MCP handshake${said}; check its "command", "args" and "env".`,

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/client'
 import { McpProxyError } from '../errors.js'
 import { decodeCallResult, describeCallFailure } from './upstream-results.js'
 
@@ -72,23 +72,25 @@ describe('decodeCallResult', () => {
 describe('describeCallFailure', () => {
   it('says what happened to the server', () => {
     assert.match(
-      describeCallFailure('files', 500, new McpError(ErrorCode.ConnectionClosed, 'Connection closed')),
+      describeCallFailure('files', 500, new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed')),
       /^Server "files" stopped while answering.*next call starts it again/,
     )
     assert.match(
-      describeCallFailure('files', 500, new McpError(ErrorCode.RequestTimeout, 'Request timed out')),
+      describeCallFailure('files', 500, new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out')),
       /within 500 ms \(its timeoutMs\)/,
     )
     assert.equal(
-      describeCallFailure('files', 500, new McpError(ErrorCode.InvalidParams, 'Tool x not found')),
+      describeCallFailure('files', 500, new ProtocolError(ProtocolErrorCode.InvalidParams, 'Tool x not found')),
       'Tool x not found',
     )
   })
 
-  it('drops every MCP error prefix, however many hops added one', () => {
-    // A server that throws McpError sends its prefixed message; the client's McpError adds another.
-    const twice = new McpError(ErrorCode.InvalidParams, new McpError(ErrorCode.InvalidParams, 'Unknown tool x').message)
-    assert.equal(twice.message, 'MCP error -32602: MCP error -32602: Unknown tool x')
+  it('drops every MCP error prefix a server on SDK 1.x sent, however many hops added one', () => {
+    // A 1.x server that throws McpError sends its prefixed message; one in front of another adds another.
+    const twice = new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      'MCP error -32602: MCP error -32602: Unknown tool x',
+    )
     assert.equal(describeCallFailure('files', 500, twice), 'Unknown tool x')
     assert.equal(
       describeCallFailure(

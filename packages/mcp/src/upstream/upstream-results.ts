@@ -2,19 +2,20 @@
  * An upstream `tools/call` answer → what the program gets. `structuredContent` when present;
  * otherwise the text content, parsed when it is JSON (one text block → its value, several → an
  * array of them, none → null). `isError` → a rejection carrying the server's own text (without
- * the SDK's `MCP error <code>: ` prefixes, in this and in failed calls). Images,
+ * SDK 1.x's `MCP error <code>: ` prefixes, in this and in failed calls: see protocol-errors.ts). Images,
  * audio, resources and resource links are not JSON for the program: they are collected and
  * returned beside the run's text as content blocks, so the model still sees them.
  */
 import {
-  ErrorCode,
-  McpError,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
   type AudioContent,
   type CallToolResult,
   type EmbeddedResource,
   type ImageContent,
   type ResourceLink,
-} from '@modelcontextprotocol/sdk/types.js'
+} from '@modelcontextprotocol/client'
 import type { Checked, CodeJsonValue } from '@code-runtime/core'
 import { McpProxyError } from '../errors.js'
 import { withoutMcpErrorPrefix } from '../protocol/protocol-errors.js'
@@ -48,7 +49,7 @@ export function decodeCallResult(result: CallToolResult): DecodedCallResult {
     else media.push(block)
   }
   if (result.isError === true) {
-    // The SDK's McpServer answers its own refusals (an unknown tool, arguments its schema
+    // SDK 1.x's McpServer answers its own refusals (an unknown tool, arguments its schema
     // rejects) this way, with `MCP error <code>: ` in front of the words that matter.
     const text = withoutMcpErrorPrefix(texts.join('\n').trim())
     const message = text === '' ? 'The tool reported an error without a message.' : text
@@ -71,16 +72,17 @@ export function decodeCallResult(result: CallToolResult): DecodedCallResult {
  */
 export function describeCallFailure(server: string, timeoutMs: number, error: unknown): string {
   if (McpProxyError.is(error)) return error.message
-  if (error instanceof McpError) {
-    if (error.code === ErrorCode.ConnectionClosed) {
+  if (SdkError.isInstance(error)) {
+    if (error.code === SdkErrorCode.ConnectionClosed) {
       return `Server "${server}" stopped while answering (its connection closed); the next call starts it again.`
     }
-    if (error.code === ErrorCode.RequestTimeout) {
+    if (error.code === SdkErrorCode.RequestTimeout) {
       return `Server "${server}" did not answer within ${timeoutMs} ms (its timeoutMs); ask for less per call.`
     }
-    // The SDK prefixes protocol errors with `MCP error <code>: `, once on the server that threw
-    // an McpError and again here; the rest is the server's words.
-    return withoutMcpErrorPrefix(error.message)
+    return error.message
   }
+  // A server on SDK 1.x that threw an McpError sends its message with the prefix; the rest is
+  // the server's words.
+  if (ProtocolError.isInstance(error)) return withoutMcpErrorPrefix(error.message)
   return error instanceof Error ? error.message : String(error)
 }
