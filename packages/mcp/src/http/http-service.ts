@@ -89,12 +89,14 @@ const REFUSED_BODY_DRAIN_MS = 5_000
 
 /**
  * Answers a request whose declared body is over the bound with 413, before reading it. The rest of
- * the body is read and dropped for a few seconds: a connection closed while the client still writes
- * makes its write fail before it reads the answer, and the client would see a broken connection
- * instead of why.
+ * the body is read and dropped for a few seconds, on a connection kept open: a socket closed while
+ * the client still writes resets the connection (unread bytes in the kernel's buffer make it send
+ * RST), the client's write fails before it reads the answer, and it sees a broken connection
+ * instead of why. (`Connection: close` here did exactly that on a loaded machine.)
  */
 function refuseOversizedBody(request: IncomingMessage, response: ServerResponse, maxBodyBytes: number): void {
-  response.writeHead(413, { 'content-type': 'application/json', connection: 'close' })
+  request.resume()
+  response.writeHead(413, { 'content-type': 'application/json' })
   response.end(
     JSON.stringify({
       jsonrpc: '2.0',
@@ -105,7 +107,6 @@ function refuseOversizedBody(request: IncomingMessage, response: ServerResponse,
   const giveUp = setTimeout(() => request.socket.destroy(), REFUSED_BODY_DRAIN_MS)
   giveUp.unref()
   request.once('end', () => clearTimeout(giveUp))
-  request.resume()
 }
 
 function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Response {
