@@ -14,12 +14,10 @@ import { startHttpService, type ResourceMetadata } from '../http/http-service.js
 import { openGate, tokenGate, type TokenGate } from '../http/token-gate.js'
 import { createCodeModeService, type CodeModeService } from '../server/code-mode-service.js'
 import { RunAdmission } from '../service/run-admission.js'
-import { withBudgetOptionNames } from './budget-option-names.js'
 import { EXIT_INTERRUPTED, EXIT_SETUP_FAILED } from './cli-arguments.js'
 import type { HttpServeOptions } from './http-serve-options.js'
-import { log, noneStarted, sayServing, type ServeCommand } from './serve-command.js'
-import { reportNoneStarted, startBackendOf, startSession } from './session.js'
-import { writeErrorLine } from './terminal-output.js'
+import { log, noneStarted, startServeUpstreams, type ServeCommand } from './serve-upstreams.js'
+import { reportNoneStarted } from './session.js'
 
 /** 128 + SIGTERM's number: what a service manager expects of a server it stopped. */
 export const EXIT_TERMINATED = 143
@@ -88,34 +86,12 @@ function signalled(): Promise<'SIGINT' | 'SIGTERM'> {
 export async function serveHttpCommand(command: ServeCommand, http: HttpServeOptions): Promise<number> {
   const auth = await setUpAuth(http)
   let service: CodeModeService | undefined
-  const session = await startSession(command.configPath, {
-    onStderrLine: (server, line) => process.stderr.write(`[${server.name}] ${line}\n`),
-    onToolsChanged: server => {
-      log(`server "${server.name}" changed its tools; the SDK is regenerated.`)
-      service?.refresh()
-    },
-  })
-  for (const upstream of session.upstreams) {
-    void upstream.settled.then(() => {
-      if (upstream.failure !== undefined) writeErrorLine(process.stderr, upstream.failure.message)
-    })
-  }
-  const starting = startBackendOf(command)
-  starting.catch(() => undefined)
+  const upstreams = await startServeUpstreams(command, () => service?.refresh())
   const stopSignal = signalled()
   let listening: Awaited<ReturnType<typeof startHttpService>> | undefined
   try {
     service = createCodeModeService({
-      upstreams: session.upstreams,
-      runtime: starting.then(started => withBudgetOptionNames(started.runtime)),
-      maxSdkChars: command.maxSdkChars,
-      catalogWaitMs: command.listWaitMs,
-      typeCheck: command.typeCheck,
-      state: command.state,
-      onNotice: log,
-      approvalFallback: command.approvalFallback,
-      onApproval: log,
-      onCatalogReady: catalog => sayServing(command, session, catalog),
+      ...upstreams.serviceOptions,
       admission: new RunAdmission({
         ...(http.maxRuns === undefined ? {} : { maxRuns: http.maxRuns }),
         ...(http.maxRunsPerPrincipal === undefined ? {} : { maxRunsPerPrincipal: http.maxRunsPerPrincipal }),
@@ -142,7 +118,7 @@ export async function serveHttpCommand(command: ServeCommand, http: HttpServeOpt
     log(auth.notice)
     log(`listening on ${listening.url.href}`)
     // A backend that cannot start rejects `ready`: thrown from here, after the shutdown below.
-    const stop = await Promise.race([stopSignal, noneStarted(session), service.ready.then(() => stopSignal)])
+    const stop = await Promise.race([stopSignal, noneStarted(upstreams.session), service.ready.then(() => stopSignal)])
     if (stop === 'SIGINT' || stop === 'SIGTERM') {
       log(`shutting down (${stop}); runs in flight may finish for ${command.graceMs} ms.`)
       await listening.close(command.graceMs)
@@ -153,8 +129,6 @@ export async function serveHttpCommand(command: ServeCommand, http: HttpServeOpt
   } finally {
     await listening?.close(0).catch(() => undefined)
     await service?.close().catch(() => undefined)
-    const started = await starting.catch(() => undefined)
-    await started?.dispose()
-    await session.close()
+    await upstreams.close()
   }
 }
