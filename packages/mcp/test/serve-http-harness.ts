@@ -4,7 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { request as httpRequest } from 'node:http'
-import { writeFile } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { chmod, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
@@ -81,6 +82,20 @@ export async function runServeToEnd(
   })
   const code = await new Promise<number | null>(resolve => child.once('exit', resolve))
   return { code, stderr }
+}
+
+/** The hex SHA-256 of a key, as a keys file holds it. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
+}
+
+/** Writes a keys file (mode 600) of `keys` by principal into `directory`; its path. */
+export async function writeKeysFile(directory: string, keys: Readonly<Record<string, string>>): Promise<string> {
+  const path = join(directory, 'team.keys')
+  const lines = Object.entries(keys).map(([name, key]) => `${name} ${sha256Hex(key)}\n`)
+  await writeFile(path, `# the team\n${lines.join('')}`)
+  await chmod(path, 0o600)
+  return path
 }
 
 /** Headers that carry `token` as a bearer token. */

@@ -6,7 +6,6 @@
  * an oversized body). The server is stopped with SIGTERM and must exit with 143.
  */
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
 import { chmod, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -18,12 +17,13 @@ import {
   MCP_POST_HEADERS,
   rawRequest,
   runServeToEnd,
+  sha256Hex,
   startHttpServe,
+  writeKeysFile,
   type HttpServe,
 } from './serve-http-harness.js'
 import { installedBin, makeTempDirectory } from './serve-harness.js'
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
 const ALICE_KEY = 'alice-key-0123456789abcdef0123456789abcdef'
 const BOB_KEY = 'bob-key-0123456789abcdef0123456789abcdef'
 
@@ -44,9 +44,7 @@ describe('serve --http with a keys file', () => {
 
   before(async () => {
     temp = await makeTempDirectory('code-runtime-http-')
-    const keysPath = join(temp.path, 'team.keys')
-    await writeFile(keysPath, `# the team\nalice ${sha256(ALICE_KEY)}\nbob ${sha256(BOB_KEY)}\n`)
-    await chmod(keysPath, 0o600)
+    const keysPath = await writeKeysFile(temp.path, { alice: ALICE_KEY, bob: BOB_KEY })
     config = {
       mcpServers: {
         memory: memoryServer(join(temp.path, 'memory.jsonl')),
@@ -211,7 +209,7 @@ describe('serve --http with a keys file', () => {
     for (const headers of [
       {},
       { authorization: 'Bearer not-a-key' },
-      { authorization: `Bearer ${sha256(ALICE_KEY)}` },
+      { authorization: `Bearer ${sha256Hex(ALICE_KEY)}` },
     ]) {
       const answer = await rawRequest(serve.url, {
         headers: { ...MCP_POST_HEADERS, ...headers },
@@ -291,7 +289,7 @@ describe('serve --http refuses a setup that would expose it', () => {
 
   it('a keys file others may read', async () => {
     const keysPath = join(temp.path, 'open.keys')
-    await writeFile(keysPath, `alice ${sha256(ALICE_KEY)}\n`)
+    await writeFile(keysPath, `alice ${sha256Hex(ALICE_KEY)}\n`)
     await chmod(keysPath, 0o644)
     const ended = await runServeToEnd(temp.path, config, ['--http', '0', '--auth-keys', keysPath])
     assert.equal(ended.code, 2)

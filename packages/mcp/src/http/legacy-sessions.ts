@@ -5,11 +5,14 @@
  * one SDK transport with one SDK server, and one Code Mode session for its variables. Sessions
  * belong to the principal that opened them: a request naming another principal's session is
  * answered as if the session did not exist. They are bounded in number (the least recently used
- * idle one makes room, else the new one is refused) and end after an idle time.
+ * idle one makes room, else the new one is refused) and end after an idle time. Their response
+ * streams are resumable: a client whose connection dropped mid-run reconnects with `Last-Event-ID`
+ * and gets the rest (see resumable-events.ts).
  */
 import { randomUUID } from 'node:crypto'
 import { WebStandardStreamableHTTPServerTransport, type AuthInfo, type Server } from '@modelcontextprotocol/server'
 import type { CodeModeService, ServiceCaller } from '../server/code-mode-service.js'
+import { DEFAULT_RESUMABLE_EVENT_LIMITS, ResumableEvents, type ResumableEventLimits } from './resumable-events.js'
 
 /** Bounds of {@link LegacySessions}. */
 export interface LegacySessionLimits {
@@ -19,6 +22,8 @@ export interface LegacySessionLimits {
   readonly idleMs: number
   /** Largest request body, in bytes. */
   readonly maxBodyBytes: number
+  /** What is kept for resumed streams; {@link DEFAULT_RESUMABLE_EVENT_LIMITS} when absent. */
+  readonly events?: ResumableEventLimits
 }
 
 interface LegacySession {
@@ -43,12 +48,14 @@ export class LegacySessions {
   readonly #service: CodeModeService
   readonly #limits: LegacySessionLimits
   readonly #sessions = new Map<string, LegacySession>()
+  readonly #events: ResumableEvents
   readonly #sweep: NodeJS.Timeout
   readonly #stopListening: () => void
 
   constructor(service: CodeModeService, limits: LegacySessionLimits) {
     this.#service = service
     this.#limits = limits
+    this.#events = new ResumableEvents(limits.events ?? DEFAULT_RESUMABLE_EVENT_LIMITS)
     this.#sweep = setInterval(() => this.#endIdle(), Math.max(1_000, Math.min(60_000, limits.idleMs / 4)))
     this.#sweep.unref()
     this.#stopListening = service.onToolsChanged(() => {
@@ -85,6 +92,7 @@ export class LegacySessions {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       maxRequestBodySize: this.#limits.maxBodyBytes,
+      eventStore: this.#events.forSession(id),
       onsessionclosed: () => void this.#end(id),
     })
     const server = this.#service.buildServer(caller)
@@ -163,6 +171,7 @@ export class LegacySessions {
     const session = this.#sessions.get(id)
     if (session === undefined) return
     this.#sessions.delete(id)
+    this.#events.endSession(id)
     await Promise.allSettled([session.server.close(), this.#service.endConnection(session.caller)])
   }
 
