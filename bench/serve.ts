@@ -1,7 +1,8 @@
 /**
  * The serve section: what a user of `code-runtime serve` waits for, measured from the official
- * MCP client (SDK 2 in its default mode, the 2025-11-25 handshake, which `ping` needs) over stdio
- * against the same upstream server (`@modelcontextprotocol/server-memory`, `read_graph`) called
+ * MCP client (SDK 2 in its default mode, the 2025-11-25 handshake, which `ping` needs) over stdio,
+ * and over HTTP (`serve --http` with a keys file: a 2025-era session, and a 2026-07-28 client
+ * passing its session handle back) against the same upstream server (`@modelcontextprotocol/server-memory`, `read_graph`) called
  * directly by a client of its own, interleaved round by round in one run.
  * Per serve config: a direct call, `run_code` with one call, ten direct calls, one program making
  * ten calls; from them the overhead per `run_code` and per inner call beyond a direct call. Then,
@@ -10,13 +11,14 @@
  * calls run (the server's event loop as the client feels it; beside it, idle), and serve's RSS
  * over a stream of calls.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/client'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { formatMs, quantile, summarizeSamples, type SampleSummary } from './statistics.js'
 
@@ -60,8 +62,19 @@ const TEN_CALLS = 'for (let i = 0; i < 10; i++) await tools.memory_read_graph()\
 const CHECKED =
   'const graph = await tools.memory_read_graph()\nfunction count<T>(items: readonly T[]): number { return items.length }\nreturn count(graph.entities) + count(graph.relations)'
 
-const CONFIGS: readonly { readonly name: string; readonly args: readonly string[] }[] = [
+/** How the bench's client reaches serve: stdio, or `serve --http` as a 2025-era session or a 2026-07-28 client. */
+type ServeTransport = 'stdio' | 'http-2025' | 'http-2026'
+
+interface ServeConfig {
+  readonly name: string
+  readonly args: readonly string[]
+  readonly transport?: ServeTransport
+}
+
+const CONFIGS: readonly ServeConfig[] = [
   { name: 'defaults (sessions, check on)', args: [] },
+  { name: '--http, 2025-11-25 session', args: [], transport: 'http-2025' },
+  { name: '--http, 2026-07-28, session handle', args: [], transport: 'http-2026' },
   { name: '--type-check off', args: ['--type-check', 'off'] },
   { name: '--no-state (one-shot runs)', args: ['--no-state'] },
   { name: '--backend worker-thread', args: ['--backend', 'worker-thread'] },
@@ -96,11 +109,39 @@ async function timed(action: () => Promise<unknown>): Promise<number> {
   return performance.now() - started
 }
 
-/** Calls `run_code` and fails the measurement when the program did not succeed. */
-async function runCode(client: Client, code: string): Promise<void> {
-  const result = await client.callTool({ name: 'run_code', arguments: { code, description: 'bench' } })
+/** Calls `run_code` and fails the measurement when the program did not succeed; the text of its result. */
+async function runCode(client: Client, code: string, session?: string): Promise<string> {
+  const result = await client.callTool({
+    name: 'run_code',
+    arguments: { code, description: 'bench', ...(session === undefined ? {} : { session }) },
+  })
   if (result.isError === true) throw new Error(`run_code failed: ${JSON.stringify(result.content).slice(0, 300)}`)
+  const first = result.content[0]
+  return first?.type === 'text' ? first.text : ''
 }
+
+/** A client connected to one serve: it runs programs in one session, however the transport keeps it. */
+interface ServeConnection {
+  runCode(code: string): Promise<void>
+  close(): Promise<void>
+}
+
+/** A 2026-07-28 client keeps its session by passing back the handle each result ends with. */
+function handleKeepingConnection(client: Client, stop: () => Promise<void>): ServeConnection {
+  let session: string | undefined
+  return {
+    async runCode(code) {
+      const text = await runCode(client, code, session)
+      session = /\n\nsession: (s_[A-Za-z0-9_-]+)$/.exec(text)?.[1] ?? session
+    },
+    async close() {
+      await client.close()
+      await stop()
+    },
+  }
+}
+
+const BENCH_KEY = 'bench-key-0123456789abcdef0123456789abcdef'
 
 function residentMiB(pid: number): number {
   return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024
@@ -143,6 +184,53 @@ class BenchWorkspace {
     return connectClient(process.execPath, [CLI, 'serve', '--config', config, ...args], {})
   }
 
+  /** Connects over `transport`: stdio, or `serve --http` on a free loopback port with a keys file. */
+  async connect(
+    config: string,
+    args: readonly string[],
+    transport: ServeTransport = 'stdio',
+  ): Promise<ServeConnection> {
+    if (transport === 'stdio') {
+      const client = await this.serve(config, args)
+      return { runCode: async code => void (await runCode(client, code)), close: () => client.close() }
+    }
+    const keys = join(this.directory, 'bench.keys')
+    await writeFile(keys, `bench ${createHash('sha256').update(BENCH_KEY).digest('hex')}\n`)
+    await chmod(keys, 0o600)
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--config', config, '--http', '0', '--auth-keys', keys, ...args],
+      { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '' } },
+    )
+    const exited = new Promise<void>(resolve => child.once('exit', () => resolve()))
+    const stop = async (): Promise<void> => {
+      child.kill('SIGTERM')
+      await exited
+    }
+    const url = await new Promise<URL>((resolve, reject) => {
+      let stderr = ''
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString()
+        const found = /listening on (http:\/\/\S+)/.exec(stderr)
+        if (found?.[1] !== undefined) resolve(new URL(found[1]))
+      })
+      void exited.then(() => reject(new Error(`serve --http exited before listening: ${stderr.slice(-300)}`)))
+    })
+    const client = new Client(
+      { name: 'code-runtime-bench', version: '1.0.0' },
+      { versionNegotiation: { mode: transport === 'http-2026' ? { pin: '2026-07-28' } : 'legacy' } },
+    )
+    try {
+      await client.connect(
+        new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${BENCH_KEY}` } } }),
+      )
+    } catch (error) {
+      await stop()
+      throw error
+    }
+    return handleKeepingConnection(client, stop)
+  }
+
   remove(): Promise<void> {
     return rm(this.directory, { recursive: true, force: true })
   }
@@ -151,12 +239,12 @@ class BenchWorkspace {
 async function measureColumn(
   workspace: BenchWorkspace,
   direct: Client,
-  config: { readonly name: string; readonly args: readonly string[] },
+  config: ServeConfig,
   rounds: number,
 ): Promise<ServeColumn> {
-  const client = await workspace.serve(await workspace.config(false), config.args)
+  const connection = await workspace.connect(await workspace.config(false), config.args, config.transport)
   try {
-    const firstRunMs = await timed(() => runCode(client, ONE_CALL))
+    const firstRunMs = await timed(() => connection.runCode(ONE_CALL))
     const samples = {
       direct: [] as number[],
       runOne: [] as number[],
@@ -166,11 +254,11 @@ async function measureColumn(
     const warmUp = 2
     for (let round = 0; round < rounds + warmUp; round++) {
       const directMs = await timed(() => direct.callTool({ name: 'read_graph', arguments: {} }))
-      const runOneMs = await timed(() => runCode(client, ONE_CALL))
+      const runOneMs = await timed(() => connection.runCode(ONE_CALL))
       const directTenMs = await timed(async () => {
         for (let call = 0; call < 10; call++) await direct.callTool({ name: 'read_graph', arguments: {} })
       })
-      const runTenMs = await timed(() => runCode(client, TEN_CALLS))
+      const runTenMs = await timed(() => connection.runCode(TEN_CALLS))
       if (round < warmUp) continue
       samples.direct.push(directMs)
       samples.runOne.push(runOneMs)
@@ -187,7 +275,7 @@ async function measureColumn(
       firstRunMs,
     }
   } finally {
-    await client.close()
+    await connection.close()
   }
 }
 
@@ -310,7 +398,7 @@ export function renderServeSection(section: ServeSection): string {
   return `${[
     title,
     '',
-    'Medians of interleaved rounds (direct call, run_code with one call, ten direct calls, one program of ten calls) from the official MCP client over stdio; the upstream is `@modelcontextprotocol/server-memory` (`read_graph`), called directly by a client of its own in the same rounds. Overhead per run_code: run_code with one call minus a direct call. Per inner call: (ten-call program − one-call program) / 9 − a direct call. First run_code: sent right after `initialize` to a fresh server (it waits for the upstream and the backend).',
+    'Medians of interleaved rounds (direct call, run_code with one call, ten direct calls, one program of ten calls) from the official MCP client over stdio (the `--http` rows: over HTTP to `serve --http` with a keys file, as a 2025-11-25 session or a 2026-07-28 client passing its session handle back); the upstream is `@modelcontextprotocol/server-memory` (`read_graph`), called directly by a client of its own in the same rounds. Overhead per run_code: run_code with one call minus a direct call. Per inner call: (ten-call program − one-call program) / 9 − a direct call. First run_code: sent right after `initialize` to a fresh server (it waits for the upstream and the backend).',
     '',
     '| serve config | direct call | run_code, 1 call | overhead per run_code | per inner call beyond a direct call | 10 calls: direct / in one program | first run_code after initialize |',
     '|---|---|---|---|---|---|---|',
