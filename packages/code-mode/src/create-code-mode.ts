@@ -133,19 +133,20 @@ function structureRunResult(result: ApprovedRunResult): RunCodeOutput['structure
     : { logs, calls, usage }
 }
 
+/** The run's result with each approval decision on its call. */
+function withApprovals(result: CodeRunResult, approvals: RunApprovals): ApprovedRunResult {
+  return { ...result, calls: approvals.annotate(result.calls) }
+}
+
 /**
- * The run's result with each approval decision on its call, and a failure that came while calls
- * waited for a person saying so (a wall ceiling that expired while waiting, most often).
+ * The result as the text shows it: a failure that came while calls waited for a person says so
+ * (a wall ceiling that expired while waiting, most often). The structured output keeps the
+ * runtime's message and carries the fact as `waitingForApproval` instead.
  */
-function withApprovalNotes(
-  result: CodeRunResult,
-  approvals: RunApprovals,
-  waitingAtEnd: readonly string[],
-): ApprovedRunResult {
-  const calls = approvals.annotate(result.calls)
-  if (result.error === undefined || waitingAtEnd.length === 0) return { ...result, calls }
+function withApprovalWaitSaid(result: ApprovedRunResult, waitingAtEnd: readonly string[]): ApprovedRunResult {
+  if (result.error === undefined || waitingAtEnd.length === 0) return result
   const note = ` This happened while ${waitingAtEnd.join(', ')} waited for a person's approval.`
-  return { ...result, calls, error: { ...result.error, message: result.error.message + note } }
+  return { ...result, error: { ...result.error, message: result.error.message + note } }
 }
 
 /**
@@ -377,9 +378,11 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       await scheduler.drain(new Error('The run ended before this tool call finished.'))
     }
     const { check: programCheck, uncheckedBecause } = await checking
-    const approved = withApprovalNotes(result, approvals, waitingAtEnd)
+    const approved = withApprovals(result, approvals)
+    const waitedForApproval = result.error === undefined ? [] : waitingAtEnd
     const structured = {
       ...structureRunResult(approved),
+      ...(waitedForApproval.length === 0 ? {} : { waitingForApproval: waitedForApproval }),
       ...(ended === undefined ? {} : { sessionEnded: ended }),
       ...(uncheckedBecause === undefined ? {} : { uncheckedBecause }),
     }
@@ -393,7 +396,13 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     const note = uncheckedNote + (ended === undefined ? '' : `\n${sessionEndedNote(ended)}`)
     const hints = typeHintsBlock(programCheck.hints, maxResultChars - note.length)
     return {
-      text: renderRunResult(approved, maxResultChars - hints.length - note.length) + hints + note,
+      text:
+        renderRunResult(
+          withApprovalWaitSaid(approved, waitedForApproval),
+          maxResultChars - hints.length - note.length,
+        ) +
+        hints +
+        note,
       structured: programCheck.hints.length === 0 ? structured : { ...structured, diagnostics: programCheck.hints },
       isError: true,
     }

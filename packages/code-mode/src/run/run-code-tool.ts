@@ -45,6 +45,12 @@ export interface RunCodeOutput {
      */
     readonly sessionEnded?: 'lost' | 'expired'
     /**
+     * Only for a failed run that ended while some of its calls waited for a person's approval:
+     * those calls' members (`tools.delete_file`), most often because a wall budget ran out while
+     * they waited. `error.message` is the runtime's own; `text` says so after it.
+     */
+    readonly waitingForApproval?: readonly string[]
+    /**
      * Only when the type check could not answer (it ran past its time or heap limit, or the
      * checker failed): why. The program ran unchecked, and `text` ends by saying why.
      */
