@@ -36,7 +36,7 @@ import {
   type ProgramCheck,
   type TypeCheckMode,
 } from './type-check/program-check.js'
-import { sharedCheckerThread, type ThreadChecker } from './type-check/checker-thread.js'
+import { sharedCheckerProcess, type SdkChecker } from './type-check/checker-process.js'
 import { VerdictGate } from './run/verdict-gate.js'
 
 /** The part of a code runtime Code Mode uses: any `CodeRuntime` fits. */
@@ -222,15 +222,15 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     sessionOptions === undefined ? undefined : new RunCodeSession(runtime as Required<CodeModeRuntime>, sessionOptions)
   let disposed = false
 
-  // Built in the process's checker thread on the first check and kept warm there for the Code
+  // Built in the process's checker child on the first check and kept warm there for the Code
   // Mode's life (shared with every Code Mode of the same SDK); TypeScript loads only then.
-  let checker: ThreadChecker | undefined
-  function threadChecker(): ThreadChecker {
+  let checker: SdkChecker | undefined
+  function sdkChecker(): SdkChecker {
     // The runtime validates only the arguments of tools whose schema compiled: only those can certainly fail.
     const schemas = new Map<string, JsonSchema>(
       tools.filter(entry => entry.check !== undefined).map(entry => [entry.member, entry.inputSchema]),
     )
-    checker ??= sharedCheckerThread().checkerFor({ declarations: sdk.declarations, namespace, schemas })
+    checker ??= sharedCheckerProcess().checkerFor({ declarations: sdk.declarations, namespace, schemas })
     return checker
   }
 
@@ -241,8 +241,8 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   ): Promise<{ check: ProgramCheck; kept: ReadonlyMap<string, string> }> {
     if (typeCheck === 'off') return { check: UNCHECKED_PROGRAM, kept: new Map() }
     try {
-      if (session === undefined) return { check: await threadChecker().check(code, typeCheck), kept: new Map() }
-      return await threadChecker().checkInSession(code, typeCheck, session.names)
+      if (session === undefined) return { check: await sdkChecker().check(code, typeCheck), kept: new Map() }
+      return await sdkChecker().checkInSession(code, typeCheck, session.names)
     } catch (error) {
       throw new CodeModeError('CODE_MODE_CHECK_FAILED', error instanceof Error ? error.message : String(error))
     }

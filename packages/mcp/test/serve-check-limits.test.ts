@@ -1,5 +1,5 @@
 // `code-runtime serve` keeps answering while a program's type check keeps the compiler busy: the
-// check runs in Code Mode's checker thread, stops at its 5 s limit, and the program then runs
+// check runs in Code Mode's checker process, stops at its 5 s limit, and the program then runs
 // unchecked, saying why. Before, this one statement blocked serve's only thread for 34-53 s
 // (a `ping` waited as long) and the check then accepted it.
 import { after, before, describe, it } from 'node:test'
@@ -54,7 +54,7 @@ describe('code-runtime serve while a type check runs long', () => {
     // About 5 s of pings, each answered at once; a second is far above what a loaded machine adds.
     assert.ok(pingMs.length >= 20, `only ${pingMs.length} pings while the check ran`)
     assert.ok(Math.max(...pingMs) < 1_000, `slowest ping ${Math.round(Math.max(...pingMs))} ms`)
-    // The next program is checked again (on a new checker thread).
+    // The next program is checked again (in a new checker process).
     const refused = await serve.runCode('return await tools.memory_read_grap()')
     assert.match(textOf(refused), /^The program was refused before it ran/)
   })

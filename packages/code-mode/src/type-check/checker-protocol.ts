@@ -1,12 +1,12 @@
 /**
- * The messages between a process and its checker thread (see checker-thread.ts). Each request
- * carries an id its answer repeats. The thread is ours, but what it reports was computed from a
+ * The messages between a process and its checker child (see checker-process.ts). Each request
+ * carries an id its answer repeats. The child is ours, but what it reports was computed from a
  * program a model wrote, so the host reads each answer by these shapes and nothing else.
  */
 import type { JsonSchema } from '../tools/tool-definition.js'
 import type { ProgramCheck, TypeCheckMode } from './program-check.js'
 
-/** What a checker is built from, as it crosses to the thread. */
+/** What a checker is built from, as it crosses to the child. */
 export interface CheckerSpec {
   readonly declarations: string
   readonly namespace: string
@@ -17,7 +17,7 @@ export interface CheckerSpec {
 /** A name a session kept and its type. */
 export type KeptEntry = readonly [name: string, type: string]
 
-/** The session a check runs in: `entries` are sent only when the thread's copy is older than `revision`. */
+/** The session a check runs in: `entries` are sent only when the child's copy is older than `revision`. */
 export interface SessionState {
   readonly token: number
   readonly revision: number

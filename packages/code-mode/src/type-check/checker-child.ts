@@ -1,16 +1,17 @@
 /**
- * The checker thread's entry: it builds one checker per SDK it is sent (shared by every Code Mode
- * of the process with that SDK), mirrors the names each session kept, and answers one request at
- * a time. A check that runs too long or too large ends this thread; the host starts another.
+ * The checker child's entry: it builds one checker per SDK it is sent (shared by every Code Mode
+ * of the host process with that SDK), mirrors the names each session kept, and answers one
+ * request at a time. A check that runs too long or too large ends this child; the host starts
+ * another. It ends with the host: a closed channel means nobody waits for an answer.
  */
-import { parentPort } from 'node:worker_threads'
 import type { JsonSchema } from '../tools/tool-definition.js'
 import type { CheckerAnswer, CheckerRequest, KeptEntry, SessionState } from './checker-protocol.js'
 import { KeptNames } from './kept-names.js'
 import { createProgramChecker, type ProgramChecker } from './program-checker.js'
 
-const port = parentPort
-if (port === null) throw new Error('checker-worker.js runs only as a worker thread.')
+const send = process.send?.bind(process)
+if (send === undefined) throw new Error('checker-child.js runs only as a child process with an IPC channel.')
+process.once('disconnect', () => process.exit(0))
 
 const checkers = new Map<string, Promise<ProgramChecker>>()
 /** Each session's names as the host last sent them, by the host's token for the session. */
@@ -71,14 +72,14 @@ async function answer(request: CheckerRequest): Promise<CheckerAnswer | undefine
 
 // One request at a time, in order: a check must see the session state sent before it.
 let queue: Promise<void> = Promise.resolve()
-port.on('message', (request: CheckerRequest) => {
+process.on('message', (request: CheckerRequest) => {
   queue = queue.then(async () => {
     try {
       const answered = await answer(request)
-      if (answered !== undefined) port.postMessage(answered)
+      if (answered !== undefined) send(answered)
     } catch (error) {
       if (request.type === 'create') checkers.delete(request.key)
-      if ('id' in request) port.postMessage({ type: 'failed', id: request.id, message: messageOf(error) })
+      if ('id' in request) send({ type: 'failed', id: request.id, message: messageOf(error) } satisfies CheckerAnswer)
     }
   })
 })

@@ -1,18 +1,23 @@
 /**
- * Type checks off the host's event loop: one worker thread per process checks the programs of
- * every Code Mode (one warm checker per SDK, shared by the Code Modes and sessions that have it).
- * The thread has a heap cap and each check a wall limit of its own: a check that passes either
- * ends that check (and the thread, which the next request replaces), never the host. Requests go
- * to the thread one at a time, so a check's limit counts only its own time, not a queue's.
+ * Type checks off the host's event loop and out of its heap: one child process per process checks
+ * the programs of every Code Mode (one warm checker per SDK, shared by the Code Modes and sessions
+ * that have it). The child has a heap cap and each check a wall limit of its own: a check that
+ * passes either ends that check (and the child, which the next request replaces), never the host.
+ * A child process, not a worker thread: a worker's heap cap is enforced inside the host's process,
+ * and a compiler that grows its heap fast enough can take V8 past the cap before the worker is
+ * stopped, which aborts the whole process (seen on Node 24 under load); a child that aborts is
+ * only a child. Requests go to the child one at a time, so a check's limit counts only its own
+ * time, not a queue's.
  */
+import { fork, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { Worker } from 'node:worker_threads'
+import { fileURLToPath } from 'node:url'
 import type { CheckerAnswer, CheckerRequest, CheckerSpec, KeptEntry } from './checker-protocol.js'
 import type { KeptNames } from './kept-names.js'
 import type { ProgramCheck, TypeCheckMode } from './program-check.js'
 import { CHECK_TIME_LIMIT_MS, type ProgramCheckerOptions, type SessionProgramCheck } from './program-checker.js'
 
-/** The thread's heap: a checker per SDK fits in far less; a program built to grow the compiler's heap stops here. */
+/** The child's heap: a checker per SDK fits in far less; a program built to grow the compiler's heap stops here. */
 export const CHECKER_HEAP_LIMIT_MB = 1_024
 
 /**
@@ -21,27 +26,27 @@ export const CHECKER_HEAP_LIMIT_MB = 1_024
  */
 const CHECKER_START_LIMIT_MS = 120_000
 
-/** The thread's own deadline comes this much before the host's, so a check usually ends as a check, not a restart. */
+/** The child's own deadline comes this much before the host's, so a check usually ends as a check, not a restart. */
 const SOFT_DEADLINE_MARGIN_MS = 250
 
 const START_LIMIT_MESSAGE = 'The type checker did not start in time; the program was not checked.'
 
-export interface CheckerThreadOptions {
-  /** The thread's heap cap, in MB; default {@link CHECKER_HEAP_LIMIT_MB}. */
+export interface CheckerProcessOptions {
+  /** The child's heap cap, in MB; default {@link CHECKER_HEAP_LIMIT_MB}. */
   readonly maxHeapMb?: number
 }
 
-/** The checks of one SDK, answered by the thread. */
-export interface ThreadChecker {
+/** The checks of one SDK, answered by the child. */
+export interface SdkChecker {
   check(code: string, mode: Exclude<TypeCheckMode, 'off'>): Promise<ProgramCheck>
   checkInSession(code: string, mode: Exclude<TypeCheckMode, 'off'>, session: KeptNames): Promise<SessionProgramCheck>
-  /** True when the running thread holds this SDK's checker: a check now costs its own time only. */
+  /** True when the running child holds this SDK's checker: a check now costs its own time only. */
   isWarm(): boolean
 }
 
 type CheckRequest = Extract<CheckerRequest, { type: 'check' }>
 
-/** A queued check of one SDK (its checker is started first on a thread that lacks it). */
+/** A queued check of one SDK (its checker is started first in a child that lacks it). */
 interface Pending {
   readonly key: string
   readonly build: () => CheckRequest
@@ -51,7 +56,7 @@ interface Pending {
   readonly reject: (error: Error) => void
 }
 
-/** What the thread is working on: a checker's start for the queue's first request, or a check. */
+/** What the child is working on: a checker's start for the queue's first request, or a check. */
 interface InFlight {
   readonly pending: Pending
   readonly phase: 'create' | 'check'
@@ -59,18 +64,40 @@ interface InFlight {
   readonly timer: NodeJS.Timeout
 }
 
-/** A running thread: its worker and what it was sent. */
+/** A running child: its process and what it was sent. */
 interface Running {
-  readonly worker: Worker
-  /** The SDK keys whose checker this thread built. */
+  readonly child: ChildProcess
+  /** Resolves once the child has exited. */
+  readonly exited: Promise<void>
+  /** The SDK keys whose checker this child built. */
   readonly created: Set<string>
-  /** Session token → the revision of the names this thread holds. */
+  /** Session token → the revision of the names this child holds. */
   readonly sessionRevisions: Map<number, number>
   /** Why it ended, once it did. */
   ended?: Error
 }
 
-export class CheckerThread {
+/** The child's entry, beside this module in the build. */
+const CHILD_ENTRY = fileURLToPath(new URL('./checker-child.js', import.meta.url))
+
+/** Sends `request` to the child; one that is gone (or going) gets nothing, and `end` has failed what waited. */
+function post(running: Running, request: CheckerRequest): void {
+  if (running.ended !== undefined || !running.child.connected) return
+  // A child that dies meanwhile fails the send; its exit fails the request in flight.
+  running.child.send(request, () => undefined)
+}
+
+/** Holds the host's event loop open for the child while it works, and lets it go while idle. */
+function holdOpen(running: Running, isHeld: boolean): void {
+  const { child } = running
+  const handles: ({ ref(): void; unref(): void } | null | undefined)[] = [child, child.channel, child.stderr as never]
+  for (const handle of handles) {
+    if (isHeld) handle?.ref()
+    else handle?.unref()
+  }
+}
+
+export class CheckerProcess {
   private readonly maxHeapMb: number
   private running: Running | undefined
   private readonly queue: Pending[] = []
@@ -81,16 +108,16 @@ export class CheckerThread {
   private readonly tokens = new WeakMap<KeptNames, number>()
   private readonly forgetSession = new FinalizationRegistry<number>(token => {
     this.running?.sessionRevisions.delete(token)
-    this.running?.worker.postMessage({ type: 'forget', token } satisfies CheckerRequest)
+    if (this.running !== undefined) post(this.running, { type: 'forget', token })
   })
   private readonly releaseChecker = new FinalizationRegistry<string>(key => this.release(key))
 
-  constructor(options: CheckerThreadOptions = {}) {
+  constructor(options: CheckerProcessOptions = {}) {
     this.maxHeapMb = options.maxHeapMb ?? CHECKER_HEAP_LIMIT_MB
   }
 
-  /** The checker of one SDK; the thread builds it on the first check. */
-  checkerFor(options: ProgramCheckerOptions): ThreadChecker {
+  /** The checker of one SDK; the child builds it on the first check. */
+  checkerFor(options: ProgramCheckerOptions): SdkChecker {
     const timeLimitMs = options.timeLimitMs ?? CHECK_TIME_LIMIT_MS
     const spec: CheckerSpec = {
       declarations: options.declarations,
@@ -113,7 +140,7 @@ export class CheckerThread {
           return session === undefined ? request : { ...request, session: this.sessionState(session) }
         },
       }) as Promise<Extract<CheckerAnswer, { type: 'checked' }>>
-    const checker: ThreadChecker = {
+    const checker: SdkChecker = {
       check: async (code, mode) => (await checkRequest(code, mode)).check,
       checkInSession: async (code, mode, session) => {
         const { check, kept } = await checkRequest(code, mode, session)
@@ -125,20 +152,22 @@ export class CheckerThread {
     return checker
   }
 
-  /** Ends the thread; the next request starts another. Pending checks fail. */
+  /** Ends the child; the next request starts another. Pending checks fail. */
   async close(): Promise<void> {
     const running = this.running
     if (running === undefined) return
     this.end(running, new Error('The checker was closed; the program was not checked.'))
-    await running.worker.terminate()
+    // Whoever awaits the close waits for the exit: the loop stays open for it.
+    holdOpen(running, true)
+    running.child.kill('SIGKILL')
+    await running.exited
   }
 
   private release(key: string): void {
     const known = this.specs.get(key)
     if (known === undefined || --known.users > 0) return
     this.specs.delete(key)
-    if (this.running?.created.delete(key) === true)
-      this.running.worker.postMessage({ type: 'release', key } satisfies CheckerRequest)
+    if (this.running?.created.delete(key) === true) post(this.running, { type: 'release', key })
   }
 
   private sessionState(session: KeptNames): { token: number; revision: number; entries?: readonly KeptEntry[] } {
@@ -162,37 +191,49 @@ export class CheckerThread {
   }
 
   private start(): Running {
-    const worker = new Worker(new URL('./checker-worker.js', import.meta.url), {
-      resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb },
-      stdout: true,
-      stderr: true,
+    // Its own flags only: the host's (a test runner's, an inspector's) are not the checker's.
+    const child = fork(CHILD_ENTRY, [], {
+      execArgv: [`--max-old-space-size=${this.maxHeapMb}`],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     })
-    const running: Running = { worker, created: new Set(), sessionRevisions: new Map() }
-    worker.on('message', (answer: CheckerAnswer) => this.answered(running, answer))
-    worker.on('error', error => {
-      const outOfMemory = (error as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
+    // The end of what the child said before it died: V8 names an exhausted heap there.
+    let lastWords = ''
+    child.stderr?.setEncoding('utf8')
+    child.stderr?.on('data', (chunk: string) => {
+      lastWords = (lastWords + chunk).slice(-4_096)
+    })
+    const exited = new Promise<void>(resolve => child.once('exit', () => resolve()))
+    const running: Running = { child, exited, created: new Set(), sessionRevisions: new Map() }
+    child.on('message', (answer: unknown) => this.answered(running, answer))
+    child.on('error', error =>
+      this.end(running, new Error(`The type checker failed (${error.message}); the program was not checked.`)),
+    )
+    child.on('exit', (code, signal) => {
+      // A heap past its cap aborts the child (SIGABRT), after V8 said so on stderr.
+      const outOfMemory = /heap out of memory|Reached heap limit/.test(lastWords) || signal === 'SIGABRT'
       this.end(
         running,
         new Error(
           outOfMemory
             ? `The type check ran out of memory (${this.maxHeapMb} MB) and was stopped; the program was not checked.`
-            : `The type checker failed (${error.message}); the program was not checked.`,
+            : `The type checker stopped (${signal ?? `exit code ${String(code)}`}); the program was not checked.`,
         ),
       )
     })
-    worker.on('exit', () => this.end(running, new Error('The type checker stopped; the program was not checked.')))
+    holdOpen(running, false)
     return running
   }
 
   /**
    * Sends the next request when none is in flight, after the start of its SDK's checker on a
-   * thread that lacks it. The thread is referenced only while it works.
+   * child that lacks it. The child holds the host's event loop open only while it works.
    */
   private pump(): void {
     if (this.inFlight !== undefined) return
     const pending = this.queue[0]
     if (pending === undefined) {
-      this.running?.worker.unref()
+      if (this.running !== undefined) holdOpen(this.running, false)
       return
     }
     if (this.running === undefined || this.running.ended !== undefined) this.running = this.start()
@@ -220,16 +261,16 @@ export class CheckerThread {
   ): void {
     const [limitMs, limitMessage] =
       phase === 'create' ? [CHECKER_START_LIMIT_MS, START_LIMIT_MESSAGE] : [pending.limitMs, pending.limitMessage]
-    running.worker.ref()
+    holdOpen(running, true)
     const timer = setTimeout(() => {
       this.end(running, new Error(limitMessage))
-      void running.worker.terminate()
+      running.child.kill('SIGKILL')
     }, limitMs)
     this.inFlight = { pending, phase, id: request.id, timer }
-    running.worker.postMessage(request)
+    post(running, request)
   }
 
-  private answered(running: Running, answer: CheckerAnswer): void {
+  private answered(running: Running, answer: unknown): void {
     const inFlight = this.inFlight
     if (running !== this.running || inFlight === undefined || !isAnswer(answer) || answer.id !== inFlight.id) return
     clearTimeout(inFlight.timer)
@@ -246,7 +287,7 @@ export class CheckerThread {
     this.pump()
   }
 
-  /** The thread is gone (or going): the request in flight fails with `reason`; queued ones go to the next thread. */
+  /** The child is gone (or going): the request in flight fails with `reason`; queued ones go to the next child. */
   private end(running: Running, reason: Error): void {
     if (running.ended !== undefined) return
     running.ended = reason
@@ -275,10 +316,10 @@ function isAnswer(value: unknown): value is CheckerAnswer {
   return type === 'checked' && typeof (value as { check?: unknown }).check === 'object'
 }
 
-let shared: CheckerThread | undefined
+let shared: CheckerProcess | undefined
 
-/** The process's checker thread, shared by every Code Mode. */
-export function sharedCheckerThread(): CheckerThread {
-  shared ??= new CheckerThread()
+/** The process's checker, shared by every Code Mode. */
+export function sharedCheckerProcess(): CheckerProcess {
+  shared ??= new CheckerProcess()
   return shared
 }
