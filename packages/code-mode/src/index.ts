@@ -58,6 +58,8 @@ export {
   type ProgramDiagnosticCategory,
   type TypeCheckMode,
 } from './type-check/program-check.js'
+// The checks run in one child process per process; a command about to exit ends it and waits
+export { stopTypeChecker } from './type-check/checker-process.js'
 // For a REPL: whether the lines typed so far leave the program unfinished (read another line)
 export { programNeedsMoreInput } from './type-check/unfinished-program.js'
 // A value as the model reads it (pretty JSON, strings as they are), for front ends that print results

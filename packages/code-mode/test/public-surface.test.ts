@@ -30,6 +30,7 @@ describe('public surface of @code-runtime/code-mode', () => {
       'safeParseRunCodeInput',
       'schemaToTypeScript',
       'showProgramText',
+      'stopTypeChecker',
       'summarizeApprovalArguments',
       'toolNeedsApproval',
     ])

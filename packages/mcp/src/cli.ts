@@ -53,6 +53,9 @@ async function main(argv: readonly string[]): Promise<number> {
 /** Longest the command waits for its last output to be read before it exits anyway. */
 const EXIT_FLUSH_MS = 5_000
 
+/** The commands that type-check programs, in Code Mode's checker process. */
+const CHECKING_COMMANDS: ReadonlySet<string> = new Set(['serve', 'run', 'repl', 'check'])
+
 let exitCode: number
 try {
   exitCode = await main(process.argv.slice(2))
@@ -60,6 +63,10 @@ try {
   if (!McpProxyError.is(error)) throw error
   writeErrorLine(process.stderr, error.message)
   exitCode = EXIT_SETUP_FAILED
+} finally {
+  // No process of ours outlives the command: the checker's child ends before we do. Code Mode is
+  // loaded already when the command checked anything; the others never load it for this.
+  if (CHECKING_COMMANDS.has(process.argv[2] ?? '')) await (await import('@code-runtime/code-mode')).stopTypeChecker()
 }
 // Exit explicitly: an upstream transport or a stdin listener must not keep a finished command alive.
 process.exitCode = exitCode

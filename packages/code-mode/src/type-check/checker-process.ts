@@ -323,3 +323,13 @@ export function sharedCheckerProcess(): CheckerProcess {
   shared ??= new CheckerProcess()
   return shared
 }
+
+/**
+ * Ends the process's checker child, if one runs, and waits for its exit; checks in flight fail
+ * (their programs run unchecked) and the next check starts another. For a command about to exit:
+ * the child would end anyway once the host's channel closes, but a host that leaves no process
+ * behind waits for it.
+ */
+export async function stopTypeChecker(): Promise<void> {
+  await shared?.close()
+}
