@@ -13,6 +13,8 @@ export interface StoredTokens {
   readonly tokenType: string
   readonly refreshToken?: string
   readonly scope?: string
+  /** When they were issued, in milliseconds since the epoch. */
+  readonly obtainedAt: number
   /** Milliseconds since the epoch. */
   readonly expiresAt?: number
 }
@@ -42,6 +44,7 @@ export function storedTokensFrom(tokens: StoredOAuthTokens, now: number): Stored
     tokenType: tokens.token_type,
     ...(tokens.refresh_token === undefined ? {} : { refreshToken: tokens.refresh_token }),
     ...(tokens.scope === undefined ? {} : { scope: tokens.scope }),
+    obtainedAt: now,
     ...(typeof tokens.expires_in === 'number' ? { expiresAt: now + tokens.expires_in * 1000 } : {}),
   })
 }
@@ -58,12 +61,14 @@ function decodeTokens(raw: unknown): StoredTokens | undefined {
   if (accessToken === undefined || tokenType === undefined) return undefined
   const refreshToken = optionalString(raw, 'refreshToken')
   const scope = optionalString(raw, 'scope')
-  const { expiresAt } = raw
+  const { expiresAt, obtainedAt } = raw
+  if (typeof obtainedAt !== 'number') return undefined
   return Object.freeze({
     accessToken,
     tokenType,
     ...(refreshToken === undefined ? {} : { refreshToken }),
     ...(scope === undefined ? {} : { scope }),
+    obtainedAt,
     ...(typeof expiresAt === 'number' && Number.isFinite(expiresAt) ? { expiresAt } : {}),
   })
 }

@@ -16,7 +16,7 @@ function login(serverUrl: string, issuer: string, loggedInAt = 1): StoredLogin {
     client: { client_id: 'client-1' },
     redirectUrl: 'http://127.0.0.1:1/callback',
     discovery: { authorizationServerUrl: issuer },
-    tokens: { accessToken: 'at', tokenType: 'Bearer', refreshToken: 'rt', expiresAt: 5 },
+    tokens: { accessToken: 'at', tokenType: 'Bearer', refreshToken: 'rt', obtainedAt: 1, expiresAt: 5 },
     loggedInAt,
   }
 }
