@@ -26,11 +26,14 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { InsufficientScopeError } from '@modelcontextprotocol/client'
 import type { CodeModeToolAnnotations, JsonSchema } from '@code-runtime/code-mode'
 import { findCommand } from './command-lookup.js'
 import { McpProxyError } from '../errors.js'
 import { PACKAGE_INFO } from '../package-info.js'
-import type { UpstreamServerConfig } from './server-config.js'
+import type { HttpServerConfig, UpstreamServerConfig } from './server-config.js'
+import { StoredLoginAuth } from './oauth/stored-login-auth.js'
+import type { TokenStore } from './oauth/token-store.js'
 
 /** An MCP server living in this process (the CLI's built-in example tools), reached in memory. */
 export interface InProcessServerConfig {
@@ -67,6 +70,18 @@ export interface UpstreamListeners {
   readonly onStderrLine?: (server: UpstreamServer, line: string) => void
   /** Where relative lookups of `node_modules/.bin` start: the config file's directory. */
   readonly projectDirectory?: string
+  /**
+   * The user's logins (`code-runtime auth login`), used by `url` servers without an
+   * `Authorization` header of their own; without it they send only their `headers`.
+   */
+  readonly logins?: UpstreamLogins
+}
+
+/** Where `url` servers find their logins, and the command a server that needs one names. */
+export interface UpstreamLogins {
+  readonly store: TokenStore
+  /** The command that logs in to `server`, as the person types it. */
+  readonly loginCommand: (server: string) => string
 }
 
 /** How many of a server's last stderr lines are kept to explain a failed start. */
@@ -129,6 +144,17 @@ function describeCause(error: unknown): string {
   return words
 }
 
+/** The first of `error` and its causes that `test` accepts. */
+function findCause<T>(error: unknown, test: (value: unknown) => value is T): T | undefined {
+  const seen = new Set<unknown>()
+  for (let cause = error; typeof cause === 'object' && cause !== null && !seen.has(cause);) {
+    if (test(cause)) return cause
+    seen.add(cause)
+    cause = (cause as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
 /** One upstream server: its tools, its failure to start if any, and calls to it. */
 export class UpstreamServer {
   readonly config: UpstreamConfig
@@ -149,6 +175,8 @@ export class UpstreamServer {
   /** Settles when the current stdio server process has exited; absent when none was spawned. */
   #processExit: Promise<void> | undefined
   readonly #stderrTail: string[] = []
+  /** The stored login a `url` server uses, made once so its refreshes are shared by every reconnection. */
+  #loginAuth: StoredLoginAuth | undefined
 
   private constructor(config: UpstreamConfig, listeners: UpstreamListeners) {
     this.config = config
@@ -342,10 +370,13 @@ export class UpstreamServer {
         }
         return transport
       }
-      case 'http':
+      case 'http': {
+        const loginAuth = this.#loginAuthOf(config)
         return new StreamableHTTPClientTransport(new URL(config.url), {
           requestInit: { headers: { ...config.headers } },
+          ...(loginAuth === undefined ? {} : { authProvider: loginAuth }),
         })
+      }
       case 'in-process': {
         const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
         this.#inProcess = await config.start(serverSide)
@@ -354,9 +385,28 @@ export class UpstreamServer {
     }
   }
 
+  #loginAuthOf(config: HttpServerConfig): StoredLoginAuth | undefined {
+    const logins = this.#listeners.logins
+    // A server given its own Authorization header is the person's to authenticate.
+    if (logins === undefined || Object.keys(config.headers).some(header => header.toLowerCase() === 'authorization'))
+      return undefined
+    this.#loginAuth ??= new StoredLoginAuth(config, logins.store, logins.loginCommand(config.name))
+    return this.#loginAuth
+  }
+
   #explainConnectFailure(error: unknown): McpProxyError {
-    if (McpProxyError.is(error)) return error
+    // Ours, from the stored login, however deep the SDK wrapped it.
+    const ours = findCause(error, McpProxyError.is)
+    if (ours !== undefined) return ours
     const name = this.config.name
+    const scope = findCause(error, cause => InsufficientScopeError.isInstance(cause))
+    if (scope !== undefined && this.#listeners.logins !== undefined) {
+      return new McpProxyError(
+        'MCP_PROXY_LOGIN_REQUIRED',
+        `server "${name}" needs a login with more scope${scope.requiredScope === undefined ? '' : ` (${JSON.stringify(scope.requiredScope.slice(0, 200))})`}: run \`${this.#listeners.logins.loginCommand(name)}\`.`,
+        { server: name, cause: error },
+      )
+    }
     const details = { server: name, cause: error }
     const lastLine = this.#stderrTail.findLast(line => line.trim() !== '')
     const said =
