@@ -85,11 +85,11 @@ export async function logInByPaste(
   return login.exited
 }
 
-/** Writes a config with one `url` server, `remote`, and returns its path. */
-export async function writeRemoteConfig(directory: string, url: string, extra: object = {}): Promise<string> {
+/** Writes `servers.json` of `servers` (the `mcpServers` object) into `directory`; its path. */
+export async function writeServersConfig(directory: string, servers: object): Promise<string> {
   await mkdir(directory, { recursive: true })
   const path = join(directory, 'servers.json')
-  await writeFile(path, JSON.stringify({ mcpServers: { remote: { url, ...extra } } }))
+  await writeFile(path, JSON.stringify({ mcpServers: servers }))
   return path
 }
 

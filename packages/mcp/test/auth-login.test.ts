@@ -16,7 +16,7 @@ import {
   logInByPaste,
   runCli,
   startCli,
-  writeRemoteConfig,
+  writeServersConfig,
 } from './auth-harness.js'
 import { followAuthorization, REQUIRED_SCOPE, startOAuthUpstream, type OAuthUpstream } from './oauth-upstream.js'
 import { makeTempDirectory } from './serve-harness.js'
@@ -30,12 +30,7 @@ describe('code-runtime auth', () => {
   const freshUser = async (): Promise<{ env: NodeJS.ProcessEnv; config: string; home: string }> => {
     serial += 1
     const home = join(temp.path, `user-${serial}`)
-    const config = await writeRemoteConfig(home, upstream.url)
-    const { writeFile } = await import('node:fs/promises')
-    await writeFile(
-      config,
-      JSON.stringify({ mcpServers: { remote: { url: upstream.url }, other: { url: other.url } } }),
-    )
+    const config = await writeServersConfig(home, { remote: { url: upstream.url }, other: { url: other.url } })
     return { env: cliEnvironment(join(home, 'config')), config, home }
   }
 
@@ -77,6 +72,23 @@ describe('code-runtime auth', () => {
     )
     assert.match(status.stdout, /^other {2}http:\S+ {2}no login$/m)
     assertNoSecrets(upstream.issuedSecrets, login.stdout, login.stderr, status.stdout, status.stderr)
+  })
+
+  it('logs in through the loopback listener when no browser can be opened, printing the URL', async () => {
+    const { env, config } = await freshUser()
+    const login = startCli(['auth', 'login', 'remote', '--config', config], env)
+    const [, url] = await login.waitForStderr(AUTHORIZATION_URL)
+    // As the person's browser: the authorization server sends it back to our listener.
+    const callback = await followAuthorization(url ?? '')
+    assert.match(callback, /^http:\/\/127\.0\.0\.1:\d+\/callback\?/)
+    const page = await fetch(callback)
+    assert.equal(page.status, 200)
+    assert.match(await page.text(), /You can close this tab/)
+    login.child.stdin.end()
+    const ended = await login.exited
+    assert.equal(ended.code, 0, ended.stderr)
+    assert.match(ended.stderr, /No browser could be opened here/)
+    assert.match(ended.stderr, /Logged in to "remote"/)
   })
 
   it("refuses a redirect whose state is not the request's, and gives up after 3 attempts", async () => {

@@ -7,10 +7,10 @@
  * one; the token a client presents to `serve --http` never sent upstream; no token printed.
  */
 import assert from 'node:assert/strict'
-import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { chmod, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
-import { assertNoSecrets, cliEnvironment, logInByPaste, runCli, startCli, writeRemoteConfig } from './auth-harness.js'
+import { assertNoSecrets, cliEnvironment, logInByPaste, runCli, startCli, writeServersConfig } from './auth-harness.js'
 import { startOAuthUpstream, type OAuthUpstream } from './oauth-upstream.js'
 import { makeTempDirectory } from './serve-harness.js'
 import { connectV2, firstText, startHttpServe, writeKeysFile } from './serve-http-harness.js'
@@ -27,7 +27,7 @@ describe('a stored login, used by the commands', () => {
   ): Promise<{ env: NodeJS.ProcessEnv; config: string; home: string; store: string }> => {
     serial += 1
     const home = join(temp.path, `user-${serial}`)
-    const config = await writeRemoteConfig(home, upstream.url)
+    const config = await writeServersConfig(home, { remote: { url: upstream.url } })
     const env = cliEnvironment(join(home, 'config'))
     if (options.loggedIn !== false) {
       const login = await logInByPaste('remote', config, env)
@@ -149,6 +149,17 @@ describe('a stored login, used by the commands', () => {
     }
   })
 
+  it('refuses a store others may read instead of using its tokens', async () => {
+    const { env, config, store } = await user()
+    await chmod(store, 0o755)
+    const list = await runCli(['list', '--config', config], env)
+    assert.equal(list.code, 2)
+    assert.match(
+      list.stderr,
+      /the login store \S+ has mode 0755, which lets others in, so its tokens are not used; run chmod 700/,
+    )
+  })
+
   it('names a server without a login as needing one, with the command', async () => {
     const { env, config } = await user({ loggedIn: false })
     const list = await runCli(['list', '--config', config], env)
@@ -163,14 +174,22 @@ describe('a stored login, used by the commands', () => {
     const { env, home } = await user()
     const key = 'client-key-that-must-stay-here-0123456789abcdef'
     const keys = await writeKeysFile(home, { alice: key })
+    // `locked` is the same server under another URL, which has no login.
+    const locked = upstream.url.replace('127.0.0.1', 'localhost')
     const serve = await startHttpServe(
       home,
-      { mcpServers: { remote: { url: upstream.url } } },
+      { mcpServers: { remote: { url: upstream.url }, locked: { url: locked } } },
       ['--http', '0', '--auth-keys', keys, ...FAST],
       env,
     )
     try {
       const client = await connectV2(serve.url, key, 'legacy')
+      const { tools } = await client.listTools()
+      assert.match(
+        tools.find(tool => tool.name === 'run_code')?.description ?? '',
+        /Unavailable until the user logs in \(no tools\): locked \(run `code-runtime auth login locked`\)\./,
+      )
+      assert.match(serve.stderr(), /server "locked" needs a login: run `code-runtime auth login locked --config/)
       const result = await client.callTool({
         name: 'run_code',
         arguments: {
