@@ -149,6 +149,27 @@ describe('a stored login, used by the commands', () => {
     }
   })
 
+  it('says which login a 403 insufficient_scope needs, and the next login asks for that scope too', async () => {
+    const { env, config, home } = await user()
+    upstream.callScope = 'mcp:admin'
+    try {
+      const source = await program(home, 'return await tools.remote_echo({ text: "admin only" })\n')
+      const refused = await runCli(['run', source, '--config', config, ...FAST], env)
+      assert.equal(refused.code, 1, refused.stderr)
+      assert.match(
+        refused.stderr,
+        /server "remote" needs a login with more scope \("mcp:tools mcp:admin"\): run `code-runtime auth login remote --config/,
+      )
+      assert.equal((await logInByPaste('remote', config, env)).code, 0)
+      assert.deepEqual(upstream.lastAuthorization?.get('scope')?.split(' ').sort(), ['mcp:admin', 'mcp:tools'])
+      const allowed = await runCli(['run', source, '--config', config, ...FAST], env)
+      assert.equal(allowed.code, 0, allowed.stderr)
+      assert.match(allowed.stdout, /admin only/)
+    } finally {
+      upstream.callScope = undefined
+    }
+  })
+
   it('refuses a store others may read instead of using its tokens', async () => {
     const { env, config, store } = await user()
     await chmod(store, 0o755)

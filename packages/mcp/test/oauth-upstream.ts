@@ -68,6 +68,8 @@ export interface OAuthUpstream {
   failTokenRequests(n: number): void
   /** Refresh grants wait this long before answering. */
   refreshDelayMs: number
+  /** When set, `tools/call` needs this scope too, and answers 403 `insufficient_scope` without it. */
+  callScope: string | undefined
   /** Every refresh token stops working (`invalid_grant`). */
   revokeRefreshTokens(): void
   /** Every access token issued so far is expired now. */
@@ -113,6 +115,7 @@ export async function startOAuthUpstream(options: { accessTokenSeconds?: number 
     issuedSecrets: [],
     accessTokenSeconds: options.accessTokenSeconds ?? 60,
     refreshDelayMs: 0,
+    callScope: undefined,
     failTokenRequests: n => {
       failuresLeft = n
     },
@@ -300,6 +303,16 @@ export async function startOAuthUpstream(options: { accessTokenSeconds?: number 
       if (typeof method === 'string' && OPEN_METHODS.has(method)) return mcp.fetch(request)
       const auth = await gate(request)
       if (auth instanceof Response) return auth
+      const callScope = upstream.callScope
+      if (method === 'tools/call' && callScope !== undefined && !auth.scopes.includes(callScope)) {
+        return new Response(JSON.stringify({ error: 'insufficient_scope' }), {
+          status: 403,
+          headers: {
+            'content-type': 'application/json',
+            'www-authenticate': `Bearer error="insufficient_scope", scope="${REQUIRED_SCOPE} ${callScope}", resource_metadata="${resourceMetadataUrl}"`,
+          },
+        })
+      }
       return mcp.fetch(request, { authInfo: auth })
     },
   })

@@ -19,6 +19,7 @@ import {
   InMemoryTransport,
   SdkError,
   SdkErrorCode,
+  SdkHttpError,
   StreamableHTTPClientTransport,
   type CallToolResult,
   type ClientOptions,
@@ -204,6 +205,7 @@ export class UpstreamServer {
     try {
       await this.#open(this.#firstConnect.signal)
     } catch (error) {
+      await this.#noteWantedScope(error)
       this.#failure = this.#explainConnectFailure(error)
       await this.#shutConnection()
     } finally {
@@ -272,7 +274,8 @@ export class UpstreamServer {
     } catch (error) {
       // An aborted call rejects with the SDK's timeout error; the caller's reason says more.
       if (signal.aborted) throw signal.reason
-      throw error
+      await this.#noteWantedScope(error)
+      throw this.#explainAuthFailure(error) ?? error
     }
   }
 
@@ -394,19 +397,54 @@ export class UpstreamServer {
     return this.#loginAuth
   }
 
+  /** A 403 `insufficient_scope`: its scope is kept for the next login, which asks for it too. */
+  async #noteWantedScope(error: unknown): Promise<void> {
+    const required = findCause(error, cause => InsufficientScopeError.isInstance(cause))?.requiredScope
+    // A store we cannot write to now must not hide the refusal itself.
+    if (required !== undefined) await this.#loginAuth?.noteWantedScope(required).catch(() => undefined)
+  }
+
+  /**
+   * A refusal of the server's own that a login can fix, in the words that say which login:
+   * more scope (403 `insufficient_scope`), or a token refused even right after its refresh.
+   */
+  #explainAuthFailure(error: unknown): McpProxyError | undefined {
+    const logins = this.#listeners.logins
+    if (logins === undefined || this.config.transport !== 'http') return undefined
+    const name = this.config.name
+    const command = logins.loginCommand(name)
+    const scope = findCause(error, cause => InsufficientScopeError.isInstance(cause))
+    if (scope !== undefined) {
+      // The scope comes from the server's header: quoted and cut, never trusted as text.
+      const wanted = scope.requiredScope === undefined ? '' : ` (${JSON.stringify(scope.requiredScope.slice(0, 200))})`
+      return new McpProxyError(
+        'MCP_PROXY_LOGIN_REQUIRED',
+        `server "${name}" needs a login with more scope${wanted}: run \`${command}\`.`,
+        { server: name, cause: error },
+      )
+    }
+    const refused = findCause(
+      error,
+      (cause): cause is SdkHttpError =>
+        SdkHttpError.isInstance(cause) && cause.code === SdkErrorCode.ClientHttpAuthentication,
+    )
+    if (refused !== undefined) {
+      return new McpProxyError(
+        'MCP_PROXY_LOGIN_REQUIRED',
+        `server "${name}" refuses its login even after a refresh: run \`${command}\`.`,
+        { server: name, cause: error },
+      )
+    }
+    return undefined
+  }
+
   #explainConnectFailure(error: unknown): McpProxyError {
     // Ours, from the stored login, however deep the SDK wrapped it.
     const ours = findCause(error, McpProxyError.is)
     if (ours !== undefined) return ours
     const name = this.config.name
-    const scope = findCause(error, cause => InsufficientScopeError.isInstance(cause))
-    if (scope !== undefined && this.#listeners.logins !== undefined) {
-      return new McpProxyError(
-        'MCP_PROXY_LOGIN_REQUIRED',
-        `server "${name}" needs a login with more scope${scope.requiredScope === undefined ? '' : ` (${JSON.stringify(scope.requiredScope.slice(0, 200))})`}: run \`${this.#listeners.logins.loginCommand(name)}\`.`,
-        { server: name, cause: error },
-      )
-    }
+    const auth = this.#explainAuthFailure(error)
+    if (auth !== undefined) return auth
     const details = { server: name, cause: error }
     const lastLine = this.#stderrTail.findLast(line => line.trim() !== '')
     const said =

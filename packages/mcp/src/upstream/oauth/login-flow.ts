@@ -3,8 +3,9 @@
  * on the SDK's `auth()`, which does RFC 9728 discovery, the authorization server's metadata,
  * dynamic registration when no client is known, PKCE, and the RFC 8707 `resource`. What is ours:
  * the probe that finds the server's challenge (`login-probe.ts`), the scope asked for (the
- * config's `oauth.scopes`, else the challenge's together with what the last login was granted,
- * else the server's `scopes_supported`, which `auth()` reads, else none), the state checked
+ * config's `oauth.scopes`, else the challenge's together with what the last login was granted
+ * and what the server asked for since, else the server's `scopes_supported`, which `auth()`
+ * reads, else none), the state checked
  * before the code is used, at most three authorization attempts, and the login saved under the
  * server's lock once it has worked.
  */
@@ -92,11 +93,12 @@ export async function logIn(server: HttpServerConfig, options: LoginOptions): Pr
   }
   if (probe.kind === 'open') return { kind: 'not-needed' }
   const previous = await store.loginOf(server.url)
-  const scope =
-    server.oauth?.scopes?.join(' ') ??
-    (probe.challenge.scope === undefined
+  // What the server asked for since (a 403 at call time) is asked for again, with what was granted.
+  const asked =
+    probe.challenge.scope === undefined && previous?.wantedScope === undefined
       ? undefined
-      : computeScopeUnion(probe.challenge.scope, previous?.tokens?.scope))
+      : computeScopeUnion(probe.challenge.scope, previous?.tokens?.scope, previous?.wantedScope)
+  const scope = server.oauth?.scopes?.join(' ') ?? asked
   const provider = new LoginProvider(receiver.redirectUrl, knownClient(server, previous, receiver.redirectUrl))
   const authOptions = {
     serverUrl: server.url,

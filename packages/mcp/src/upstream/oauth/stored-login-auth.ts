@@ -13,6 +13,7 @@
  * when a refresh fails, which a server must never wait for.
  */
 import {
+  computeScopeUnion,
   OAuthError,
   OAuthErrorCode,
   refreshAuthorization,
@@ -70,8 +71,8 @@ export class StoredLoginAuth implements AuthProvider {
   }
 
   async token(): Promise<string | undefined> {
-    // Read the store until there is a login: one made while we run is used without a restart.
-    this.#login ??= await this.#store.loginOf(this.#server.url)
+    // Read the store until there are tokens: a login made while we run is used without a restart.
+    if (this.#login?.tokens === undefined) this.#login = await this.#store.loginOf(this.#server.url)
     const tokens = this.#login?.tokens
     if (tokens === undefined) {
       this.#sent = undefined
@@ -97,6 +98,17 @@ export class StoredLoginAuth implements AuthProvider {
       return
     }
     await this.#refresh(this.#sent)
+  }
+
+  /** Keeps `scope`, which the server asked for with a 403, for the next `auth login` to ask for too. */
+  async noteWantedScope(scope: string): Promise<void> {
+    await this.#store.withLock(this.#server.url, async () => {
+      const login = await this.#store.loginOf(this.#server.url)
+      if (login === undefined) return
+      const wantedScope = computeScopeUnion(login.wantedScope, scope)
+      if (wantedScope !== undefined && wantedScope !== login.wantedScope)
+        await this.#store.save({ ...login, wantedScope })
+    })
   }
 
   /** `lead` says why, as in `needs a login` or `log in again, ...`. */

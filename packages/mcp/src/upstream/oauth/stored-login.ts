@@ -33,6 +33,8 @@ export interface StoredLogin {
   readonly discovery: OAuthDiscoveryState
   /** Absent once a refresh was refused (`invalid_grant`): the registration is kept for the next login. */
   readonly tokens?: StoredTokens
+  /** Scopes the server asked for since (403 `insufficient_scope`), which the next login adds to its request. */
+  readonly wantedScope?: string
   /** Milliseconds since the epoch. */
   readonly loggedInAt: number
 }
@@ -81,6 +83,7 @@ export function decodeStoredLogin(raw: unknown): StoredLogin | undefined {
   const resource = optionalString(raw, 'resource')
   const redirectUrl = optionalString(raw, 'redirectUrl')
   const { client, discovery, loggedInAt } = raw
+  const wantedScope = optionalString(raw, 'wantedScope')
   if (serverUrl === undefined || issuer === undefined || resource === undefined || redirectUrl === undefined)
     return undefined
   if (!isObjectRecord(client) || typeof client.client_id !== 'string') return undefined
@@ -96,6 +99,7 @@ export function decodeStoredLogin(raw: unknown): StoredLogin | undefined {
     client: client as unknown as StoredOAuthClientInformation,
     discovery: discovery as unknown as OAuthDiscoveryState,
     ...(tokens === undefined ? {} : { tokens }),
+    ...(wantedScope === undefined ? {} : { wantedScope }),
     loggedInAt,
   })
 }
