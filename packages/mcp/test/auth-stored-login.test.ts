@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { assertNoSecrets, cliEnvironment, logInByPaste, runCli, startCli, writeServersConfig } from './auth-harness.js'
 import { startOAuthUpstream, type OAuthUpstream } from './oauth-upstream.js'
-import { makeTempDirectory } from './serve-harness.js'
+import { installedBin, makeTempDirectory, waitFor } from './serve-harness.js'
 import { connectV2, firstText, startHttpServe, writeKeysFile } from './serve-http-harness.js'
 
 const FAST = ['--backend', 'worker-thread', '--type-check', 'off'] as const
@@ -189,6 +189,35 @@ describe('a stored login, used by the commands', () => {
       list.stderr,
       /server "remote" needs a login: run `code-runtime auth login remote --config \S+servers\.json`/,
     )
+  })
+
+  it('serves a server that needed a login once the person has logged in, without a restart', async () => {
+    const { env, config, home } = await user({ loggedIn: false })
+    const keys = await writeKeysFile(home, { alice: 'alice-key-0123456789abcdef0123456789' })
+    // A second server keeps serve up while `remote` waits for its login.
+    const memory = { command: installedBin('mcp-server-memory'), env: { MEMORY_FILE_PATH: join(home, 'memory.jsonl') } }
+    const serve = await startHttpServe(
+      home,
+      { mcpServers: { remote: { url: upstream.url }, memory } },
+      ['--http', '0', '--auth-keys', keys, ...FAST],
+      env,
+    )
+    try {
+      const client = await connectV2(serve.url, 'alice-key-0123456789abcdef0123456789', 'legacy')
+      const description = async (): Promise<string> =>
+        (await client.listTools()).tools.find(tool => tool.name === 'run_code')?.description ?? ''
+      assert.match(await description(), /Unavailable until the user logs in \(no tools\): remote/)
+      assert.equal((await logInByPaste('remote', config, env)).code, 0)
+      await waitFor(async () => !(await description()).includes('Unavailable'), 'remote to be served')
+      const result = await client.callTool({
+        name: 'run_code',
+        arguments: { description: 'echo after login', code: 'return await tools.remote_echo({ text: "now here" })' },
+      })
+      assert.match(firstText(result), /now here/)
+      await client.close()
+    } finally {
+      await serve.stop()
+    }
   })
 
   it('never forwards the token a client presents to serve --http upstream', async () => {

@@ -34,6 +34,7 @@ import { McpProxyError } from '../errors.js'
 import { PACKAGE_INFO } from '../package-info.js'
 import type { HttpServerConfig, UpstreamServerConfig } from './server-config.js'
 import { StoredLoginAuth } from './oauth/stored-login-auth.js'
+import { watchForLogin } from './oauth/login-watch.js'
 import type { TokenStore } from './oauth/token-store.js'
 
 /** An MCP server living in this process (the CLI's built-in example tools), reached in memory. */
@@ -178,6 +179,8 @@ export class UpstreamServer {
   readonly #stderrTail: string[] = []
   /** The stored login a `url` server uses, made once so its refreshes are shared by every reconnection. */
   #loginAuth: StoredLoginAuth | undefined
+  /** Stops watching the store for the login this server failed without. */
+  #stopLoginWatch: (() => void) | undefined
 
   private constructor(config: UpstreamConfig, listeners: UpstreamListeners) {
     this.config = config
@@ -208,9 +211,32 @@ export class UpstreamServer {
       await this.#noteWantedScope(error)
       this.#failure = this.#explainConnectFailure(error)
       await this.#shutConnection()
+      const logins = this.#listeners.logins
+      if (this.#failure.code === 'MCP_PROXY_LOGIN_REQUIRED' && this.config.transport === 'http' && logins !== undefined)
+        this.#stopLoginWatch = watchForLogin(logins.store, this.config.url, () => this.#connectAfterLogin())
     } finally {
       this.#isSettled = true
     }
+  }
+
+  /** Connects once a login has appeared; true when it worked (its tools are announced as a change). */
+  async #connectAfterLogin(): Promise<boolean> {
+    if (this.#isClosed) return true
+    try {
+      await this.#open()
+    } catch (error) {
+      await this.#noteWantedScope(error)
+      this.#failure = this.#explainConnectFailure(error)
+      await this.#shutConnection()
+      return false
+    }
+    if (this.#isClosed) {
+      await this.#shutConnection()
+      return true
+    }
+    this.#failure = undefined
+    this.#listeners.onToolsChanged?.(this)
+    return true
   }
 
   /** Settles (never rejects) once the first connection is made or has failed (see `failure`). */
@@ -282,6 +308,7 @@ export class UpstreamServer {
   /** Closes the connection; a stdio server is asked to exit, then terminated, then killed. */
   async close(): Promise<void> {
     this.#isClosed = true
+    this.#stopLoginWatch?.()
     this.#firstConnect.abort(new Error('code-runtime is shutting down'))
     await this.#settled
     await this.#restart?.catch(() => undefined)
