@@ -236,7 +236,8 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
       'attempts. serve, run, repl, list, types and check then use and refresh the login by themselves.\n' +
       'Logins are kept in $XDG_CONFIG_HOME/code-runtime/oauth (else ~/.config/code-runtime/oauth), a\n' +
       'directory of mode 700 with files of mode 600, refused when others may read it. status lists\n' +
-      'the url servers and whether each has a login; logout removes the logins of one server.',
+      'the url servers and whether each has a login; logout removes the logins of one server. Each\n' +
+      'needs --config: the servers are the url servers it lists.',
     options: ['config', 'no-browser', 'callback-port'],
   },
   runner: {

@@ -19,7 +19,6 @@ import {
   InMemoryTransport,
   SdkError,
   SdkErrorCode,
-  SdkHttpError,
   StreamableHTTPClientTransport,
   type CallToolResult,
   type ClientOptions,
@@ -27,7 +26,6 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
-import { InsufficientScopeError } from '@modelcontextprotocol/client'
 import type { CodeModeToolAnnotations, JsonSchema } from '@code-runtime/code-mode'
 import { findCommand } from './command-lookup.js'
 import { McpProxyError } from '../errors.js'
@@ -35,6 +33,7 @@ import { PACKAGE_INFO } from '../package-info.js'
 import type { HttpServerConfig, UpstreamServerConfig } from './server-config.js'
 import { StoredLoginAuth } from './oauth/stored-login-auth.js'
 import { watchForLogin } from './oauth/login-watch.js'
+import { explainLoginFailure, wantedScopeOf } from './oauth/login-failures.js'
 import type { TokenStore } from './oauth/token-store.js'
 
 /** An MCP server living in this process (the CLI's built-in example tools), reached in memory. */
@@ -144,17 +143,6 @@ function describeCause(error: unknown): string {
     if (typeof message === 'string') words = message
   }
   return words
-}
-
-/** The first of `error` and its causes that `test` accepts. */
-function findCause<T>(error: unknown, test: (value: unknown) => value is T): T | undefined {
-  const seen = new Set<unknown>()
-  for (let cause = error; typeof cause === 'object' && cause !== null && !seen.has(cause);) {
-    if (test(cause)) return cause
-    seen.add(cause)
-    cause = (cause as { cause?: unknown }).cause
-  }
-  return undefined
 }
 
 /** One upstream server: its tools, its failure to start if any, and calls to it. */
@@ -426,49 +414,20 @@ export class UpstreamServer {
 
   /** A 403 `insufficient_scope`: its scope is kept for the next login, which asks for it too. */
   async #noteWantedScope(error: unknown): Promise<void> {
-    const required = findCause(error, cause => InsufficientScopeError.isInstance(cause))?.requiredScope
+    const required = wantedScopeOf(error)
     // A store we cannot write to now must not hide the refusal itself.
     if (required !== undefined) await this.#loginAuth?.noteWantedScope(required).catch(() => undefined)
   }
 
-  /**
-   * A refusal of the server's own that a login can fix, in the words that say which login:
-   * more scope (403 `insufficient_scope`), or a token refused even right after its refresh.
-   */
+  /** A refusal a login can fix, worded as that login; undefined for a server without logins. */
   #explainAuthFailure(error: unknown): McpProxyError | undefined {
     const logins = this.#listeners.logins
     if (logins === undefined || this.config.transport !== 'http') return undefined
-    const name = this.config.name
-    const command = logins.loginCommand(name)
-    const scope = findCause(error, cause => InsufficientScopeError.isInstance(cause))
-    if (scope !== undefined) {
-      // The scope comes from the server's header: quoted and cut, never trusted as text.
-      const wanted = scope.requiredScope === undefined ? '' : ` (${JSON.stringify(scope.requiredScope.slice(0, 200))})`
-      return new McpProxyError(
-        'MCP_PROXY_LOGIN_REQUIRED',
-        `server "${name}" needs a login with more scope${wanted}: run \`${command}\`.`,
-        { server: name, cause: error },
-      )
-    }
-    const refused = findCause(
-      error,
-      (cause): cause is SdkHttpError =>
-        SdkHttpError.isInstance(cause) && cause.code === SdkErrorCode.ClientHttpAuthentication,
-    )
-    if (refused !== undefined) {
-      return new McpProxyError(
-        'MCP_PROXY_LOGIN_REQUIRED',
-        `server "${name}" refuses its login even after a refresh: run \`${command}\`.`,
-        { server: name, cause: error },
-      )
-    }
-    return undefined
+    return explainLoginFailure(error, this.config.name, logins.loginCommand(this.config.name))
   }
 
   #explainConnectFailure(error: unknown): McpProxyError {
-    // Ours, from the stored login, however deep the SDK wrapped it.
-    const ours = findCause(error, McpProxyError.is)
-    if (ours !== undefined) return ours
+    if (McpProxyError.is(error)) return error
     const name = this.config.name
     const auth = this.#explainAuthFailure(error)
     if (auth !== undefined) return auth
