@@ -9,7 +9,7 @@
  * before the code is used, at most three authorization attempts, and the login saved under the
  * server's lock once it has worked.
  */
-import { auth, computeScopeUnion, type StoredOAuthClientInformation } from '@modelcontextprotocol/client'
+import { auth, computeScopeUnion, isHttpsUrl, type StoredOAuthClientInformation } from '@modelcontextprotocol/client'
 import { McpProxyError } from '../../errors.js'
 import type { HttpServerConfig } from '../server-config.js'
 import type { RedirectReceiver } from './authorization-redirect.js'
@@ -48,6 +48,9 @@ function knownClient(
   previous: StoredLogin | undefined,
   redirectUrl: string,
 ): StoredOAuthClientInformation | undefined {
+  // An https:// client ID is a client ID metadata document: `auth()` uses it where the
+  // authorization server takes them (and registers a client where it does not).
+  if (server.oauth !== undefined && isClientMetadataUrl(server.oauth.clientId)) return undefined
   if (server.oauth !== undefined) {
     return {
       client_id: server.oauth.clientId,
@@ -55,6 +58,11 @@ function knownClient(
     }
   }
   return previous?.redirectUrl === redirectUrl ? previous.client : undefined
+}
+
+/** True for a client ID that names its metadata document: an https:// URL with a path. */
+function isClientMetadataUrl(clientId: string): boolean {
+  return isHttpsUrl(clientId)
 }
 
 /** The code of a redirect, once its state is the one this attempt sent; else why it is refused. */
@@ -99,7 +107,12 @@ export async function logIn(server: HttpServerConfig, options: LoginOptions): Pr
       ? undefined
       : computeScopeUnion(probe.challenge.scope, previous?.tokens?.scope, previous?.wantedScope)
   const scope = server.oauth?.scopes?.join(' ') ?? asked
-  const provider = new LoginProvider(receiver.redirectUrl, knownClient(server, previous, receiver.redirectUrl))
+  const clientId = server.oauth?.clientId
+  const provider = new LoginProvider(
+    receiver.redirectUrl,
+    knownClient(server, previous, receiver.redirectUrl),
+    clientId !== undefined && isClientMetadataUrl(clientId) ? clientId : undefined,
+  )
   const authOptions = {
     serverUrl: server.url,
     ...(probe.challenge.resourceMetadataUrl === undefined

@@ -41,12 +41,20 @@ export class LoginProvider implements OAuthClientProvider {
 
   /**
    * @param client a client the config names, or the one an earlier login registered for this
-   *   redirect URI; undefined to register one.
+   *   redirect URI; undefined to register one (or use `clientMetadataUrl`).
    */
-  constructor(redirectUrl: string, client: StoredOAuthClientInformation | undefined) {
+  /** The client ID metadata document the config names, for an authorization server that takes them. */
+  readonly clientMetadataUrl?: string
+
+  constructor(
+    redirectUrl: string,
+    client: StoredOAuthClientInformation | undefined,
+    clientMetadataUrl: string | undefined,
+  ) {
     this.#redirectUrl = redirectUrl
     this.#client = client
     this.#isConfidential = client?.client_secret !== undefined
+    if (clientMetadataUrl !== undefined) this.clientMetadataUrl = clientMetadataUrl
   }
 
   get redirectUrl(): string {
