@@ -83,6 +83,24 @@ describe('a stored login, used by the commands', () => {
     assertNoSecrets(upstream.issuedSecrets, list.stdout, list.stderr, run.stdout, run.stderr)
   })
 
+  it('refreshes on a 401 when the server stops taking a token that is not due yet', async () => {
+    upstream.accessTokenSeconds = 60
+    try {
+      const { env, config } = await user()
+      upstream.expireAccessTokens()
+      const before = upstream.counts.refreshGrants
+      const presented = upstream.presentedTokens.length
+      const list = await runCli(['list', '--config', config], env)
+      assert.equal(list.code, 0, list.stderr)
+      assert.equal(upstream.counts.refreshGrants - before, 1)
+      // The 60-second token was sent first, refused, then the refreshed one.
+      const sent = upstream.presentedTokens.slice(presented)
+      assert.ok(new Set(sent).size >= 2, `${sent.length} tokens presented`)
+    } finally {
+      upstream.accessTokenSeconds = 1
+    }
+  })
+
   it('says "log in again" with the exact command when the refresh token is revoked, and keeps the registration', async () => {
     const { env, config, store } = await user()
     const client = (await storedLogin(store)).client.client_id
