@@ -45,6 +45,8 @@ async function main(argv: readonly string[]): Promise<number> {
       return (await import('./cli/inspect-commands.js')).typesCommand(command)
     case 'list':
       return (await import('./cli/inspect-commands.js')).listCommand(command)
+    case 'auth':
+      return (await import('./cli/auth-command.js')).authCommand(command)
     case 'runner':
       return (await import('./cli/runner-command.js')).runnerCommand(command)
   }

@@ -30,6 +30,12 @@ export type McpProxyErrorCode =
    * that is malformed or readable by others.
    */
   | 'MCP_PROXY_AUTH_SETUP'
+  /** The store of logins to remote servers is readable by others, a symbolic link, or someone else's. */
+  | 'MCP_PROXY_TOKEN_STORE_UNSAFE'
+  /** A remote server needs a login (none stored, or its refresh was refused): run `code-runtime auth login`. */
+  | 'MCP_PROXY_LOGIN_REQUIRED'
+  /** A login or a refresh could not be completed (the authorization server refused or failed). */
+  | 'MCP_PROXY_LOGIN_FAILED'
 
 /** Details a caller can branch on instead of parsing the message. */
 export interface McpProxyErrorDetails extends CodeRuntimeFamilyErrorDetails {

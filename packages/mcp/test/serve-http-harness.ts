@@ -25,13 +25,21 @@ export interface HttpServe {
   stop(signal?: NodeJS.Signals): Promise<number | string>
 }
 
-/** Starts the bin with `args` after `serve --config <config>`, and waits for its `listening on` line. */
-export async function startHttpServe(directory: string, config: unknown, args: readonly string[]): Promise<HttpServe> {
+/**
+ * Starts the bin with `args` after `serve --config <config>`, and waits for its `listening on` line.
+ * `env` replaces the environment (default: PATH alone).
+ */
+export async function startHttpServe(
+  directory: string,
+  config: unknown,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '' },
+): Promise<HttpServe> {
   const configPath = join(directory, 'servers.json')
   await writeFile(configPath, JSON.stringify(config, null, 2))
   const child = spawn(process.execPath, [CLI_PATH, 'serve', '--config', configPath, ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { PATH: process.env.PATH ?? '' },
+    env,
   })
   let text = ''
   child.stderr?.on('data', (chunk: Buffer) => {

@@ -267,6 +267,44 @@ describe('parseCliArguments', () => {
   })
 })
 
+describe('parseCliArguments: auth', () => {
+  it('decodes login, status and logout with their server and options', () => {
+    assert.deepEqual(parseCliArguments(['auth', 'login', 'files', '-c', 's.json', '--no-browser']), {
+      command: 'auth',
+      action: 'login',
+      server: 'files',
+      configPath: 's.json',
+      isBrowserless: true,
+    })
+    assert.deepEqual(parseCliArguments(['auth', 'login', 'files', '--callback-port', '8765']), {
+      command: 'auth',
+      action: 'login',
+      server: 'files',
+      isBrowserless: false,
+      callbackPort: 8765,
+    })
+    assert.deepEqual(parseCliArguments(['auth', 'status']), { command: 'auth', action: 'status', isBrowserless: false })
+    assert.deepEqual(parseCliArguments(['auth', 'logout', 'files']), {
+      command: 'auth',
+      action: 'logout',
+      server: 'files',
+      isBrowserless: false,
+    })
+  })
+
+  it('refuses a missing action or server, login options elsewhere, and a port out of range', () => {
+    assert.match(usageMessage(['auth']), /auth needs one of login, status, logout; see code-runtime auth --help/)
+    assert.match(usageMessage(['auth', 'login']), /auth login needs the server's name in mcpServers/)
+    assert.match(usageMessage(['auth', 'logout', 'a', 'b']), /auth logout takes one server, got "b"/)
+    assert.match(usageMessage(['auth', 'status', '--no-browser']), /--no-browser is an option of auth login only/)
+    assert.match(
+      usageMessage(['auth', 'login', 'a', '--callback-port', '70000']),
+      /--callback-port must be an integer from 1 to 65535, got "70000"/,
+    )
+    assert.match(usageMessage(['auth', 'login', 'a', '--backend', 'process']), /--backend is not an option of auth/)
+  })
+})
+
 describe('parseCliArguments: serve --http', () => {
   const serveOf = (argv: string[]): Extract<ReturnType<typeof parseCliArguments>, { command: 'serve' }> => {
     const decoded = parseCliArguments(argv)

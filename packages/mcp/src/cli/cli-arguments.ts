@@ -107,6 +107,15 @@ export type CliCommand =
   | { readonly command: 'types'; readonly configPath?: string }
   | { readonly command: 'list'; readonly configPath?: string; readonly maxSdkChars: number }
   | {
+      readonly command: 'auth'
+      readonly action: AuthAction
+      /** The server's name in `mcpServers`; required by login and logout. */
+      readonly server?: string
+      readonly configPath?: string
+      readonly isBrowserless: boolean
+      readonly callbackPort?: number
+    }
+  | {
       readonly command: 'runner'
       readonly natsServers: readonly string[]
       readonly natsConnection: NatsCliConnection
@@ -118,6 +127,10 @@ export type CliCommand =
       readonly maxRunsPerCaller?: number
       readonly maxBackends?: number
     }
+
+/** What `code-runtime auth` does. */
+export const AUTH_ACTIONS = ['login', 'status', 'logout'] as const
+export type AuthAction = (typeof AUTH_ACTIONS)[number]
 
 const OPTIONS = {
   config: { type: 'string', short: 'c' },
@@ -150,6 +163,8 @@ const OPTIONS = {
   'audit-values': { type: 'boolean' },
   'max-runs': { type: 'string' },
   'max-runs-per-principal': { type: 'string' },
+  'no-browser': { type: 'boolean' },
+  'callback-port': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies Record<OptionName, { type: 'string' | 'boolean'; short?: string }>
@@ -332,6 +347,7 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
   }
   const configPath = stringOption(values, 'config')
   const config = configPath === undefined ? {} : { configPath }
+  if (command === 'auth') return decodeAuth(values, rest, config)
   const takesProgram = command === 'run' || command === 'check'
   const expected = takesProgram ? 1 : 0
   if (rest.length > expected)
@@ -434,6 +450,37 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
         ...(backends === undefined ? {} : { maxBackends: readPositiveInteger('max-backends', backends, command, 256) }),
       }
     }
+  }
+}
+
+/** `auth login <server>`, `auth status [server]`, `auth logout <server>`. */
+function decodeAuth(values: ParsedValues, rest: readonly string[], config: { configPath?: string }): CliCommand {
+  const [action, server, extra] = rest
+  if (action === undefined || !(AUTH_ACTIONS as readonly string[]).includes(action))
+    throw usageError(
+      `auth needs one of ${AUTH_ACTIONS.join(', ')}${action === undefined ? '' : `, got ${JSON.stringify(action)}`}`,
+      'auth',
+    )
+  const authAction = action as AuthAction
+  if (extra !== undefined) throw usageError(`auth ${action} takes one server, got ${JSON.stringify(extra)}`, 'auth')
+  if (server === undefined && authAction !== 'status')
+    throw usageError(
+      `auth ${action} needs the server's name in mcpServers, e.g. code-runtime auth ${action} files`,
+      'auth',
+    )
+  const portText = stringOption(values, 'callback-port')
+  if (authAction !== 'login') {
+    const loginOnly =
+      values['no-browser'] !== undefined ? '--no-browser' : portText !== undefined ? '--callback-port' : undefined
+    if (loginOnly !== undefined) throw usageError(`${loginOnly} is an option of auth login only`, 'auth')
+  }
+  return {
+    command: 'auth',
+    action: authAction,
+    ...(server === undefined ? {} : { server }),
+    ...config,
+    isBrowserless: values['no-browser'] === true,
+    ...(portText === undefined ? {} : { callbackPort: readPositiveInteger('callback-port', portText, 'auth', 65_535) }),
   }
 }
 

@@ -20,7 +20,7 @@ export const DEFAULT_RUN_TIMEOUT_MS = 300_000
 export const DEFAULT_RUN_COMPUTE_MS = DEFAULT_SHARED_BACKEND_CONFIG.computeMs
 
 /** The commands, in the order the overview lists them. */
-export const COMMAND_NAMES = ['serve', 'run', 'repl', 'check', 'types', 'list', 'runner', 'help'] as const
+export const COMMAND_NAMES = ['serve', 'run', 'repl', 'check', 'types', 'list', 'auth', 'runner', 'help'] as const
 export type CommandName = (typeof COMMAND_NAMES)[number]
 
 /** Options every command takes. */
@@ -92,6 +92,12 @@ const OPTION_LINES = {
   'max-runs': '--max-runs <n>         runs at once, all callers together (default 32; then they queue)',
   'max-runs-per-principal':
     '--max-runs-per-principal <n>\n' + `${' '.repeat(25)}runs at once of one caller (default 4; then they queue)`,
+  'no-browser':
+    '--no-browser           print the login URL and read the address the browser was sent back to\n' +
+    `${' '.repeat(25)}from stdin (works over SSH), instead of opening a browser`,
+  'callback-port':
+    '--callback-port <n>    the port of the loopback redirect URI the browser is sent back to (a\n' +
+    `${' '.repeat(25)}client registered by hand needs its own); default the last login's, else any`,
   help: '-h, --help             this text',
   version: '-v, --version          the version',
 } as const
@@ -216,6 +222,23 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
     summary: 'print the servers, their tools and the size of the SDK',
     details: 'Prints each server, the member name and upstream name of each tool, and the SDK size.',
     options: ['config', 'max-sdk-chars'],
+  },
+  auth: {
+    call: 'auth login|status|logout',
+    synopsis:
+      'code-runtime auth login <server> [--config servers.json] [--no-browser] [--callback-port <n>]\n' +
+      '       code-runtime auth status [server] [--config servers.json]\n' +
+      '       code-runtime auth logout <server> [--config servers.json]',
+    summary: 'log in to the remote (url) servers of the config that need OAuth, and out again',
+    details:
+      'login asks the server, learns its authorization server from its 401, and opens the browser (or,\n' +
+      'with --no-browser, prints the URL and reads the redirect pasted on stdin); it gives up after 3\n' +
+      'attempts. serve, run, repl, list, types and check then use and refresh the login by themselves.\n' +
+      'Logins are kept in $XDG_CONFIG_HOME/code-runtime/oauth (else ~/.config/code-runtime/oauth), a\n' +
+      'directory of mode 700 with files of mode 600, refused when others may read it. status lists\n' +
+      'the url servers and whether each has a login; logout removes the logins of one server. Each\n' +
+      'needs --config: the servers are the url servers it lists.',
+    options: ['config', 'no-browser', 'callback-port'],
   },
   runner: {
     call: 'runner --nats <url>',

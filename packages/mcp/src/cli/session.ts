@@ -13,6 +13,7 @@ import { SESSION_DIRECTORY_VARIABLE } from '../upstream/config-variables.js'
 import { EXAMPLE_SERVER } from './example-server.js'
 import { loadServersConfig } from '../upstream/server-config.js'
 import { writeErrorLine } from './terminal-output.js'
+import { TokenStore } from '../upstream/oauth/token-store.js'
 import {
   closeUpstreams,
   startUpstreams,
@@ -69,6 +70,11 @@ export async function startSession(
     const upstreams = startUpstreams(config?.servers ?? [EXAMPLE_SERVER], {
       ...listeners,
       projectDirectory: config?.directory ?? process.cwd(),
+      logins: {
+        store: new TokenStore(),
+        loginCommand: server =>
+          `code-runtime auth login ${server}${configPath === undefined ? '' : ` --config ${configPath}`}`,
+      },
     })
     let closing: Promise<void> | undefined
     return {

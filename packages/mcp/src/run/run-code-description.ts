@@ -56,9 +56,16 @@ function preamble(catalog: ToolCatalog, options: PresentationOptions): string[] 
   if (options.session === 'handle') lines.push(RUN_CODE_SESSION_HANDLE_SENTENCE)
   // Only the names: why a server failed is for the operator (stderr, `code-runtime list`). The
   // reason can quote the server's own stderr, where a server may well print a secret.
-  const failed = catalog.servers.filter(server => server.failure !== undefined)
+  const failed = catalog.servers.filter(server => server.failure !== undefined && server.needsLogin !== true)
   if (failed.length > 0) {
     lines.push(`Unavailable (failed to start, no tools): ${failed.map(server => server.name).join(', ')}.`)
+  }
+  // The person can fix these, and the model can tell them how; the command is all it says.
+  const needLogin = catalog.servers.filter(server => server.needsLogin === true)
+  if (needLogin.length > 0) {
+    lines.push(
+      `Unavailable until the user logs in (no tools): ${needLogin.map(server => `${server.name} (run \`code-runtime auth login ${server.name}\`)`).join(', ')}.`,
+    )
   }
   const connecting = catalog.servers.filter(server => server.isConnecting)
   if (connecting.length > 0) {

@@ -65,6 +65,25 @@ describe('parseServersConfig', () => {
     })
   })
 
+  it('reads the oauth client of a remote server, expanding its references', () => {
+    const config = parseServersConfig(
+      {
+        mcpServers: {
+          api: {
+            url: 'https://example.com/mcp',
+            oauth: { clientId: 'code-runtime', clientSecret: '${TOKEN}', scopes: ['read', 'write'] },
+          },
+        },
+      },
+      options,
+    )
+    assert.deepEqual((config.servers[0] as { oauth?: unknown }).oauth, {
+      clientId: 'code-runtime',
+      clientSecret: 'secret',
+      scopes: ['read', 'write'],
+    })
+  })
+
   it('reads the approve and autoApprove patterns of a server, refusing an empty one', () => {
     const config = parseServersConfig(
       { mcpServers: { files: { command: 'x', approve: ['write_*'], autoApprove: ['read_*', 'list_*'] } } },
@@ -151,6 +170,28 @@ describe('parseServersConfig', () => {
       [{ mcpServers: { a: { type: 'sse', url: 'http://h' } } }, 'mcpServers.a.type', /Streamable HTTP/],
       [{ mcpServers: { a: { command: 'x', exclude: [''] } } }, 'mcpServers.a.exclude[0]', /tool name or a pattern/],
       [{ mcpServers: { a: { command: 'x', headers: {} } } }, 'mcpServers.a.headers', /unknown field/],
+      [{ mcpServers: { a: { command: 'x', oauth: {} } } }, 'mcpServers.a.oauth', /unknown field/],
+      [
+        { mcpServers: { a: { url: 'http://h', oauth: 'id' } } },
+        'mcpServers.a.oauth',
+        /must be an object \{ "clientId"/,
+      ],
+      [{ mcpServers: { a: { url: 'http://h', oauth: {} } } }, 'mcpServers.a.oauth.clientId', /non-empty string/],
+      [
+        { mcpServers: { a: { url: 'http://h', oauth: { clientId: 'c', clientID: 'd' } } } },
+        'mcpServers.a.oauth.clientID',
+        /did you mean "clientId"/,
+      ],
+      [
+        { mcpServers: { a: { url: 'http://h', oauth: { clientId: 'c', scopes: ['read write'] } } } },
+        'mcpServers.a.oauth.scopes[0]',
+        /one scope, without spaces/,
+      ],
+      [
+        { mcpServers: { a: { url: 'http://h', oauth: { clientId: 'c', scopes: [] } } } },
+        'mcpServers.a.oauth.scopes',
+        /at least one scope/,
+      ],
     ]
     for (const [input, field, message] of cases) {
       const error = refusal(input)

@@ -57,11 +57,26 @@ export interface StdioServerConfig extends ServerConfigBase {
   readonly cwd: string
 }
 
+/**
+ * The OAuth client `code-runtime auth login` is for a server that does not take dynamic client
+ * registration: one registered by hand with its authorization server.
+ */
+export interface OAuthClientConfig {
+  /** The client ID; an https:// URL here is a client ID metadata document. */
+  readonly clientId: string
+  /** Only for a confidential client; kept in the config, never in the token store. */
+  readonly clientSecret?: string
+  /** Scopes every login asks for, in place of those the server's challenge or metadata names. */
+  readonly scopes?: readonly string[]
+}
+
 /** A remote server reached over Streamable HTTP. */
 export interface HttpServerConfig extends ServerConfigBase {
   readonly transport: 'http'
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
+  /** Present when the entry names its OAuth client; without it a login registers one dynamically. */
+  readonly oauth?: OAuthClientConfig
 }
 
 export type UpstreamServerConfig = StdioServerConfig | HttpServerConfig
@@ -88,6 +103,9 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 60_000
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000
 
 const TOP_LEVEL_FIELDS = ['mcpServers'] as const
+const OAUTH_FIELDS = ['clientId', 'clientSecret', 'scopes'] as const
+/** RFC 6749's scope-token: printable ASCII without space, `"` or `\\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/
 const STDIO_FIELDS = [
   'type',
   'command',
@@ -105,6 +123,7 @@ const HTTP_FIELDS = [
   'type',
   'url',
   'headers',
+  'oauth',
   'include',
   'exclude',
   'approve',
@@ -123,6 +142,36 @@ function rootPlace(source: string, server?: string): ConfigPlace {
         ...(server === undefined ? {} : { server }),
       }),
   }
+}
+
+/** `oauth: { clientId, clientSecret?, scopes? }` of a `url` server, its `${NAME}` references expanded. */
+function readOAuthClient(place: ConfigPlace, record: ConfigRecord, expand: Expand): OAuthClientConfig | undefined {
+  if (record.oauth === undefined) return undefined
+  const oauth = readRecordField(place, record, 'oauth', {
+    expected: 'an object { "clientId": ..., "clientSecret"?: ..., "scopes"?: [...] }',
+    knownFields: OAUTH_FIELDS,
+  })
+  const at = nestConfigLabel(place, 'oauth')
+  const clientId = expand(readStringField(at, oauth, 'clientId'), at, 'clientId')
+  const clientSecret =
+    oauth.clientSecret === undefined
+      ? undefined
+      : expand(readStringField(at, oauth, 'clientSecret'), at, 'clientSecret')
+  const scopes = readStringListField(at, oauth, 'scopes', undefined)
+  const badScope = scopes?.findIndex(scope => !SCOPE_TOKEN.test(scope)) ?? -1
+  if (scopes !== undefined && badScope !== -1)
+    refuseConfigField(
+      nestConfigLabel(at, 'scopes'),
+      String(badScope),
+      'must be one scope, without spaces or quotes (list each scope as its own string)',
+      scopes[badScope],
+    )
+  if (scopes?.length === 0) refuseConfigField(at, 'scopes', 'must list at least one scope, or be left out', scopes)
+  return Object.freeze({
+    clientId,
+    ...(clientSecret === undefined ? {} : { clientSecret }),
+    ...(scopes === undefined ? {} : { scopes: Object.freeze([...scopes]) }),
+  })
 }
 
 /** Expands the `${NAME}` references of the string read at `field` of the record `place` reads. */
@@ -214,7 +263,14 @@ function readServer(name: string, servers: ConfigRecord, options: ServersConfigO
       refuseConfigField(place, 'url', 'must be an http:// or https:// URL', url)
     }
     const headers = expandRecord(readStringRecordField(place, record, 'headers', {}), place, 'headers', expand)
-    return Object.freeze({ ...shared, transport: 'http', url: parsed.href, headers })
+    const oauth = readOAuthClient(place, record, expand)
+    return Object.freeze({
+      ...shared,
+      transport: 'http',
+      url: parsed.href,
+      headers,
+      ...(oauth === undefined ? {} : { oauth }),
+    })
   }
   if (record.command === undefined) {
     refuseConfigField(

@@ -29,6 +29,8 @@ export interface ServerSummary {
   readonly name: string
   /** Why it could not be started; absent when it works. */
   readonly failure?: string
+  /** Present when it failed because it needs `code-runtime auth login`. */
+  readonly needsLogin?: true
   /** True while its first connection is still being made: it has no tools yet. */
   readonly isConnecting: boolean
   /** Members of its offered tools, sorted. */
@@ -130,6 +132,7 @@ export function buildToolCatalog(servers: readonly UpstreamServer[]): ToolCatalo
     Object.freeze({
       name: server.name,
       ...(server.failure === undefined ? {} : { failure: server.failure.message }),
+      ...(server.failure?.code === 'MCP_PROXY_LOGIN_REQUIRED' ? { needsLogin: true as const } : {}),
       isConnecting: server.isConnecting,
       members: Object.freeze(tools.filter(tool => tool.server === server).map(tool => tool.member)),
       hiddenCount,

@@ -30,7 +30,11 @@ import type { CodeModeToolAnnotations, JsonSchema } from '@code-runtime/code-mod
 import { findCommand } from './command-lookup.js'
 import { McpProxyError } from '../errors.js'
 import { PACKAGE_INFO } from '../package-info.js'
-import type { UpstreamServerConfig } from './server-config.js'
+import type { HttpServerConfig, UpstreamServerConfig } from './server-config.js'
+import { StoredLoginAuth } from './oauth/stored-login-auth.js'
+import { watchForLogin } from './oauth/login-watch.js'
+import { explainLoginFailure, wantedScopeOf } from './oauth/login-failures.js'
+import type { TokenStore } from './oauth/token-store.js'
 
 /** An MCP server living in this process (the CLI's built-in example tools), reached in memory. */
 export interface InProcessServerConfig {
@@ -67,6 +71,18 @@ export interface UpstreamListeners {
   readonly onStderrLine?: (server: UpstreamServer, line: string) => void
   /** Where relative lookups of `node_modules/.bin` start: the config file's directory. */
   readonly projectDirectory?: string
+  /**
+   * The user's logins (`code-runtime auth login`), used by `url` servers without an
+   * `Authorization` header of their own; without it they send only their `headers`.
+   */
+  readonly logins?: UpstreamLogins
+}
+
+/** Where `url` servers find their logins, and the command a server that needs one names. */
+export interface UpstreamLogins {
+  readonly store: TokenStore
+  /** The command that logs in to `server`, as the person types it. */
+  readonly loginCommand: (server: string) => string
 }
 
 /** How many of a server's last stderr lines are kept to explain a failed start. */
@@ -149,6 +165,10 @@ export class UpstreamServer {
   /** Settles when the current stdio server process has exited; absent when none was spawned. */
   #processExit: Promise<void> | undefined
   readonly #stderrTail: string[] = []
+  /** The stored login a `url` server uses, made once so its refreshes are shared by every reconnection. */
+  #loginAuth: StoredLoginAuth | undefined
+  /** Stops watching the store for the login this server failed without. */
+  #stopLoginWatch: (() => void) | undefined
 
   private constructor(config: UpstreamConfig, listeners: UpstreamListeners) {
     this.config = config
@@ -176,11 +196,35 @@ export class UpstreamServer {
     try {
       await this.#open(this.#firstConnect.signal)
     } catch (error) {
+      await this.#noteWantedScope(error)
       this.#failure = this.#explainConnectFailure(error)
       await this.#shutConnection()
+      const logins = this.#listeners.logins
+      if (this.#failure.code === 'MCP_PROXY_LOGIN_REQUIRED' && this.config.transport === 'http' && logins !== undefined)
+        this.#stopLoginWatch = watchForLogin(logins.store, this.config.url, () => this.#connectAfterLogin())
     } finally {
       this.#isSettled = true
     }
+  }
+
+  /** Connects once a login has appeared; true when it worked (its tools are announced as a change). */
+  async #connectAfterLogin(): Promise<boolean> {
+    if (this.#isClosed) return true
+    try {
+      await this.#open()
+    } catch (error) {
+      await this.#noteWantedScope(error)
+      this.#failure = this.#explainConnectFailure(error)
+      await this.#shutConnection()
+      return false
+    }
+    if (this.#isClosed) {
+      await this.#shutConnection()
+      return true
+    }
+    this.#failure = undefined
+    this.#listeners.onToolsChanged?.(this)
+    return true
   }
 
   /** Settles (never rejects) once the first connection is made or has failed (see `failure`). */
@@ -244,13 +288,15 @@ export class UpstreamServer {
     } catch (error) {
       // An aborted call rejects with the SDK's timeout error; the caller's reason says more.
       if (signal.aborted) throw signal.reason
-      throw error
+      await this.#noteWantedScope(error)
+      throw this.#explainAuthFailure(error) ?? error
     }
   }
 
   /** Closes the connection; a stdio server is asked to exit, then terminated, then killed. */
   async close(): Promise<void> {
     this.#isClosed = true
+    this.#stopLoginWatch?.()
     this.#firstConnect.abort(new Error('code-runtime is shutting down'))
     await this.#settled
     await this.#restart?.catch(() => undefined)
@@ -342,10 +388,13 @@ export class UpstreamServer {
         }
         return transport
       }
-      case 'http':
+      case 'http': {
+        const loginAuth = this.#loginAuthOf(config)
         return new StreamableHTTPClientTransport(new URL(config.url), {
           requestInit: { headers: { ...config.headers } },
+          ...(loginAuth === undefined ? {} : { authProvider: loginAuth }),
         })
+      }
       case 'in-process': {
         const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
         this.#inProcess = await config.start(serverSide)
@@ -354,9 +403,34 @@ export class UpstreamServer {
     }
   }
 
+  #loginAuthOf(config: HttpServerConfig): StoredLoginAuth | undefined {
+    const logins = this.#listeners.logins
+    // A server given its own Authorization header is the person's to authenticate.
+    if (logins === undefined || Object.keys(config.headers).some(header => header.toLowerCase() === 'authorization'))
+      return undefined
+    this.#loginAuth ??= new StoredLoginAuth(config, logins.store, logins.loginCommand(config.name))
+    return this.#loginAuth
+  }
+
+  /** A 403 `insufficient_scope`: its scope is kept for the next login, which asks for it too. */
+  async #noteWantedScope(error: unknown): Promise<void> {
+    const required = wantedScopeOf(error)
+    // A store we cannot write to now must not hide the refusal itself.
+    if (required !== undefined) await this.#loginAuth?.noteWantedScope(required).catch(() => undefined)
+  }
+
+  /** A refusal a login can fix, worded as that login; undefined for a server without logins. */
+  #explainAuthFailure(error: unknown): McpProxyError | undefined {
+    const logins = this.#listeners.logins
+    if (logins === undefined || this.config.transport !== 'http') return undefined
+    return explainLoginFailure(error, this.config.name, logins.loginCommand(this.config.name))
+  }
+
   #explainConnectFailure(error: unknown): McpProxyError {
     if (McpProxyError.is(error)) return error
     const name = this.config.name
+    const auth = this.#explainAuthFailure(error)
+    if (auth !== undefined) return auth
     const details = { server: name, cause: error }
     const lastLine = this.#stderrTail.findLast(line => line.trim() !== '')
     const said =
