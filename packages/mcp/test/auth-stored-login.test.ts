@@ -151,6 +151,10 @@ describe('a stored login, used by the commands', () => {
     const { env, config } = await user()
     upstream.expireAccessTokens()
     upstream.refreshDelayMs = 300
+    // The refreshed token must outlive the wait of the second process for the lock: with this
+    // file's one-second tokens a loaded machine lets it expire first, and a second refresh is right.
+    const lifetime = upstream.accessTokenSeconds
+    upstream.accessTokenSeconds = 60
     const before = upstream.counts.refreshGrants
     try {
       const first = startCli(['list', '--config', config], env)
@@ -164,6 +168,7 @@ describe('a stored login, used by the commands', () => {
       assert.equal(upstream.counts.refreshGrants - before, 1)
     } finally {
       upstream.refreshDelayMs = 0
+      upstream.accessTokenSeconds = lifetime
     }
   })
 
