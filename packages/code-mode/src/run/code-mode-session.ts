@@ -97,7 +97,7 @@ export class RunCodeSession implements CodeModeSession {
    */
   async run(
     request: CodeRunRequest,
-  ): Promise<{ result: CodeRunResult; generation: number; ended?: 'lost' | 'expired' }> {
+  ): Promise<{ result: CodeRunResult; generation: number; sessionId: string; ended?: 'lost' | 'expired' }> {
     const { generation, session } = this.current()
     const opened = await session
     let result: CodeRunResult
@@ -111,9 +111,9 @@ export class RunCodeSession implements CodeModeSession {
     const reason = opened.endReason
     if (reason === 'lost' || reason === 'expired') {
       this.forget(generation)
-      return { result, generation, ended: reason }
+      return { result, generation, sessionId: opened.id, ended: reason }
     }
-    return { result, generation }
+    return { result, generation, sessionId: opened.id }
   }
 
   /** Adds what a run kept to what the check knows, unless the session was replaced meanwhile. */
