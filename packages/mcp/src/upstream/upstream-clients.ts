@@ -30,6 +30,7 @@ import type { CodeModeToolAnnotations, JsonSchema } from '@code-runtime/code-mod
 import { findCommand } from './command-lookup.js'
 import { McpProxyError } from '../errors.js'
 import { PACKAGE_INFO } from '../package-info.js'
+import { callInUpstreamSpan } from './upstream-call-span.js'
 import type { UpstreamServerConfig } from './server-config.js'
 
 /** An MCP server living in this process (the CLI's built-in example tools), reached in memory. */
@@ -222,7 +223,16 @@ export class UpstreamServer {
    * no answer within `timeoutMs`), its `ProtocolError` when the server refused the call, and with
    * `signal.reason` when aborted.
    */
-  async callTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+  callTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+    return callInUpstreamSpan(this.name, name, meta => this.#callTool(name, args, signal, meta))
+  }
+
+  async #callTool(
+    name: string,
+    args: unknown,
+    signal: AbortSignal,
+    meta: Record<string, string> | undefined,
+  ): Promise<CallToolResult> {
     if (this.#isClosed) throw new SdkError(SdkErrorCode.ConnectionClosed, 'code-runtime is shutting down')
     signal.throwIfAborted()
     if (!this.#isSettled) await this.#settled
@@ -238,7 +248,9 @@ export class UpstreamServer {
       // The SDK stops listening to the signal once the call is answered, so the end of a run
       // never cancels a call that has already finished.
       return await client.callTool(
-        { name, arguments: args as Record<string, unknown> },
+        meta === undefined
+          ? { name, arguments: args as Record<string, unknown> }
+          : { name, arguments: args as Record<string, unknown>, _meta: meta },
         { signal, timeout: this.config.timeoutMs },
       )
     } catch (error) {
