@@ -54,7 +54,7 @@ async function main(argv: readonly string[]): Promise<number> {
 /** Runs a command with the tracing the environment asks for, ended (spans flushed) before we exit. */
 async function traced(name: TracedCommand, run: () => Promise<number>): Promise<number> {
   const { setUpTracing } = await import('./cli/trace-setup.js')
-  const tracing = await setUpTracing(name)
+  const tracing = await setUpTracing(name, line => writeErrorLine(process.stderr, line))
   try {
     return await run()
   } finally {
