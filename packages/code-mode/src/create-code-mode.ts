@@ -51,6 +51,8 @@ export interface CodeModeRuntime {
   run(request: CodeRunRequest): Promise<CodeRunResult>
   /** Needed only for sessions (`session` option, `createCodeModeSession`). */
   openSession?(options?: CodeSessionOptions): Promise<CodeSession>
+  /** How it isolates programs (a `CodeRuntime` says, e.g. `worker-thread`): the backend a run's span names. */
+  readonly isolation?: string
 }
 
 /** Options of {@link createCodeMode}. */
@@ -230,8 +232,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     }
   })
   const runtime = options.runtime
-  // Every CodeRuntime says how it isolates programs: the backend a trace names.
-  const isolation = (runtime as { readonly isolation?: unknown }).isolation
+  const isolation: unknown = runtime.isolation
   const traceFacts = { backend: typeof isolation === 'string' ? isolation : undefined, typeCheck }
   const sessionOptions = readSessionOption(options.session)
   if (sessionOptions !== undefined && !hasSessions(runtime)) {

@@ -13,6 +13,8 @@ export interface ReceivedSpan {
   /** Empty for a root span. */
   readonly parentSpanId: string
   readonly name: string
+  /** From its start and end times. */
+  readonly durationMs: number
   /** String, integer and boolean attributes, as text. */
   readonly attributes: Readonly<Record<string, string>>
   /** The resource's `service.name`. */
@@ -44,8 +46,10 @@ function fieldsOf(bytes: Uint8Array): Field[] {
       const length = Number(readVarint(bytes, at))
       fields.push({ field, value: bytes.subarray(at.offset, at.offset + length) })
       at.offset += length
-    } else if (wire === 1) at.offset += 8
-    else if (wire === 5) at.offset += 4
+    } else if (wire === 1) {
+      fields.push({ field, value: Buffer.from(bytes.subarray(at.offset, at.offset + 8)).readBigUInt64LE() })
+      at.offset += 8
+    } else if (wire === 5) at.offset += 4
     else throw new Error(`unexpected wire type ${wire}`)
   }
   return fields
@@ -90,6 +94,7 @@ export function decodeTraceRequest(body: Uint8Array): ReceivedSpan[] {
           spanId: hex(one(2)),
           parentSpanId: hex(one(4)),
           name: text(one(5)),
+          durationMs: Number(BigInt(one(8) as bigint) - BigInt(one(7) as bigint)) / 1e6,
           attributes: attributesOf(fields, 9),
           serviceName,
         })

@@ -74,7 +74,10 @@ describe('serve: OTLP export of traces', () => {
       const request = onlyOne(spans, 'tools/call run_code')
       assert.equal(request.parentSpanId, client.spanId)
       assert.equal(request.attributes['mcp.method.name'], 'tools/call')
-      assert.equal(parentName(onlyOne(spans, 'run_code')), 'tools/call run_code')
+      const run = onlyOne(spans, 'run_code')
+      assert.equal(parentName(run), 'tools/call run_code')
+      // The backend is named through the CLI's wrapper of the runtime.
+      assert.match(run.attributes['code_runtime.backend'] ?? '', /^(container|process|worker-thread)$/)
       assert.equal(parentName(onlyOne(spans, 'execute')), 'run_code')
       assert.equal(parentName(onlyOne(spans, 'check')), 'run_code')
       const calls = spans.filter(span => span.name === 'execute_tool rec_echo')
