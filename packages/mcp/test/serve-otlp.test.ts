@@ -8,6 +8,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
@@ -15,6 +16,9 @@ import { TRACEPARENT_META_KEY } from '@modelcontextprotocol/client'
 import { collectText, isAlive, makeTempDirectory, serveParameters, textOf, waitFor } from './serve-harness.js'
 import { startOtlpReceiver, type ReceivedSpan } from './otlp-receiver.js'
 import { META_RECORDING_SERVER_PATH, newTraceparent, readTraceparent, recordedCalls } from './trace-support.js'
+
+/** Loaded with `node --import`: the SDK's trace package cannot be found, as after `npm install --omit=optional`. */
+const WITHOUT_OTEL_SDK_PATH = fileURLToPath(new URL('../../test/fixtures/without-otel-sdk.mjs', import.meta.url))
 
 /** Starts serve over the recording upstream with `env` added, runs `code` with `meta`, and stops it. */
 async function serveOnce(
@@ -112,6 +116,29 @@ describe('serve: OTLP export of traces', () => {
       assert.match(
         served.stderr,
         /the OTLP protocol grpc is not supported, only http\/protobuf; no traces are exported/,
+      )
+      assert.deepEqual(receiver.requests, [])
+    } finally {
+      await served.remove()
+      await receiver.close()
+    }
+  })
+
+  it('says on stderr which packages to install when the SDK cannot load, and runs untraced', async () => {
+    const receiver = await startOtlpReceiver()
+    const served = await serveOnce(
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        NODE_OPTIONS: `--import=${pathToFileURL(WITHOUT_OTEL_SDK_PATH).href}`,
+      },
+      'return 3',
+      {},
+    )
+    try {
+      assert.equal(served.result.isError, false)
+      assert.match(
+        served.stderr,
+        /OTLP export is asked for, but the OpenTelemetry SDK could not be loaded \(Cannot find package '@opentelemetry\/sdk-trace-base'\); no traces are exported\. Install @opentelemetry\/sdk-trace-base@2\.12\.1 /,
       )
       assert.deepEqual(receiver.requests, [])
     } finally {
