@@ -45,6 +45,7 @@ import {
 import { sharedCheckerThread, type ThreadChecker } from './type-check/checker-thread.js'
 import { VerdictGate } from './run/verdict-gate.js'
 import { RunTrace, toolErrorType, type CodeModeTracingOptions } from './run/run-trace.js'
+import { recordQueueWait } from './run/run-metrics.js'
 
 /** The part of a code runtime Code Mode uses: any `CodeRuntime` fits. */
 export interface CodeModeRuntime {
@@ -293,12 +294,14 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     const session = sessionOf(runOptions)
     // Started under the caller's active span; a session's run includes its wait in the queue.
     const runTrace = new RunTrace(code, traceFacts, tracing)
+    const queuedAt = performance.now()
     try {
       const output =
         session === undefined
           ? await runChecked(code, runOptions, undefined, runTrace)
           : // Check, run and what the run kept, one program at a time: the next check must know its names.
             await session.enqueue(async () => {
+              recordQueueWait((performance.now() - queuedAt) / 1_000)
               if (runOptions.reset === true) await session.reset()
               return runChecked(code, runOptions, session, runTrace)
             })

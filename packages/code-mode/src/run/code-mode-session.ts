@@ -15,6 +15,7 @@ import {
 } from '@code-runtime/core'
 import { CodeModeError } from '../errors.js'
 import { KeptNames } from '../type-check/kept-names.js'
+import { countSession } from './run-metrics.js'
 
 /** A runtime that has sessions: any `CodeRuntime` (whose backend may still refuse them). */
 export interface CodeModeSessionRuntime {
@@ -69,10 +70,16 @@ export class RunCodeSession implements CodeModeSession {
     this.options = options
     // Checked by the runtime when the session opens; a value it refuses never runs a program.
     this.maxKeptNames = typeof options?.maxKeptNames === 'number' ? options.maxKeptNames : DEFAULT_MAX_KEPT_NAMES
+    countSession(this)
   }
 
   get id(): string | undefined {
     return this.opened?.endReason === undefined ? this.opened?.id : undefined
+  }
+
+  /** True while it holds a runtime session that has not ended (what `code_runtime.sessions.open` counts). */
+  get isOpen(): boolean {
+    return this.id !== undefined
   }
 
   /** Runs `task` after every task queued before it: a session's programs run one at a time. */

@@ -13,6 +13,9 @@
  * context captured when the run was called, and the tool runs with its own span made active, so
  * whatever spans the tool makes nest under its call.
  *
+ * The same ends record the run's metrics (run-metrics.ts): a run's and a call's duration, from
+ * the same start.
+ *
  * Program text, arguments, results and log text can hold secrets: they are recorded only with
  * `recordContent`, and then cut to {@link MAX_CONTENT_CHARS}.
  */
@@ -21,6 +24,7 @@ import { context, SpanStatusCode, trace, type Attributes, type Context, type Spa
 import type { CodeRunResult } from '@code-runtime/core'
 import type { ProgramCheck } from '../type-check/program-check.js'
 import type { ToolCallApproval } from './tool-approval.js'
+import { recordRun, recordToolCall } from './run-metrics.js'
 
 /** What a run's spans record beyond counts, hashes and kinds (`createCodeMode`'s `tracing` option). */
 export interface CodeModeTracingOptions {
@@ -39,6 +43,10 @@ export const MAX_LOG_EVENTS = 32
 const TRACER_NAME = '@code-runtime/code-mode'
 // Looked up once: the API's proxy tracer finds the application's provider whenever it registers.
 const tracer = trace.getTracer(TRACER_NAME)
+
+function secondsSince(startedAt: number): number {
+  return (performance.now() - startedAt) / 1_000
+}
 
 function cut(text: string): string {
   return text.length <= MAX_CONTENT_CHARS ? text : `${text.slice(0, MAX_CONTENT_CHARS)}…`
@@ -79,6 +87,7 @@ export class ToolCallTrace {
   readonly #context: Context
   readonly #toolName: string
   readonly #recordContent: boolean
+  readonly #startedAt = performance.now()
 
   constructor(parent: Context, toolName: string, callId: string | undefined, recordContent: boolean) {
     this.#span = tracer.startSpan(`execute_tool ${toolName}`, {}, parent)
@@ -129,10 +138,12 @@ export class ToolCallTrace {
     if (this.#recordContent && this.#span.isRecording())
       this.#span.setAttribute('gen_ai.tool.call.result', contentText(value))
     this.#span.end()
+    recordToolCall(this.#toolName, undefined, secondsSince(this.#startedAt))
   }
 
   fail(errorType: string): void {
     endWithError(this.#span, errorType)
+    recordToolCall(this.#toolName, errorType, secondsSince(this.#startedAt))
   }
 }
 
@@ -223,6 +234,8 @@ export interface RunTraceEnd {
 export class RunTrace {
   readonly #span: Span
   readonly #recordContent: boolean
+  readonly #backend: string | undefined
+  readonly #startedAt = performance.now()
   readonly context: Context
 
   /** Starts under the context active now: the caller's. */
@@ -235,6 +248,7 @@ export class RunTrace {
     this.#span = tracer.startSpan('run_code', {}, parent)
     this.context = trace.setSpan(parent, this.#span)
     this.#recordContent = options.recordContent === true
+    this.#backend = facts.backend
     if (this.#span.isRecording()) {
       // The hash names a program across runs and traces without showing it.
       const attributes: Attributes = {
@@ -277,10 +291,13 @@ export class RunTrace {
     }
     if (facts.errorKind === undefined) span.end()
     else endWithError(span, facts.errorKind)
+    recordRun(this.#backend, facts.errorKind, secondsSince(this.#startedAt))
   }
 
   /** The run threw (a closed session, a runtime that failed): a host-side error, not an outcome. */
   threw(error: unknown): void {
-    endWithError(this.#span, toolErrorType(error))
+    const errorType = toolErrorType(error)
+    endWithError(this.#span, errorType)
+    recordRun(this.#backend, errorType, secondsSince(this.#startedAt))
   }
 }
