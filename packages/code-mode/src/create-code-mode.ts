@@ -44,7 +44,7 @@ import {
 } from './type-check/program-check.js'
 import { sharedCheckerThread, type ThreadChecker } from './type-check/checker-thread.js'
 import { VerdictGate } from './run/verdict-gate.js'
-import { RunTrace, toolErrorType, type CodeModeTracingOptions } from './run/run-trace.js'
+import { RunTrace, errorTypeOf, type CodeModeTracingOptions } from './run/run-trace.js'
 import { recordQueueWait } from './run/run-metrics.js'
 
 /** The part of a code runtime Code Mode uses: any `CodeRuntime` fits. */
@@ -407,7 +407,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
                 ? 'cancelled'
                 : step === 'approval'
                   ? 'declined'
-                  : toolErrorType(error),
+                  : errorTypeOf(error),
           )
           throw error
         }
@@ -457,7 +457,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
       executeTrace.ended(result)
       waitingAtEnd = approvals.waiting
     } catch (error) {
-      executeTrace.failed(toolErrorType(error))
+      executeTrace.failed(errorTypeOf(error))
       throw error
     } finally {
       // However the run ended, no tool call outlives it: in-flight ones are aborted and awaited.

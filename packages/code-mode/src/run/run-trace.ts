@@ -62,11 +62,11 @@ function contentText(value: unknown): string {
 }
 
 /**
- * The `error.type` of a failed tool call: a step of ours that stopped it (`invalid_arguments`,
- * `declined`, `cancelled`, `refused`), else the tool's own error code or class name, which stay
- * few; never the message, which is free text.
+ * The `error.type` of what a tool (or the runtime) threw: its error code or class name, which stay
+ * few; never the message, which is free text. (A call stopped by a step of ours, `invalid_arguments`,
+ * `declined`, `cancelled` or `refused`, is named by that step instead.)
  */
-export function toolErrorType(error: unknown): string {
+export function errorTypeOf(error: unknown): string {
   if (typeof error === 'object' && error !== null) {
     const { code, name } = error as { code?: unknown; name?: unknown }
     if (typeof code === 'string' && code !== '') return code
@@ -296,7 +296,7 @@ export class RunTrace {
 
   /** The run threw (a closed session, a runtime that failed): a host-side error, not an outcome. */
   threw(error: unknown): void {
-    const errorType = toolErrorType(error)
+    const errorType = errorTypeOf(error)
     endWithError(this.#span, errorType)
     recordRun(this.#backend, errorType, secondsSince(this.#startedAt))
   }
