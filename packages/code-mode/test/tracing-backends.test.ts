@@ -1,7 +1,8 @@
 /**
- * Parenting under load, whatever backend runs the program: many runs, several at once, each making
- * parallel calls (`Promise.all`), every call's tool making a span of its own. The backends deliver
- * calls from their message handling (a worker's port, a child's pipe), never from the run's async
+ * Parenting under load, whatever backend runs the program (worker thread, child process,
+ * container, NATS with two runners): many runs, several at once, each making parallel calls
+ * (`Promise.all`), every call's tool making a span of its own. The backends deliver calls from
+ * their message handling (a worker's port, a child's pipe, a NATS subscription), never from the run's async
  * context, so this is where traces break if a parent is read from the wrong place: every call must
  * be an `execute_tool` child of its own run's `execute` span, every tool's span a child of its own
  * call, and no span an orphan.
@@ -10,7 +11,10 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { trace } from '@opentelemetry/api'
 import { startCodeRuntime } from '@code-runtime/core'
-import { ProcessCodeRuntime } from '@code-runtime/process'
+import { ContainerCodeRuntime, ProcessCodeRuntime } from '@code-runtime/process'
+import { NatsCodeRuntime, startRunner, type Runner } from '@code-runtime/nats'
+import { startNatsServer } from '@code-runtime/nats/local-server'
+import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
 import { createCodeMode, type CodeModeRuntime, type CodeModeTool } from '@code-runtime/code-mode'
 import { startRuntime } from './code-mode-runtime.js'
 import { recordedText, registerTestTracing, SpanTree } from './trace-support.js'
@@ -122,5 +126,44 @@ describe('tracing: parents of parallel calls on every backend', () => {
       await started.dispose()
     }
     assertParenting(200)
+  })
+
+  it('parents 100 runs of 3 parallel calls each in bubblewrap containers', async () => {
+    exporter.reset()
+    const started = await startCodeRuntime(ContainerCodeRuntime, {})
+    try {
+      await runMany(started.runtime, 100)
+    } finally {
+      await started.dispose()
+    }
+    assertParenting(100)
+  })
+
+  it('parents 100 runs of 3 parallel calls each sent over NATS to two runners', async () => {
+    exporter.reset()
+    const auth = { user: 'tracing', pass: 'tracing-secret' }
+    const server = await startNatsServer(auth)
+    const runners: Runner[] = []
+    try {
+      for (const id of ['runner-1', 'runner-2'])
+        runners.push(
+          await startRunner({
+            nats: { servers: server.url, ...auth },
+            id,
+            concurrency: RUNS_AT_ONCE,
+            startBackend: budgets => startCodeRuntime(WorkerThreadCodeRuntime, budgets),
+          }),
+        )
+      const started = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, ...auth })
+      try {
+        await runMany(started.runtime, 100)
+      } finally {
+        await started.dispose()
+      }
+    } finally {
+      await Promise.all(runners.map(runner => runner.drain(1_000)))
+      await server.dispose()
+    }
+    assertParenting(100)
   })
 })
