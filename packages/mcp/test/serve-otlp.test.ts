@@ -138,7 +138,7 @@ describe('serve: OTLP export of traces', () => {
       assert.equal(served.result.isError, false)
       assert.match(
         served.stderr,
-        /OTLP export is asked for, but the OpenTelemetry SDK could not be loaded \(Cannot find package '@opentelemetry\/sdk-trace-base'\); no traces are exported\. Install @opentelemetry\/sdk-trace-base@2\.12\.1 /,
+        /OTLP export is asked for, but the OpenTelemetry SDK could not be loaded \(Cannot find package '@opentelemetry\/sdk-trace-base'\); no traces are exported\. Install @opentelemetry\/sdk-trace-base@2\.12\.0 /,
       )
       assert.deepEqual(receiver.requests, [])
     } finally {

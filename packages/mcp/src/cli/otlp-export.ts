@@ -10,9 +10,9 @@ import { PACKAGE_INFO } from '../package-info.js'
 
 /** The SDK versions we pin: the 2.x line, the last that supports Node 20 (3.x wants Node 22.15). */
 export const OTEL_SDK_PACKAGES = [
-  '@opentelemetry/sdk-trace-base@2.12.1',
-  '@opentelemetry/exporter-trace-otlp-proto@0.223.1',
-  '@opentelemetry/resources@2.12.1',
+  '@opentelemetry/sdk-trace-base@2.12.0',
+  '@opentelemetry/exporter-trace-otlp-proto@0.223.0',
+  '@opentelemetry/resources@2.12.0',
 ] as const
 
 /** A started export: how to flush what is pending and stop. */
