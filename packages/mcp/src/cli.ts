@@ -12,7 +12,7 @@ import { McpProxyError } from './errors.js'
 import { PACKAGE_INFO } from './package-info.js'
 import { writeErrorLine } from './cli/terminal-output.js'
 import { enableCompileCache } from './cli/compile-cache.js'
-import type { TracedCommand } from './cli/trace-setup.js'
+import type { TelemetryCommand } from './cli/telemetry-setup.js'
 
 // Each command's module is loaded only when it runs: `serve` must answer its client's
 // `initialize` soon after it is spawned, and the others (the REPL, the NATS runner) would only
@@ -35,9 +35,9 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${PACKAGE_INFO.version}\n`)
       return EXIT_SUCCESS
     case 'serve':
-      return traced('serve', async () => (await import('./cli/serve-command.js')).serveCommand(command))
+      return withTelemetry('serve', async () => (await import('./cli/serve-command.js')).serveCommand(command))
     case 'run':
-      return traced('run', async () => (await import('./cli/run-command.js')).runCommand(command))
+      return withTelemetry('run', async () => (await import('./cli/run-command.js')).runCommand(command))
     case 'repl':
       return (await import('./cli/repl-command.js')).replCommand(command)
     case 'check':
@@ -47,18 +47,18 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'list':
       return (await import('./cli/inspect-commands.js')).listCommand(command)
     case 'runner':
-      return traced('runner', async () => (await import('./cli/runner-command.js')).runnerCommand(command))
+      return withTelemetry('runner', async () => (await import('./cli/runner-command.js')).runnerCommand(command))
   }
 }
 
-/** Runs a command with the tracing the environment asks for, ended (spans flushed) before we exit. */
-async function traced(name: TracedCommand, run: () => Promise<number>): Promise<number> {
-  const { setUpTracing } = await import('./cli/trace-setup.js')
-  const tracing = await setUpTracing(name, line => writeErrorLine(process.stderr, line))
+/** Runs a command with the telemetry the environment asks for, ended (spans and metrics sent) before we exit. */
+async function withTelemetry(name: TelemetryCommand, run: () => Promise<number>): Promise<number> {
+  const { setUpTelemetry } = await import('./cli/telemetry-setup.js')
+  const telemetry = await setUpTelemetry(name, line => writeErrorLine(process.stderr, line))
   try {
     return await run()
   } finally {
-    await tracing.shutdown()
+    await telemetry.shutdown()
   }
 }
 

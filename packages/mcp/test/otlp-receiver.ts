@@ -1,6 +1,7 @@
 /**
- * Test support: a local OTLP/HTTP trace receiver, as a collector would run one, that decodes the
- * protobuf `ExportTraceServiceRequest`s it is sent into plain spans. The decoding walks the wire
+ * Test support: a local OTLP/HTTP receiver, as a collector would run one, that decodes the
+ * protobuf `ExportTraceServiceRequest`s it is sent into plain spans (and the metric requests into
+ * their metrics' names). The decoding walks the wire
  * format by field number (the OTLP trace proto's, which is stable), only as far as the tests read.
  */
 import { createServer, type Server } from 'node:http'
@@ -104,11 +105,24 @@ export function decodeTraceRequest(body: Uint8Array): ReceivedSpan[] {
   return spans
 }
 
-/** A receiver on a loopback port: every span POSTed to `/v1/traces`, and what else it was asked. */
+/** The metrics of one `ExportMetricsServiceRequest`, by name: `ResourceMetrics 1 → ScopeMetrics 2 → Metric 2 → name 1`. */
+export function decodeMetricNames(body: Uint8Array): string[] {
+  const names: string[] = []
+  for (const resourceMetrics of messages(fieldsOf(body), 1))
+    for (const scopeMetrics of messages(fieldsOf(resourceMetrics), 2))
+      for (const metric of messages(fieldsOf(scopeMetrics), 2)) {
+        const name = fieldsOf(metric).find(entry => entry.field === 1)
+        if (name !== undefined) names.push(text(name.value))
+      }
+  return names
+}
+
+/** A receiver on a loopback port: every span POSTed to `/v1/traces`, every metric's name POSTed to `/v1/metrics`, and what it was asked. */
 export interface OtlpReceiver {
   /** What `OTEL_EXPORTER_OTLP_ENDPOINT` should be. */
   readonly endpoint: string
   readonly spans: ReceivedSpan[]
+  readonly metricNames: string[]
   /** Each request's method, path and content type. */
   readonly requests: string[]
   close(): Promise<void>
@@ -116,6 +130,7 @@ export interface OtlpReceiver {
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = []
+  const metricNames: string[] = []
   const requests: string[] = []
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = []
@@ -123,7 +138,8 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     request.on('end', () => {
       requests.push(`${request.method} ${request.url} ${request.headers['content-type']}`)
       if (request.url === '/v1/traces') spans.push(...decodeTraceRequest(Buffer.concat(chunks)))
-      // An empty ExportTraceServiceResponse: everything accepted.
+      if (request.url === '/v1/metrics') metricNames.push(...decodeMetricNames(Buffer.concat(chunks)))
+      // An empty Export…ServiceResponse: everything accepted.
       response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end()
     })
   })
@@ -132,6 +148,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     spans,
+    metricNames,
     requests,
     close: () => new Promise(resolve => server.close(() => resolve())),
   }

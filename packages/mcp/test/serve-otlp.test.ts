@@ -1,6 +1,6 @@
 /**
- * `code-runtime serve` exports its spans with OTLP (http/protobuf) when `OTEL_EXPORTER_OTLP_ENDPOINT`
- * is set: a local receiver the test runs gets the whole tree of a client's `run_code`, in the
+ * `code-runtime serve` exports its spans and metrics with OTLP (http/protobuf) when
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` is set: a local receiver the test runs gets the whole tree of a client's `run_code`, in the
  * client's trace (server span → run_code → check/execute → execute_tool → upstream client span),
  * and the upstream server sees our client span as the parent of its call. Settings it cannot
  * honour are said on stderr and the server runs untraced.
@@ -58,7 +58,7 @@ function onlyOne(spans: readonly ReceivedSpan[], name: string): ReceivedSpan {
   return named[0] as ReceivedSpan
 }
 
-describe('serve: OTLP export of traces', () => {
+describe('serve: OTLP export of traces and metrics', () => {
   it('exports the span tree of a run in the client’s trace, and the upstream continues it', async () => {
     const receiver = await startOtlpReceiver()
     const client = newTraceparent()
@@ -69,7 +69,13 @@ describe('serve: OTLP export of traces', () => {
     )
     try {
       assert.equal(served.result.isError, false, textOf(served.result))
-      assert.ok(receiver.requests.every(request => request === 'POST /v1/traces application/x-protobuf'))
+      assert.ok(
+        receiver.requests.every(request => /^POST \/v1\/(traces|metrics) application\/x-protobuf$/.test(request)),
+        receiver.requests.join(', '),
+      )
+      // The metrics of the run, sent at the exit with the last spans.
+      for (const name of ['code_runtime.run.duration', 'code_runtime.tool_call.duration', 'code_runtime.sessions.open'])
+        assert.ok(receiver.metricNames.includes(name), `${name} not in ${receiver.metricNames.join(', ')}`)
       const spans = receiver.spans
       assert.ok(spans.length > 0, `no spans arrived; serve said: ${served.stderr}`)
       assert.ok(spans.every(span => span.traceId === client.traceId && span.serviceName === 'serve-under-test'))
@@ -104,7 +110,7 @@ describe('serve: OTLP export of traces', () => {
     }
   })
 
-  it('says on stderr when the OTLP protocol asked for is not http/protobuf, and runs untraced', async () => {
+  it('says on stderr when the OTLP protocol asked for is not http/protobuf, and exports nothing', async () => {
     const receiver = await startOtlpReceiver()
     const served = await serveOnce(
       { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
@@ -117,6 +123,8 @@ describe('serve: OTLP export of traces', () => {
         served.stderr,
         /the OTLP protocol grpc is not supported, only http\/protobuf; no traces are exported/,
       )
+      // Said once for both signals.
+      assert.doesNotMatch(served.stderr, /no metrics are exported/)
       assert.deepEqual(receiver.requests, [])
     } finally {
       await served.remove()
@@ -124,7 +132,7 @@ describe('serve: OTLP export of traces', () => {
     }
   })
 
-  it('says on stderr which packages to install when the SDK cannot load, and runs untraced', async () => {
+  it('says on stderr which packages to install when the trace SDK cannot load, and exports no span', async () => {
     const receiver = await startOtlpReceiver()
     const served = await serveOnce(
       {
@@ -140,7 +148,11 @@ describe('serve: OTLP export of traces', () => {
         served.stderr,
         /OTLP export is asked for, but the OpenTelemetry SDK could not be loaded \(Cannot find package '@opentelemetry\/sdk-trace-base'\); no traces are exported\. Install @opentelemetry\/sdk-trace-base@2\.12\.0 /,
       )
-      assert.deepEqual(receiver.requests, [])
+      // The metrics SDK is still there: metrics go out all the same, and no span.
+      assert.ok(
+        receiver.requests.every(request => request.startsWith('POST /v1/metrics')),
+        receiver.requests.join(', '),
+      )
     } finally {
       await served.remove()
       await receiver.close()
