@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util'
 import { WORKLOAD_NAMES, type WorkloadName } from './workloads.js'
 
 /** Sections measured once, beside the table rather than per backend: `--only` names them like workloads. */
-export const SECTION_NAMES = ['typecheck', 'nats', 'serve'] as const
+export const SECTION_NAMES = ['typecheck', 'nats', 'serve', 'tracing'] as const
 
 export type SectionName = (typeof SECTION_NAMES)[number]
 
@@ -16,7 +16,7 @@ export interface BenchOptions {
   readonly isQuick: boolean
   /** Selected workloads, in report order. */
   readonly workloads: readonly WorkloadName[]
-  /** Selected sections (`typecheck`: the type check of Code Mode, in a child process; `nats`: the NATS backend beside the local one; `serve`: the MCP product path from a real client). */
+  /** Selected sections (`typecheck`: the type check of Code Mode, in a child process; `nats`: the NATS backend beside the local one; `serve`: the MCP product path from a real client; `tracing`: what Code Mode's spans cost, with no SDK and with one). */
   readonly sections: readonly SectionName[]
   /** Selected backend names, in table order. */
   readonly backends: readonly string[]

@@ -51,6 +51,7 @@ import {
   type Subject,
 } from './report.js'
 import { measureTypeCheckInChild } from './type-check.js'
+import { measureTracingSection, renderTracingSection } from './tracing.js'
 import { measureNatsSection, renderNatsSection } from './nats.js'
 import { measureServeSection, renderServeSection } from './serve.js'
 import {
@@ -398,12 +399,21 @@ async function runBench(options: BenchOptions): Promise<void> {
   const serve = options.sections.includes('serve')
     ? renderServeSection(await measureServeSection(options.isQuick, progress))
     : ''
-  process.stdout.write(renderMarkdown(results) + (nats === '' ? '' : `\n${nats}`) + (serve === '' ? '' : `\n${serve}`))
+  const tracing = options.sections.includes('tracing')
+    ? renderTracingSection(await measureTracingSection(options.isQuick, progress))
+    : ''
+  process.stdout.write(
+    renderMarkdown(results) +
+      (nats === '' ? '' : `\n${nats}`) +
+      (serve === '' ? '' : `\n${serve}`) +
+      (tracing === '' ? '' : `\n${tracing}`),
+  )
   const directory = await resultsDirectoryFor(options)
   await writeResults(results, directory)
   if (nats !== '') await writeFile(join(directory, 'NATS.md'), nats)
   // The product path belongs with the engine's numbers: RESULTS.md ends with it.
   if (serve !== '') await appendFile(join(directory, 'RESULTS.md'), `\n${serve}`)
+  if (tracing !== '') await appendFile(join(directory, 'RESULTS.md'), `\n${tracing}`)
   progress(`Wrote ${join(directory, 'RESULTS.md')} and results.json`)
 }
 

@@ -11,7 +11,13 @@ import {
   type CodeSession,
   type CodeSessionOptions,
 } from '@code-runtime/core'
-import { readIntegerField, refuseConfigField } from '@code-runtime/core/internal'
+import {
+  nestConfigLabel,
+  readBooleanField,
+  readConfigObject,
+  readIntegerField,
+  refuseConfigField,
+} from '@code-runtime/core/internal'
 import { argumentValidatorOf } from './run/argument-validation.js'
 import { keptNamesLimitOutput, refusedRunOutput, typeHintsBlock } from './run/checked-run-output.js'
 import { hasSessions, RunCodeSession, sessionEndedNote, type CodeModeSession } from './run/code-mode-session.js'
@@ -22,7 +28,7 @@ import { describeRunCode, type RunCodeOptions, type RunCodeOutput, type RunCodeT
 import { emitParsedSdk, type EmittedSdk } from './sdk/sdk-emitter.js'
 import { resolveSdkEmitterOptions, TOOL_NAME_PROPERTY } from './sdk/sdk-options.js'
 import { RunApprovals, toolNeedsApproval, type ApproveToolCall, type ToolCallRecord } from './run/tool-approval.js'
-import { ToolCallScheduler } from './run/tool-call-scheduler.js'
+import { RunEndedError, ToolCallScheduler } from './run/tool-call-scheduler.js'
 import {
   parseToolDescriptions,
   type CodeModeTool,
@@ -38,12 +44,16 @@ import {
 } from './type-check/program-check.js'
 import { sharedCheckerProcess, type SdkChecker } from './type-check/checker-process.js'
 import { VerdictGate } from './run/verdict-gate.js'
+import { RunTrace, errorTypeOf, type CodeModeTracingOptions } from './run/run-trace.js'
+import { recordQueueWait } from './run/run-metrics.js'
 
 /** The part of a code runtime Code Mode uses: any `CodeRuntime` fits. */
 export interface CodeModeRuntime {
   run(request: CodeRunRequest): Promise<CodeRunResult>
   /** Needed only for sessions (`session` option, `createCodeModeSession`). */
   openSession?(options?: CodeSessionOptions): Promise<CodeSession>
+  /** How it isolates programs (a `CodeRuntime` says, e.g. `worker-thread`): the backend a run's span names. */
+  readonly isolation?: string
 }
 
 /** Options of {@link createCodeMode}. */
@@ -79,6 +89,11 @@ export interface CodeModeOptions {
    * go on. Without it, such calls are declined: the program sees a failed call, the tool never runs.
    */
   readonly approve?: ApproveToolCall
+  /**
+   * What the OpenTelemetry spans of each run record beyond counts, hashes and kinds. Spans go to
+   * whatever tracer provider the application registered with `@opentelemetry/api` (none: no-op).
+   */
+  readonly tracing?: CodeModeTracingOptions
 }
 
 /** What {@link createCodeMode} returns. */
@@ -188,6 +203,15 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     refuseConfigField(OPTIONS_PLACE, 'approve', 'must be a function (request, { signal }) => decision', options.approve)
   }
   const approve = options.approve
+  const tracingPlace = nestConfigLabel(OPTIONS_PLACE, 'tracing')
+  const tracing = {
+    recordContent: readBooleanField(
+      tracingPlace,
+      readConfigObject(tracingPlace, options.tracing, ['recordContent']),
+      'recordContent',
+      false,
+    ),
+  }
   const descriptions = parseToolDescriptions(options.tools)
   const sdk = emitParsedSdk(descriptions, { namespace, errorClassName })
   for (const tool of options.tools) {
@@ -209,6 +233,8 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     }
   })
   const runtime = options.runtime
+  const isolation: unknown = runtime.isolation
+  const traceFacts = { backend: typeof isolation === 'string' ? isolation : undefined, typeCheck }
   const sessionOptions = readSessionOption(options.session)
   if (sessionOptions !== undefined && !hasSessions(runtime)) {
     refuseConfigField(
@@ -266,18 +292,33 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     if (disposed)
       throw new CodeModeError('CODE_MODE_SESSION_CLOSED', 'This Code Mode was disposed; it runs no more programs.')
     const session = sessionOf(runOptions)
-    if (session === undefined) return runChecked(code, runOptions, undefined)
-    // Check, run and what the run kept, one program at a time: the next check must know its names.
-    return session.enqueue(async () => {
-      if (runOptions.reset === true) await session.reset()
-      return runChecked(code, runOptions, session)
-    })
+    // Started under the caller's active span; a session's run includes its wait in the queue.
+    const runTrace = new RunTrace(code, traceFacts, tracing)
+    const queuedAt = performance.now()
+    try {
+      const output =
+        session === undefined
+          ? await runChecked(code, runOptions, undefined, runTrace)
+          : // Check, run and what the run kept, one program at a time: the next check must know its names.
+            await session.enqueue(async () => {
+              recordQueueWait((performance.now() - queuedAt) / 1_000)
+              if (runOptions.reset === true) await session.reset()
+              return runChecked(code, runOptions, session, runTrace)
+            })
+      const { error, usage, calls } = output.structured
+      runTrace.end({ errorKind: error?.kind, usage, calls: calls.length })
+      return output
+    } catch (error) {
+      runTrace.threw(error)
+      throw error
+    }
   }
 
   async function runChecked(
     code: string,
     runOptions: RunCodeOptions,
     session: RunCodeSession | undefined,
+    runTrace: RunTrace,
   ): Promise<RunCodeOutput> {
     // A checker that cannot answer (a check past its time or heap limit, a program that overflows
     // the compiler's stack, TypeScript missing) must not stop a run: the runtime checks arguments
@@ -289,12 +330,22 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     // holds. So does a run whose checker is still starting: the seconds that takes would count
     // against the run's wall budget.
     const overlapped = session === undefined && typeCheck !== 'off' && checker?.isWarm() === true
+    const checkTrace = typeCheck === 'off' ? undefined : runTrace.check()
     const checking: Promise<{ check: ProgramCheck; kept: ReadonlyMap<string, string>; uncheckedBecause?: string }> =
-      checkInSession(code, session).catch((error: unknown) => ({
-        check: UNCHECKED_PROGRAM,
-        kept: new Map<string, string>(),
-        uncheckedBecause: error instanceof Error ? error.message : String(error),
-      }))
+      checkInSession(code, session).then(
+        checked => {
+          checkTrace?.answered(checked.check)
+          return checked
+        },
+        (error: unknown) => {
+          checkTrace?.unanswered()
+          return {
+            check: UNCHECKED_PROGRAM,
+            kept: new Map<string, string>(),
+            uncheckedBecause: error instanceof Error ? error.message : String(error),
+          }
+        },
+      )
     const gate = overlapped ? new VerdictGate(runOptions.onLog) : undefined
     if (gate === undefined) {
       const { check: programCheck, kept } = await checking
@@ -306,31 +357,60 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
           return keptNamesLimitOutput(fresh, session.names.size, session.maxKeptNames, maxResultChars)
       }
     }
+    const executeTrace = runTrace.execute()
     const scheduler = new ToolCallScheduler(maxParallel, runOptions.signal)
     const approvals = new RunApprovals(runOptions.approve ?? approve, runOptions.description)
     const wrap = runOptions.wrapToolCall
     const functions: Record<string, CodeBindingFunction> = {}
     for (const { tool, member, check, isConcurrencySafe: safe, needsApproval } of tools) {
       functions[member] = async (received, call) => {
-        await gate?.beforeCall()
-        const checked = check === undefined ? { ok: true as const, value: received } : await check(received)
-        if (!checked.ok) throw new Error(`${namespace}.${member}: ${checked.error}.`)
-        const args = checked.value
-        // Waits before the dispatch queue: an unanswered call holds up no other call.
-        if (needsApproval) {
-          const request =
-            tool.annotations === undefined
-              ? { tool: tool.name, member, args }
-              : { tool: tool.name, member, args, annotations: tool.annotations }
-          await approvals.require(request, call?.index, `${namespace}.${member}`, scheduler.signal)
+        const callTrace = executeTrace.toolCall(tool.name, call?.index)
+        // The step a failure came from, for the call span's error.type.
+        let step: 'refused' | 'invalid_arguments' | 'approval' | 'tool' = 'refused'
+        try {
+          await gate?.beforeCall()
+          step = 'invalid_arguments'
+          const checked = check === undefined ? { ok: true as const, value: received } : await check(received)
+          if (!checked.ok) throw new Error(`${namespace}.${member}: ${checked.error}.`)
+          const args = checked.value
+          callTrace.arguments(args)
+          // Waits before the dispatch queue: an unanswered call holds up no other call.
+          if (needsApproval) {
+            step = 'approval'
+            const request =
+              tool.annotations === undefined
+                ? { tool: tool.name, member, args }
+                : { tool: tool.name, member, args, annotations: tool.annotations }
+            await callTrace.approval(
+              () => approvals.require(request, call?.index, `${namespace}.${member}`, scheduler.signal),
+              () => (call === undefined ? undefined : approvals.decisionOf(call.index)),
+            )
+          }
+          step = 'tool'
+          // The scheduler may start a call from another call's continuation: the call's own span
+          // is made active here, whatever context the start comes from.
+          const execute = (signal: AbortSignal): Promise<unknown> => tool.execute(args, { signal })
+          const value = await scheduler.submit(safe, signal =>
+            callTrace.run(() =>
+              wrap === undefined ? execute(signal) : wrap({ tool: tool.name, args, signal }, () => execute(signal)),
+            ),
+          )
+          // A tool that resolves nothing has still succeeded; the program sees null.
+          const returned = (value === undefined ? null : value) as CodeJsonValue
+          callTrace.succeed(returned)
+          return returned
+        } catch (error) {
+          callTrace.fail(
+            step !== 'tool' && step !== 'approval'
+              ? step
+              : scheduler.signal.aborted || error instanceof RunEndedError
+                ? 'cancelled'
+                : step === 'approval'
+                  ? 'declined'
+                  : errorTypeOf(error),
+          )
+          throw error
         }
-        const execute = (signal: AbortSignal): Promise<unknown> => tool.execute(args, { signal })
-        const value = await scheduler.submit(
-          safe,
-          wrap === undefined ? execute : signal => wrap({ tool: tool.name, args, signal }, () => execute(signal)),
-        )
-        // A tool that resolves nothing has still succeeded; the program sees null.
-        return (value === undefined ? null : value) as CodeJsonValue
       }
     }
     const binding: CodeBindingNamespace = {
@@ -359,6 +439,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
             // What it computed or printed so far is dropped with it; it called no tool.
             gate.refuse()
             await running.catch(() => undefined)
+            executeTrace.failed('refused')
             return refusedRunOutput(verdict.errors, maxResultChars)
           }
           gate.pass()
@@ -370,9 +451,14 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         const outcome = await session.run(request)
         result = outcome.result
         ended = outcome.ended
+        runTrace.inSession(outcome.sessionId)
         if (ended === undefined) session.keep(outcome.generation, (await checking).kept)
       }
+      executeTrace.ended(result)
       waitingAtEnd = approvals.waiting
+    } catch (error) {
+      executeTrace.failed(errorTypeOf(error))
+      throw error
     } finally {
       // However the run ended, no tool call outlives it: in-flight ones are aborted and awaited.
       await scheduler.drain(new Error('The run ended before this tool call finished.'))

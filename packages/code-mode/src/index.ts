@@ -49,6 +49,8 @@ export {
   summarizeApprovalArguments,
   type ApprovalSummary,
 } from './run/approval-summary.js'
+// OpenTelemetry spans of each run (createCodeMode's `tracing` option): what they record beyond counts and kinds
+export type { CodeModeTracingOptions } from './run/run-trace.js'
 // The type check before a run: modes, diagnostics, and their text for a model
 export {
   DEFAULT_TYPE_CHECK_MODE,

@@ -12,6 +12,7 @@ import { McpProxyError } from './errors.js'
 import { PACKAGE_INFO } from './package-info.js'
 import { writeErrorLine } from './cli/terminal-output.js'
 import { enableCompileCache } from './cli/compile-cache.js'
+import type { TelemetryCommand } from './cli/telemetry-setup.js'
 
 // Each command's module is loaded only when it runs: `serve` must answer its client's
 // `initialize` soon after it is spawned, and the others (the REPL, the NATS runner) would only
@@ -34,9 +35,9 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${PACKAGE_INFO.version}\n`)
       return EXIT_SUCCESS
     case 'serve':
-      return (await import('./cli/serve-command.js')).serveCommand(command)
+      return withTelemetry('serve', async () => (await import('./cli/serve-command.js')).serveCommand(command))
     case 'run':
-      return (await import('./cli/run-command.js')).runCommand(command)
+      return withTelemetry('run', async () => (await import('./cli/run-command.js')).runCommand(command))
     case 'repl':
       return (await import('./cli/repl-command.js')).replCommand(command)
     case 'check':
@@ -48,7 +49,18 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'auth':
       return (await import('./cli/auth-command.js')).authCommand(command)
     case 'runner':
-      return (await import('./cli/runner-command.js')).runnerCommand(command)
+      return withTelemetry('runner', async () => (await import('./cli/runner-command.js')).runnerCommand(command))
+  }
+}
+
+/** Runs a command with the telemetry the environment asks for, ended (spans and metrics sent) before we exit. */
+async function withTelemetry(name: TelemetryCommand, run: () => Promise<number>): Promise<number> {
+  const { setUpTelemetry } = await import('./cli/telemetry-setup.js')
+  const telemetry = await setUpTelemetry(name, line => writeErrorLine(process.stderr, line))
+  try {
+    return await run()
+  } finally {
+    await telemetry.shutdown()
   }
 }
 

@@ -25,13 +25,16 @@ export interface CliOutcome {
   readonly stderr: string
 }
 
-/** Runs the built bin to completion. */
-export function cli(args: readonly string[], options: { cwd?: string } = {}): Promise<CliOutcome> {
+/** Runs the built bin to completion; `env` adds to the PATH-only environment it gets. */
+export function cli(
+  args: readonly string[],
+  options: { cwd?: string; env?: Readonly<Record<string, string>> } = {},
+): Promise<CliOutcome> {
   return new Promise(resolve => {
     execFile(
       process.execPath,
       [CLI_PATH, ...args],
-      { cwd: options.cwd ?? process.cwd(), env: { PATH: process.env.PATH ?? '' } },
+      { cwd: options.cwd ?? process.cwd(), env: { PATH: process.env.PATH ?? '', ...options.env } },
       (error, stdout, stderr) => {
         resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr })
       },

@@ -15,6 +15,7 @@ import {
 } from '@code-runtime/core'
 import { CodeModeError } from '../errors.js'
 import { KeptNames } from '../type-check/kept-names.js'
+import { countSession } from './run-metrics.js'
 
 /** A runtime that has sessions: any `CodeRuntime` (whose backend may still refuse them). */
 export interface CodeModeSessionRuntime {
@@ -69,10 +70,16 @@ export class RunCodeSession implements CodeModeSession {
     this.options = options
     // Checked by the runtime when the session opens; a value it refuses never runs a program.
     this.maxKeptNames = typeof options?.maxKeptNames === 'number' ? options.maxKeptNames : DEFAULT_MAX_KEPT_NAMES
+    countSession(this)
   }
 
   get id(): string | undefined {
     return this.opened?.endReason === undefined ? this.opened?.id : undefined
+  }
+
+  /** True while it holds a runtime session that has not ended (what `code_runtime.sessions.open` counts). */
+  get isOpen(): boolean {
+    return this.id !== undefined
   }
 
   /** Runs `task` after every task queued before it: a session's programs run one at a time. */
@@ -97,7 +104,7 @@ export class RunCodeSession implements CodeModeSession {
    */
   async run(
     request: CodeRunRequest,
-  ): Promise<{ result: CodeRunResult; generation: number; ended?: 'lost' | 'expired' }> {
+  ): Promise<{ result: CodeRunResult; generation: number; sessionId: string; ended?: 'lost' | 'expired' }> {
     const { generation, session } = this.current()
     const opened = await session
     let result: CodeRunResult
@@ -111,9 +118,9 @@ export class RunCodeSession implements CodeModeSession {
     const reason = opened.endReason
     if (reason === 'lost' || reason === 'expired') {
       this.forget(generation)
-      return { result, generation, ended: reason }
+      return { result, generation, sessionId: opened.id, ended: reason }
     }
-    return { result, generation }
+    return { result, generation, sessionId: opened.id }
   }
 
   /** Adds what a run kept to what the check knows, unless the session was replaced meanwhile. */

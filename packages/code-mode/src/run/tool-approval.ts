@@ -211,6 +211,11 @@ export class RunApprovals {
     decide({ decision: 'allowed', decidedBy: 'approver' })
   }
 
+  /** The decision on the call at `index` of the call record, once made. */
+  decisionOf(index: number): ToolCallApproval | undefined {
+    return this.#decisions.get(index)
+  }
+
   /** The run's call record with each decision on its call (`declined` calls marked so). */
   annotate(calls: readonly CodeBindingCallRecord[]): readonly ToolCallRecord[] {
     if (this.#decisions.size === 0) return calls

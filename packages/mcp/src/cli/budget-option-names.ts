@@ -58,6 +58,8 @@ function sessionWithOptionNames(session: CodeSession): CodeSession {
 export function withBudgetOptionNames(runtime: CodeModeRuntime): CodeModeRuntime {
   const named: CodeModeRuntime = {
     run: async (request: CodeRunRequest): Promise<CodeRunResult> => renameTimeout(await runtime.run(request)),
+    // Still the same backend, as a run's span names it.
+    ...(runtime.isolation === undefined ? {} : { isolation: runtime.isolation }),
   }
   const { openSession } = runtime
   if (openSession === undefined) return named

@@ -55,6 +55,7 @@ import { RunNotifier } from './run-notifier.js'
 import { RunRefusedBusy, type AdmittedRun, type RunAdmission } from '../service/run-admission.js'
 import { auditLine } from '../service/audit-line.js'
 import { SessionHandles } from './session-handles.js'
+import { answerInToolCallSpan } from './tool-call-span.js'
 import {
   DEFAULT_MAX_SDK_CHARS,
   presentTools,
@@ -155,6 +156,9 @@ export interface CodeModeService {
   /** Aborts runs in flight and ends every session. Upstream servers stay the caller's to close. */
   close(): Promise<void>
 }
+
+/** The tools a client may call here, by name: what a `tools/call` span may be named after. */
+const SERVED_TOOLS: readonly string[] = ['run_code', TOOL_TYPES_TOOL_NAME]
 
 function textResult(text: string, isError: boolean): CallToolResult {
   return { content: [{ type: 'text', text }], isError }
@@ -480,7 +484,9 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
     )
     server.setRequestHandler('tools/list', () => answerListTools(caller))
     server.setRequestHandler('tools/call', (request, context) =>
-      answerCallTool(server, caller, request.params, context),
+      answerInToolCallSpan(request.params.name, SERVED_TOOLS, context, () =>
+        answerCallTool(server, caller, request.params, context),
+      ),
     )
     return server
   }

@@ -35,6 +35,7 @@ import { StoredLoginAuth } from './oauth/stored-login-auth.js'
 import { watchForLogin } from './oauth/login-watch.js'
 import { explainLoginFailure, wantedScopeOf } from './oauth/login-failures.js'
 import type { TokenStore } from './oauth/token-store.js'
+import { callInUpstreamSpan } from './upstream-call-span.js'
 
 /** An MCP server living in this process (the CLI's built-in example tools), reached in memory. */
 export interface InProcessServerConfig {
@@ -266,7 +267,16 @@ export class UpstreamServer {
    * no answer within `timeoutMs`), its `ProtocolError` when the server refused the call, and with
    * `signal.reason` when aborted.
    */
-  async callTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+  callTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+    return callInUpstreamSpan(this.name, name, meta => this.#callTool(name, args, signal, meta))
+  }
+
+  async #callTool(
+    name: string,
+    args: unknown,
+    signal: AbortSignal,
+    meta: Record<string, string> | undefined,
+  ): Promise<CallToolResult> {
     if (this.#isClosed) throw new SdkError(SdkErrorCode.ConnectionClosed, 'code-runtime is shutting down')
     signal.throwIfAborted()
     if (!this.#isSettled) await this.#settled
@@ -282,7 +292,9 @@ export class UpstreamServer {
       // The SDK stops listening to the signal once the call is answered, so the end of a run
       // never cancels a call that has already finished.
       return await client.callTool(
-        { name, arguments: args as Record<string, unknown> },
+        meta === undefined
+          ? { name, arguments: args as Record<string, unknown> }
+          : { name, arguments: args as Record<string, unknown>, _meta: meta },
         { signal, timeout: this.config.timeoutMs },
       )
     } catch (error) {
