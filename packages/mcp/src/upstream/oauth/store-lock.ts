@@ -17,7 +17,7 @@ export const LOCK_WAIT_MS = 30_000
 const POLL_MS = 25
 
 /** True when `pid` names a live process (one we may not signal is alive too). */
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

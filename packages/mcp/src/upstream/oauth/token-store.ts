@@ -42,7 +42,7 @@ function modeText(mode: number): string {
 }
 
 /** Refuses a path that is not ours alone; `kind` is what it must be. */
-async function checkPrivate(path: string, kind: 'directory' | 'file'): Promise<boolean> {
+export async function checkPrivate(path: string, kind: 'directory' | 'file'): Promise<boolean> {
   let stats
   try {
     stats = await lstat(path)
@@ -61,6 +61,27 @@ async function checkPrivate(path: string, kind: 'directory' | 'file'): Promise<b
     throw unsafe(path, `has mode ${modeText(stats.mode)}, which lets others in`, `run chmod ${wanted} ${path}`)
   }
   return true
+}
+
+/**
+ * Writes `text` to `path` (in `directory`) with mode 0600, atomically: a temporary file of the
+ * same directory, synced, then renamed over it, so a reader sees the old content or the new.
+ */
+export async function writePrivateFile(directory: string, path: string, text: string): Promise<void> {
+  const temporary = join(directory, `.${randomBytes(8).toString('hex')}.tmp`)
+  const handle = await open(temporary, 'wx', 0o600)
+  try {
+    await handle.writeFile(text)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+  try {
+    await rename(temporary, path)
+  } catch (error) {
+    await rm(temporary, { force: true })
+    throw error
+  }
 }
 
 /** The logins of one user, on disk. Every call checks the store again: a later chmod is seen at once. */
@@ -103,21 +124,7 @@ export class TokenStore {
   /** Writes `login` in place of the one of the same server, issuer and resource. */
   async save(login: StoredLogin): Promise<void> {
     await this.ensure()
-    const path = join(this.directory, this.#fileName(login))
-    const temporary = join(this.directory, `.${randomBytes(8).toString('hex')}.tmp`)
-    const handle = await open(temporary, 'wx', 0o600)
-    try {
-      await handle.writeFile(encodeStoredLogin(login))
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    try {
-      await rename(temporary, path)
-    } catch (error) {
-      await rm(temporary, { force: true })
-      throw error
-    }
+    await writePrivateFile(this.directory, join(this.directory, this.#fileName(login)), encodeStoredLogin(login))
   }
 
   /**
