@@ -8,11 +8,11 @@ import { McpProxyError } from '../errors.js'
 import { loadServersConfig, type HttpServerConfig } from '../upstream/server-config.js'
 import {
   freeLoopbackPort,
-  loopbackRedirect,
   loopbackRedirectUrl,
   pastedRedirect,
   type RedirectReceiver,
 } from '../upstream/oauth/authorization-redirect.js'
+import { loopbackRedirect } from '../upstream/oauth/callback-listener.js'
 import { logIn } from '../upstream/oauth/login-flow.js'
 import type { StoredLogin } from '../upstream/oauth/stored-login.js'
 import { TokenStore } from '../upstream/oauth/token-store.js'
@@ -45,17 +45,26 @@ function portOf(redirectUrl: string | undefined): number | undefined {
   return url.hostname === '127.0.0.1' && url.port !== '' ? Number(url.port) : undefined
 }
 
-async function openReceiver(command: AuthCommand, previous: StoredLogin | undefined): Promise<RedirectReceiver> {
+async function openReceiver(
+  command: AuthCommand,
+  previous: StoredLogin | undefined,
+  store: TokenStore,
+): Promise<RedirectReceiver> {
   const say = (line: string): void => void process.stderr.write(`${line}\n`)
   const remembered = portOf(previous?.redirectUrl)
   if (command.isBrowserless) {
     const port = command.callbackPort ?? remembered ?? (await freeLoopbackPort())
     return pastedRedirect(loopbackRedirectUrl(port), process.stdin, say)
   }
-  if (command.callbackPort !== undefined) return loopbackRedirect(command.callbackPort, say)
-  // The last login's port keeps its registration valid; when it is taken now, any port will do.
-  if (remembered !== undefined) return loopbackRedirect(remembered, say).catch(() => loopbackRedirect(0, say))
-  return loopbackRedirect(0, say)
+  // A port another login of this user listens on is shared with it (see callback-listener.ts).
+  if (command.callbackPort !== undefined) return loopbackRedirect(command.callbackPort, say, store)
+  // The last login's port keeps its registration valid; when something else holds it now, any port will do.
+  if (remembered !== undefined)
+    return loopbackRedirect(remembered, say, store).catch((error: unknown) => {
+      if (McpProxyError.is(error) && error.code === 'MCP_PROXY_TOKEN_STORE_UNSAFE') throw error
+      return loopbackRedirect(0, say, store)
+    })
+  return loopbackRedirect(0, say, store)
 }
 
 function describeLogin(login: StoredLogin | undefined, now: number): string {
@@ -83,7 +92,7 @@ export async function authCommand(command: AuthCommand): Promise<number> {
     case 'login': {
       const server = findServer(servers, command.server ?? '', config.servers)
       await store.check()
-      const receiver = await openReceiver(command, await store.loginOf(server.url))
+      const receiver = await openReceiver(command, await store.loginOf(server.url), store)
       try {
         const say = (line: string): void => void process.stderr.write(`${line}\n`)
         const result = await logIn(server, { store, receiver, say })

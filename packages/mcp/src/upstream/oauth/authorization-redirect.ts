@@ -5,12 +5,13 @@
  * - pasted (`--no-browser`): the URL is printed, the person opens it anywhere (another machine,
  *   over SSH: no port forwarding needed) and pastes the address their browser was sent to, even
  *   though that page did not load;
- * - loopback: one HTTP listener on 127.0.0.1 takes the redirect, and the system browser is
- *   opened where there is one (the URL is printed too, for when it is not).
+ * - loopback (`callback-listener.ts`): one HTTP listener on 127.0.0.1 takes the redirects of
+ *   every login of the user on that port, routed by state, and the system browser is opened where
+ *   there is one (the URL is printed too, for when it is not).
  * The receiver hands back the redirect as it came; the login checks its state and code.
  */
 import { spawn } from 'node:child_process'
-import { createServer, type Server } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
@@ -85,7 +86,7 @@ export function pastedRedirect(redirectUrl: string, input: Readable, say: (line:
 }
 
 /** Opens `url` in the system browser where there is one; false when there is none or it failed. */
-function openBrowser(url: string): Promise<boolean> {
+export function openBrowser(url: string): Promise<boolean> {
   const command =
     process.platform === 'darwin'
       ? 'open'
@@ -99,59 +100,4 @@ function openBrowser(url: string): Promise<boolean> {
     child.once('exit', code => resolve(code === 0))
     child.unref()
   })
-}
-
-const PAGE =
-  '<!doctype html><meta charset="utf-8"><title>code-runtime</title><p>code-runtime got the answer of the login. You can close this tab and go back to the terminal.</p>'
-
-/**
- * The loopback way: listens on 127.0.0.1:`port` (0: any free port) for the redirects of every
- * attempt of this login.
- * @throws {McpProxyError} `MCP_PROXY_LOGIN_FAILED` when the port is taken.
- */
-export async function loopbackRedirect(port: number, say: (line: string) => void): Promise<RedirectReceiver> {
-  let deliver: ((url: string) => void) | undefined
-  const server: Server = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1')
-    if (request.method !== 'GET' || url.pathname !== CALLBACK_PATH || deliver === undefined) {
-      response.writeHead(404, { 'content-type': 'text/plain' })
-      response.end('code-runtime is not waiting for this.')
-      return
-    }
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-    response.end(PAGE)
-    const take = deliver
-    deliver = undefined
-    take(`${loopbackRedirectUrl(listening)}${url.search}`)
-  })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', error =>
-      reject(
-        new McpProxyError(
-          'MCP_PROXY_LOGIN_FAILED',
-          `the login cannot listen on 127.0.0.1:${port} (${(error as { code?: string }).code ?? error.message}); pick another port with --callback-port, or use --no-browser.`,
-          { cause: error },
-        ),
-      ),
-    )
-    server.listen(port, '127.0.0.1', resolve)
-  })
-  const listening = (server.address() as AddressInfo).port
-  return {
-    redirectUrl: loopbackRedirectUrl(listening),
-    async receive(authorizationUrl) {
-      const answer = new Promise<string>(resolve => {
-        deliver = resolve
-      })
-      say(`Log in in your browser; if it does not open, open this URL:\n\n  ${authorizationUrl.href}\n`)
-      if (!(await openBrowser(authorizationUrl.href)))
-        say('(No browser could be opened here: open the URL above yourself, or use --no-browser over SSH.)')
-      say(`Waiting for the browser to come back to ${loopbackRedirectUrl(listening)} ...`)
-      return answer
-    },
-    async close() {
-      server.closeAllConnections()
-      await new Promise(resolve => server.close(resolve))
-    },
-  }
 }

@@ -15,6 +15,7 @@ import type { HttpServerConfig } from '../server-config.js'
 import type { RedirectReceiver } from './authorization-redirect.js'
 import { LoginProvider } from './login-provider.js'
 import { probeLoginChallenge } from './login-probe.js'
+import { isSameState } from './pending-redirects.js'
 import { storedTokensFrom, type StoredLogin } from './stored-login.js'
 import type { TokenStore } from './token-store.js'
 
@@ -75,7 +76,8 @@ function readRedirect(text: string, expectedState: string | undefined): { code: 
   }
   const query = url.searchParams
   // The state first: an answer to a request we did not make says nothing we may act on, even its error.
-  if (expectedState === undefined || query.get('state') !== expectedState)
+  const state = query.get('state')
+  if (expectedState === undefined || state === null || !isSameState(state, expectedState))
     return "its state does not match this login's request (an old or forged redirect); it was refused"
   const error = query.get('error')
   if (error !== null) return `the authorization server refused (${error.slice(0, 80)})`
