@@ -117,6 +117,31 @@ describe('code-runtime auth login: one callback port for every login', () => {
     assert.deepEqual(await readdir(pending), [])
   })
 
+  it('logs in to two servers in one command through one listener', async () => {
+    const { env, config, pending } = await freshUser()
+    const port = await freePort()
+    const both = startCli(
+      ['auth', 'login', 'remote', 'other', '--config', config, '--callback-port', String(port)],
+      env,
+    )
+    both.child.stdin.end()
+    const [, remoteUrl = ''] = await both.waitForStderr(
+      new RegExp(`Logging in to "remote"[\\s\\S]*?${AUTHORIZATION_URL.source}`, 'm'),
+    )
+    assert.equal((await browse(remoteUrl, port)).status, 200)
+    const [, otherUrl = ''] = await both.waitForStderr(
+      new RegExp(`Logging in to "other"[\\s\\S]*?${AUTHORIZATION_URL.source}`, 'm'),
+    )
+    assert.equal((await browse(otherUrl, port)).status, 200)
+    const done = await both.exited
+    assert.equal(done.code, 0, done.stderr)
+    assert.match(done.stderr, /Logged in to "remote"[\s\S]*Logged in to "other"/)
+    const status = await runCli(['auth', 'status', '--config', config], env)
+    assert.match(status.stdout, /^remote .* logged in \(/m)
+    assert.match(status.stdout, /^other .* logged in \(/m)
+    assert.deepEqual(await readdir(pending), [])
+  })
+
   it('a login waiting on a shared port gives up after its wait, removing its registration', async () => {
     const { env, config, pending } = await freshUser()
     const port = await freePort()

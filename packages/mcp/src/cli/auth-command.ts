@@ -16,6 +16,7 @@ import { loopbackRedirect } from '../upstream/oauth/callback-listener.js'
 import { logIn } from '../upstream/oauth/login-flow.js'
 import type { StoredLogin } from '../upstream/oauth/stored-login.js'
 import { TokenStore } from '../upstream/oauth/token-store.js'
+import { writeErrorLine } from './terminal-output.js'
 
 type AuthCommand = Extract<CliCommand, { command: 'auth' }>
 
@@ -90,20 +91,38 @@ export async function authCommand(command: AuthCommand): Promise<number> {
   const store = new TokenStore()
   switch (command.action) {
     case 'login': {
-      const server = findServer(servers, command.server ?? '', config.servers)
+      const names = [...new Set([command.server ?? '', ...(command.moreServers ?? [])])]
+      const wanted = names.map(name => findServer(servers, name, config.servers))
       await store.check()
-      const receiver = await openReceiver(command, await store.loginOf(server.url), store)
+      // One listener (or one stdin) for every server asked for, on the first one's remembered port.
+      const receiver = await openReceiver(command, await store.loginOf(wanted[0]?.url ?? ''), store)
+      const say = (line: string): void => void process.stderr.write(`${line}\n`)
+      const failed: string[] = []
       try {
-        const say = (line: string): void => void process.stderr.write(`${line}\n`)
-        const result = await logIn(server, { store, receiver, say })
-        if (result.kind === 'not-needed')
-          say(`"${server.name}" answers without a login; there is nothing to log in to.`)
-        else
-          say(`Logged in to "${server.name}" (issuer ${result.login.issuer}); the login is kept in ${store.directory}.`)
+        for (const server of wanted) {
+          if (wanted.length > 1) say(`Logging in to "${server.name}" ...`)
+          let result
+          try {
+            result = await logIn(server, { store, receiver, say })
+          } catch (error) {
+            // One server's failure does not keep the others from their login.
+            if (!McpProxyError.is(error) || wanted.length === 1) throw error
+            writeErrorLine(process.stderr, error.message)
+            failed.push(`"${server.name}"`)
+            continue
+          }
+          if (result.kind === 'not-needed')
+            say(`"${server.name}" answers without a login; there is nothing to log in to.`)
+          else
+            say(
+              `Logged in to "${server.name}" (issuer ${result.login.issuer}); the login is kept in ${store.directory}.`,
+            )
+        }
       } finally {
         await receiver.close()
       }
-      return EXIT_SUCCESS
+      if (failed.length === 0) return EXIT_SUCCESS
+      throw new McpProxyError('MCP_PROXY_LOGIN_FAILED', `no login to ${failed.join(', ')} (see above).`)
     }
     case 'status': {
       const shown = command.server === undefined ? servers : [findServer(servers, command.server, config.servers)]

@@ -283,6 +283,13 @@ describe('parseCliArguments: auth', () => {
       isBrowserless: false,
       callbackPort: 8765,
     })
+    assert.deepEqual(parseCliArguments(['auth', 'login', 'files', 'linear', 'files']), {
+      command: 'auth',
+      action: 'login',
+      server: 'files',
+      moreServers: ['linear', 'files'],
+      isBrowserless: false,
+    })
     assert.deepEqual(parseCliArguments(['auth', 'status']), { command: 'auth', action: 'status', isBrowserless: false })
     assert.deepEqual(parseCliArguments(['auth', 'logout', 'files']), {
       command: 'auth',

@@ -111,6 +111,8 @@ export type CliCommand =
       readonly action: AuthAction
       /** The server's name in `mcpServers`; required by login and logout. */
       readonly server?: string
+      /** login's other servers (`auth login a b`), logged in to after `server`, through the same listener. */
+      readonly moreServers?: readonly string[]
       readonly configPath?: string
       readonly isBrowserless: boolean
       readonly callbackPort?: number
@@ -453,16 +455,18 @@ function decodeCommand(command: WorkCommandName, values: ParsedValues, rest: rea
   }
 }
 
-/** `auth login <server>`, `auth status [server]`, `auth logout <server>`. */
+/** `auth login <server>...`, `auth status [server]`, `auth logout <server>`. */
 function decodeAuth(values: ParsedValues, rest: readonly string[], config: { configPath?: string }): CliCommand {
-  const [action, server, extra] = rest
+  const [action, server, ...others] = rest
   if (action === undefined || !(AUTH_ACTIONS as readonly string[]).includes(action))
     throw usageError(
       `auth needs one of ${AUTH_ACTIONS.join(', ')}${action === undefined ? '' : `, got ${JSON.stringify(action)}`}`,
       'auth',
     )
   const authAction = action as AuthAction
-  if (extra !== undefined) throw usageError(`auth ${action} takes one server, got ${JSON.stringify(extra)}`, 'auth')
+  const extra = others[0]
+  if (extra !== undefined && authAction !== 'login')
+    throw usageError(`auth ${action} takes one server, got ${JSON.stringify(extra)}`, 'auth')
   if (server === undefined && authAction !== 'status')
     throw usageError(
       `auth ${action} needs the server's name in mcpServers, e.g. code-runtime auth ${action} files`,
@@ -478,6 +482,7 @@ function decodeAuth(values: ParsedValues, rest: readonly string[], config: { con
     command: 'auth',
     action: authAction,
     ...(server === undefined ? {} : { server }),
+    ...(others.length === 0 ? {} : { moreServers: others }),
     ...config,
     isBrowserless: values['no-browser'] === true,
     ...(portText === undefined ? {} : { callbackPort: readPositiveInteger('callback-port', portText, 'auth', 65_535) }),

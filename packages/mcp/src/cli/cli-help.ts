@@ -226,14 +226,16 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
   auth: {
     call: 'auth login|status|logout',
     synopsis:
-      'code-runtime auth login <server> [--config servers.json] [--no-browser] [--callback-port <n>]\n' +
+      'code-runtime auth login <server>... [--config servers.json] [--no-browser] [--callback-port <n>]\n' +
       '       code-runtime auth status [server] [--config servers.json]\n' +
       '       code-runtime auth logout <server> [--config servers.json]',
     summary: 'log in to the remote (url) servers of the config that need OAuth, and out again',
     details:
       'login asks the server, learns its authorization server from its 401, and opens the browser (or,\n' +
       'with --no-browser, prints the URL and reads the redirect pasted on stdin); it gives up after 3\n' +
-      'attempts. serve, run, repl, list, types and check then use and refresh the login by themselves.\n' +
+      'attempts; several servers are logged in to one after the other. Logins running at once share\n' +
+      'one callback port: the first listens for all and routes each redirect by its state. serve,\n' +
+      'run, repl, list, types and check then use and refresh the login by themselves.\n' +
       'Logins are kept in $XDG_CONFIG_HOME/code-runtime/oauth (else ~/.config/code-runtime/oauth), a\n' +
       'directory of mode 700 with files of mode 600, refused when others may read it. status lists\n' +
       'the url servers and whether each has a login; logout removes the logins of one server. Each\n' +
