@@ -166,6 +166,23 @@ describe('code-runtime auth login: one callback port for every login', () => {
     assert.deepEqual(await readdir(pending), [])
   })
 
+  it('fails as before on a port held by something that is not a login', async () => {
+    const { env, config } = await freshUser()
+    const squatter = createServer((_request, response) => response.end('not code-runtime'))
+    await new Promise<void>(resolve => squatter.listen(0, '127.0.0.1', resolve))
+    const { port } = squatter.address() as AddressInfo
+    try {
+      const refused = await runCli(
+        ['auth', 'login', 'remote', '--config', config, '--callback-port', String(port)],
+        env,
+      )
+      assert.equal(refused.code, 2, refused.stderr)
+      assert.match(refused.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port} \\(EADDRINUSE\\)`))
+    } finally {
+      await new Promise(resolve => squatter.close(resolve))
+    }
+  })
+
   it('a waiting login takes the port over when the listening process goes away', async () => {
     const { env, config, pending } = await freshUser()
     const port = await freePort()

@@ -24,6 +24,8 @@ export const LOGIN_WAIT_MS = 300_000
 const MAX_LOGIN_WAIT_MS = 3_600_000
 const POLL_MS = 100
 const LISTEN_RETRY_MS = 500
+/** Looks for the mark of a login listening on a taken port, `POLL_MS` apart. */
+const MARK_LOOKS = 5
 
 /** The wait of the browser step: `CODE_RUNTIME_LOGIN_WAIT_MS` when set (100 ms to an hour), else 5 minutes. */
 export function loginWaitMs(env: NodeJS.ProcessEnv = process.env): number {
@@ -187,8 +189,8 @@ class SharedCallback implements RedirectReceiver {
     const deadline = Date.now() + this.#waitMs
     const hash = stateHash(state)
     let delivered: string | undefined
-    this.#own.set(hash, { state, deliver: redirect => (delivered = redirect) })
     if (!this.isServing) await this.#pending.register(state, this.#port, deadline)
+    this.#own.set(hash, { state, deliver: redirect => (delivered = redirect) })
     try {
       if (this.isServing) this.#say(`Log in in your browser; if it does not open, open this URL:\n`)
       else
@@ -267,7 +269,11 @@ export async function loopbackRedirect(
   const pending = await PendingRedirects.open(store)
   const receiver = new SharedCallback(port, pending, say, waitMs)
   if (await receiver.listen()) return receiver
-  if (await pending.hasLiveListener(port)) return receiver
+  // A login that has just bound the port marks it a moment later.
+  for (let look = 0; look < MARK_LOOKS; look += 1) {
+    if (await pending.hasLiveListener(port)) return receiver
+    await new Promise(resolve => setTimeout(resolve, POLL_MS))
+  }
   const taken = Object.assign(new Error('address in use'), { code: 'EADDRINUSE' })
   throw cannotListen(port, taken)
 }

@@ -13,7 +13,7 @@
  * and whoever lists the folder removes it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { mkdir, open, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { McpProxyError } from '../../errors.js'
 import { isAlive } from './store-lock.js'
@@ -156,12 +156,9 @@ export class PendingRedirects {
         'MCP_PROXY_LOGIN_FAILED',
         `${MAX_PENDING_LOGINS} logins already wait for their browser; finish or stop some of them, or use another --callback-port.`,
       )
-    const handle = await open(join(this.directory, `${stateHash(state)}.wait`), 'wx', 0o600)
-    try {
-      await handle.writeFile(JSON.stringify({ pid: process.pid, port, deadline }))
-    } finally {
-      await handle.close()
-    }
+    // Written by rename: a half-written registration would read as stale and be removed.
+    const path = join(this.directory, `${stateHash(state)}.wait`)
+    await writePrivateFile(this.directory, path, JSON.stringify({ pid: process.pid, port, deadline }))
   }
 
   /** The redirect handed over to `state`, once: its files are removed as it is read. */
