@@ -26,6 +26,7 @@ import { startCodeRuntime } from '@code-runtime/core'
 import { WorkerThreadCodeRuntime } from '@code-runtime/worker-thread'
 import { createCodeMode } from '@code-runtime/code-mode'
 import type * as RunTraceModule from '../packages/code-mode/dist/src/run/run-trace.js'
+import type * as AcquireSpanModule from '../packages/engine/dist/src/host/acquire-span.js'
 import { formatMs, summarizeSamples } from './statistics.js'
 
 /** No SDK; the SDK exporting each span as it ends (as the tests do); the SDK batching (as OTLP export does). */
@@ -83,11 +84,16 @@ async function measureSpanCode(rounds: number): Promise<{ perRunUs: number; perC
   const { RunTrace } = (await import(
     new URL('../../packages/code-mode/dist/src/run/run-trace.js', import.meta.url).href
   )) as typeof RunTraceModule
+  const { AcquireSpan } = (await import(
+    new URL('../../packages/engine/dist/src/host/acquire-span.js', import.meta.url).href
+  )) as typeof AcquireSpanModule
   const facts = { backend: 'worker-thread', typeCheck: 'off' }
   const result = { logs: [], calls: [], usage: { wallMs: 1, busyMs: 1, bindingCalls: 0, outputBytes: 1 } }
   const oneRun = (calls: number): void => {
     const run = new RunTrace('return 1', facts, {})
     const execute = run.execute()
+    // The engine's wait for its substrate, made under the run's execute span as a run makes it.
+    execute.activeDuring(() => new AcquireSpan(false)).acquired('ready')
     for (let index = 0; index < calls; index++) {
       const call = execute.toolCall('noop', index)
       call.arguments({})

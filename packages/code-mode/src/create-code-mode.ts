@@ -430,7 +430,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     let waitingAtEnd: readonly string[] = []
     try {
       if (session === undefined) {
-        const running = runtime.run(request)
+        const running = executeTrace.activeDuring(() => runtime.run(request))
         // Read below; a rejection while the verdict is awaited is not unhandled.
         running.catch(() => undefined)
         if (gate !== undefined) {
@@ -448,7 +448,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
         // Every live log reaches the caller before run() resolves.
         gate?.flush()
       } else {
-        const outcome = await session.run(request)
+        const outcome = await executeTrace.activeDuring(() => session.run(request))
         result = outcome.result
         ended = outcome.ended
         runTrace.inSession(outcome.sessionId)

@@ -71,6 +71,7 @@ describe('tracing: the spans of a run', () => {
     const tree = new SpanTree(exporter.getFinishedSpans())
     assert.deepEqual(tree.orphans(), [])
     assert.deepEqual(tree.spans.map(span => tree.pathOf(span)).sort(), [
+      'acquire < execute < run_code < caller',
       'caller',
       'check < run_code < caller',
       'execute < run_code < caller',
@@ -222,6 +223,78 @@ describe('tracing: the spans of a run', () => {
       assert.equal(typeof run?.attributes['code_runtime.session.id'], 'string')
     } finally {
       await codeMode.dispose()
+    }
+  })
+
+  it('records how each run got its substrate in an acquire span under execute: ready, recycled, a session’s own', async () => {
+    /** The sources of runs, one at a time with a pause between, until one of them is `wanted`. */
+    const sourcesUntil = async (runtime: typeof started.runtime, wanted: string): Promise<unknown[]> => {
+      const codeMode = createCodeMode({ tools: tools(), runtime, typeCheck: 'off' })
+      const sources: unknown[] = []
+      for (let attempt = 0; attempt < 8 && !sources.includes(wanted); attempt++) {
+        exporter.reset()
+        await testTracer.startActiveSpan('caller', async span => {
+          await codeMode.run('return 1')
+          span.end()
+        })
+        const tree = new SpanTree(exporter.getFinishedSpans())
+        const [acquire, ...more] = tree.named('acquire')
+        assert.deepEqual(more, [])
+        assert.equal(acquire && tree.pathOf(acquire), 'acquire < execute < run_code < caller')
+        assert.equal(acquire?.attributes['code_runtime.substrate.persistent'], false)
+        assert.equal(typeof acquire?.attributes['code_runtime.substrate.wait_ms'], 'number')
+        sources.push(acquire?.attributes['code_runtime.substrate.source'])
+        await sleep(50)
+      }
+      return sources
+    }
+    // A worker spawned ahead (or, right after a hand-out, the spawn of its replacement waited for).
+    const fresh = await sourcesUntil(started.runtime, 'ready')
+    assert.ok(
+      fresh.includes('ready') && fresh.every(source => source === 'ready' || source === 'spawned'),
+      String(fresh),
+    )
+    // In reuse mode, once the first run's worker is back, the later runs take that same worker.
+    const reusing = await startRuntime({ reuseWorkers: true })
+    try {
+      const reused = await sourcesUntil(reusing.runtime, 'recycled')
+      assert.ok(reused.includes('recycled'), String(reused))
+    } finally {
+      await reusing.dispose()
+    }
+    // A session's first run waits for the sandbox spawned for it; its later runs wait for none.
+    const codeMode = createCodeMode({ tools: tools(), runtime: started.runtime, typeCheck: 'off', session: true })
+    try {
+      exporter.reset()
+      await codeMode.run('const kept = 1')
+      await codeMode.run('return kept')
+      const acquires = new SpanTree(exporter.getFinishedSpans()).named('acquire')
+      assert.deepEqual(
+        acquires.map(span => [
+          span.attributes['code_runtime.substrate.source'],
+          span.attributes['code_runtime.substrate.persistent'],
+        ]),
+        [['spawned', true]],
+      )
+    } finally {
+      await codeMode.dispose()
+    }
+  })
+
+  it('records a run that waits for a spawn as spawned, and makes no acquire span outside any span', async () => {
+    const cold = await startRuntime({ spawnAhead: 0 })
+    try {
+      const codeMode = createCodeMode({ tools: tools(), runtime: cold.runtime, typeCheck: 'off' })
+      exporter.reset()
+      await codeMode.run('return 1')
+      const [acquire] = new SpanTree(exporter.getFinishedSpans()).named('acquire')
+      assert.equal(acquire?.attributes['code_runtime.substrate.source'], 'spawned')
+      // Straight to the runtime with no span active: the engine's wait alone would be a root.
+      exporter.reset()
+      await cold.runtime.run({ program: 'return 1', bindings: [] })
+      assert.deepEqual(exporter.getFinishedSpans(), [])
+    } finally {
+      await cold.dispose()
     }
   })
 

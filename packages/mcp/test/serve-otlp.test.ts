@@ -90,6 +90,8 @@ describe('serve: OTLP export of traces and metrics', () => {
       assert.match(run.attributes['code_runtime.backend'] ?? '', /^(container|process|worker-thread)$/)
       assert.equal(parentName(onlyOne(spans, 'execute')), 'run_code')
       assert.equal(parentName(onlyOne(spans, 'check')), 'run_code')
+      // The engine's wait for the sandbox (the session's own, on its first run) sits under execute.
+      assert.equal(parentName(onlyOne(spans, 'acquire')), 'execute')
       const calls = spans.filter(span => span.name === 'execute_tool rec_echo')
       assert.equal(calls.length, 2)
       for (const call of calls) assert.equal(parentName(call), 'execute')

@@ -2,6 +2,12 @@
  * With tracing on (recorded by a processor of the test's own, so nothing is exported), a failed
  * tool still rejects its call, the run_code span stays clean, and a nested span created by a
  * tool a program called hangs under the run_code span.
+ *
+ * The Agents SDK traces with a system of its own (its processors, its own async context), not
+ * OpenTelemetry: its function span is never an OpenTelemetry span, so Code Mode's OpenTelemetry
+ * `run_code` cannot be its child. What holds, with the OpenTelemetry SDK registered here as an
+ * application would: `run_code` is a child of the OpenTelemetry span active around the agent's
+ * run, the SDK's run loop carrying that context to the tool.
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -15,8 +21,15 @@ import {
   type TracingProcessor,
 } from '@openai/agents'
 import { z } from 'zod'
+import { context, trace } from '@opentelemetry/api'
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { codeModeTool } from '@code-runtime/openai-agents'
 import { runProgram, startRuntime } from './agents-runtime.js'
+
+const otelExporter = new InMemorySpanExporter()
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(otelExporter)] }))
 
 class RecordingProcessor implements TracingProcessor {
   readonly ended: Span<SpanData>[] = []
@@ -80,5 +93,28 @@ describe("a program's calls under tracing", () => {
     )
     assert.equal(nested?.parentId, runCodeSpan.spanId)
     assert.equal(nested?.traceId, runCodeSpan.traceId)
+  })
+
+  it('makes the OpenTelemetry run_code a child of the OpenTelemetry span around the agent run', async () => {
+    const lookup = tool({
+      name: 'lookup',
+      description: 'Looks up.',
+      parameters: z.object({}),
+      execute: async () => 'found',
+    })
+    const runCode = await codeModeTool({ tools: [lookup], runtime: started.runtime, typeCheck: 'off' })
+    otelExporter.reset()
+    await trace.getTracer('agents-tracing-test').startActiveSpan('handle request', async span => {
+      await runProgram(runCode, 'return await tools.lookup()')
+      span.end()
+    })
+    const spans = otelExporter.getFinishedSpans()
+    const [request] = spans.filter(span => span.name === 'handle request')
+    const [run] = spans.filter(span => span.name === 'run_code')
+    assert.equal(run?.parentSpanContext?.spanId, request?.spanContext().spanId)
+    const [call] = spans.filter(span => span.name === 'execute_tool lookup')
+    const [execute] = spans.filter(span => span.name === 'execute')
+    assert.equal(call?.parentSpanContext?.spanId, execute?.spanContext().spanId)
+    assert.equal(execute?.parentSpanContext?.spanId, run?.spanContext().spanId)
   })
 })

@@ -1,9 +1,9 @@
 /**
  * The spans of one run, through `@opentelemetry/api` alone: `run_code` (a child of whatever span
  * is active when the run is called: a framework's own tool span, an MCP server's request) with
- * `check` and `execute` below it, one `execute_tool {tool}` per tool call under `execute` (the
- * OpenTelemetry GenAI conventions' name and attributes), and `approval {tool}` under a call while
- * it waits for a person. With no SDK registered by the application, each span is the API's no-op
+ * `check` and `execute` below it, the engine's `acquire` (the wait for a substrate) and one
+ * `execute_tool {tool}` per tool call under `execute` (the OpenTelemetry GenAI conventions' name
+ * and attributes), and `approval {tool}` under a call while it waits for a person. With no SDK registered by the application, each span is the API's no-op
  * and no attribute is computed. Nothing here registers anything global: the first registration
  * fixes the API's global version, and that is the application's to make.
  *
@@ -183,6 +183,14 @@ export class ExecuteTrace {
     this.#span = tracer.startSpan('execute', {}, parent)
     this.#context = trace.setSpan(parent, this.#span)
     this.#recordContent = recordContent
+  }
+
+  /**
+   * Runs `work` (the call into the runtime) with this span active: what the runtime makes on its
+   * way in, the engine's `acquire` span of the wait for a substrate, nests under it.
+   */
+  activeDuring<T>(work: () => T): T {
+    return context.with(this.#context, work)
   }
 
   /** The span of the call at `index` of the run's call record, a child of this one whatever context is active. */

@@ -20,6 +20,7 @@ import {
   type SharedBackendConfig,
   type ValidatedRunRequest,
 } from '@code-runtime/core/internal'
+import { AcquireSpan } from './acquire-span.js'
 import type { RunBudgetLimits } from './budgets.js'
 import { EngineSession } from './engine-session.js'
 import { abortMessage, failBeforeRun, RunSession } from './run-session.js'
@@ -118,8 +119,13 @@ export class RunEngine {
     if (signal?.aborted === true) return fail('abort', abortMessage(signal))
     const transformed = transformProgram(validated.program)
     if (!transformed.ok) return fail('exception', transformed.error)
+    const acquireSpan = new AcquireSpan(false)
     const acquired = await this.acquire(validated)
-    if (acquired.kind === 'stopped') return fail(acquired.failure, acquired.message)
+    if (acquired.kind === 'stopped') {
+      acquireSpan.failed(acquired.failure)
+      return fail(acquired.failure, acquired.message)
+    }
+    acquireSpan.acquired(this.pool.sourceOf(acquired.substrate) ?? 'spawned')
     // Disposal may have come while the substrate was on its way here. It stops only the sessions
     // it saw, and it kills this substrate without the kill reaching any listener as an exit, so a
     // session started now would wait for maxWallMs.
@@ -168,13 +174,17 @@ export class RunEngine {
     }
     this.opening++
     let substrate: Substrate
+    // A session's substrate is spawned for it, never taken from the pool.
+    const acquireSpan = new AcquireSpan(true)
     try {
       const heapMb = sessionHeapMb(options)
       substrate = await this.options.factory.spawn({
         persistent: true,
         ...(heapMb === undefined ? {} : { maxOldGenerationSizeMb: heapMb }),
       })
+      acquireSpan.acquired('spawned')
     } catch {
+      acquireSpan.failed('CODE_RUNTIME_SESSION_START_FAILED')
       throw new CodeRuntimeError(
         'CODE_RUNTIME_SESSION_START_FAILED',
         'The sandbox of the session could not be started.',

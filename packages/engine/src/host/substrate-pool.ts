@@ -12,6 +12,7 @@
  * While fresh substrates are asked for back to back, the pool spawns ahead on every idle core.
  */
 import { availableParallelism } from 'node:os'
+import type { SubstrateSource } from './acquire-span.js'
 import { IdleSubstrates, type ReuseKey, type IdleLimits } from './idle-substrates.js'
 import type { Substrate, SubstrateFactory } from './substrate.js'
 
@@ -66,6 +67,8 @@ export class SubstratePool {
   private readonly runs = new WeakMap<Substrate, number>()
   /** The reuse key each handed-out substrate was taken for: it goes back to that key only. */
   private readonly keys = new WeakMap<Substrate, ReuseKey>()
+  /** Where each handed-out substrate came from, for the run's `acquire` span. */
+  private readonly sources = new WeakMap<Substrate, SubstrateSource>()
   private readonly idle: IdleSubstrates
   /** Substrates on their way back after a clean run, each for the key it served. */
   private readonly recycling = new Set<Recycling>()
@@ -145,9 +148,15 @@ export class SubstratePool {
   async acquire(key?: ReuseKey): Promise<Substrate> {
     if (this.disposed) throw new Error('The substrate pool was disposed.')
     const reused = this.reuse ? (this.idle.take(key) ?? (await this.claimRecycled(key))) : undefined
+    if (reused !== undefined) this.sources.set(reused, 'recycled')
     const substrate = reused ?? (await this.acquireFresh())
     this.keys.set(substrate, key)
     return substrate
+  }
+
+  /** Where the substrate {@link acquire} last handed out came from: spawned ahead, waited for, or recycled. */
+  sourceOf(substrate: Substrate): SubstrateSource | undefined {
+    return this.sources.get(substrate)
   }
 
   // A run that comes back to back after one of its key finds that key's substrate still being
@@ -197,11 +206,18 @@ export class SubstratePool {
     this.lastFreshRequest = now
     const waiting = this.ready.shift()
     if (waiting !== undefined) {
+      this.sources.set(waiting, 'ready')
       this.scheduleRefill()
       return Promise.resolve(waiting)
     }
     const substrate = new Promise<Substrate>((resolve, reject) => {
-      this.waiters.push({ resolve, reject })
+      this.waiters.push({
+        resolve: spawned => {
+          this.sources.set(spawned, 'spawned')
+          resolve(spawned)
+        },
+        reject,
+      })
     })
     const uncovered = this.waiters.length - this.spawning.size
     for (let index = 0; index < uncovered; index++) this.spawn()

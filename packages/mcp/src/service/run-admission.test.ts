@@ -63,6 +63,9 @@ describe('RunAdmission', () => {
       /The server is busy \(1 runs in flight, 3 waiting\); nothing ran\. Retry later\./,
     )
     assert.deepEqual(admission.load(), { running: 1, queued: 3 })
+    // A flood of names never seen before, each refused at the total bound, leaves nothing behind.
+    for (let index = 0; index < 100; index++) await assert.rejects(admission.admit(`stranger-${index}`), RunRefusedBusy)
+    assert.equal(admission.activePrincipals, 2)
   })
 
   it('drops a waiting run whose request is cancelled: it never starts', async () => {

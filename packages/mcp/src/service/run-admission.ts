@@ -5,7 +5,13 @@
  * the next run to start is taken from the principals in turn (round robin over those that have
  * runs waiting and are under their own bound), so one principal's flood delays its own runs, not
  * another's.
+ *
+ * Each admitted run's wait is recorded (admission-metrics.ts: the wait's histogram, the runs
+ * waiting, the runs refused) and set on the span active when {@link RunAdmission.admit} was
+ * called (`serve`'s `tools/call` span) as `code_runtime.admission.wait_ms`.
  */
+import { trace, type Span } from '@opentelemetry/api'
+import { countAdmission, recordAdmissionRefused, recordAdmissionWait } from './admission-metrics.js'
 
 /** Bounds of {@link RunAdmission}. */
 export interface RunAdmissionLimits {
@@ -43,6 +49,8 @@ export class RunRefusedBusy extends Error {
 
 interface Waiter {
   readonly queuedAt: number
+  /** The span active when the run asked to start. */
+  readonly span: Span | undefined
   readonly resolve: (run: AdmittedRun) => void
   readonly reject: (reason: unknown) => void
   readonly detach: () => void
@@ -70,6 +78,17 @@ export class RunAdmission {
   constructor(limits: Partial<RunAdmissionLimits> = {}) {
     this.limits = { ...DEFAULT_RUN_ADMISSION_LIMITS, ...limits }
     for (const [name, value] of Object.entries(this.limits)) checkLimit(name, value as number)
+    countAdmission(this)
+  }
+
+  /** Runs waiting to start now, all principals together (what `code_runtime.admission.waiting` observes). */
+  get waitingRuns(): number {
+    return this.queued
+  }
+
+  /** Principals with a run in flight or waiting: the only ones the admission keeps anything for. */
+  get activePrincipals(): number {
+    return this.principals.size
   }
 
   /** Runs in flight and waiting, in total and for `principal`. */
@@ -87,8 +106,13 @@ export class RunAdmission {
   admit(principal: string, signal?: AbortSignal): Promise<AdmittedRun> {
     if (signal?.aborted === true) return Promise.reject(signal.reason)
     const state = this.stateOf(principal)
-    if (state.waiting.length === 0 && this.mayStart(state)) return Promise.resolve(this.start(principal, state, 0))
+    const span = trace.getActiveSpan()
+    if (state.waiting.length === 0 && this.mayStart(state))
+      return Promise.resolve(this.start(principal, state, 0, span))
     if (this.queued >= this.limits.maxQueued) {
+      // A principal seen first here would otherwise keep an empty entry: a flood of new names must not grow the map.
+      this.forget(principal, state)
+      recordAdmissionRefused('total')
       return Promise.reject(
         new RunRefusedBusy(
           `The server is busy (${this.running} runs in flight, ${this.queued} waiting); nothing ran. Retry later.`,
@@ -96,6 +120,7 @@ export class RunAdmission {
       )
     }
     if (state.waiting.length >= this.limits.maxQueuedPerPrincipal) {
+      recordAdmissionRefused('principal')
       return Promise.reject(
         new RunRefusedBusy(
           `You have ${state.running} runs in flight and ${state.waiting.length} waiting, the most this server keeps for one caller; nothing ran. Retry when one has finished.`,
@@ -113,6 +138,7 @@ export class RunAdmission {
       }
       const waiter: Waiter = {
         queuedAt: performance.now(),
+        span,
         resolve,
         reject,
         detach: () => signal?.removeEventListener('abort', onAbort),
@@ -137,7 +163,9 @@ export class RunAdmission {
     return this.running < this.limits.maxRuns && state.running < this.limits.maxRunsPerPrincipal
   }
 
-  private start(principal: string, state: PrincipalState, waitedMs: number): AdmittedRun {
+  private start(principal: string, state: PrincipalState, waitedMs: number, span: Span | undefined): AdmittedRun {
+    recordAdmissionWait(waitedMs)
+    if (span?.isRecording() === true) span.setAttribute('code_runtime.admission.wait_ms', waitedMs)
     this.running++
     state.running++
     let isReleased = false
@@ -173,7 +201,7 @@ export class RunAdmission {
       this.queued--
       waiter.detach()
       if (state.waiting.length > 0) this.turn.push(principal)
-      waiter.resolve(this.start(principal, state, performance.now() - waiter.queuedAt))
+      waiter.resolve(this.start(principal, state, performance.now() - waiter.queuedAt, waiter.span))
     }
   }
 
