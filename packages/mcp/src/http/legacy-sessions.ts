@@ -122,13 +122,24 @@ export class LegacySessions {
     }
     // A streamed answer keeps the session busy until the stream ends, however it ends.
     let isDone = false
+    const reader = response.body.getReader()
+    // A client whose connection dropped must be able to resume at once: the transport learns of
+    // the drop only when it cancels the stream, and the Node adapter would not tell it before the
+    // next message (a run that is still working may send none for a long time), answering the
+    // reconnection 409 meanwhile.
+    const onClientGone = (): void => {
+      void reader.cancel(new Error('The client closed the connection.')).catch(() => undefined)
+      done()
+    }
     const done = (): void => {
       if (isDone) return
       isDone = true
+      request.signal.removeEventListener('abort', onClientGone)
       session.busy--
       session.lastSeen = Date.now()
     }
-    const reader = response.body.getReader()
+    if (request.signal.aborted) onClientGone()
+    else request.signal.addEventListener('abort', onClientGone, { once: true })
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {
