@@ -19,6 +19,7 @@ import type { TelemetryCommand } from './cli/telemetry-setup.js'
 // add their imports to that start.
 async function main(argv: readonly string[]): Promise<number> {
   const command = parseCliArguments(argv)
+  decodedCommand = command.command
   // Before any command's imports: they are what the cache saves compiling.
   enableCompileCache()
   switch (command.command) {
@@ -69,6 +70,8 @@ const EXIT_FLUSH_MS = 5_000
 
 /** The commands that type-check programs, in Code Mode's checker process. */
 const CHECKING_COMMANDS: ReadonlySet<string> = new Set(['serve', 'run', 'repl', 'check'])
+/** The command as the parser decoded it (not argv's second word, which an option may come before). */
+let decodedCommand: string | undefined
 
 let exitCode: number
 try {
@@ -80,7 +83,8 @@ try {
 } finally {
   // No process of ours outlives the command: the checker's child ends before we do. Code Mode is
   // loaded already when the command checked anything; the others never load it for this.
-  if (CHECKING_COMMANDS.has(process.argv[2] ?? '')) await (await import('@code-runtime/code-mode')).stopTypeChecker()
+  if (decodedCommand !== undefined && CHECKING_COMMANDS.has(decodedCommand))
+    await (await import('@code-runtime/code-mode')).stopTypeChecker()
 }
 // Exit explicitly: an upstream transport or a stdin listener must not keep a finished command alive.
 process.exitCode = exitCode
