@@ -3,8 +3,8 @@
  * 2026-07-28 (SDK 2: `server/discover`, an envelope on every request), SDK 2's client in its
  * default mode and SDK 1.x's client (both open with `initialize`, 2025-11-25). Each drives the
  * built bin in front of real MCP servers from npm (memory, everything) and our fixture (flaky).
- * The 2026 client gets everything but approvals by elicitation, which it cannot be asked mid-run
- * yet: such calls get the fallback (declined), and the program is told why.
+ * The 2026 client cannot be asked mid-run: a call that needs approval pauses the run, and the
+ * question comes as `input_required`, answered by the client's retry (its SDK's driver here).
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -266,18 +266,20 @@ describe('serve to a client of revision 2026-07-28', () => {
     assert.equal(await serve.runJson('return await tools.flaky_late_tool()'), 'late_tool')
   })
 
-  it('declines a call that needs approval without asking, and tells the program and the log why', async () => {
+  it('asks about a call that needs approval in input_required rounds; the answer reaches the same run', async () => {
     serve.questions.length = 0
+    serve.answer = { action: 'decline', reason: 'keep the draft' }
     assert.deepEqual(await serve.runJson(DELETE_AND_LOOK), {
       refusal:
-        "tools.memory_delete_entities needs a person's approval and was declined without asking anyone: approval by elicitation needs protocol 2025-11-25; this client speaks 2026-07-28, and this server declines such calls. The call was not made.",
+        'tools.memory_delete_entities: the person declined this call, so it was not made. Their reason: keep the draft',
       names: ['sum', 'draft'],
     })
-    assert.deepEqual(serve.questions, [], 'the client was not asked')
-    assert.match(
-      serve.stderr(),
-      /approval: memory_delete_entities declined by the fallback for clients that cannot be asked mid-run \(decline\) \(reason: approval by elicitation needs protocol 2025-11-25; this client speaks 2026-07-28/,
-    )
+    assert.equal(serve.questions.length, 1)
+    assert.match(serve.questions[0] ?? '', /wants to call memory_delete_entities with:\nentityNames\[0\]: "draft"/)
+    assert.match(serve.stderr(), /approval: memory_delete_entities declined by the client \(reason: keep the draft\)/)
+    serve.answer = { action: 'accept' }
+    assert.deepEqual(await serve.runJson(DELETE_AND_LOOK), { refusal: null, names: ['sum'] })
+    assert.equal(serve.questions.length, 2)
   })
 })
 

@@ -6,8 +6,8 @@
  * A key should be long and random (`openssl rand -hex 32`): its hash is all the file keeps.
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { readFileSync, statSync } from 'node:fs'
 import { McpProxyError } from '../errors.js'
+import { readPrivateFile } from './private-file.js'
 import { TokenRefusal, type Principal, type TokenVerifier } from './principal.js'
 
 /** A principal's name in the keys file: what audit lines and session ownership show. */
@@ -62,21 +62,9 @@ export function parseKeysFile(text: string, path: string): KeyEntry[] {
  *   that another user may read or write (fix: `chmod 600 FILE`).
  */
 export function readKeysFile(path: string): TokenVerifier {
-  let text: string
-  try {
-    const stats = statSync(path)
-    if (!stats.isFile()) throw setupError(path, 'is not a file.')
-    if ((stats.mode & 0o077) !== 0) {
-      throw setupError(
-        path,
-        `may be read or written by others (mode ${(stats.mode & 0o777).toString(8)}); run chmod 600 on it.`,
-      )
-    }
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    if (McpProxyError.is(error)) throw error
-    throw setupError(path, `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}).`)
-  }
+  const read = readPrivateFile(path)
+  if ('refusal' in read) throw setupError(path, read.refusal)
+  const { text } = read
   return keysVerifier(parseKeysFile(text, path))
 }
 

@@ -163,6 +163,7 @@ const OPTIONS = {
   'auth-scope': { type: 'string' },
   'auth-keys': { type: 'string' },
   'audit-values': { type: 'boolean' },
+  'state-key': { type: 'string' },
   'max-runs': { type: 'string' },
   'max-runs-per-principal': { type: 'string' },
   'no-browser': { type: 'boolean' },

@@ -89,6 +89,10 @@ const OPTION_LINES = {
   'audit-values':
     '--audit-values         the audit lines (one JSON line per run_code on stderr) carry each tool\n' +
     `${' '.repeat(25)}call's arguments and result`,
+  'state-key':
+    '--state-key <file>     the key (32 bytes or more, mode 600) that signs the state of runs paused\n' +
+    `${' '.repeat(25)}for approval; every node behind one address needs the same (default:\n` +
+    `${' '.repeat(25)}CODE_RUNTIME_STATE_KEY, else a random key: only this process resumes)`,
   'max-runs': '--max-runs <n>         runs at once, all callers together (default 32; then they queue)',
   'max-runs-per-principal':
     '--max-runs-per-principal <n>\n' + `${' '.repeat(25)}runs at once of one caller (default 4; then they queue)`,
@@ -145,6 +149,7 @@ export const COMMAND_HELP: Readonly<Record<CommandName, CommandHelp>> = {
       'auth-scope',
       'auth-keys',
       'audit-values',
+      'state-key',
       'max-runs',
       'max-runs-per-principal',
       'grace-ms',

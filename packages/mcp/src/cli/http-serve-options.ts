@@ -37,6 +37,8 @@ export interface HttpServeOptions {
   readonly insecureNoAuth: boolean
   /** `--audit-values`: the audit lines carry each call's arguments and result. */
   readonly auditValues: boolean
+  /** `--state-key`: the file of the key that signs paused runs' `requestState`. */
+  readonly stateKeyFile?: string
   /** `--max-runs`: runs in flight at once, all principals together. */
   readonly maxRuns?: number
   /** `--max-runs-per-principal`: runs in flight at once of one principal. */
@@ -52,6 +54,7 @@ export const HTTP_SERVE_OPTION_NAMES = [
   'auth-scope',
   'auth-keys',
   'audit-values',
+  'state-key',
   'max-runs',
   'max-runs-per-principal',
 ] as const
@@ -148,11 +151,13 @@ export function readHttpServeOptions(values: Values): HttpServeOptions | undefin
   }
   const maxRuns = readCount(values, 'max-runs')
   const maxRunsPerPrincipal = readCount(values, 'max-runs-per-principal')
+  const stateKeyFile = string('state-key')
   return {
     listen,
     auth,
     insecureNoAuth,
     auditValues: values['audit-values'] === true,
+    ...(stateKeyFile === undefined ? {} : { stateKeyFile }),
     ...(maxRuns === undefined ? {} : { maxRuns }),
     ...(maxRunsPerPrincipal === undefined ? {} : { maxRunsPerPrincipal }),
   }

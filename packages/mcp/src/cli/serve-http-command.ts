@@ -12,6 +12,7 @@ import { createJwtVerifier } from '../auth/jwt-verifier.js'
 import { readKeysFile } from '../auth/keys-file.js'
 import { startHttpService, type ResourceMetadata } from '../http/http-service.js'
 import { openGate, tokenGate, type TokenGate } from '../http/token-gate.js'
+import { readStateKey } from './state-key.js'
 import { createCodeModeService, type CodeModeService } from '../server/code-mode-service.js'
 import { RunAdmission } from '../service/run-admission.js'
 import { EXIT_INTERRUPTED, EXIT_SETUP_FAILED } from './cli-arguments.js'
@@ -85,6 +86,7 @@ function signalled(): Promise<'SIGINT' | 'SIGTERM'> {
  */
 export async function serveHttpCommand(command: ServeCommand, http: HttpServeOptions): Promise<number> {
   const auth = await setUpAuth(http)
+  const stateKey = readStateKey(http.stateKeyFile)
   let service: CodeModeService | undefined
   const upstreams = await startServeUpstreams(command, () => service?.refresh())
   const stopSignal = signalled()
@@ -98,6 +100,8 @@ export async function serveHttpCommand(command: ServeCommand, http: HttpServeOpt
       }),
       onAudit: line => process.stderr.write(`${line}\n`),
       auditValues: http.auditValues,
+      ...(stateKey.key === undefined ? {} : { requestStateKey: stateKey.key }),
+      onStateRefused: line => process.stderr.write(`${line}\n`),
     })
     try {
       listening = await startHttpService({
@@ -116,6 +120,7 @@ export async function serveHttpCommand(command: ServeCommand, http: HttpServeOpt
     }
     // Who may call first: a person (or a test) that waits for the URL finds both lines then.
     log(auth.notice)
+    log(stateKey.notice)
     log(`listening on ${listening.url.href}`)
     // A backend that cannot start rejects `ready`: thrown from here, after the shutdown below.
     const stop = await Promise.race([stopSignal, noneStarted(upstreams.session), service.ready.then(() => stopSignal)])

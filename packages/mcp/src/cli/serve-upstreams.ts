@@ -66,6 +66,8 @@ export async function startServeUpstreams(command: ServeCommand, onToolsChanged:
       onNotice: log,
       approvalFallback: command.approvalFallback,
       onApproval: log,
+      runWallMs: command.timeoutMs,
+      onStateRefused: line => log(line),
       onCatalogReady: catalog => sayServing(command, session, catalog),
     },
     async close() {

@@ -7,13 +7,14 @@
 import { SpanStatusCode, type Span } from '@opentelemetry/api'
 
 /** Awaits the call, ends `span` with its outcome, and passes the outcome on. */
-export async function endWithToolCallOutcome<Result extends { readonly isError?: boolean | undefined }>(
+export async function endWithToolCallOutcome<Result extends object>(
   span: Span,
   call: () => Promise<Result>,
 ): Promise<Result> {
   try {
     const result = await call()
-    if (result.isError === true) {
+    // An `input_required` answer (a question for the client) carries no `isError`: not a failure.
+    if ((result as { readonly isError?: unknown }).isError === true) {
       span.setAttribute('error.type', 'tool_error')
       span.setStatus({ code: SpanStatusCode.ERROR })
     }

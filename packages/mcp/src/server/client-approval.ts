@@ -1,14 +1,14 @@
 /**
  * Who approves a run's tool calls in `code-runtime serve`: the person at the MCP client, asked
- * through MCP elicitation (a form request the client shows) while the run waits. A client that
- * cannot be asked gets the configured fallback, `decline` unless the operator chose otherwise: a
- * call is never allowed because nobody could be asked, unless that was configured. Every
- * decision is logged.
+ * through MCP elicitation (a form the client shows). A client that cannot be asked gets the
+ * configured fallback, `decline` unless the operator chose otherwise: a call is never allowed
+ * because nobody could be asked, unless that was configured. Every decision is logged.
  *
- * Asking mid-run takes a server-to-client request, which only 2025-era connections have. On a
- * request of revision 2026-07-28 the server would have to end the `tools/call` with
- * `input_required` and resume the run when the client retries it with the answer; until runs can
- * pause that way, such a client gets the fallback too, and the program and the log say why.
+ * How the question travels depends on the revision of the request. On a 2025-era connection the
+ * server sends the client a request of its own while the run waits (here). On a request of
+ * revision 2026-07-28, which stands alone, the run pauses at the call and the `tools/call` ends
+ * with `input_required` carrying the same form; the client's retry brings the answer and resumes
+ * the run (see paused-runs.ts and the service). Both read the answer the same way.
  */
 import type { ElicitRequestFormParams, Server, ServerContext } from '@modelcontextprotocol/server'
 import {
@@ -18,7 +18,7 @@ import {
   type ToolApprovalRequest,
 } from '@code-runtime/code-mode'
 import { MAX_TIMER_MS } from '@code-runtime/core/internal'
-import { readRequestEnvelope } from './request-envelope.js'
+import { readRequestEnvelope, type RequestEnvelope } from './request-envelope.js'
 
 /** What a call that needs approval gets when the client cannot ask a person. */
 export type ApprovalFallback = 'decline' | 'allow'
@@ -26,11 +26,8 @@ export type ApprovalFallback = 'decline' | 'allow'
 export const APPROVAL_FALLBACKS: readonly ApprovalFallback[] = Object.freeze(['decline', 'allow'])
 export const DEFAULT_APPROVAL_FALLBACK: ApprovalFallback = 'decline'
 
-/** The newest revision we serve on which the server can ask the client mid-call. */
-export const ELICITATION_PROTOCOL_VERSION = '2025-11-25'
-
 /** The form the client shows: one choice, and a reason for a refusal. */
-const APPROVAL_FORM: ElicitRequestFormParams['requestedSchema'] = {
+export const APPROVAL_FORM: ElicitRequestFormParams['requestedSchema'] = {
   type: 'object',
   properties: {
     allowRestOfRun: {
@@ -112,12 +109,13 @@ export function clientApprover(options: ClientApproverOptions): ApproveToolCall 
   const envelope = readRequestEnvelope(context)
   return async (request, { signal }) => {
     if (envelope !== undefined) {
+      // A client that can answer is asked in rounds (see paused-runs.ts); this one cannot.
       return fallbackDecision(
         request.tool,
         fallback,
         {
-          why: `approval by elicitation needs protocol ${ELICITATION_PROTOCOL_VERSION}; this client speaks ${envelope.protocolVersion}`,
-          by: `the fallback for clients that cannot be asked mid-run (${fallback})`,
+          why: 'the MCP client cannot ask a person (its requests do not say it supports form elicitation)',
+          by: `the fallback for clients without elicitation (${fallback})`,
         },
         log,
       )
@@ -140,19 +138,47 @@ export function clientApprover(options: ClientApproverOptions): ApproveToolCall 
       { mode: 'form', message: approvalMessage(request), requestedSchema: APPROVAL_FORM },
       { signal, timeout: MAX_TIMER_MS, relatedRequestId: context.mcpReq.id },
     )
-    let decision: ToolApprovalDecision
-    if (result.action === 'accept') {
-      decision = result.content?.allowRestOfRun === true ? { action: 'allow-run' } : { action: 'allow' }
-    } else {
-      const reason =
-        typeof result.content?.reason === 'string' && result.content.reason.trim() !== ''
-          ? result.content.reason
-          : result.action === 'cancel'
-            ? 'the person dismissed the question without answering'
-            : undefined
-      decision = reason === undefined ? { action: 'decline' } : { action: 'decline', reason }
-    }
+    const decision = decisionOfAnswer(result) ?? { action: 'decline', reason: 'the client gave no usable answer' }
     log?.(describeDecision(request.tool, decision, 'the client'))
     return decision
   }
+}
+
+/** Longest reason a person's answer may carry to the program, in characters. */
+const MAX_REASON_CHARS = 500
+
+/**
+ * The decision an answer to {@link APPROVAL_FORM} carries: an elicitation result as the client
+ * sent it, read as untrusted input. Undefined when it is not an answer at all.
+ */
+export function decisionOfAnswer(answer: unknown): ToolApprovalDecision | undefined {
+  if (typeof answer !== 'object' || answer === null) return undefined
+  const { action, content } = answer as { action?: unknown; content?: unknown }
+  const fields = typeof content === 'object' && content !== null ? (content as Record<string, unknown>) : {}
+  if (action === 'accept') return fields.allowRestOfRun === true ? { action: 'allow-run' } : { action: 'allow' }
+  if (action !== 'decline' && action !== 'cancel') return undefined
+  const reason =
+    typeof fields.reason === 'string' && fields.reason.trim() !== ''
+      ? fields.reason.trim().slice(0, MAX_REASON_CHARS)
+      : action === 'cancel'
+        ? 'the person dismissed the question without answering'
+        : undefined
+  return reason === undefined ? { action: 'decline' } : { action: 'decline', reason }
+}
+
+/**
+ * True when a 2026-07-28 request's client says it shows form elicitations (its capabilities come
+ * with each request, in the envelope): its run's approvals pause and are asked in `input_required`.
+ */
+export function canAskInRounds(envelope: RequestEnvelope): boolean {
+  const elicitation = envelope.capabilities?.elicitation
+  if (typeof elicitation !== 'object' || elicitation === null) return false
+  // `elicitation: {}` is the form mode of revisions that had only that one.
+  return 'form' in elicitation || Object.keys(elicitation).length === 0
+}
+
+/** The question of a paused call: the form, with how long the run can still wait for it. */
+export function roundQuestionMessage(request: ToolApprovalRequest, remainingMs: number): string {
+  const seconds = Math.max(0, Math.floor(remainingMs / 1000))
+  return `${approvalMessage(request)}\n\n(The program waits at this call, and its time keeps running: it ends in ${seconds} s unless it is answered.)`
 }

@@ -16,17 +16,25 @@
  * outlives an SDK server (catalog, runtime, sessions, what is listed, admission, shutting down),
  * made once here, and `buildServer`, which registers the handlers over that state on a new SDK
  * server for one caller: who asks (a principal, on a shared server) and how their sessions are
- * named (by their connection, or by a handle each call passes). What a 2026-07-28 client does not
- * get yet: a call that needs approval cannot be asked about mid-run (see client-approval.ts).
+ * named (by their connection, or by a handle each call passes).
+ *
+ * A call that needs approval is asked about in the client: on a 2025-era connection by a request
+ * of the server's own while the run waits (client-approval.ts); on a 2026-07-28 request, which
+ * stands alone, the run pauses at the call and `run_code` answers `input_required` with the
+ * question and a signed `requestState`; the client's retry claims that round, its answer reaches
+ * the waiting call, and the retry waits for the next round or the run's end (paused-runs.ts,
+ * request-states.ts). The retry never starts the code again.
  *
  * Built on the SDK's low-level `Server`: our tools have JSON Schemas and descriptions that change
  * at run time, which the high-level `McpServer` (zod schemas, fixed registrations) does not fit.
  */
 import {
+  inputRequired,
   ProtocolError,
   ProtocolErrorCode,
   type CallToolRequest,
   type CallToolResult,
+  type InputRequiredResult,
   type ServerContext,
   type Server,
   type Tool,
@@ -43,7 +51,19 @@ import {
   type TypeCheckMode,
 } from '@code-runtime/code-mode'
 import type { CodeSessionOptions } from '@code-runtime/core'
-import { clientApprover, DEFAULT_APPROVAL_FALLBACK, type ApprovalFallback } from './client-approval.js'
+import {
+  APPROVAL_FORM,
+  canAskInRounds,
+  clientApprover,
+  decisionOfAnswer,
+  DEFAULT_APPROVAL_FALLBACK,
+  describeDecision,
+  roundQuestionMessage,
+  type ApprovalFallback,
+} from './client-approval.js'
+import { PausableRun, PausedRuns } from './paused-runs.js'
+import { readRequestEnvelope } from './request-envelope.js'
+import { RefusedRequestState, RequestStates, type StateRefusal } from './request-states.js'
 import { ClientSessions } from './client-sessions.js'
 import { LogSubscribingServer } from './log-subscriptions.js'
 import { catalogSettled, DEFAULT_CATALOG_WAIT_MS, MAX_CATALOG_WAIT_MS } from './catalog-readiness.js'
@@ -124,6 +144,20 @@ export interface CodeModeServiceOptions {
   readonly onAudit?: (line: string) => void
   /** The audit lines carry each call's arguments and result. */
   readonly auditValues?: boolean
+  /**
+   * The wall-clock ceiling of a run as the runtime enforces it, in milliseconds (default 600 000,
+   * the backends' own default): a run paused for approval can be resumed until it, plus a margin,
+   * and is ended then if it still runs.
+   */
+  readonly runWallMs?: number
+  /**
+   * The key that signs the `requestState` of paused runs (at least 32 bytes), the same on every
+   * node that may receive a client's retry. Default: a random key, so only this process can resume
+   * its runs.
+   */
+  readonly requestStateKey?: Uint8Array
+  /** Told, in one line, each `requestState` refused and why (forged, replayed, expired, another principal's). */
+  readonly onStateRefused?: (line: string) => void
 }
 
 /** Who a served SDK server answers, and how their sessions are named. */
@@ -156,6 +190,25 @@ export interface CodeModeService {
   /** Aborts runs in flight and ends every session. Upstream servers stay the caller's to close. */
   close(): Promise<void>
 }
+
+/** Longest a paused run's state stays valid past its wall ceiling, so that a late retry still gets the outcome. */
+export const PAUSED_RUN_MARGIN_MS = 30_000
+
+/** The runs' wall ceiling when the service is not told it: the backends' default. */
+const DEFAULT_RUN_WALL_MS = 600_000
+
+/** What a run ends with, for the request that waits on it: its result, or the error it threw. */
+type RunSettled = { readonly result: CallToolResult } | { readonly error: unknown }
+
+/** How a request attaches to a paused run while it waits on it: its cancellation and its live notifications. */
+interface RoundHost {
+  /** Attaches the request; the function returned detaches it, once its notifications are out. */
+  attach(context: ServerContext, server: LogSubscribingServer): () => Promise<void>
+  /** Ends a run that outlived its budget while paused (the runtime ends it first; this makes sure). */
+  abortOverdue(): void
+}
+
+type ServedPausableRun = PausableRun<RunSettled, RoundHost>
 
 /** The tools a client may call here, by name: what a `tools/call` span may be named after. */
 const SERVED_TOOLS: readonly string[] = ['run_code', TOOL_TYPES_TOOL_NAME]
@@ -214,6 +267,11 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
   let codeMode: CodeMode | undefined
   const currentCodeMode = (): CodeMode => (codeMode ??= catalogCodeMode(runtime as CodeModeRuntime, catalog, limits))
   const closing = new AbortController()
+  const runWallMs = options.runWallMs ?? DEFAULT_RUN_WALL_MS
+  // A short budget gets a margin as short: a state outlives its run by as long again, at most 30 s.
+  const marginMs = Math.min(PAUSED_RUN_MARGIN_MS, runWallMs)
+  const states = new RequestStates(options.requestStateKey ?? RequestStates.randomKey(), runWallMs + marginMs)
+  const pausedRuns = new PausedRuns<RunSettled, RoundHost>()
   // The first type check imports TypeScript and parses its library and the SDK, in the checker's
   // thread: paid while the model still reads the tools, not by the first run_code. With the
   // check off, this loads nothing.
@@ -362,7 +420,7 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
     caller: ServiceCaller,
     params: CallToolRequest['params'],
     context: ServerContext,
-  ): Promise<CallToolResult> {
+  ): Promise<CallToolResult | InputRequiredResult> {
     const startedAt = new Date()
     const started = performance.now()
     const { name, arguments: args } = params
@@ -390,84 +448,207 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
         ),
       )
     }
+    // A retry of a paused run: the SDK's hook claimed its round (see claimRound). It resumes that
+    // run; its arguments are the first request's again, and the code never starts twice.
+    const resumed = context.mcpReq.requestState<unknown>()
+    if (resumed instanceof PausableRun) return resumeRound(resumed as ServedPausableRun, server, context)
     // An absent `arguments` reads as an empty object: the model is told which field it forgot.
     const decoded = safeParseRunCodeInput(args ?? {}, { sessionHandles: sessionMode(caller.sessions) === 'handle' })
     if (!decoded.ok) return textResult(decoded.error, true)
     const input = decoded.value
     if (closing.signal.aborted) return textResult('code-runtime is shutting down; try again after it restarts.', true)
+    const envelope = readRequestEnvelope(context)
     const admission = await admitted(caller, context.mcpReq.signal)
     if (typeof admission === 'string') return textResult(admission, true)
-    let choice: SessionChoice = { kind: 'none' }
-    // Live logs never exceed what the result itself can hold.
-    const notifier = new RunNotifier(liveNotificationSinks(server, context), { maxLogChars: maxResultChars })
-    let output
-    try {
-      choice = chooseSession(caller, input.session)
-      if (choice.kind === 'refused') return textResult(choice.text, true)
-      const run = (): ReturnType<typeof runProgram> => {
-        const session =
-          choice.kind === 'connection' || choice.kind === 'handle' ? clientSessions.of(choice.key) : undefined
-        return runProgram(currentCodeMode(), input.code, {
-          signal: AbortSignal.any([context.mcpReq.signal, closing.signal]),
-          onLog: line => notifier.log(line),
-          onCalls: counts => notifier.calls(counts),
-          description: input.description,
-          approve: clientApprover({
-            server,
-            request: context,
-            fallback: options.approvalFallback ?? DEFAULT_APPROVAL_FALLBACK,
-            ...(options.onApproval === undefined ? {} : { log: options.onApproval }),
-          }),
-          ...(session === undefined ? {} : { session, reset: input.reset }),
-        })
-      }
+    // The run's own signal: a paused run outlives the request that started it, so each request
+    // that waits on it is linked to it only while it waits.
+    const aborting = new AbortController()
+    let notifier: RunNotifier | undefined
+    const host: RoundHost = {
+      attach(request, requestServer) {
+        // Live logs never exceed what the result itself can hold.
+        const attached = new RunNotifier(liveNotificationSinks(requestServer, request), { maxLogChars: maxResultChars })
+        notifier = attached
+        const cancel = (): void => aborting.abort(request.mcpReq.signal.reason)
+        if (request.mcpReq.signal.aborted) cancel()
+        else request.mcpReq.signal.addEventListener('abort', cancel, { once: true })
+        return async () => {
+          request.mcpReq.signal.removeEventListener('abort', cancel)
+          if (notifier === attached) notifier = undefined
+          // Every live notification of the request goes out before its answer.
+          await attached.close()
+        }
+      },
+      abortOverdue: () => aborting.abort(new Error('The run outlived its wall budget while it waited for approval.')),
+    }
+    const pausable =
+      envelope !== undefined && canAskInRounds(envelope)
+        ? new PausableRun<RunSettled, RoundHost>(caller.principal ?? '', runWallMs + marginMs, host)
+        : undefined
+    const execute = async (): Promise<CallToolResult> => {
+      let choice: SessionChoice = { kind: 'none' }
+      let output
       try {
-        output = await run()
-      } catch (error) {
-        if (!CodeModeError.is(error)) throw error
-        if (error.code === 'CODE_MODE_SESSION_UNAVAILABLE')
-          return textResult(`${error.message} Nothing ran; try again shortly.`, true)
-        if (error.code !== 'CODE_MODE_SESSIONS_UNSUPPORTED') throw error
-        // Nothing ran: the session could not open. Go on without state, and say so once.
-        options.onNotice?.(`${error.message}; run_code runs every program from scratch instead (as with --no-state).`)
-        await clientSessions.disable()
-        presentations = new Map()
-        choice = { kind: 'none' }
-        notifyToolsChanged()
-        output = await run()
-      }
-    } finally {
-      if (choice.kind === 'handle') handles.release(choice.principal, choice.handle)
-      admission?.release()
-      // Every live notification of the run goes out before its result.
-      await notifier.close()
-    }
-    if (caller.principal !== undefined && options.onAudit !== undefined) {
-      options.onAudit(
-        auditLine(
-          {
-            startedAt,
-            durationMs: performance.now() - started,
-            principal: caller.principal,
-            ...(choice.kind === 'handle'
-              ? { session: choice.handle }
-              : choice.kind === 'connection'
-                ? { session: caller.connectionKey ?? '' }
-                : {}),
+        choice = chooseSession(caller, input.session)
+        if (choice.kind === 'refused') return textResult(choice.text, true)
+        const run = (): ReturnType<typeof runProgram> => {
+          const session =
+            choice.kind === 'connection' || choice.kind === 'handle' ? clientSessions.of(choice.key) : undefined
+          return runProgram(currentCodeMode(), input.code, {
+            signal: AbortSignal.any([aborting.signal, closing.signal]),
+            onLog: line => notifier?.log(line),
+            onCalls: counts => notifier?.calls(counts),
             description: input.description,
-            structured: output.structured,
-          },
-          member => {
-            const tool = catalog.byMember.get(member)
-            return tool === undefined ? undefined : { server: tool.server.name, tool: tool.toolName }
-          },
-          options.auditValues === true,
-        ),
-      )
+            approve:
+              pausable?.approver() ??
+              clientApprover({
+                server,
+                request: context,
+                fallback: options.approvalFallback ?? DEFAULT_APPROVAL_FALLBACK,
+                ...(options.onApproval === undefined ? {} : { log: options.onApproval }),
+              }),
+            ...(session === undefined ? {} : { session, reset: input.reset }),
+          })
+        }
+        try {
+          output = await run()
+        } catch (error) {
+          if (!CodeModeError.is(error)) throw error
+          if (error.code === 'CODE_MODE_SESSION_UNAVAILABLE')
+            return textResult(`${error.message} Nothing ran; try again shortly.`, true)
+          if (error.code !== 'CODE_MODE_SESSIONS_UNSUPPORTED') throw error
+          // Nothing ran: the session could not open. Go on without state, and say so once.
+          options.onNotice?.(`${error.message}; run_code runs every program from scratch instead (as with --no-state).`)
+          await clientSessions.disable()
+          presentations = new Map()
+          choice = { kind: 'none' }
+          notifyToolsChanged()
+          output = await run()
+        }
+      } finally {
+        if (choice.kind === 'handle') handles.release(choice.principal, choice.handle)
+        admission?.release()
+      }
+      if (caller.principal !== undefined && options.onAudit !== undefined) {
+        options.onAudit(
+          auditLine(
+            {
+              startedAt,
+              durationMs: performance.now() - started,
+              principal: caller.principal,
+              ...(choice.kind === 'handle'
+                ? { session: choice.handle }
+                : choice.kind === 'connection'
+                  ? { session: caller.connectionKey ?? '' }
+                  : {}),
+              description: input.description,
+              structured: output.structured,
+            },
+            member => {
+              const tool = catalog.byMember.get(member)
+              return tool === undefined ? undefined : { server: tool.server.name, tool: tool.toolName }
+            },
+            options.auditValues === true,
+          ),
+        )
+      }
+      // The handle is the last line, where the description says it is.
+      const text = choice.kind === 'handle' ? `${output.text}\n\nsession: ${choice.handle}` : output.text
+      return { content: [{ type: 'text', text }, ...output.media], isError: output.isError }
     }
-    // The handle is the last line, where the description says it is.
-    const text = choice.kind === 'handle' ? `${output.text}\n\nsession: ${choice.handle}` : output.text
-    return { content: [{ type: 'text', text }, ...output.media], isError: output.isError }
+    if (pausable === undefined) {
+      const detach = host.attach(context, server)
+      try {
+        return await execute()
+      } finally {
+        await detach()
+      }
+    }
+    void execute().then(
+      result => pausable.end({ result }),
+      (error: unknown) => pausable.end({ error }),
+    )
+    return answerRound(pausable, server, context)
+  }
+
+  /**
+   * Waits, attached to `run`, for its next round or its end: the questions go out as
+   * `input_required` with the round's signed state, the end as the run's result.
+   */
+  async function answerRound(
+    run: ServedPausableRun,
+    server: LogSubscribingServer,
+    context: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const detach = run.host.attach(context, server)
+    let event
+    try {
+      event = await run.next()
+    } finally {
+      await detach()
+    }
+    if (event.kind === 'ended') {
+      pausedRuns.retire(run.id)
+      if ('error' in event.outcome) throw event.outcome.error
+      return event.outcome.result
+    }
+    pausedRuns.keep(run, () => run.host.abortOverdue())
+    // At least this long is left: the run's budget began after the call arrived.
+    const remainingMs = run.startedAt + runWallMs - Date.now()
+    const requestState = await states.mint(run.id, event.round, run.principal, run.answerableUntil)
+    return inputRequired({
+      inputRequests: Object.fromEntries(
+        event.questions.map(question => [
+          question.key,
+          inputRequired.elicit({
+            message: roundQuestionMessage(question.request, remainingMs),
+            requestedSchema: APPROVAL_FORM,
+          }),
+        ]),
+      ),
+      requestState,
+    })
+  }
+
+  /** A retry that claimed a round of `run`: its answers reach their calls, then it waits like the first request. */
+  function resumeRound(
+    run: ServedPausableRun,
+    server: LogSubscribingServer,
+    context: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const responses = context.mcpReq.inputResponses ?? {}
+    run.answer((key, request) => {
+      const decision = Object.hasOwn(responses, key) ? decisionOfAnswer(responses[key]) : undefined
+      if (decision !== undefined) options.onApproval?.(describeDecision(request.tool, decision, 'the client'))
+      return decision
+    })
+    return answerRound(run, server, context)
+  }
+
+  /**
+   * The SDK's hook on a retry's `requestState`, before the handler: the state must be ours,
+   * unexpired, the caller's, and name the open round of a run here, which it claims. Any refusal
+   * reaches the client as the SDK's one fixed error; the reason goes to the audit log.
+   */
+  async function claimRound(caller: ServiceCaller, state: string): Promise<ServedPausableRun> {
+    const principal = caller.principal ?? ''
+    try {
+      const round = await states.read(state, principal)
+      const claimed = pausedRuns.claim(round.runId, round.round, principal)
+      if (typeof claimed === 'string') throw new RefusedRequestState(claimed)
+      return claimed
+    } catch (error) {
+      const reason: StateRefusal = error instanceof RefusedRequestState ? error.reason : 'forged'
+      options.onStateRefused?.(
+        JSON.stringify({
+          audit: 'request_state',
+          time: new Date().toISOString(),
+          principal: caller.principal ?? null,
+          refused: reason,
+        }),
+      )
+      throw error
+    }
   }
 
   function buildServer(caller: ServiceCaller): LogSubscribingServer {
@@ -480,6 +661,7 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
         // The listing changes at run time (upstreams arrive, change their tools, restart), so a
         // 2026-07-28 client must not serve it from a cache; list_changed says when to list again.
         cacheHints: { 'tools/list': { ttlMs: 0, cacheScope: 'private' } },
+        requestState: { verify: state => claimRound(caller, state) },
       },
     )
     server.setRequestHandler('tools/list', () => answerListTools(caller))
@@ -509,6 +691,7 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
       closing.abort(new Error('code-runtime is shutting down.'))
       toolsChangedListeners.clear()
       handles.clear()
+      pausedRuns.clear()
       await sessions?.endAll()
     },
   }

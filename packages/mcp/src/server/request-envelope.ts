@@ -7,6 +7,7 @@
  * the client requests of its own, such as an elicitation, while it answers.
  */
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   type LoggingLevel,
@@ -19,6 +20,8 @@ export interface RequestEnvelope {
   readonly protocolVersion: string
   /** The least severe level of log message the client wants for this request; absent: none. */
   readonly logLevel?: LoggingLevel
+  /** What the client says it can do, as this request carries it (untrusted: read each field with care). */
+  readonly capabilities?: Readonly<Record<string, unknown>>
 }
 
 /** Every level, so the type checker notices a level the protocol adds. */
@@ -47,5 +50,12 @@ export function readRequestEnvelope(context: ServerContext): RequestEnvelope | u
   const protocolVersion = envelope?.[PROTOCOL_VERSION_META_KEY]
   if (typeof protocolVersion !== 'string') return undefined
   const logLevel = envelope?.[LOG_LEVEL_META_KEY]
-  return isLoggingLevel(logLevel) ? { protocolVersion, logLevel } : { protocolVersion }
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY]
+  return {
+    protocolVersion,
+    ...(isLoggingLevel(logLevel) ? { logLevel } : {}),
+    ...(typeof capabilities === 'object' && capabilities !== null
+      ? { capabilities: capabilities as Readonly<Record<string, unknown>> }
+      : {}),
+  }
 }

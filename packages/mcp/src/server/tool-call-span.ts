@@ -5,7 +5,7 @@
  * that trace.
  */
 import { SpanKind, trace, type Attributes } from '@opentelemetry/api'
-import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server'
+import type { CallToolResult, InputRequiredResult, ServerContext } from '@modelcontextprotocol/server'
 import { contextFromMeta } from '../protocol/trace-meta.js'
 import { endWithToolCallOutcome } from '../protocol/tool-call-outcome.js'
 import { PACKAGE_INFO } from '../package-info.js'
@@ -16,12 +16,12 @@ const tracer = trace.getTracer(PACKAGE_INFO.name, PACKAGE_INFO.version)
  * Answers one `tools/call` inside its server span. `served` names the tools we serve: any other
  * name (a client's typo, or noise) is left out of the span's name, which must stay few.
  */
-export function answerInToolCallSpan(
+export function answerInToolCallSpan<Answer extends CallToolResult | InputRequiredResult>(
   toolName: string,
   served: readonly string[],
   request: ServerContext,
-  answer: () => Promise<CallToolResult>,
-): Promise<CallToolResult> {
+  answer: () => Promise<Answer>,
+): Promise<Answer> {
   const known = served.includes(toolName)
   const attributes: Attributes = {
     'mcp.method.name': 'tools/call',
