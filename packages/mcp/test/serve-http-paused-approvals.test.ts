@@ -299,6 +299,86 @@ describe('serve --http: a paused run nobody resumes', () => {
   })
 })
 
+describe('serve --http: paused runs in bulk', () => {
+  it('pauses and resumes 1 000 runs, approved and declined, each retry sent twice: no call runs twice, no run resumes twice, none is left', async () => {
+    const temp = await makeTempDirectory('code-runtime-paused-bulk-')
+    const flakyLog = join(temp.path, 'flaky.log')
+    const keysPath = await writeKeysFile(temp.path, { alice: ALICE_KEY })
+    const serve = await startHttpServe(
+      temp.path,
+      {
+        mcpServers: { flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH], env: { FIXTURE_LOG: flakyLog } } },
+      },
+      [
+        '--http',
+        '0',
+        '--auth-keys',
+        keysPath,
+        '--backend',
+        'worker-thread',
+        '--no-state',
+        '--type-check',
+        'off',
+        '--max-runs-per-principal',
+        '16',
+      ],
+    )
+    const clients = await Promise.all(Array.from({ length: 8 }, () => connectManual(serve.url, ALICE_KEY)))
+    const RUNS = 1_000
+    let resumedTwice = 0
+    let wrongResults = 0
+    try {
+      let next = 0
+      await Promise.all(
+        clients.map(async client => {
+          for (let index = next++; index < RUNS; index = next++) {
+            const approve = index % 3 !== 0
+            const args = {
+              description: `bulk ${index}`,
+              code: `try { await tools.flaky_erase({ tag: 'bulk-${index}' }) } catch { return 'declined' }\nreturn 'erased'`,
+            }
+            const first = await callManually(client, { arguments: args })
+            assert.ok(isInputRequired(first), JSON.stringify(first))
+            const key = Object.keys(first.inputRequests)[0] ?? ''
+            const answer = approve ? { action: 'accept', content: {} } : { action: 'decline', content: {} }
+            const retry = (): Promise<unknown> =>
+              callManually(client, {
+                arguments: args,
+                inputResponses: { [key]: answer },
+                requestState: first.requestState,
+              })
+            const settled = await Promise.allSettled([retry(), retry()])
+            const answered = settled.filter(outcome => outcome.status === 'fulfilled')
+            if (answered.length !== 1) resumedTwice++
+            for (const outcome of answered) {
+              if (firstText(outcome.value) !== (approve ? 'erased' : 'declined')) wrongResults++
+            }
+          }
+        }),
+      )
+      assert.equal(resumedTwice, 0, 'each round resumed by exactly one of its two retries')
+      assert.equal(wrongResults, 0)
+      const erased = new Map<string, number>()
+      for (const line of readFileSync(flakyLog, 'utf8').split('\n')) {
+        if (line.startsWith('erase ')) erased.set(line.slice(6), (erased.get(line.slice(6)) ?? 0) + 1)
+      }
+      const expected = Array.from({ length: RUNS }, (_, index) => index).filter(index => index % 3 !== 0)
+      assert.equal(erased.size, expected.length, 'every approved call ran, and no declined one')
+      assert.ok(
+        expected.every(index => erased.get(`bulk-${index}`) === 1),
+        'no call ran twice',
+      )
+      const audit = serve.auditLines()
+      assert.equal(audit.filter(line => line.audit === 'run_code').length, RUNS, 'every run ended: none left paused')
+      assert.equal(audit.filter(line => line.refused === 'replayed').length, RUNS, 'each duplicate refused as a replay')
+    } finally {
+      await Promise.all(clients.map(client => client.close()))
+      await serve.stop('SIGKILL')
+      await temp.remove()
+    }
+  })
+})
+
 describe('serve --http --state-key', () => {
   it('refuses a key file others may read, and a key shorter than 32 bytes', async () => {
     const temp = await makeTempDirectory('code-runtime-state-key-')
