@@ -68,9 +68,10 @@ async function runMany(runtime: CodeModeRuntime, count: number): Promise<void> {
 
 /**
  * Every call a child of its own run's `execute`, every tool span under its own call, no orphan;
- * beside the calls, one `acquire` span when the run's engine is in this process (not over NATS).
+ * beside the calls, the `acquire` spans: the engine's, and over NATS also the caller's wait for a
+ * runner's claim (the runner's engine makes its own under the context the start carried).
  */
-function assertParenting(count: number, expectAcquire = true): void {
+function assertParenting(count: number, acquiresPerRun = 1): void {
   const tree = new SpanTree(exporter.getFinishedSpans())
   assert.equal(tree.orphans().length, 0)
   const callers = tree.named('caller')
@@ -88,7 +89,14 @@ function assertParenting(count: number, expectAcquire = true): void {
     const children = tree.childrenOf(executes[0] as (typeof executes)[number])
     // Beside the calls, the engine's wait for a substrate, where the engine runs in this process.
     const acquires = children.filter(span => span.name === 'acquire')
-    assert.equal(acquires.length, expectAcquire ? 1 : 0)
+    assert.equal(acquires.length, acquiresPerRun)
+    if (acquiresPerRun === 2) {
+      assert.deepEqual(
+        acquires.map(span => span.attributes['code_runtime.substrate.source'] === 'claimed').sort(),
+        [false, true],
+        'one acquire is the claim by a runner, the other the runner engine’s substrate',
+      )
+    }
     const toolCalls = children.filter(span => span.name !== 'acquire')
     assert.equal(toolCalls.length, CALLS_PER_RUN)
     const keys: string[] = []
@@ -171,6 +179,6 @@ describe('tracing: parents of parallel calls on every backend', () => {
       await Promise.all(runners.map(runner => runner.drain(1_000)))
       await server.dispose()
     }
-    assertParenting(100, false)
+    assertParenting(100, 2)
   })
 })

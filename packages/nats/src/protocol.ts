@@ -19,6 +19,7 @@ import {
 import { safeSnapshotLosslessJson, stringifyJsonValue } from '@code-runtime/core/json'
 import { isObjectRecord } from '@code-runtime/core/internal'
 import { SUBJECT_TOKEN_PATTERN } from './subjects.js'
+import { decodeTraceContext, type WireTraceContext } from './trace-context.js'
 
 /** The version every message carries; a runner and a caller of different versions refuse each other. */
 export const PROTOCOL_VERSION = 2
@@ -61,6 +62,8 @@ export interface StartRequest {
   /** For a one-shot run: the caller's public key and the claim's ticket (message-seal.ts). */
   readonly key?: string
   readonly ticket?: string
+  /** The caller's trace context, when it traces: the runner's spans of the run join that trace. */
+  readonly trace?: WireTraceContext
 }
 /** `retry`: nothing ran (the claim expired, or the runner filled up meanwhile), so the caller claims again. */
 export type StartReply = { readonly ok: true } | { readonly ok: false; readonly message: string; readonly retry?: true }
@@ -88,6 +91,7 @@ export interface SessionOpenRequest {
   readonly options: Readonly<Record<string, unknown>>
   readonly key: string
   readonly ticket: string
+  readonly trace?: WireTraceContext
 }
 /** `retry`: nothing was opened (the claim expired, or the runner filled up meanwhile), so the caller claims again. */
 export type SessionOpenReply =
@@ -249,6 +253,8 @@ export function decodeStartRequest(data: Uint8Array): StartRequest | undefined {
     start.key = raw.key
     start.ticket = raw.ticket
   }
+  const trace = decodeTraceContext(raw.trace)
+  if (trace !== undefined) start.trace = trace
   return start
 }
 
@@ -413,6 +419,7 @@ export function decodeSessionOpenRequest(data: Uint8Array): SessionOpenRequest |
   const options = raw.options
   if (typeof options !== 'object' || options === null || Array.isArray(options)) return undefined
   if (!isString(raw.key) || !isString(raw.ticket)) return undefined
+  const trace = decodeTraceContext(raw.trace)
   return {
     v: PROTOCOL_VERSION,
     session: raw.session,
@@ -421,6 +428,7 @@ export function decodeSessionOpenRequest(data: Uint8Array): SessionOpenRequest |
     options: options as Record<string, unknown>,
     key: raw.key,
     ticket: raw.ticket,
+    ...(trace === undefined ? {} : { trace }),
   }
 }
 

@@ -32,6 +32,7 @@ import {
   type StartRequest,
 } from './protocol.js'
 import { claimSubject, runControlSubject, startSubject } from './subjects.js'
+import { activeTraceContext, ClaimSpan } from './trace-context.js'
 
 /** Waits between claims while every runner is busy: short at first, then a steady pace. */
 const CLAIM_BACKOFF_MS = [20, 50, 100, 200, 250] as const
@@ -366,6 +367,8 @@ export async function runRemotely(
   stop.addEventListener('abort', onStop, { once: true })
 
   try {
+    // Read where the run was called: the caller's `execute` span, if it traces.
+    const trace = activeTraceContext()
     const body = {
       v: PROTOCOL_VERSION,
       reply,
@@ -376,14 +379,18 @@ export async function runRemotely(
         ? {}
         : { recordCallValues: { maxBytes: request.recordCallValuesBytes } }),
       ...(request.reuseKey === undefined ? {} : { reuseKey: request.reuseKey }),
+      ...(trace === undefined ? {} : { trace }),
     }
     // Claim one runner with a free slot and start there, or wait for one up to maxQueueMs (a session
     // has its own). A start refused `retry` ran nothing, so it is claimed again, under a fresh id.
+    // One span for the whole wait, claims refused `retry` included; a session's run claims nothing.
+    const claimSpan = target === undefined ? new ClaimSpan() : undefined
     for (;;) {
       let sealedStart: Uint8Array
       if (target === undefined) {
         const claimed = await claimRunner(context, stop, startedAt)
         if ('failure' in claimed) {
+          claimSpan?.failed(claimed.failure.kind)
           return failed(
             config.maxOutputBytes,
             claimed.failure.kind === 'abort' ? { kind: 'abort', message: abortMessage() } : claimed.failure,
@@ -413,6 +420,7 @@ export async function runRemotely(
         started = opened === undefined ? undefined : decodeStartReply(opened)
       } catch (error) {
         // The runner may or may not have started it: it is told to stop, and the run is not retried.
+        claimSpan?.failed('worker-exit')
         onStop()
         return failed(
           config.maxOutputBytes,
@@ -427,6 +435,7 @@ export async function runRemotely(
       }
       if (started?.ok === true) break
       if (started?.retry !== true || target !== undefined) {
+        claimSpan?.failed('worker-exit')
         return failed(
           config.maxOutputBytes,
           {
@@ -440,6 +449,7 @@ export async function runRemotely(
       }
       runner = undefined
     }
+    claimSpan?.claimed(runner ?? '')
     const runChannel: SealedChannel = channel
     if (stop.aborted) onStop()
 

@@ -25,6 +25,7 @@ import type { SealedChannel } from './message-seal.js'
 import { claimRunner, runRemotely, type RemoteRunContext } from './remote-run.js'
 import { runReplySubject, sessionSubject } from './subjects.js'
 import { SilenceMonitor } from './silence-monitor.js'
+import { activeTraceContext } from './trace-context.js'
 
 /** Opens a session on a runner with a free slot; rejects as `CodeRuntime.openSession` does. */
 export async function openRemoteSession(
@@ -33,6 +34,7 @@ export async function openRemoteSession(
 ): Promise<RemoteSession> {
   const { connection, config } = context
   const startedAt = performance.now()
+  const trace = activeTraceContext()
   for (;;) {
     const claimed = await claimRunner(context, context.disposed, startedAt)
     if ('failure' in claimed) {
@@ -57,6 +59,7 @@ export async function openRemoteSession(
           options: options ?? {},
           key: context.keys.publicKey,
           ticket: claimed.ticket,
+          ...(trace === undefined ? {} : { trace }),
         }),
       )
       const opened = claimed.channel.open(

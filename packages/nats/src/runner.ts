@@ -10,6 +10,7 @@
  * new runs, lets the running ones finish for `graceMs`, then aborts the rest.
  */
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node'
+import { context } from '@opentelemetry/api'
 import type { CodeRunRequest, CodeRunResult, CodeSession } from '@code-runtime/core'
 import { CodeRuntimeError } from '@code-runtime/core'
 import {
@@ -28,6 +29,7 @@ import {
   type NatsConnectionConfig,
 } from './config.js'
 import { SilenceMonitor } from './silence-monitor.js'
+import { contextOf } from './trace-context.js'
 import { connectNats } from './connection.js'
 import {
   callerIdentity,
@@ -348,7 +350,9 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     let local: CodeSession
     try {
       backend = await backends.acquire(open.budgets, slot.controller.signal)
-      local = await backend.runtime.openSession(open.options)
+      // Under the caller's trace, so the backend's `acquire` of the session joins it.
+      const opening = backend
+      local = await context.with(contextOf(open.trace), () => opening.runtime.openSession(open.options))
     } catch (error) {
       backend?.release()
       release(open.session)
@@ -490,6 +494,8 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       }
     }
     const heartbeat = setInterval(() => publishSealed(start.reply, channel, 'beat'), heartbeatMs)
+    // What the backend does for the run (its `acquire`) joins the caller's trace, when it sent one.
+    const callerContext = contextOf(start.trace)
     let backend: LentBackend | undefined
     try {
       const request: { -readonly [K in keyof CodeRunRequest]: CodeRunRequest[K] } = {
@@ -502,12 +508,13 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       if (start.reuseKey !== undefined) request.reuseKey = start.reuseKey
       if (held === undefined) {
         backend = await backends.acquire(start.budgets, controller.signal)
-        publishEnd(await backend.runtime.run(request))
+        const lent = backend
+        publishEnd(await context.with(callerContext, () => lent.runtime.run(request)))
       } else {
         held.callerSilence.heard()
         let result: CodeRunResult
         try {
-          result = await held.local.run(request)
+          result = await context.with(callerContext, () => held.local.run(request))
         } catch (error) {
           // Misuse the caller must see as such (a closed session): its code, not a run failure.
           if (!CodeRuntimeError.is(error)) throw error
