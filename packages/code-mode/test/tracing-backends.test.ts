@@ -132,29 +132,29 @@ describe('tracing: parents of parallel calls on every backend', () => {
     assertParenting(1_000)
   })
 
-  it('parents 200 runs of 3 parallel calls each in child processes', async () => {
+  it('parents 1 000 runs of 3 parallel calls each in child processes', async () => {
     exporter.reset()
     const started = await startCodeRuntime(ProcessCodeRuntime, {})
     try {
-      await runMany(started.runtime, 200)
+      await runMany(started.runtime, 1_000)
     } finally {
       await started.dispose()
     }
-    assertParenting(200)
+    assertParenting(1_000)
   })
 
-  it('parents 100 runs of 3 parallel calls each in bubblewrap containers', async () => {
+  it('parents 1 000 runs of 3 parallel calls each in bubblewrap containers', async () => {
     exporter.reset()
     const started = await startCodeRuntime(ContainerCodeRuntime, {})
     try {
-      await runMany(started.runtime, 100)
+      await runMany(started.runtime, 1_000)
     } finally {
       await started.dispose()
     }
-    assertParenting(100)
+    assertParenting(1_000)
   })
 
-  it('parents 100 runs of 3 parallel calls each sent over NATS to two runners', async () => {
+  it('parents 1 000 runs of 3 parallel calls each sent over NATS to two runners', async () => {
     exporter.reset()
     const auth = { user: 'tracing', pass: 'tracing-secret' }
     const server = await startNatsServer(auth)
@@ -171,7 +171,7 @@ describe('tracing: parents of parallel calls on every backend', () => {
         )
       const started = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, ...auth })
       try {
-        await runMany(started.runtime, 100)
+        await runMany(started.runtime, 1_000)
       } finally {
         await started.dispose()
       }
@@ -179,6 +179,6 @@ describe('tracing: parents of parallel calls on every backend', () => {
       await Promise.all(runners.map(runner => runner.drain(1_000)))
       await server.dispose()
     }
-    assertParenting(100, 2)
+    assertParenting(1_000, 2)
   })
 })

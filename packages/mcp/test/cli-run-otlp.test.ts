@@ -52,6 +52,8 @@ describe('run: OTLP export of traces', () => {
       )
       const calls = spans.filter(span => span.name === 'execute_tool rec_echo')
       assert.deepEqual(calls.map(parentName), ['execute', 'execute'])
+      // The backend's wait for its substrate, beside the calls (the README's picture shows it).
+      assert.deepEqual(spans.filter(span => span.name === 'acquire').map(parentName), ['execute'])
       const upstream = spans.filter(span => span.name === 'tools/call echo')
       assert.deepEqual(upstream.map(parentName), ['execute_tool rec_echo', 'execute_tool rec_echo'])
       const recorded = await recordedCalls(recorderLog)

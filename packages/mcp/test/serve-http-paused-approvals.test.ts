@@ -58,6 +58,22 @@ async function connectManual(url: URL, token: string): Promise<Client> {
   return client
 }
 
+/** A `serve --http` in front of the flaky fixture (logging every call it runs), with the keys of alice and bob. */
+async function startPausingServe(
+  prefix: string,
+  args: readonly string[],
+): Promise<{ temp: Awaited<ReturnType<typeof makeTempDirectory>>; serve: HttpServe; flakyLog: string }> {
+  const temp = await makeTempDirectory(prefix)
+  const flakyLog = join(temp.path, 'flaky.log')
+  const keysPath = await writeKeysFile(temp.path, { alice: ALICE_KEY, bob: BOB_KEY })
+  const serve = await startHttpServe(
+    temp.path,
+    { mcpServers: { flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH], env: { FIXTURE_LOG: flakyLog } } } },
+    ['--http', '0', '--auth-keys', keysPath, '--backend', 'worker-thread', ...args],
+  )
+  return { temp, serve, flakyLog }
+}
+
 /** A manual-mode call of run_code: the first answer, `input_required` or the result. */
 function callManually(client: Client, params: Record<string, unknown>): Promise<unknown> {
   return client.callTool({ name: 'run_code', ...params } as never, { allowInputRequired: true } as never)
@@ -79,16 +95,7 @@ describe('serve --http: approvals paused for 2026-07-28 clients', () => {
   }
 
   before(async () => {
-    temp = await makeTempDirectory('code-runtime-paused-')
-    flakyLog = join(temp.path, 'flaky.log')
-    const keysPath = await writeKeysFile(temp.path, { alice: ALICE_KEY, bob: BOB_KEY })
-    serve = await startHttpServe(
-      temp.path,
-      {
-        mcpServers: { flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH], env: { FIXTURE_LOG: flakyLog } } },
-      },
-      ['--http', '0', '--auth-keys', keysPath, '--backend', 'worker-thread', '--timeout-ms', String(TIMEOUT_MS)],
-    )
+    ;({ temp, serve, flakyLog } = await startPausingServe('code-runtime-paused-', ['--timeout-ms', String(TIMEOUT_MS)]))
   })
   after(async () => {
     await serve?.stop('SIGKILL')
@@ -234,16 +241,10 @@ describe('serve --http: a paused run nobody resumes', () => {
   }
 
   before(async () => {
-    temp = await makeTempDirectory('code-runtime-paused-late-')
-    flakyLog = join(temp.path, 'flaky.log')
-    const keysPath = await writeKeysFile(temp.path, { alice: ALICE_KEY })
-    serve = await startHttpServe(
-      temp.path,
-      {
-        mcpServers: { flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH], env: { FIXTURE_LOG: flakyLog } } },
-      },
-      ['--http', '0', '--auth-keys', keysPath, '--backend', 'worker-thread', '--timeout-ms', String(SHORT_TIMEOUT_MS)],
-    )
+    ;({ temp, serve, flakyLog } = await startPausingServe('code-runtime-paused-late-', [
+      '--timeout-ms',
+      String(SHORT_TIMEOUT_MS),
+    ]))
   })
   after(async () => {
     await serve?.stop('SIGKILL')
@@ -300,29 +301,13 @@ describe('serve --http: a paused run nobody resumes', () => {
 })
 
 describe('serve --http: paused runs in bulk', () => {
-  it('pauses and resumes 1 000 runs, approved and declined, each retry sent twice: no call runs twice, no run resumes twice, none is left', async () => {
-    const temp = await makeTempDirectory('code-runtime-paused-bulk-')
-    const flakyLog = join(temp.path, 'flaky.log')
-    const keysPath = await writeKeysFile(temp.path, { alice: ALICE_KEY })
-    const serve = await startHttpServe(
-      temp.path,
-      {
-        mcpServers: { flaky: { command: process.execPath, args: [FLAKY_SERVER_PATH], env: { FIXTURE_LOG: flakyLog } } },
-      },
-      [
-        '--http',
-        '0',
-        '--auth-keys',
-        keysPath,
-        '--backend',
-        'worker-thread',
-        '--no-state',
-        '--type-check',
-        'off',
-        '--max-runs-per-principal',
-        '16',
-      ],
-    )
+  it('pauses and resumes 1 000 runs in 8 sessions, approved and declined, each retry sent twice: no call runs twice, no run resumes twice, none is left', async () => {
+    const { temp, serve, flakyLog } = await startPausingServe('code-runtime-paused-bulk-', [
+      '--type-check',
+      'off',
+      '--max-runs-per-principal',
+      '16',
+    ])
     const clients = await Promise.all(Array.from({ length: 8 }, () => connectManual(serve.url, ALICE_KEY)))
     const RUNS = 1_000
     let resumedTwice = 0
@@ -331,11 +316,14 @@ describe('serve --http: paused runs in bulk', () => {
       let next = 0
       await Promise.all(
         clients.map(async client => {
+          // Each client keeps one session: a run paused in it holds it until the run ends.
+          let session: string | undefined
           for (let index = next++; index < RUNS; index = next++) {
             const approve = index % 3 !== 0
             const args = {
               description: `bulk ${index}`,
               code: `try { await tools.flaky_erase({ tag: 'bulk-${index}' }) } catch { return 'declined' }\nreturn 'erased'`,
+              ...(session === undefined ? {} : { session }),
             }
             const first = await callManually(client, { arguments: args })
             assert.ok(isInputRequired(first), JSON.stringify(first))
@@ -351,7 +339,10 @@ describe('serve --http: paused runs in bulk', () => {
             const answered = settled.filter(outcome => outcome.status === 'fulfilled')
             if (answered.length !== 1) resumedTwice++
             for (const outcome of answered) {
-              if (firstText(outcome.value) !== (approve ? 'erased' : 'declined')) wrongResults++
+              const [value, handle] = firstText(outcome.value).split('\n\nsession: ')
+              if (value !== (approve ? 'erased' : 'declined') || (session !== undefined && handle !== session))
+                wrongResults++
+              session = handle
             }
           }
         }),
