@@ -31,6 +31,10 @@ const MEASURED: ServeMeasurements = {
   pingIdleMs: pings([0.5, 0.6]),
   pingDuringChecksMs: pings([1, 3]),
   rss: { calls: 1_000, startMiB: 100, endMiB: 105 },
+  approvals: [
+    { transport: 'http-2025', askedMs: summarizeSamples([9, 10, 11]), unaskedMs: summarizeSamples([6]) },
+    { transport: 'http-2026', askedMs: summarizeSamples([14]), unaskedMs: summarizeSamples([6]) },
+  ],
 }
 
 describe('the serve section', () => {
@@ -43,6 +47,12 @@ describe('the serve section', () => {
     )
     assert.match(text, /spawn → `initialize` answered, median 70\.0 ms/)
     assert.match(text, /100\.0 MiB after the first 100, 105\.0 MiB at the end \(\+5\.0 %\)/)
+  })
+
+  it('gives what an approval adds in each revision: the asked run minus the same run unasked', () => {
+    const text = renderServeSection(MEASURED)
+    assert.match(text, /^\| 2025-11-25 \(elicitation\) \| 10\.0 ms \| 6\.00 ms \| 4\.00 ms \|$/m)
+    assert.match(text, /^\| 2026-07-28 \(input_required, retry\) \| 14\.0 ms \| 6\.00 ms \| 8\.00 ms \|$/m)
   })
 
   it('names a config it could not measure, and a section that could not run', () => {

@@ -8,8 +8,11 @@
  * ten calls; from them the overhead per `run_code` and per inner call beyond a direct call. Then,
  * with the defaults: the time from spawn to the `initialize` answer and to `tools/list` with two
  * upstream servers, the first `run_code` of a fresh server, `ping` round trips while checked
- * calls run (the server's event loop as the client feels it; beside it, idle), and serve's RSS
- * over a stream of calls.
+ * calls run (the server's event loop as the client feels it; beside it, idle), serve's RSS
+ * over a stream of calls, and what an approval adds: a run whose call needs a person's approval
+ * (answered at once by the client's elicitation handler) against the same run of a tool that
+ * needs none, over HTTP in both revisions (2025-11-25: asked mid-run; 2026-07-28: the run pauses,
+ * `input_required`, the client's retry resumes it).
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -52,6 +55,15 @@ export interface ServeMeasurements {
   readonly pingDuringChecksMs: SampleSummary & { readonly p99: number }
   /** serve's own resident set (children not counted), after a warm-up and after the stream. */
   readonly rss: { readonly calls: number; readonly startMiB: number; readonly endMiB: number }
+  /** Per revision over HTTP: a run whose one call needs approval, and the same run needing none. */
+  readonly approvals: readonly ApprovalRoundTrip[]
+}
+
+/** What one approval adds to a run, in one revision. */
+export interface ApprovalRoundTrip {
+  readonly transport: 'http-2025' | 'http-2026'
+  readonly askedMs: SampleSummary
+  readonly unaskedMs: SampleSummary
 }
 
 export type ServeSection = ServeMeasurements | { readonly failed: string }
@@ -64,6 +76,11 @@ const CHECKED =
 
 /** How the bench's client reaches serve: stdio, or `serve --http` as a 2025-era session or a 2026-07-28 client. */
 type ServeTransport = 'stdio' | 'http-2025' | 'http-2026'
+
+// The same destructive call on two upstreams: one asks a person (its annotations say so), the
+// other is configured not to (`autoApprove`).
+const ASKED_CALL = "await tools.memory_delete_entities({ entityNames: ['nobody'] })\nreturn 1"
+const UNASKED_CALL = "await tools.quiet_delete_entities({ entityNames: ['nobody'] })\nreturn 1"
 
 interface ServeConfig {
   readonly name: string
@@ -171,6 +188,17 @@ class BenchWorkspace {
     return { MEMORY_FILE_PATH: join(this.directory, 'memory.jsonl') }
   }
 
+  /** A servers.json with the memory server twice: `memory` (its deletes need approval) and `quiet` (they do not). */
+  async approvalConfig(): Promise<string> {
+    const path = join(this.directory, 'approvals.json')
+    const memory = { command: this.memory, env: this.memoryEnv }
+    await writeFile(
+      path,
+      JSON.stringify({ mcpServers: { memory, quiet: { ...memory, autoApprove: ['delete_entities'] } } }),
+    )
+    return path
+  }
+
   /** A servers.json with the memory server, and the filesystem server too when `both`. */
   async config(both: boolean): Promise<string> {
     const path = join(this.directory, both ? 'two-servers.json' : 'memory.json')
@@ -189,6 +217,7 @@ class BenchWorkspace {
     config: string,
     args: readonly string[],
     transport: ServeTransport = 'stdio',
+    approveAll = false,
   ): Promise<ServeConnection> {
     if (transport === 'stdio') {
       const client = await this.serve(config, args)
@@ -218,8 +247,13 @@ class BenchWorkspace {
     })
     const client = new Client(
       { name: 'code-runtime-bench', version: '1.0.0' },
-      { versionNegotiation: { mode: transport === 'http-2026' ? { pin: '2026-07-28' } : 'legacy' } },
+      {
+        versionNegotiation: { mode: transport === 'http-2026' ? { pin: '2026-07-28' } : 'legacy' },
+        ...(approveAll ? { capabilities: { elicitation: { form: {} } } } : {}),
+      },
     )
+    // A person who answers at once: what is measured is the protocol's round trip, not a human.
+    if (approveAll) client.setRequestHandler('elicitation/create', () => Promise.resolve({ action: 'accept' }))
     try {
       await client.connect(
         new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${BENCH_KEY}` } } }),
@@ -350,6 +384,31 @@ async function measureRss(workspace: BenchWorkspace, calls: number): Promise<Ser
   }
 }
 
+/** Interleaved rounds of a run whose call is approved and the same run needing no approval, per revision. */
+async function measureApprovals(workspace: BenchWorkspace, rounds: number): Promise<ApprovalRoundTrip[]> {
+  const config = await workspace.approvalConfig()
+  const measured: ApprovalRoundTrip[] = []
+  for (const transport of ['http-2025', 'http-2026'] as const) {
+    const connection = await workspace.connect(config, ['--type-check', 'off'], transport, true)
+    try {
+      const asked: number[] = []
+      const unasked: number[] = []
+      const warmUp = 2
+      for (let round = 0; round < rounds + warmUp; round++) {
+        const askedMs = await timed(() => connection.runCode(ASKED_CALL))
+        const unaskedMs = await timed(() => connection.runCode(UNASKED_CALL))
+        if (round < warmUp) continue
+        asked.push(askedMs)
+        unasked.push(unaskedMs)
+      }
+      measured.push({ transport, askedMs: summarizeSamples(asked), unaskedMs: summarizeSamples(unasked) })
+    } finally {
+      await connection.close()
+    }
+  }
+  return measured
+}
+
 /** Measures the section; a machine where serve cannot run gets the reason, never a throw. */
 export async function measureServeSection(isQuick: boolean, progress: (line: string) => void): Promise<ServeSection> {
   let workspace: BenchWorkspace | undefined
@@ -372,7 +431,9 @@ export async function measureServeSection(isQuick: boolean, progress: (line: str
     const pings = await measurePings(workspace, isQuick ? 20 : 100)
     const rss = await measureRss(workspace, isQuick ? 200 : 1_000)
     progress('serve: pings and RSS measured')
-    return { columns, ...startup, ...pings, rss }
+    const approvals = await measureApprovals(workspace, isQuick ? 6 : 20)
+    progress('serve: approval round trips measured')
+    return { columns, ...startup, ...pings, rss, approvals }
   } catch (error) {
     return { failed: error instanceof Error ? error.message : String(error) }
   } finally {
@@ -409,6 +470,15 @@ export function renderServeSection(section: ServeSection): string {
     `The event loop as the client feels it (\`ping\` round trips, defaults): idle ${ping(section.pingIdleMs)}; while checked run_code calls follow one another ${ping(section.pingDuringChecksMs)}.`,
     '',
     `serve's RSS (its own process) over ${section.rss.calls} run_code calls: ${section.rss.startMiB.toFixed(1)} MiB after the first ${Math.min(100, section.rss.calls / 10)}, ${section.rss.endMiB.toFixed(1)} MiB at the end (${growth >= 0 ? '+' : ''}${growth.toFixed(1)} %).`,
+    '',
+    'What one approval adds (one node, `serve --http`, check off; the client answers at once): a run whose one call needs approval against the same run of a tool configured not to ask, medians of interleaved rounds. 2025-11-25 asks mid-run (one elicitation request); 2026-07-28 pauses the run and answers `input_required`, and the client retries `tools/call` with the answer.',
+    '',
+    '| revision | run with one approval | same run, no approval | approval round trip |',
+    '|---|---|---|---|',
+    ...section.approvals.map(
+      approval =>
+        `| ${approval.transport === 'http-2025' ? '2025-11-25 (elicitation)' : '2026-07-28 (input_required, retry)'} | ${formatMs(approval.askedMs.median)} ms | ${formatMs(approval.unaskedMs.median)} ms | ${formatMs(approval.askedMs.median - approval.unaskedMs.median)} ms |`,
+    ),
     '',
   ].join('\n')}\n`
 }
