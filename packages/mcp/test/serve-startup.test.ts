@@ -99,7 +99,7 @@ describe('serve while an upstream server is still connecting', () => {
     assert.match(description, /fast_echo\(/)
     assert.doesNotMatch(description, /Still connecting/)
     assert.equal(await serve.runJson('return await tools.slow_echo({ text: "hi" })'), 'hi')
-    assert.match(serve.stderr(), /^code-runtime: serving 12 tools of 2 server\(s\) through run_code /m)
+    assert.match(serve.stderr(), /^code-runtime: serving 16 tools of 2 server\(s\) through run_code /m)
   })
 
   it('lists what is ready after --list-wait-ms, then adds the late server with tools/list_changed', async () => {
