@@ -186,6 +186,26 @@ describe('serve --http: approvals paused for 2026-07-28 clients', () => {
     }
   })
 
+  it('gives a 2026-07-28 client that declares no elicitation the fallback: declined unasked, the tool never runs', async () => {
+    const client = await connectV2(serve.url, ALICE_KEY, 'modern')
+    try {
+      const result = await client.callTool({
+        name: 'run_code',
+        arguments: {
+          description: 'erase unasked',
+          code: "try { await tools.flaky_erase({ tag: 'unasked' }) } catch (error) { return error.message }\nreturn 'erased'",
+        },
+      })
+      assert.match(
+        firstText(result),
+        /^tools\.flaky_erase needs a person's approval and was declined without asking anyone: the MCP client cannot ask a person \(its requests do not say it supports form elicitation\), and this server declines such calls\. The call was not made\./,
+      )
+      assert.deepEqual(await ran('unasked'), [])
+    } finally {
+      await client.close()
+    }
+  })
+
   it('refuses a forged, another principal’s and a replayed state, each changing nothing, and resumes with the real one once', async () => {
     const alice = await connectManual(serve.url, ALICE_KEY)
     const bob = await connectManual(serve.url, BOB_KEY)

@@ -11,11 +11,30 @@
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
+import module from 'node:module'
+import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { CheckerAnswer, CheckerRequest, CheckerSpec, KeptEntry } from './checker-protocol.js'
 import type { KeptNames } from './kept-names.js'
 import type { ProgramCheck, TypeCheckMode } from './program-check.js'
 import { CHECK_TIME_LIMIT_MS, type ProgramCheckerOptions, type SessionProgramCheck } from './program-checker.js'
+
+/** Node 22.1's `module.getCompileCacheDir`; absent from Node 20 and its types. */
+type GetCompileCacheDir = () => string | undefined
+
+/**
+ * The child's environment: the host's, plus the host's compile cache when it has one. Node does
+ * not pass a cache turned on with `module.enableCompileCache()` to its children, and the child
+ * loads TypeScript, the largest module of all (on Node 22 its load takes about a third as long
+ * from the cache). The folder is the one the host chose and vetted (the CLI's is private to the
+ * user); Node files each version's entries in a folder of their own inside it.
+ */
+function checkerEnvironment(): NodeJS.ProcessEnv {
+  const getCompileCacheDir = (module as unknown as { getCompileCacheDir?: GetCompileCacheDir }).getCompileCacheDir
+  const folder = typeof getCompileCacheDir === 'function' ? getCompileCacheDir.call(module) : undefined
+  if (folder === undefined || process.env.NODE_COMPILE_CACHE !== undefined) return process.env
+  return { ...process.env, NODE_COMPILE_CACHE: dirname(folder) }
+}
 
 /** The child's heap: a checker per SDK fits in far less; a program built to grow the compiler's heap stops here. */
 export const CHECKER_HEAP_LIMIT_MB = 1_024
@@ -194,6 +213,7 @@ export class CheckerProcess {
     // Its own flags only: the host's (a test runner's, an inspector's) are not the checker's.
     const child = fork(CHILD_ENTRY, [], {
       execArgv: [`--max-old-space-size=${this.maxHeapMb}`],
+      env: checkerEnvironment(),
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     })

@@ -294,10 +294,17 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
     if (options.state !== false && !sessions.enabled)
       options.onNotice?.('the runtime has no openSession(); run_code runs every program from scratch.')
   }
-  if (isPromiseLike(options.runtime)) {
-    // Options Code Mode refuses fail here all the same: checked over an empty catalog.
-    catalogCodeMode({ run: () => Promise.reject(new Error('not started')) }, buildToolCatalog([]), limits)
-  } else {
+  // While the upstream servers connect, the checker loads TypeScript and parses its library, over
+  // an empty catalog: the checker of the real SDK, made once the catalog is ready, reuses that
+  // parse, and the first run_code waits only for what depends on the tools. With the check off,
+  // this loads nothing.
+  const emptyCodeMode = catalogCodeMode(
+    { run: () => Promise.reject(new Error('not started')) },
+    buildToolCatalog([]),
+    limits,
+  )
+  void emptyCodeMode.check('').catch(() => undefined)
+  if (!isPromiseLike(options.runtime)) {
     adoptRuntime(options.runtime)
     codeMode = currentCodeMode()
   }
