@@ -75,11 +75,6 @@ export class PausableRun<T, H = unknown> {
     return this.#outcome !== undefined
   }
 
-  /** True while a round's state is out with the client, not claimed yet. */
-  get isRoundOpen(): boolean {
-    return this.#isRoundOpen
-  }
-
   /** The approver the run is given: each call it is asked about waits for a round's answer. */
   approver(): ApproveToolCall {
     return (request, { signal }) =>
@@ -218,11 +213,6 @@ export class PausedRuns<T, H = unknown> {
     this.#runs.delete(id)
     clearTimeout(this.#timers.get(id))
     this.#timers.delete(id)
-  }
-
-  /** Runs kept now. */
-  get size(): number {
-    return this.#runs.size
   }
 
   /** Forgets every run (the server closes; the runs themselves are aborted by it). */
