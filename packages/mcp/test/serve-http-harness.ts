@@ -12,6 +12,10 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CLI_PATH } from './serve-harness.js'
 
+/** The keys of the two principals the HTTP tests' keys files name. */
+export const ALICE_KEY = 'alice-key-0123456789abcdef0123456789abcdef'
+export const BOB_KEY = 'bob-key-0123456789abcdef0123456789abcdef'
+
 /** A running `serve --http`. */
 export interface HttpServe {
   /** The MCP endpoint it printed, e.g. http://127.0.0.1:40123/mcp. */

@@ -21,11 +21,11 @@ import {
   startHttpServe,
   writeKeysFile,
   type HttpServe,
+  ALICE_KEY,
+  BOB_KEY,
 } from './serve-http-harness.js'
 import { FLAKY_SERVER_PATH, makeTempDirectory, waitFor } from './serve-harness.js'
 
-const ALICE_KEY = 'alice-key-0123456789abcdef0123456789abcdef'
-const BOB_KEY = 'bob-key-0123456789abcdef0123456789abcdef'
 /** The runs' wall budget of the server most tests use: a person has time to answer. */
 const TIMEOUT_MS = 60_000
 /** The budget of the server whose runs nobody resumes: short, so that they end within the test. */

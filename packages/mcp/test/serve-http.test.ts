@@ -21,11 +21,10 @@ import {
   startHttpServe,
   writeKeysFile,
   type HttpServe,
+  ALICE_KEY,
+  BOB_KEY,
 } from './serve-http-harness.js'
 import { installedBin, makeTempDirectory } from './serve-harness.js'
-
-const ALICE_KEY = 'alice-key-0123456789abcdef0123456789abcdef'
-const BOB_KEY = 'bob-key-0123456789abcdef0123456789abcdef'
 
 function sessionOf(text: string): string {
   const handle = /\n\nsession: (s_[A-Za-z0-9_-]+)$/.exec(text)?.[1]
