@@ -254,6 +254,50 @@ describe('run_code bound to a session', () => {
     }
   })
 
+  it('hands the names a session kept to another Code Mode session over the same runtime session (a takeover)', async () => {
+    const runtimeSession = await started.runtime.openSession()
+    // The runtime a second process sees: the session it took over, never a fresh one.
+    const takenOver = {
+      run: started.runtime.run.bind(started.runtime),
+      openSession: () => Promise.resolve(runtimeSession),
+    }
+    const first = createCodeModeSession(takenOver)
+    const codeMode = createCodeMode({ tools: [orders], runtime: started.runtime, typeCheck: 'strict' })
+    try {
+      await codeMode.run('const rows = await tools.list_orders()\nlet label = "orders"', { session: first })
+      const kept = first.keptNames()
+      assert.deepEqual(
+        kept.map(([name]) => name),
+        ['rows', 'label'],
+      )
+      const second = createCodeModeSession(takenOver)
+      // Without the names, the strict check refuses what the sandbox would run.
+      assert.match((await codeMode.run('label.toUpperCase()', { session: second })).text, /Cannot find name 'label'/)
+      second.restoreKeptNames(kept)
+      assert.equal((await codeMode.run('label.toUpperCase() + rows[1].total', { session: second })).text, 'ORDERS12')
+      // A type the check knows refuses a wrong use, as in the session that kept it.
+      assert.match((await codeMode.run('rows[0].missing', { session: second })).text, /missing/)
+      // What is not a name and a one-line type is skipped or declared any: nothing breaks the check.
+      const third = createCodeModeSession(takenOver)
+      third.restoreKeptNames([
+        ['label', 'string\ndeclare let injected: number'],
+        ['not a name', 'number'],
+        ['rows', 'x'.repeat(5_000)],
+        ['odd'] as unknown as readonly [string, string],
+      ])
+      assert.deepEqual(
+        third.keptNames().map(([name, type]) => [name, type]),
+        [
+          ['label', 'any'],
+          ['rows', 'any'],
+        ],
+      )
+      assert.equal((await codeMode.run('label.length', { session: third })).text, '6')
+    } finally {
+      await runtimeSession.dispose()
+    }
+  })
+
   it('refuses a program that would keep more names than maxKeptNames, saying to reset; with reset: true it runs', async () => {
     for (const typeCheck of ['calls', 'off'] as const) {
       const codeMode = createCodeMode({

@@ -14,7 +14,7 @@ import {
   type CodeSessionOptions,
 } from '@code-runtime/core'
 import { CodeModeError } from '../errors.js'
-import { KeptNames } from '../type-check/kept-names.js'
+import { KeptNames, MAX_KEPT_TYPE_CHARS, UNKNOWN_KEPT_TYPE } from '../type-check/kept-names.js'
 import { countSession } from './run-metrics.js'
 
 /** A runtime that has sessions: any `CodeRuntime` (whose backend may still refuse them). */
@@ -37,7 +37,22 @@ export interface CodeModeSession {
   reset(): Promise<void>
   /** Ends the session for good; a later run through it is refused (`CODE_MODE_SESSION_CLOSED`). Idempotent. */
   dispose(): Promise<void>
+  /**
+   * The names earlier runs kept, each with the type the check knows it by: what another process
+   * needs to check this session's programs when it takes the runtime session over (see
+   * {@link CodeModeSession.restoreKeptNames}).
+   */
+  keptNames(): readonly (readonly [name: string, type: string])[]
+  /**
+   * Tells the check the names (and types) a runtime session already keeps, as another process's
+   * `keptNames()` gave them: for a session taken over from another gateway node, whose runtime
+   * session holds those variables. Entries that are not a name and a one-line type are skipped.
+   */
+  restoreKeptNames(entries: readonly (readonly [name: string, type: string])[]): void
 }
+
+/** What a kept name looks like: an identifier the checker can declare (non-ASCII names too). */
+const KEPT_NAME_PATTERN = /^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u
 
 /** What the model reads when a run found (or left) the session's sandbox gone. */
 export function sessionEndedNote(reason: 'lost' | 'expired'): string {
@@ -126,6 +141,28 @@ export class RunCodeSession implements CodeModeSession {
   /** Adds what a run kept to what the check knows, unless the session was replaced meanwhile. */
   keep(generation: number, kept: ReadonlyMap<string, string>): void {
     if (generation === this.generation && this.open !== undefined) this.names.merge(kept)
+  }
+
+  keptNames(): readonly (readonly [name: string, type: string])[] {
+    return this.names.entries()
+  }
+
+  restoreKeptNames(entries: readonly (readonly [name: string, type: string])[]): void {
+    const kept = new Map<string, string>()
+    for (const entry of entries) {
+      if (!Array.isArray(entry) || entry.length !== 2) continue
+      const [name, type] = entry as unknown[]
+      // A type is one line of at most the length the check itself prints (each is one line of the
+      // declarations file); anything else is declared `any`, so it can neither break the file nor grow it.
+      if (typeof name !== 'string' || !KEPT_NAME_PATTERN.test(name)) continue
+      kept.set(
+        name,
+        typeof type === 'string' && type.length <= MAX_KEPT_TYPE_CHARS && !/[\n\r\u2028\u2029]/.test(type)
+          ? type
+          : UNKNOWN_KEPT_TYPE,
+      )
+    }
+    if (kept.size > 0) this.names.merge(kept)
   }
 
   async reset(): Promise<void> {
