@@ -15,6 +15,7 @@ import {
   refuseConfigField,
   type ConfigRecord,
 } from '@code-runtime/core/internal'
+import { MIN_ADOPTION_KEY_BYTES } from './session-adoption.js'
 import { DEFAULT_SUBJECT_PREFIX, SUBJECT_TOKEN_PATTERN } from './subjects.js'
 
 /** TLS to NATS: files of PEM text, for a server with its own CA or one that asks for client certificates. */
@@ -62,6 +63,12 @@ export interface NatsRuntimeConfig extends NatsConnectionConfig {
   readonly lostAfterMs: number
   /** Most sessions this caller keeps open at once, each holding a slot of one runner (default 16; 0 turns sessions off). */
   readonly maxSessions: number
+  /**
+   * The deployment's secret for adoptable sessions (at least 32 bytes), the same on every caller
+   * that may take over another's sessions: with it every session this runtime opens can be
+   * adopted (`adoptSession`) by a caller of the same identity that holds the same key.
+   */
+  readonly adoptionKey?: Uint8Array
 }
 
 /** The config as users write it: `servers` required, every other field optional. */
@@ -96,6 +103,7 @@ const RUNTIME_FIELDS = [
   'heartbeatMs',
   'lostAfterMs',
   'maxSessions',
+  'adoptionKey',
 ] as const
 
 /** Reads the connection fields of a config already checked by `readConfigObject`. */
@@ -191,8 +199,10 @@ export function resolveNatsRuntimeConfig(input: unknown): NatsRuntimeConfig {
       connection.inboxPrefix,
     )
   }
+  const adoptionKey = readAdoptionKey(label, config.adoptionKey)
   return Object.freeze({
     ...connection,
+    ...(adoptionKey === undefined ? {} : { adoptionKey }),
     computeMs: budget('computeMs', defaults.computeMs),
     maxWallMs: budget('maxWallMs', defaults.maxWallMs),
     maxOutputBytes: readIntegerField(label, config, 'maxOutputBytes', {
@@ -205,4 +215,21 @@ export function resolveNatsRuntimeConfig(input: unknown): NatsRuntimeConfig {
     lostAfterMs,
     maxSessions: readIntegerField(label, config, 'maxSessions', { default: defaults.maxSessions, min: 0, max: 4096 }),
   })
+}
+
+/**
+ * A secret key of at least {@link MIN_ADOPTION_KEY_BYTES} bytes, copied so a later change by the
+ * caller cannot change it. A refusal names only its type and length: a key never enters a message.
+ */
+export function readAdoptionKey(label: string, value: unknown, field = 'adoptionKey'): Uint8Array | undefined {
+  if (value === undefined) return undefined
+  if (!(value instanceof Uint8Array) || value.length < MIN_ADOPTION_KEY_BYTES) {
+    refuseConfigField(
+      label,
+      field,
+      `must be a Uint8Array of at least ${MIN_ADOPTION_KEY_BYTES} random bytes`,
+      value instanceof Uint8Array ? `${value.length} bytes` : typeof value,
+    )
+  }
+  return Uint8Array.from(value)
 }

@@ -2,6 +2,7 @@
 
 // The caller's backend (ctx.codeRuntime)
 export { NatsCodeRuntime } from './nats-runtime.js'
+export type { AdoptableSession } from './remote-session.js'
 export {
   DEFAULT_HEARTBEAT_MS,
   DEFAULT_LOST_AFTER_MS,

@@ -10,7 +10,6 @@ import {
   CodeRuntimeError,
   type CodeRunRequest,
   type CodeRunResult,
-  type CodeSession,
   type CodeSessionOptions,
 } from '@code-runtime/core'
 import { sessionLimitError, validateRunRequest } from '@code-runtime/core/internal'
@@ -18,7 +17,8 @@ import { resolveNatsRuntimeConfig, type NatsRuntimeConfig, type NatsRuntimeConfi
 import { connectNats } from './connection.js'
 import { KeyAgreement, randomId, type RejectionCounter } from './message-seal.js'
 import { runRemotely, type RemoteRunContext } from './remote-run.js'
-import { openRemoteSession, type RemoteSession } from './remote-session.js'
+import { adoptRemoteSession } from './adopt-remote-session.js'
+import { openRemoteSession, type AdoptableSession, type RemoteSession } from './remote-session.js'
 
 /**
  * Runs programs on remote runners (`startRunner`, or `code-runtime runner`) over NATS. Load it
@@ -98,22 +98,56 @@ export class NatsCodeRuntime extends CodeRuntime {
    * A session pinned to one runner (CONTRACT section #sessions), holding one of its slots; the
    * runner's backend keeps the state. At most `maxSessions` open at once.
    */
-  override async openSession(options?: CodeSessionOptions): Promise<CodeSession> {
+  override async openSession(options?: CodeSessionOptions): Promise<AdoptableSession> {
+    const { session } = await this.counted(async context => ({
+      session: await openRemoteSession(context, options),
+      memo: undefined,
+    }))
+    return session
+  }
+
+  /**
+   * Takes over the session at `address` (another caller's `session.address`) on its runner, with
+   * its variables: this runtime holds it from now on (counted in `maxSessions`, disposed with the
+   * runtime), and its former holder's copy is `movedAway`. Needs the same `adoptionKey` and the
+   * same identity (`inboxPrefix`) as the caller that opened it. Adopting a session this runtime
+   * holds already rebinds it to a fresh conversation; the former object is then moved away.
+   * Waits while a program runs in the session, up to four times `lostAfterMs`.
+   * @returns the session and the memo its last holder kept (`keepMemo`), if any.
+   * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_CONFIG` without `adoptionKey`;
+   *   `CODE_RUNTIME_INVALID_REQUEST` for a malformed address; `CODE_RUNTIME_SESSION_CLOSED`
+   *   ("session lost") when the runner does not hold it for this caller or is gone;
+   *   `CODE_RUNTIME_SESSION_START_FAILED` when it stayed busy; `CODE_RUNTIME_SESSION_LIMIT`.
+   */
+  async adoptSession(address: string): Promise<{ session: AdoptableSession; memo: string | undefined }> {
+    const { adoptionKey } = this.config
+    if (adoptionKey === undefined)
+      throw new CodeRuntimeError(
+        'CODE_RUNTIME_INVALID_CONFIG',
+        'adoptSession needs adoptionKey in the nats config: give every caller of the deployment the same key of at least 32 random bytes.',
+        { field: 'adoptionKey' },
+      )
+    return this.counted(context => adoptRemoteSession(context, adoptionKey, address))
+  }
+
+  /** Opens or adopts a session within `maxSessions`, counted while it opens and once held, until forgotten. */
+  private async counted(
+    open: (context: RemoteRunContext) => Promise<{ session: RemoteSession; memo: string | undefined }>,
+  ): Promise<{ session: RemoteSession; memo: string | undefined }> {
     this.refuseIfDisposed()
     const { maxSessions } = this.config
-    if (this.sessions.size + this.opening >= maxSessions) {
-      throw sessionLimitError(maxSessions)
-    }
+    if (this.sessions.size + this.opening >= maxSessions) throw sessionLimitError(maxSessions)
     this.opening++
-    let session: RemoteSession
+    let opened: { session: RemoteSession; memo: string | undefined }
     try {
-      session = await openRemoteSession(await this.context(), options)
+      opened = await open(await this.context())
     } finally {
       this.opening--
     }
+    const { session } = opened
     this.sessions.add(session)
     session.onForget = () => this.sessions.delete(session)
-    return session
+    return opened
   }
 
   /** Settles in-flight runs as `abort` (their runners are told), ends every session, waits for them, then disconnects. */

@@ -11,6 +11,8 @@ import {
   decodeCallReply,
   decodeEndMessage,
   decodeLogMessage,
+  decodeSessionAdoptReply,
+  decodeSessionAdoptRequest,
   decodeSessionOpenRequest,
   decodeStartRequest,
   encodeEndMessage,
@@ -85,6 +87,11 @@ const nearMessage = fc
       'options',
       'code',
       'field',
+      'adoption',
+      'anchor',
+      'digest',
+      'proof',
+      'memo',
       '__proto__',
     ),
     field,
@@ -105,7 +112,7 @@ function isPlainData(value: unknown, depth = 0): boolean {
 
 void describe('fuzz: nats protocol decoders', () => {
   void it('finds every decoder', () => {
-    assert.equal(DECODERS.length, 13)
+    assert.equal(DECODERS.length, 17)
   })
   for (const [name, decode] of DECODERS) {
     void it(`${name} never throws, and gives nothing or plain data`, () => {
@@ -177,6 +184,56 @@ void describe('fuzz: nats protocol decoders', () => {
         }),
       ) !== undefined,
     )
+  })
+})
+
+void describe('fuzz: session adoption messages', () => {
+  const digest = 'A'.repeat(43)
+  void it('decodes an adoption request and its answers as written, and refuses a proof or memo of another shape', () => {
+    check(
+      fc.property(anyString, field, (text, value) => {
+        const request = {
+          v: PROTOCOL_VERSION,
+          session: 's',
+          reply: '_INBOX.a.b',
+          key: 'k',
+          anchor: 'an',
+          proof: digest,
+        }
+        assert.deepEqual(decodeSessionAdoptRequest(encodeMessage(request)), request)
+        assert.equal(decodeSessionAdoptRequest(encodeMessage({ ...request, proof: text })), undefined)
+        assert.equal(
+          decodeSessionAdoptRequest(encodeMessage({ ...request, anchor: `${JSON.stringify(value)}.` })),
+          undefined,
+        )
+        const memo = Buffer.from(text).toString('base64url')
+        assert.deepEqual(decodeSessionAdoptReply(encodeMessage({ ok: true, id: 'r/1', memo })), {
+          ok: true,
+          id: 'r/1',
+          memo,
+        })
+        assert.equal(decodeSessionAdoptReply(encodeMessage({ ok: true, id: 'r/1', memo: `${memo}=` })), undefined)
+        assert.equal(decodeSessionAdoptReply(encodeMessage({ ok: false, reason: text })), undefined)
+      }),
+      200,
+    )
+    const open = {
+      v: PROTOCOL_VERSION,
+      session: 's',
+      reply: '_INBOX.a.b',
+      budgets: { computeMs: 1, maxWallMs: 1, maxOutputBytes: 1 },
+      options: {},
+      key: 'k',
+      ticket: 't',
+    }
+    assert.deepEqual(
+      decodeSessionOpenRequest(encodeMessage({ ...open, adoption: { anchor: 'a', digest } }))?.adoption,
+      {
+        anchor: 'a',
+        digest,
+      },
+    )
+    assert.equal(decodeSessionOpenRequest(encodeMessage({ ...open, adoption: { anchor: 'a.b', digest } })), undefined)
   })
 })
 

@@ -18,6 +18,7 @@ import {
 } from '@code-runtime/core'
 import { safeSnapshotLosslessJson, stringifyJsonValue } from '@code-runtime/core/json'
 import { isObjectRecord } from '@code-runtime/core/internal'
+import { MAX_MEMO_BYTES } from './session-adoption.js'
 import { SUBJECT_TOKEN_PATTERN } from './subjects.js'
 import { decodeTraceContext, type WireTraceContext } from './trace-context.js'
 
@@ -92,6 +93,8 @@ export interface SessionOpenRequest {
   readonly key: string
   readonly ticket: string
   readonly trace?: WireTraceContext
+  /** For an adoptable session: its anchor, and the SHA-256 of the proof an adopter must show (session-adoption.ts). */
+  readonly adoption?: { readonly anchor: string; readonly digest: string }
 }
 /** `retry`: nothing was opened (the claim expired, or the runner filled up meanwhile), so the caller claims again. */
 export type SessionOpenReply =
@@ -106,7 +109,34 @@ export interface Refusal {
 
 /** Why a session stopped taking runs on the runner. */
 export interface SessionEndedMessage {
-  readonly reason: 'expired' | 'lost'
+  /** `moved`: another caller adopted the session; it goes on there. */
+  readonly reason: 'expired' | 'lost' | 'moved'
+}
+
+/**
+ * An adopter's request to take a session over: a new conversation (its claim id, reply subject
+ * and public key, as a session open has) for the session at `anchor`, with the proof masked for
+ * this conversation.
+ */
+export interface SessionAdoptRequest {
+  readonly v: number
+  readonly session: string
+  readonly reply: string
+  readonly key: string
+  readonly anchor: string
+  readonly proof: string
+}
+/**
+ * `unknown` for every refusal an adopter must not tell apart (no such session, a wrong proof,
+ * another identity, an ended session); `busy` only to the rightful adopter, while a run is in flight.
+ */
+export type SessionAdoptReply =
+  | { readonly ok: true; readonly id: string; readonly memo?: string }
+  | { readonly ok: false; readonly reason: 'unknown' | 'busy' }
+
+/** A session's memo as it travels: the UTF-8 bytes, base64url, so no character is escaped into more bytes. */
+export interface MemoMessage {
+  readonly memo: string
 }
 
 export interface LogMessage {
@@ -420,6 +450,8 @@ export function decodeSessionOpenRequest(data: Uint8Array): SessionOpenRequest |
   if (typeof options !== 'object' || options === null || Array.isArray(options)) return undefined
   if (!isString(raw.key) || !isString(raw.ticket)) return undefined
   const trace = decodeTraceContext(raw.trace)
+  const adoption = raw.adoption === undefined ? undefined : decodeAdoption(raw.adoption)
+  if (raw.adoption !== undefined && adoption === undefined) return undefined
   return {
     v: PROTOCOL_VERSION,
     session: raw.session,
@@ -429,6 +461,7 @@ export function decodeSessionOpenRequest(data: Uint8Array): SessionOpenRequest |
     key: raw.key,
     ticket: raw.ticket,
     ...(trace === undefined ? {} : { trace }),
+    ...(adoption === undefined ? {} : { adoption }),
   }
 }
 
@@ -442,5 +475,60 @@ export function decodeSessionOpenReply(data: Uint8Array): SessionOpenReply | und
 
 export function decodeSessionEnded(data: Uint8Array): SessionEndedMessage | undefined {
   const raw = parse(data)
-  return raw?.reason === 'expired' || raw?.reason === 'lost' ? { reason: raw.reason } : undefined
+  return raw?.reason === 'expired' || raw?.reason === 'lost' || raw?.reason === 'moved'
+    ? { reason: raw.reason }
+    : undefined
+}
+
+/** A base64url SHA-256 or proof: 32 bytes. */
+const isDigest = (value: unknown): value is string => isString(value) && /^[A-Za-z0-9_-]{43}$/.test(value)
+/** Base64url of at most MAX_MEMO_BYTES bytes. */
+const MAX_MEMO_TEXT = Math.ceil((MAX_MEMO_BYTES * 4) / 3)
+const isMemoText = (value: unknown): value is string =>
+  isString(value) && value.length <= MAX_MEMO_TEXT && /^[A-Za-z0-9_-]*$/.test(value)
+
+function decodeAdoption(value: unknown): SessionOpenRequest['adoption'] | undefined {
+  if (!isObjectRecord(value) || !isToken(value.anchor) || !isDigest(value.digest)) return undefined
+  return { anchor: value.anchor, digest: value.digest }
+}
+
+export function decodeSessionAdoptRequest(data: Uint8Array): SessionAdoptRequest | undefined {
+  const raw = parse(data)
+  if (
+    raw?.v !== PROTOCOL_VERSION ||
+    !isToken(raw.session) ||
+    !isReplySubject(raw.reply) ||
+    !isString(raw.key) ||
+    !isToken(raw.anchor) ||
+    !isDigest(raw.proof)
+  )
+    return undefined
+  return {
+    v: PROTOCOL_VERSION,
+    session: raw.session,
+    reply: raw.reply,
+    key: raw.key,
+    anchor: raw.anchor,
+    proof: raw.proof,
+  }
+}
+
+export function decodeSessionAdoptReply(data: Uint8Array): SessionAdoptReply | undefined {
+  const raw = parse(data)
+  if (raw?.ok === true && isString(raw.id) && SESSION_ID.test(raw.id)) {
+    if (raw.memo === undefined) return { ok: true, id: raw.id }
+    return isMemoText(raw.memo) ? { ok: true, id: raw.id, memo: raw.memo } : undefined
+  }
+  if (raw?.ok === false && (raw.reason === 'unknown' || raw.reason === 'busy')) return { ok: false, reason: raw.reason }
+  return undefined
+}
+
+export function decodeMemoMessage(data: Uint8Array): MemoMessage | undefined {
+  const raw = parse(data)
+  return isMemoText(raw?.memo) ? { memo: raw.memo } : undefined
+}
+
+/** The runner's acknowledgement of a memo, or of anything answered `{ ok: true }`. */
+export function decodeMemoKept(data: Uint8Array): { readonly ok: true } | undefined {
+  return parse(data)?.ok === true ? { ok: true } : undefined
 }

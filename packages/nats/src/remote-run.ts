@@ -51,7 +51,7 @@ export interface RemoteRunContext {
   readonly inboxPrefix: string
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise(resolve => {
     const timer = setTimeout(resolve, ms)
     signal.addEventListener(
@@ -107,6 +107,8 @@ function describeNamespaces(request: ValidatedRunRequest): NamespaceDescriptor[]
 /** A runner's offer for one conversation: where to start it, and the channel its messages are sealed on. */
 export interface ClaimedRunner {
   readonly runner: string
+  /** The runner's public key, which an adoptable session's address names. */
+  readonly key: string
   readonly conversation: string
   readonly ticket: string
   readonly channel: SealedChannel
@@ -150,6 +152,7 @@ export async function claimRunner(
       if (answer?.ok === true && key !== undefined)
         return {
           runner: answer.runner,
+          key: answer.key,
           conversation,
           ticket: answer.ticket,
           channel: new SealedChannel(key, 'caller', context.rejections),

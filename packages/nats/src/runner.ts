@@ -44,6 +44,8 @@ import {
 import {
   decodeAbortMessage,
   decodeClaimRequest,
+  decodeMemoMessage,
+  decodeSessionAdoptRequest,
   decodeSessionOpenRequest,
   decodeStartRequest,
   encodeEndMessage,
@@ -51,6 +53,7 @@ import {
   type StartRequest,
 } from './protocol.js'
 import { RemoteCalls } from './remote-calls.js'
+import { decodeMaskedProof, isProofOf, maskProof } from './session-adoption.js'
 import { RunnerSlots, type Slot } from './runner-slots.js'
 import {
   claimSubject,
@@ -106,20 +109,39 @@ export interface Runner {
   drain(graceMs: number): Promise<void>
 }
 
-/** A session this runner holds for a caller. */
+/**
+ * A session this runner holds for a caller. An adoptable one may be rebound to another caller's
+ * conversation (its claim id, channel, reply subject and silence watch change; its slot does not).
+ */
 interface HeldSession {
   readonly local: CodeSession
   readonly backend: LentBackend
-  readonly channel: SealedChannel
+  channel: SealedChannel
   /** Its id across the fleet, in its failures' `session` fact in place of the backend's own. */
   readonly globalId: string
-  readonly reply: string
-  readonly callerSilence: SilenceMonitor
+  /** The claim id its caller names it by now. */
+  claim: string
+  /** The claim it was opened under, which names its slot for good. */
+  readonly slot: string
+  readonly identity: string
+  reply: string
+  callerSilence: SilenceMonitor
   lastBeatSent: number
   readonly runs: Set<Promise<void>>
   notified: boolean
+  closing: boolean
   readonly watcher: ReturnType<typeof setInterval>
+  readonly adoption?: {
+    readonly anchor: string
+    readonly digest: string
+    memo?: string
+    /** Every claim id an adopter used for it, so a replayed adoption is refused. */
+    readonly claims: Set<string>
+  }
 }
+
+/** Claim ids of sessions adopted away whose former holder's beats are ignored, not counted as forged. */
+const MOVED_CLAIMS_KEPT = 1_024
 
 /** How often a held session is looked at: its end reason, and whether it is time for a beat. */
 const SESSION_WATCH_MS = 25
@@ -308,7 +330,8 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
     const held = sessions.get(session)
     // A session not held here, or a start its caller did not seal: nobody this runner can answer.
     if (held?.channel.open('start', message.data) === undefined) {
-      if (held === undefined) rejections.rejected++
+      // A former holder's run as its session moves away is no forgery: it learns of the move.
+      if (held === undefined && !movedClaims.has(session)) rejections.rejected++
       return
     }
     const channel = new SealedChannel(deriveKey(held.channel.key, start.run), 'runner', rejections)
@@ -320,14 +343,18 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
 
   // Sessions: a slot turned into a session keeps it until the session is closed, ends, or its caller falls silent.
   const sessions = new Map<string, HeldSession>()
+  // Adoptable sessions by anchor, the name an adopter knows them by.
+  const anchored = new Map<string, HeldSession>()
+  const movedClaims = new Set<string>()
   const endSession = (claim: string): void => {
     const held = sessions.get(claim)
     if (held === undefined) return
     clearInterval(held.watcher)
     held.callerSilence.stop()
     sessions.delete(claim)
+    if (held.adoption !== undefined) anchored.delete(held.adoption.anchor)
     held.backend.release()
-    release(claim)
+    release(held.slot)
   }
   const sessionOpens = connection.subscribe(sessionSubject(prefix, id, 'open'), {
     callback: (error, message) => {
@@ -373,15 +400,35 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       backend,
       channel,
       globalId,
+      claim: open.session,
+      slot: open.session,
+      identity: callerIdentity(open.reply),
       reply: open.reply,
-      callerSilence: new SilenceMonitor({ lostAfterMs, heartbeatMs, onLost: () => endHeldSession(open.session) }),
+      callerSilence: watchCaller(open.session, open.adoption !== undefined),
       lastBeatSent: 0,
       runs: new Set(),
       notified: false,
+      closing: false,
       watcher: setInterval(() => watch(held), SESSION_WATCH_MS),
+      ...(open.adoption === undefined ? {} : { adoption: { ...open.adoption, claims: new Set([open.session]) } }),
     }
     sessions.set(open.session, held)
+    if (held.adoption !== undefined) anchored.set(held.adoption.anchor, held)
     respondSealed(message, channel, 'session-opened', { ok: true, id: globalId })
+  }
+  /**
+   * The watch over a session's caller. An adoptable session outlives a silent caller (a gateway
+   * node that died): it stays, orphaned, until adopted, closed, or its backend session ends on its
+   * own (`watch` frees it then). Any other session ends with its caller's silence.
+   */
+  function watchCaller(claim: string, isAdoptable: boolean): SilenceMonitor {
+    return new SilenceMonitor({
+      lostAfterMs,
+      heartbeatMs,
+      onLost: () => {
+        if (!isAdoptable) endHeldSession(claim)
+      },
+    })
   }
   /** A held session whose caller fell silent: its slot is freed and its variables are dropped. */
   function endHeldSession(claim: string): void {
@@ -413,6 +460,11 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
   }
   function watch(held: HeldSession): void {
     notifyEnd(held)
+    // Orphaned and ended on its own (idle expiry): nobody can use it any more, so its slot is freed.
+    if (held.adoption !== undefined && held.local.endReason !== undefined && held.callerSilence.isLost) {
+      endHeldSession(held.claim)
+      return
+    }
     if (performance.now() - held.lastBeatSent >= heartbeatMs) {
       held.lastBeatSent = performance.now()
       publishSealed(held.reply, held.channel, 'beat')
@@ -426,19 +478,24 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       const held = claim === undefined ? undefined : sessions.get(claim)
       if (
         held === undefined ||
-        (kind !== 'beat' && kind !== 'close') ||
+        (kind !== 'beat' && kind !== 'close' && kind !== 'memo') ||
         held.channel.open(kind, message.data) === undefined
       ) {
-        if (held === undefined && kind === 'close') {
-          // Closed already (or never held): nothing to do, and nothing to seal it with.
-          message.respond(encodeMessage({ ok: true }))
-        } else if (held === undefined) {
+        if (held === undefined && (kind === 'close' || kind === 'memo')) {
+          // Closed already, moved, or never held: nothing to do, and nothing to seal it with.
+          message.respond(encodeMessage({ ok: kind === 'close' }))
+        } else if (held === undefined && !(claim !== undefined && movedClaims.has(claim))) {
           rejections.rejected++
         }
         return
       }
       held.callerSilence.heard()
       if (kind === 'beat' || claim === undefined) return
+      if (kind === 'memo') {
+        keepMemo(message, held)
+        return
+      }
+      held.closing = true
       void held.local
         .dispose()
         .then(() => Promise.allSettled([...held.runs]))
@@ -448,6 +505,79 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
         })
     },
   })
+
+  function keepMemo(message: Msg, held: HeldSession): void {
+    const body = unsealedBody(message.data)
+    const memo = body === undefined ? undefined : decodeMemoMessage(body)
+    if (memo === undefined || held.adoption === undefined) {
+      respondSealed(message, held.channel, 'memo-kept', { ok: false })
+      return
+    }
+    held.adoption.memo = memo.memo
+    respondSealed(message, held.channel, 'memo-kept', { ok: true })
+  }
+
+  const sessionAdopts = connection.subscribe(sessionSubject(prefix, id, 'adopt'), {
+    callback: (error, message) => {
+      // A permission refused (or a subscription closed) arrives as an error with no message.
+      if (error === null) adoptSession(message)
+    },
+  })
+  /**
+   * Rebinds an adoptable session to its adopter's conversation. Every refusal the adopter must
+   * not tell apart (no such anchor, a wrong proof, another identity, a session ending) is the same
+   * `unknown`, counted as rejected; `busy` goes only to an adopter that proved itself.
+   */
+  function adoptSession(message: Msg): void {
+    const body = unsealedBody(message.data)
+    const adopt = body === undefined ? undefined : decodeSessionAdoptRequest(body)
+    const secret = adopt === undefined ? undefined : keys.conversationKey(adopt.key, adopt.session)
+    if (adopt === undefined || secret === undefined) {
+      rejections.rejected++
+      return
+    }
+    const channel = new SealedChannel(secret, 'runner', rejections)
+    if (channel.open('session-adopt', message.data) === undefined) return
+    const held = anchored.get(adopt.anchor)
+    const proof = decodeMaskedProof(adopt.proof)
+    const adoption = held?.adoption
+    if (
+      held === undefined ||
+      adoption === undefined ||
+      proof === undefined ||
+      !isProofOf(maskProof(proof, secret), adoption.digest) ||
+      callerIdentity(adopt.reply) !== held.identity ||
+      held.closing ||
+      held.local.endReason !== undefined ||
+      adoption.claims.has(adopt.session) ||
+      sessions.has(adopt.session)
+    ) {
+      rejections.rejected++
+      respondSealed(message, channel, 'session-adopted', { ok: false, reason: 'unknown' })
+      return
+    }
+    adoption.claims.add(adopt.session)
+    if (held.runs.size > 0) {
+      respondSealed(message, channel, 'session-adopted', { ok: false, reason: 'busy' })
+      return
+    }
+    // The former holder hears it on its own channel, so it fails its next run at once.
+    publishSealed(held.reply, held.channel, 'ended', { reason: 'moved' })
+    sessions.delete(held.claim)
+    movedClaims.add(held.claim)
+    if (movedClaims.size > MOVED_CLAIMS_KEPT) movedClaims.delete(movedClaims.values().next().value as string)
+    held.callerSilence.stop()
+    held.claim = adopt.session
+    held.channel = channel
+    held.reply = adopt.reply
+    held.callerSilence = watchCaller(adopt.session, true)
+    sessions.set(adopt.session, held)
+    respondSealed(message, channel, 'session-adopted', {
+      ok: true,
+      id: held.globalId,
+      ...(adoption.memo === undefined ? {} : { memo: adoption.memo }),
+    })
+  }
 
   async function execute(
     start: StartRequest,
@@ -587,6 +717,7 @@ export async function startRunner(options: RunnerOptions): Promise<Runner> {
       }
       starts.unsubscribe()
       sessionOpens.unsubscribe()
+      sessionAdopts.unsubscribe()
       sessionControl.unsubscribe()
       loads.unsubscribe()
       await connection.drain().catch(() => undefined)

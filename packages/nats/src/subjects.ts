@@ -8,6 +8,8 @@
  * - `<prefix>.runner.<runner>.run.<run>.(abort|beat)`: the caller aborts the run, or says it is alive.
  * - `<prefix>.runner.<runner>.session-open`, `<prefix>.runner.<runner>.session.<session>.(close|beat)`:
  *   a session held on one runner; its runs go to that runner's start subject.
+ * - `<prefix>.runner.<runner>.session-adopt`, `<prefix>.runner.<runner>.session.<session>.memo`: another
+ *   caller of the same identity takes an adoptable session over; its holder keeps a memo with it.
  * - `<reply>.(call|log|beat|end|refused|ended)`: the runner's side of one run, under a reply subject the caller
  *   made for that run (an inbox of its own connection): binding calls, live logs, heartbeats, the
  *   result. A runner sends a run's traffic only there, so a program's calls reach only its caller.
@@ -40,16 +42,16 @@ export function runControlSubject(prefix: string, runner: string, run: string, k
 }
 
 /** Where the caller opens, closes and keeps alive a session on a runner. */
-export function sessionSubject(prefix: string, runner: string, kind: 'open'): string
-export function sessionSubject(prefix: string, runner: string, kind: 'close' | 'beat', session: string): string
+export function sessionSubject(prefix: string, runner: string, kind: 'open' | 'adopt'): string
+export function sessionSubject(prefix: string, runner: string, kind: 'close' | 'beat' | 'memo', session: string): string
 export function sessionSubject(
   prefix: string,
   runner: string,
-  kind: 'open' | 'close' | 'beat',
+  kind: 'open' | 'adopt' | 'close' | 'beat' | 'memo',
   session?: string,
 ): string {
-  return kind === 'open'
-    ? `${prefix}.runner.${runner}.session-open`
+  return kind === 'open' || kind === 'adopt'
+    ? `${prefix}.runner.${runner}.session-${kind}`
     : `${prefix}.runner.${runner}.session.${session ?? ''}.${kind}`
 }
 

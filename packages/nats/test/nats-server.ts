@@ -31,7 +31,7 @@ export function startTestRunners(url: string, count: number, options: Partial<Ru
 }
 
 const CALLER_PUBLISH =
-  '["code-runtime.claim", "code-runtime.load", "code-runtime.runner.*.start", "code-runtime.runner.*.session-open", "code-runtime.runner.*.run.>", "code-runtime.runner.*.session.>"]'
+  '["code-runtime.claim", "code-runtime.load", "code-runtime.runner.*.start", "code-runtime.runner.*.session-open", "code-runtime.runner.*.session-adopt", "code-runtime.runner.*.run.>", "code-runtime.runner.*.session.>"]'
 
 /** The block docs/SCALING.md shows, for the default prefix and two tenants. */
 export const TENANT_PERMISSIONS = `authorization {
