@@ -15,6 +15,8 @@ export {
 } from './config.js'
 // The runner
 export { startRunner, type Runner, type RunnerLoad, type RunnerOptions, type StartLocalBackend } from './runner.js'
+// The bus between the callers of one deployment (gateway nodes)
+export { connectPeerBus, PeerFailed, PeerUnreachable, type PeerBus, type PeerBusOptions } from './peer-bus.js'
 // Whether a connection config authenticates (what the CLI's --nats requires unless --insecure-no-auth)
 export { hasNatsCredentials } from './connection.js'
 export type { RunBudgets } from './protocol.js'
