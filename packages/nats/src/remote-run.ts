@@ -175,6 +175,8 @@ export interface SessionTarget {
   readonly runner: string
   readonly session: string
   readonly channel: SealedChannel
+  /** Told when the runner did not confirm the start: it may be gone, and the session with it. */
+  readonly onStartUnconfirmed?: () => void
 }
 
 /**
@@ -425,6 +427,7 @@ export async function runRemotely(
         // The runner may or may not have started it: it is told to stop, and the run is not retried.
         claimSpan?.failed('worker-exit')
         onStop()
+        target?.onStartUnconfirmed?.()
         return failed(
           config.maxOutputBytes,
           {

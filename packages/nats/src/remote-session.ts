@@ -254,7 +254,14 @@ export class RemoteSession implements AdoptableSession {
     const running = runRemotely(
       { ...validated, signal },
       { ...this.context, disposed: AbortSignal.any([this.context.disposed, this.closing.signal]) },
-      { runner: this.runner, session: this.claim, channel: this.channel },
+      {
+        runner: this.runner,
+        session: this.claim,
+        channel: this.channel,
+        // An adoptable session whose runner did not take a run is lost to this caller: the next use
+        // adopts it again (a runner that still holds it answers), so nothing is lost if it was only slow.
+        ...(this.address === undefined ? {} : { onStartUnconfirmed: () => (this.ended ??= 'lost') }),
+      },
     )
     this.inFlight.add(running)
     let result: CodeRunResult
