@@ -87,8 +87,11 @@ export function listRunCode(description: string, options: { readonly session: Ru
   return { name: 'run_code', description, inputSchema }
 }
 
-/** What a session handle looks like: the ids a server hands out are of these characters, and short. */
-const SESSION_HANDLE_PATTERN = /^[A-Za-z0-9_-]{1,100}$/
+/**
+ * What a session handle looks like: the ids a server hands out are of these characters, and
+ * bounded (a handle that names where its session lives, signed, is a few hundred characters).
+ */
+const SESSION_HANDLE_PATTERN = /^[A-Za-z0-9_-]{1,300}$/
 
 /** The arguments of `run_code` once decoded: `reset` is `false` when it was not given. */
 export interface DecodedRunCodeInput {
