@@ -196,13 +196,15 @@ export async function natsConnectionFields(
 }
 
 /**
- * Starts the NATS backend: runs go to runners on `servers`, with `budgets`.
+ * Starts the NATS backend: runs go to runners on `servers`, with `budgets`; with `adoptionKey`,
+ * its sessions can be taken over by another gateway node that holds the same key.
  * @throws {McpProxyError} `MCP_PROXY_BACKEND_UNAVAILABLE` when NATS cannot be reached; `MCP_PROXY_USAGE` without credentials (natsConnectionFields).
  */
 export async function startRemoteBackend(
   servers: readonly string[],
   budgets: BackendBudgets,
   connection?: NatsCliConnection,
+  adoptionKey?: Uint8Array,
 ): Promise<StartedCodeRuntime<CodeRuntime>> {
   const fields = await natsConnectionFields(connection, line => process.stderr.write(`code-runtime: ${line}\n`))
   const { NatsCodeRuntime } = await importNats()
@@ -211,6 +213,7 @@ export async function startRemoteBackend(
       servers,
       maxWallMs: budgets.maxWallMs,
       ...(budgets.computeMs === undefined ? {} : { computeMs: budgets.computeMs }),
+      ...(adoptionKey === undefined ? {} : { adoptionKey }),
       ...fields,
     })
   } catch (error) {

@@ -8,6 +8,7 @@
  */
 import type { CodeRunFailure, CodeRunRequest, CodeRunResult, CodeSession, CodeSessionOptions } from '@code-runtime/core'
 import type { CodeModeRuntime } from '@code-runtime/code-mode'
+import type { MovableSession, SessionFleet } from '../cluster/shared-sessions.js'
 
 /** Backend config field → the CLI option that sets it. */
 const OPTION_OF_FIELD: ReadonlyArray<readonly [field: string, option: string]> = [
@@ -36,9 +37,9 @@ function renameTimeout(result: CodeRunResult): CodeRunResult {
   return { ...result, error: { ...result.error, message: namedTimeoutMessage(result.error) } }
 }
 
-/** `session`, whose runs' timeout failures name the CLI options. */
+/** `session`, whose runs' timeout failures name the CLI options; a session another node can take over stays one. */
 function sessionWithOptionNames(session: CodeSession): CodeSession {
-  return {
+  const named: CodeSession = {
     get id() {
       return session.id
     },
@@ -48,6 +49,14 @@ function sessionWithOptionNames(session: CodeSession): CodeSession {
     run: async request => renameTimeout(await session.run(request)),
     dispose: () => session.dispose(),
   }
+  const movable = session as Partial<MovableSession>
+  const { keepMemo } = movable
+  if (keepMemo === undefined) return named
+  return Object.defineProperties(named, {
+    address: { get: () => movable.address, enumerable: true },
+    movedAway: { get: () => movable.movedAway === true, enumerable: true },
+    keepMemo: { value: (memo: string) => keepMemo.call(session, memo), enumerable: true },
+  })
 }
 
 /**
@@ -63,9 +72,20 @@ export function withBudgetOptionNames(runtime: CodeModeRuntime): CodeModeRuntime
   }
   const { openSession } = runtime
   if (openSession === undefined) return named
-  return {
+  const withSessions = {
     ...named,
     openSession: async (options?: CodeSessionOptions) =>
       sessionWithOptionNames(await openSession.call(runtime, options)),
   }
+  // The NATS backend's sessions can be taken over by another gateway node (cluster/shared-sessions.ts).
+  const { adoptSession } = runtime as Partial<SessionFleet>
+  if (adoptSession === undefined) return withSessions
+  const fleet: CodeModeRuntime & SessionFleet = {
+    ...withSessions,
+    adoptSession: async (address: string) => {
+      const adopted = await adoptSession.call(runtime, address)
+      return { session: sessionWithOptionNames(adopted.session) as MovableSession, memo: adopted.memo }
+    },
+  }
+  return fleet
 }

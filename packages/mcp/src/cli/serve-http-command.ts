@@ -13,6 +13,8 @@ import { readKeysFile } from '../auth/keys-file.js'
 import { startHttpService, type ResourceMetadata } from '../http/http-service.js'
 import { openGate, tokenGate, type TokenGate } from '../http/token-gate.js'
 import { readStateKey } from './state-key.js'
+import { joinGatewayNodes } from './gateway-cluster.js'
+import { RequestStates } from '../server/request-states.js'
 import { createCodeModeService, type CodeModeService } from '../server/code-mode-service.js'
 import { RunAdmission } from '../service/run-admission.js'
 import { EXIT_INTERRUPTED, EXIT_SETUP_FAILED } from './cli-arguments.js'
@@ -87,8 +89,25 @@ function signalled(): Promise<'SIGINT' | 'SIGTERM'> {
 export async function serveHttpCommand(command: ServeCommand, http: HttpServeOptions): Promise<number> {
   const auth = await setUpAuth(http)
   const stateKey = readStateKey(http.stateKeyFile)
+  // One key for this process even when none was given: its states, handles and bus agree.
+  const key = stateKey.key ?? RequestStates.randomKey()
+  // Over NATS, one gateway node of possibly several (see gateway-cluster.ts).
+  const gateway =
+    command.natsServers === undefined
+      ? undefined
+      : await joinGatewayNodes(command.natsServers, command.natsConnection, key, stateKey.key !== undefined)
   let service: CodeModeService | undefined
-  const upstreams = await startServeUpstreams(command, () => service?.refresh())
+  let upstreams
+  try {
+    upstreams = await startServeUpstreams(
+      gateway === undefined ? command : { ...command, natsConnection: gateway.connection },
+      () => service?.refresh(),
+      gateway?.adoptionKey,
+    )
+  } catch (error) {
+    await gateway?.close()
+    throw error
+  }
   const stopSignal = signalled()
   let listening: Awaited<ReturnType<typeof startHttpService>> | undefined
   try {
@@ -100,8 +119,9 @@ export async function serveHttpCommand(command: ServeCommand, http: HttpServeOpt
       }),
       onAudit: line => process.stderr.write(`${line}\n`),
       auditValues: http.auditValues,
-      ...(stateKey.key === undefined ? {} : { requestStateKey: stateKey.key }),
+      requestStateKey: key,
       onStateRefused: line => process.stderr.write(`${line}\n`),
+      ...(gateway === undefined ? {} : { cluster: gateway.cluster }),
     })
     try {
       listening = await startHttpService({
@@ -121,6 +141,7 @@ export async function serveHttpCommand(command: ServeCommand, http: HttpServeOpt
     // Who may call first: a person (or a test) that waits for the URL finds both lines then.
     log(auth.notice)
     log(stateKey.notice)
+    if (gateway !== undefined) log(gateway.notice)
     log(`listening on ${listening.url.href}`)
     // A backend that cannot start rejects `ready`: thrown from here, after the shutdown below.
     const stop = await Promise.race([stopSignal, noneStarted(upstreams.session), service.ready.then(() => stopSignal)])
@@ -135,5 +156,6 @@ export async function serveHttpCommand(command: ServeCommand, http: HttpServeOpt
     await listening?.close(0).catch(() => undefined)
     await service?.close().catch(() => undefined)
     await upstreams.close()
+    await gateway?.close().catch(() => undefined)
   }
 }

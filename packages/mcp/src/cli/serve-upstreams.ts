@@ -34,9 +34,14 @@ export interface ServeUpstreams {
 /**
  * Starts the upstream servers of the command's config and its backend.
  * @param onToolsChanged called when an upstream server changed its tools (the SDK must be regenerated).
+ * @param adoptionKey with `--nats`, on a gateway node of several: lets other nodes take its sessions over.
  * @throws {McpProxyError} for a bad config.
  */
-export async function startServeUpstreams(command: ServeCommand, onToolsChanged: () => void): Promise<ServeUpstreams> {
+export async function startServeUpstreams(
+  command: ServeCommand,
+  onToolsChanged: () => void,
+  adoptionKey?: Uint8Array,
+): Promise<ServeUpstreams> {
   const session = await startSession(command.configPath, {
     onStderrLine: (server, line) => process.stderr.write(`[${server.name}] ${line}\n`),
     onToolsChanged: server => {
@@ -49,7 +54,7 @@ export async function startServeUpstreams(command: ServeCommand, onToolsChanged:
       if (upstream.failure !== undefined) writeErrorLine(process.stderr, upstream.failure.message)
     })
   }
-  const starting = startBackendOf(command)
+  const starting = startBackendOf(adoptionKey === undefined ? command : { ...command, adoptionKey })
   // Its failure is thrown by the service's `ready`, after the shutdown; never unhandled meanwhile.
   starting.catch(() => undefined)
   return {

@@ -104,6 +104,8 @@ export interface ServingBackendOptions {
   readonly natsConnection?: NatsCliConnection
   readonly timeoutMs: number
   readonly computeMs?: number
+  /** With `--nats` on a gateway node of several: the key that lets another node take its sessions over. */
+  readonly adoptionKey?: Uint8Array
 }
 
 /**
@@ -138,7 +140,8 @@ export async function startBackendOf(options: ServingBackendOptions): Promise<St
     maxWallMs: options.timeoutMs,
     ...(options.computeMs === undefined ? {} : { computeMs: options.computeMs }),
   }
-  if (options.natsServers !== undefined) return startRemoteBackend(options.natsServers, budgets, options.natsConnection)
+  if (options.natsServers !== undefined)
+    return startRemoteBackend(options.natsServers, budgets, options.natsConnection, options.adoptionKey)
   return startChosenBackend(options.backend, options.backendChosen, budgets, line =>
     writeErrorLine(process.stderr, line),
   )

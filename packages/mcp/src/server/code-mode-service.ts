@@ -75,6 +75,9 @@ import { RunNotifier } from './run-notifier.js'
 import { RunRefusedBusy, type AdmittedRun, type RunAdmission } from '../service/run-admission.js'
 import { auditLine } from '../service/audit-line.js'
 import { SessionHandles } from './session-handles.js'
+import { SharedSessions, type SessionFleet, type SharedSessionLease } from '../cluster/shared-sessions.js'
+import { SignedHandles } from '../cluster/signed-handles.js'
+import { decodeAnswer, decodeRetry, encodeForwarded, RESUME_KIND } from '../cluster/round-forwarding.js'
 import { answerInToolCallSpan } from './tool-call-span.js'
 import {
   DEFAULT_MAX_SDK_CHARS,
@@ -158,6 +161,32 @@ export interface CodeModeServiceOptions {
   readonly requestStateKey?: Uint8Array
   /** Told, in one line, each `requestState` refused and why (forged, replayed, expired, another principal's). */
   readonly onStateRefused?: (line: string) => void
+  /**
+   * One of several gateway nodes (`serve --http --nats`): sessions named by handles live on the
+   * runners and any node serves them (the runtime must be able to take sessions over:
+   * `adoptSession`), and a paused run's retry that lands on another node is forwarded to this one.
+   */
+  readonly cluster?: ServiceCluster
+}
+
+/** The gateway nodes' bus, as the service uses it (`@code-runtime/nats`'s peer bus). */
+export interface GatewayPeers {
+  serve(kind: string, handler: (body: Uint8Array, signal: AbortSignal) => Promise<Uint8Array>): void
+  ask(
+    node: string,
+    kind: string,
+    body: Uint8Array,
+    options: { readonly timeoutMs: number; readonly signal?: AbortSignal },
+  ): Promise<Uint8Array>
+}
+
+/** What one gateway node of several needs: its id, the bus to the others, and the key the nodes sign handles with. */
+export interface ServiceCluster {
+  /** This node's id on the bus; the `requestState` of its paused runs names it. */
+  readonly node: string
+  readonly peers: GatewayPeers
+  /** Signs session handles; the same on every node (derived from the shared state key). */
+  readonly handleKey: Uint8Array
 }
 
 /** Who a served SDK server answers, and how their sessions are named. */
@@ -200,15 +229,41 @@ const DEFAULT_RUN_WALL_MS = 600_000
 /** What a run ends with, for the request that waits on it: its result, or the error it threw. */
 type RunSettled = { readonly result: CallToolResult } | { readonly error: unknown }
 
+/**
+ * A request that waits on a run: its cancellation, and, for a client's own request, where its live
+ * notifications go (a retry forwarded from another node gets the logs in the result only).
+ */
+interface RoundWaiter {
+  readonly signal: AbortSignal
+  readonly live?: { readonly context: ServerContext; readonly server: LogSubscribingServer }
+}
+
 /** How a request attaches to a paused run while it waits on it: its cancellation and its live notifications. */
 interface RoundHost {
   /** Attaches the request; the function returned detaches it, once its notifications are out. */
-  attach(context: ServerContext, server: LogSubscribingServer): () => Promise<void>
+  attach(waiter: RoundWaiter): () => Promise<void>
   /** Ends a run that outlived its budget while paused (the runtime ends it first; this makes sure). */
   abortOverdue(): void
 }
 
 type ServedPausableRun = PausableRun<RunSettled, RoundHost>
+
+/** A retry whose state names a run on another gateway node: it goes there (see forwardRound). */
+class ForwardedRound {
+  readonly node: string
+  readonly state: string
+  constructor(node: string, state: string) {
+    this.node = node
+    this.state = state
+  }
+}
+
+/** How the SDK refuses a `requestState`; a refusal on another node reaches the client the same way. */
+function refusedStateError(): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', {
+    reason: 'invalid_request_state',
+  })
+}
 
 /** The tools a client may call here, by name: what a `tools/call` span may be named after. */
 const SERVED_TOOLS: readonly string[] = ['run_code', TOOL_TYPES_TOOL_NAME]
@@ -254,6 +309,8 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
   // never built, since the listing waits too.
   let runtime: CodeModeRuntime | undefined
   let sessions: ClientSessions | undefined
+  // Several gateway nodes: sessions by handle live on the runners, reachable from any node.
+  let shared: SharedSessions | undefined
   const handles = new SessionHandles(options.maxSessionsPerPrincipal)
   /** How `run_code` is listed to callers whose sessions are named that way. */
   const sessionMode = (naming: ServiceCaller['sessions']): RunCodeSessionMode =>
@@ -293,6 +350,21 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
     sessions = new ClientSessions(started, options.state ?? true, options.sessionOptions)
     if (options.state !== false && !sessions.enabled)
       options.onNotice?.('the runtime has no openSession(); run_code runs every program from scratch.')
+    const { cluster } = options
+    if (cluster !== undefined && sessions.enabled) {
+      if (typeof (started as Partial<SessionFleet>).adoptSession === 'function') {
+        shared = new SharedSessions(
+          started as unknown as SessionFleet,
+          new SignedHandles(cluster.handleKey),
+          options.sessionOptions,
+          options.maxSessionsPerPrincipal,
+        )
+      } else {
+        options.onNotice?.(
+          'the runtime cannot hand sessions to another node; a session is served only by the node that opened it.',
+        )
+      }
+    }
   }
   // While the upstream servers connect, the checker loads TypeScript and parses its library, over
   // an empty catalog: the checker of the real SDK, made once the catalog is ready, reuses that
@@ -384,12 +456,17 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
     | { readonly kind: 'none' }
     | { readonly kind: 'connection'; readonly key: string }
     | { readonly kind: 'handle'; readonly key: string; readonly handle: string; readonly principal: string }
+    | { readonly kind: 'shared'; readonly lease: SharedSessionLease }
     | { readonly kind: 'refused'; readonly text: string }
 
-  function chooseSession(caller: ServiceCaller, named: string | undefined): SessionChoice {
+  async function chooseSession(caller: ServiceCaller, named: string | undefined): Promise<SessionChoice> {
     if (sessions?.enabled !== true) return { kind: 'none' }
     if (caller.sessions === 'connection') return { kind: 'connection', key: connectionSessionKey(caller) }
     const principal = caller.principal ?? ''
+    if (shared !== undefined) {
+      const lease = named === undefined ? await shared.open(principal) : await shared.acquire(principal, named)
+      return lease.kind === 'lease' ? { kind: 'shared', lease } : lease
+    }
     if (named !== undefined) {
       const key = handles.acquire(principal, named)
       if (key === undefined) {
@@ -458,7 +535,12 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
     // A retry of a paused run: the SDK's hook claimed its round (see claimRound). It resumes that
     // run; its arguments are the first request's again, and the code never starts twice.
     const resumed = context.mcpReq.requestState<unknown>()
-    if (resumed instanceof PausableRun) return resumeRound(resumed as ServedPausableRun, server, context)
+    if (resumed instanceof PausableRun)
+      return resumeRound(resumed as ServedPausableRun, context.mcpReq.inputResponses ?? {}, {
+        signal: context.mcpReq.signal,
+        live: { context, server },
+      })
+    if (resumed instanceof ForwardedRound) return forwardRound(resumed, caller, context)
     // An absent `arguments` reads as an empty object: the model is told which field it forgot.
     const decoded = safeParseRunCodeInput(args ?? {}, { sessionHandles: sessionMode(caller.sessions) === 'handle' })
     if (!decoded.ok) return textResult(decoded.error, true)
@@ -472,18 +554,21 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
     const aborting = new AbortController()
     let notifier: RunNotifier | undefined
     const host: RoundHost = {
-      attach(request, requestServer) {
+      attach({ signal, live }) {
         // Live logs never exceed what the result itself can hold.
-        const attached = new RunNotifier(liveNotificationSinks(requestServer, request), { maxLogChars: maxResultChars })
+        const attached =
+          live === undefined
+            ? undefined
+            : new RunNotifier(liveNotificationSinks(live.server, live.context), { maxLogChars: maxResultChars })
         notifier = attached
-        const cancel = (): void => aborting.abort(request.mcpReq.signal.reason)
-        if (request.mcpReq.signal.aborted) cancel()
-        else request.mcpReq.signal.addEventListener('abort', cancel, { once: true })
+        const cancel = (): void => aborting.abort(signal.reason)
+        if (signal.aborted) cancel()
+        else signal.addEventListener('abort', cancel, { once: true })
         return async () => {
-          request.mcpReq.signal.removeEventListener('abort', cancel)
+          signal.removeEventListener('abort', cancel)
           if (notifier === attached) notifier = undefined
           // Every live notification of the request goes out before its answer.
-          await attached.close()
+          await attached?.close()
         }
       },
       abortOverdue: () => aborting.abort(new Error('The run outlived its wall budget while it waited for approval.')),
@@ -495,12 +580,17 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
     const execute = async (): Promise<CallToolResult> => {
       let choice: SessionChoice = { kind: 'none' }
       let output
+      let sharedEnd: { readonly handle: string; readonly lost: boolean } | undefined
       try {
-        choice = chooseSession(caller, input.session)
+        choice = await chooseSession(caller, input.session)
         if (choice.kind === 'refused') return textResult(choice.text, true)
         const run = (): ReturnType<typeof runProgram> => {
           const session =
-            choice.kind === 'connection' || choice.kind === 'handle' ? clientSessions.of(choice.key) : undefined
+            choice.kind === 'connection' || choice.kind === 'handle'
+              ? clientSessions.of(choice.key)
+              : choice.kind === 'shared'
+                ? choice.lease.session
+                : undefined
           return runProgram(currentCodeMode(), input.code, {
             signal: AbortSignal.any([aborting.signal, closing.signal]),
             onLog: line => notifier?.log(line),
@@ -534,8 +624,11 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
         }
       } finally {
         if (choice.kind === 'handle') handles.release(choice.principal, choice.handle)
+        // The check's knowledge of the session goes with it to its runner before the answer does.
+        if (choice.kind === 'shared') sharedEnd = await choice.lease.finish()
         admission?.release()
       }
+      const handle = choice.kind === 'handle' ? choice.handle : choice.kind === 'shared' ? sharedEnd?.handle : undefined
       if (caller.principal !== undefined && options.onAudit !== undefined) {
         options.onAudit(
           auditLine(
@@ -543,8 +636,8 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
               startedAt,
               durationMs: performance.now() - started,
               principal: caller.principal,
-              ...(choice.kind === 'handle'
-                ? { session: choice.handle }
+              ...(handle !== undefined
+                ? { session: handle }
                 : choice.kind === 'connection'
                   ? { session: caller.connectionKey ?? '' }
                   : {}),
@@ -559,12 +652,21 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
           ),
         )
       }
+      if (handle === undefined)
+        return { content: [{ type: 'text', text: output.text }, ...output.media], isError: output.isError }
+      const lost =
+        sharedEnd?.lost === true
+          ? '\n\nsession lost: this session and its variables are gone, on every node. Run without `session` to start a new one.'
+          : ''
       // The handle is the last line, where the description says it is.
-      const text = choice.kind === 'handle' ? `${output.text}\n\nsession: ${choice.handle}` : output.text
-      return { content: [{ type: 'text', text }, ...output.media], isError: output.isError }
+      return {
+        content: [{ type: 'text', text: `${output.text}${lost}\n\nsession: ${handle}` }, ...output.media],
+        structuredContent: { session: handle },
+        isError: output.isError,
+      }
     }
     if (pausable === undefined) {
-      const detach = host.attach(context, server)
+      const detach = host.attach({ signal: context.mcpReq.signal, live: { context, server } })
       try {
         return await execute()
       } finally {
@@ -575,7 +677,7 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
       result => pausable.end({ result }),
       (error: unknown) => pausable.end({ error }),
     )
-    return answerRound(pausable, server, context)
+    return answerRound(pausable, { signal: context.mcpReq.signal, live: { context, server } })
   }
 
   /**
@@ -584,10 +686,9 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
    */
   async function answerRound(
     run: ServedPausableRun,
-    server: LogSubscribingServer,
-    context: ServerContext,
+    waiter: RoundWaiter,
   ): Promise<CallToolResult | InputRequiredResult> {
-    const detach = run.host.attach(context, server)
+    const detach = run.host.attach(waiter)
     let event
     try {
       event = await run.next()
@@ -602,7 +703,13 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
     pausedRuns.keep(run, () => run.host.abortOverdue())
     // At least this long is left: the run's budget began after the call arrived.
     const remainingMs = run.startedAt + runWallMs - Date.now()
-    const requestState = await states.mint(run.id, event.round, run.principal, run.answerableUntil)
+    const requestState = await states.mint(
+      run.id,
+      event.round,
+      run.principal,
+      run.answerableUntil,
+      options.cluster?.node,
+    )
     return inputRequired({
       inputRequests: Object.fromEntries(
         event.questions.map(question => [
@@ -620,16 +727,87 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
   /** A retry that claimed a round of `run`: its answers reach their calls, then it waits like the first request. */
   function resumeRound(
     run: ServedPausableRun,
-    server: LogSubscribingServer,
-    context: ServerContext,
+    responses: Readonly<Record<string, unknown>>,
+    waiter: RoundWaiter,
   ): Promise<CallToolResult | InputRequiredResult> {
-    const responses = context.mcpReq.inputResponses ?? {}
     run.answer((key, request) => {
       const decision = Object.hasOwn(responses, key) ? decisionOfAnswer(responses[key]) : undefined
       if (decision !== undefined) options.onApproval?.(describeDecision(request.tool, decision, 'the client'))
       return decision
     })
-    return answerRound(run, server, context)
+    return answerRound(run, waiter)
+  }
+
+  /**
+   * A retry whose state names a run on another node: sent there, and its answer (the next round,
+   * the result, or a refusal of the state) answered here. A node that does not answer is gone, and
+   * with it the run: the client is told, and nothing is run again.
+   */
+  async function forwardRound(
+    round: ForwardedRound,
+    caller: ServiceCaller,
+    context: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const peers = (options.cluster as ServiceCluster).peers
+    const retry = encodeForwarded({
+      state: round.state,
+      principal: caller.principal ?? '',
+      responses: context.mcpReq.inputResponses ?? {},
+    })
+    let bytes: Uint8Array
+    try {
+      // The owner answers at the run's next round or its end, which its wall budget bounds.
+      bytes = await peers.ask(round.node, RESUME_KIND, retry, {
+        timeoutMs: runWallMs + marginMs + 10_000,
+        signal: context.mcpReq.signal,
+      })
+    } catch (error) {
+      if (context.mcpReq.signal.aborted) throw error
+      auditRefusal(caller, 'node-unreachable')
+      return textResult(
+        `The run this answer is for was paused on another gateway node (${round.node}), which does not answer: ${error instanceof Error ? error.message : String(error)}. That run is lost with it; none of its calls will run now. Run the program again if it should.`,
+        true,
+      )
+    }
+    const answer = decodeAnswer(bytes)
+    if (answer.kind === 'refused') throw refusedStateError()
+    if (answer.kind === 'failed') throw new Error(answer.message)
+    return answer.answer
+  }
+
+  /** A retry another node forwarded here: claimed against this node's record, and answered as a local retry is. */
+  async function answerForwarded(bytes: Uint8Array, signal: AbortSignal): Promise<Uint8Array> {
+    const retry = decodeRetry(bytes)
+    if (retry === undefined) return encodeForwarded({ kind: 'failed', message: 'the forwarded retry does not decode' })
+    let run: ServedPausableRun | ForwardedRound
+    try {
+      run = await claimRound({ principal: retry.principal, sessions: 'handle' }, retry.state)
+    } catch (error) {
+      return encodeForwarded({
+        kind: 'refused',
+        reason: error instanceof RefusedRequestState ? error.reason : 'forged',
+      })
+    }
+    // A state naming a third node was forwarded to the wrong one: never passed on again.
+    if (run instanceof ForwardedRound) return encodeForwarded({ kind: 'refused', reason: 'unknown-run' })
+    try {
+      return encodeForwarded({ kind: 'answer', answer: await resumeRound(run, retry.responses, { signal }) })
+    } catch (error) {
+      return encodeForwarded({ kind: 'failed', message: error instanceof Error ? error.message : String(error) })
+    }
+  }
+  options.cluster?.peers.serve(RESUME_KIND, answerForwarded)
+
+  /** Writes the audit line of a refused `requestState`. */
+  function auditRefusal(caller: ServiceCaller, reason: StateRefusal | 'node-unreachable'): void {
+    options.onStateRefused?.(
+      JSON.stringify({
+        audit: 'request_state',
+        time: new Date().toISOString(),
+        principal: caller.principal ?? null,
+        refused: reason,
+      }),
+    )
   }
 
   /**
@@ -637,23 +815,19 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
    * unexpired, the caller's, and name the open round of a run here, which it claims. Any refusal
    * reaches the client as the SDK's one fixed error; the reason goes to the audit log.
    */
-  async function claimRound(caller: ServiceCaller, state: string): Promise<ServedPausableRun> {
+  async function claimRound(caller: ServiceCaller, state: string): Promise<ServedPausableRun | ForwardedRound> {
     const principal = caller.principal ?? ''
     try {
       const round = await states.read(state, principal)
+      // Signed by the deployment, the caller's, unexpired, and another node's run: that node claims it.
+      const { cluster } = options
+      if (round.node !== undefined && cluster !== undefined && round.node !== cluster.node)
+        return new ForwardedRound(round.node, state)
       const claimed = pausedRuns.claim(round.runId, round.round, principal)
       if (typeof claimed === 'string') throw new RefusedRequestState(claimed)
       return claimed
     } catch (error) {
-      const reason: StateRefusal = error instanceof RefusedRequestState ? error.reason : 'forged'
-      options.onStateRefused?.(
-        JSON.stringify({
-          audit: 'request_state',
-          time: new Date().toISOString(),
-          principal: caller.principal ?? null,
-          refused: reason,
-        }),
-      )
+      auditRefusal(caller, error instanceof RefusedRequestState ? error.reason : 'forged')
       throw error
     }
   }
@@ -699,7 +873,7 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
       toolsChangedListeners.clear()
       handles.clear()
       pausedRuns.clear()
-      await sessions?.endAll()
+      await Promise.all([sessions?.endAll(), shared?.endAll()])
     },
   }
 }

@@ -25,12 +25,16 @@ interface StatePayload {
   readonly u: number
   /** A keyed tag of the principal it was given to. */
   readonly p: string
+  /** The gateway node that holds the run, in a deployment of several (absent on a single node). */
+  readonly o?: string
 }
 
 /** A state that passed its checks: the round of which run it claims. */
 export interface ResumedRound {
   readonly runId: string
   readonly round: number
+  /** The gateway node that holds the run, when the state names one. */
+  readonly node?: string
 }
 
 /** Why a state was refused. */
@@ -74,9 +78,15 @@ export class RequestStates {
       .slice(0, 22)
   }
 
-  /** The state of round `round` of run `runId`, for `principal`, valid until `until` (epoch ms). */
-  mint(runId: string, round: number, principal: string, until: number): Promise<string> {
-    return this.#codec.mint({ r: runId, n: round, u: until, p: this.#principalTag(principal) })
+  /** The state of round `round` of run `runId`, held by gateway node `node` (when several), for `principal`, valid until `until` (epoch ms). */
+  mint(runId: string, round: number, principal: string, until: number, node?: string): Promise<string> {
+    return this.#codec.mint({
+      r: runId,
+      n: round,
+      u: until,
+      p: this.#principalTag(principal),
+      ...(node === undefined ? {} : { o: node }),
+    })
   }
 
   /**
@@ -98,12 +108,13 @@ export class RequestStates {
       typeof payload.r !== 'string' ||
       !Number.isSafeInteger(payload.n) ||
       typeof payload.u !== 'number' ||
-      typeof payload.p !== 'string'
+      typeof payload.p !== 'string' ||
+      (payload.o !== undefined && typeof payload.o !== 'string')
     ) {
       throw new RefusedRequestState('forged')
     }
     if (payload.p !== this.#principalTag(principal)) throw new RefusedRequestState('other-principal')
     if (Date.now() > payload.u) throw new RefusedRequestState('expired')
-    return { runId: payload.r, round: payload.n }
+    return { runId: payload.r, round: payload.n, ...(payload.o === undefined ? {} : { node: payload.o }) }
   }
 }
