@@ -290,8 +290,33 @@ describe('serve --http --nats: two gateway nodes, two runners, one session', { t
     try {
       const opened = await run(a, "let notes = ['kept']\nreturn notes.length")
       assert.equal(opened.isError, false, opened.text)
-      await a.close().catch(() => undefined)
+      // And a run paused on that node: it dies with it.
+      const manualOnA = await connectManual(node(0).url, ALICE_KEY)
+      const args = {
+        description: 'erase orphan',
+        code: "await tools.flaky_erase({ tag: 'orphan' })\nreturn 'erased orphan'",
+      }
+      const paused = (await callManually(manualOnA, { arguments: args })) as InputRequired
+      assert.equal(paused.resultType, 'input_required', JSON.stringify(paused))
+      await Promise.all([a.close(), manualOnA.close()].map(closing => closing.catch(() => undefined)))
       assert.equal(await node(0).stop('SIGKILL'), 'SIGKILL')
+      const manualOnB = await connectManual(node(1).url, ALICE_KEY)
+      try {
+        const [key] = Object.keys(paused.inputRequests)
+        const late = await callManually(manualOnB, {
+          arguments: args,
+          inputResponses: { [key ?? '']: { action: 'accept', content: {} } },
+          requestState: paused.requestState,
+        })
+        assert.match(
+          firstText(late),
+          /was paused on another gateway node \(\S+\), which does not answer.*lost with it/s,
+        )
+        assert.deepEqual(ran('orphan'), [], 'the call of the lost run never ran')
+        assert.match(node(1).stderr(), /"refused":"node-unreachable"/)
+      } finally {
+        await manualOnB.close()
+      }
       // Longer than a runner waits before it calls a silent caller gone.
       await new Promise(resolve => setTimeout(resolve, 2_500))
       const after = await run(b, "notes.push('after')\nreturn notes.join(' ')", opened.session)
