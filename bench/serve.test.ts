@@ -35,6 +35,12 @@ const MEASURED: ServeMeasurements = {
     { transport: 'http-2025', askedMs: summarizeSamples([9, 10, 11]), unaskedMs: summarizeSamples([6]) },
     { transport: 'http-2026', askedMs: summarizeSamples([14]), unaskedMs: summarizeSamples([6]) },
   ],
+  cluster: {
+    approvalSameNodeMs: summarizeSamples([30]),
+    approvalOtherNodeMs: summarizeSamples([34]),
+    sessionSameNodeMs: summarizeSamples([8]),
+    sessionAlternatingMs: summarizeSamples([11]),
+  },
 }
 
 describe('the serve section', () => {
@@ -53,6 +59,16 @@ describe('the serve section', () => {
     const text = renderServeSection(MEASURED)
     assert.match(text, /^\| 2025-11-25 \(elicitation\) \| 10\.0 ms \| 6\.00 ms \| 4\.00 ms \|$/m)
     assert.match(text, /^\| 2026-07-28 \(input_required, retry\) \| 14\.0 ms \| 6\.00 ms \| 8\.00 ms \|$/m)
+  })
+
+  it('gives what crossing to the other gateway node adds, for an approval and for a session run', () => {
+    const text = renderServeSection(MEASURED)
+    assert.match(text, /^\| approval: pause → retry → resume \| 30\.0 ms \| 34\.0 ms \| 4\.00 ms \|$/m)
+    assert.match(text, /^\| a run in a session by handle \| 8\.00 ms \| 11\.0 ms \| 3\.00 ms \|$/m)
+    assert.match(
+      renderServeSection({ ...MEASURED, cluster: { failed: 'nats-server is not installed' } }),
+      /Not measured: nats-server is not installed/,
+    )
   })
 
   it('names a config it could not measure, and a section that could not run', () => {

@@ -14,7 +14,7 @@
  * needs none, over HTTP in both revisions (2025-11-25: asked mid-run; 2026-07-28: the run pauses,
  * `input_required`, the client's retry resumes it).
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -57,6 +57,18 @@ export interface ServeMeasurements {
   readonly rss: { readonly calls: number; readonly startMiB: number; readonly endMiB: number }
   /** Per revision over HTTP: a run whose one call needs approval, and the same run needing none. */
   readonly approvals: readonly ApprovalRoundTrip[]
+  /** Two gateway nodes over NATS: what a call costs when the next one lands on the other node. */
+  readonly cluster: ClusterRoundTrips | { readonly failed: string }
+}
+
+/** Two `serve --http --nats` nodes with one state key, one runner: the same calls on one node and across the two. */
+export interface ClusterRoundTrips {
+  /** A 2026-07-28 run paused for approval, resumed on the node that paused it, and on the other node. */
+  readonly approvalSameNodeMs: SampleSummary
+  readonly approvalOtherNodeMs: SampleSummary
+  /** A run in a session by handle, on the node that ran the last one, and alternating between the nodes. */
+  readonly sessionSameNodeMs: SampleSummary
+  readonly sessionAlternatingMs: SampleSummary
 }
 
 /** What one approval adds to a run, in one revision. */
@@ -270,6 +282,185 @@ class BenchWorkspace {
   }
 }
 
+/** A child process started for the cluster rows, resolved once `ready` matches its stderr. */
+async function startChild(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env })
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    let stderr = ''
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+      const found = ready.exec(stderr)
+      if (found !== null) resolve(found)
+    })
+    child.once('exit', () =>
+      reject(new Error(`${args[1] ?? 'child'} exited before it was ready: ${stderr.slice(-300)}`)),
+    )
+  })
+  return { child, match }
+}
+
+/** SDK 2's client pinned to 2026-07-28 that hands `input_required` back to the bench (manual mode). */
+async function connectManual(url: URL): Promise<Client> {
+  const client = new Client(
+    { name: 'code-runtime-bench', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      capabilities: { elicitation: { form: {} } },
+      inputRequired: { autoFulfill: false },
+    },
+  )
+  await client.connect(
+    new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${BENCH_KEY}` } } }),
+  )
+  return client
+}
+
+interface ManualAnswer {
+  readonly resultType?: string
+  readonly inputRequests?: Record<string, unknown>
+  readonly requestState?: string
+  readonly content?: { type: string; text?: string }[]
+  readonly isError?: boolean
+}
+
+function callManual(client: Client, params: Record<string, unknown>): Promise<ManualAnswer> {
+  return client.callTool(
+    { name: 'run_code', ...params } as never,
+    { allowInputRequired: true } as never,
+  ) as Promise<ManualAnswer>
+}
+
+/** Pauses on `first`, resumes on `second`: the whole approval as the client waits for it. */
+async function approveAcross(first: Client, second: Client): Promise<void> {
+  const args = { code: ASKED_CALL, description: 'bench approval' }
+  const paused = await callManual(first, { arguments: args })
+  const [key] = Object.keys(paused.inputRequests ?? {})
+  if (paused.resultType !== 'input_required' || key === undefined)
+    throw new Error(`the run did not pause: ${JSON.stringify(paused).slice(0, 300)}`)
+  const done = await callManual(second, {
+    arguments: args,
+    inputResponses: { [key]: { action: 'accept', content: {} } },
+    requestState: paused.requestState,
+  })
+  if (done.isError === true || done.resultType === 'input_required')
+    throw new Error(`the retry failed: ${JSON.stringify(done).slice(0, 300)}`)
+}
+
+/** A run in the session `handle` names (a new one without it); the handle its result names. */
+async function runInSession(client: Client, handle: string | undefined): Promise<string> {
+  const answer = await callManual(client, {
+    arguments: {
+      code: 'globalThis.n = (globalThis.n ?? 0) + 1\nreturn n',
+      description: 'bench session',
+      ...(handle === undefined ? {} : { session: handle }),
+    },
+  })
+  const text = answer.content?.[0]?.text ?? ''
+  const next = /\n\nsession: (\S+)$/.exec(text)?.[1]
+  if (answer.isError === true || next === undefined) throw new Error(`the session run failed: ${text.slice(0, 300)}`)
+  return next
+}
+
+/**
+ * The cluster rows: a nats-server, one runner and two `serve --http --nats` nodes with one state
+ * key, on this machine; interleaved rounds of each pair (same node, other node).
+ */
+async function measureCluster(workspace: BenchWorkspace, rounds: number): Promise<ClusterRoundTrips> {
+  const { startNatsServer } = await import('@code-runtime/nats/local-server')
+  const pass = createHash('sha256').update(BENCH_KEY).digest('hex').slice(0, 24)
+  const nats = await startNatsServer({ user: 'bench', pass })
+  const env = { PATH: process.env.PATH ?? '', NATS_USER: 'bench', NATS_PASS: pass }
+  const children: ChildProcess[] = []
+  const clients: Client[] = []
+  try {
+    const runner = await startChild(
+      [
+        CLI,
+        'runner',
+        '--nats',
+        nats.url,
+        '--backend',
+        'worker-thread',
+        '--concurrency',
+        '8',
+        '--max-runs-per-caller',
+        '8',
+      ],
+      env,
+      /runner: \S+ takes up to/,
+    )
+    children.push(runner.child)
+    const config = await workspace.approvalConfig()
+    const keys = join(workspace.directory, 'bench.keys')
+    await writeFile(keys, `bench ${createHash('sha256').update(BENCH_KEY).digest('hex')}\n`)
+    await chmod(keys, 0o600)
+    const stateKey = join(workspace.directory, 'state.key')
+    await writeFile(stateKey, createHash('sha256').update(`state ${pass}`).digest())
+    await chmod(stateKey, 0o600)
+    const nodeArgs = [
+      CLI,
+      'serve',
+      '--config',
+      config,
+      '--http',
+      '0',
+      '--auth-keys',
+      keys,
+      '--nats',
+      nats.url,
+      '--state-key',
+      stateKey,
+      '--type-check',
+      'off',
+    ]
+    const nodes = await Promise.all([0, 1].map(() => startChild(nodeArgs, env, /listening on (http:\/\/\S+)/)))
+    children.push(...nodes.map(node => node.child))
+    const [a, b] = await Promise.all(nodes.map(node => connectManual(new URL(node.match[1] as string))))
+    clients.push(a as Client, b as Client)
+    const onA = a as Client
+    const onB = b as Client
+    const samples = {
+      approvalSame: [] as number[],
+      approvalOther: [] as number[],
+      sessionSame: [] as number[],
+      sessionAlternating: [] as number[],
+    }
+    let sameHandle = await runInSession(onA, undefined)
+    let movingHandle = await runInSession(onA, undefined)
+    let turn = 0
+    const warmUp = 2
+    for (let round = 0; round < rounds + warmUp; round++) {
+      const approvalSame = await timed(() => approveAcross(onA, onA))
+      const approvalOther = await timed(() => approveAcross(onA, onB))
+      const started = performance.now()
+      sameHandle = await runInSession(onA, sameHandle)
+      const sessionSame = performance.now() - started
+      const moved = performance.now()
+      movingHandle = await runInSession(turn++ % 2 === 0 ? onB : onA, movingHandle)
+      const sessionAlternating = performance.now() - moved
+      if (round < warmUp) continue
+      samples.approvalSame.push(approvalSame)
+      samples.approvalOther.push(approvalOther)
+      samples.sessionSame.push(sessionSame)
+      samples.sessionAlternating.push(sessionAlternating)
+    }
+    return {
+      approvalSameNodeMs: summarizeSamples(samples.approvalSame),
+      approvalOtherNodeMs: summarizeSamples(samples.approvalOther),
+      sessionSameNodeMs: summarizeSamples(samples.sessionSame),
+      sessionAlternatingMs: summarizeSamples(samples.sessionAlternating),
+    }
+  } finally {
+    await Promise.allSettled(clients.map(client => client.close()))
+    for (const child of children) child.kill('SIGKILL')
+    await nats.dispose()
+  }
+}
+
 async function measureColumn(
   workspace: BenchWorkspace,
   direct: Client,
@@ -433,7 +624,15 @@ export async function measureServeSection(isQuick: boolean, progress: (line: str
     progress('serve: pings and RSS measured')
     const approvals = await measureApprovals(workspace, isQuick ? 6 : 20)
     progress('serve: approval round trips measured')
-    return { columns, ...startup, ...pings, rss, approvals }
+    let cluster: ServeMeasurements['cluster']
+    try {
+      cluster = await measureCluster(workspace, isQuick ? 6 : 20)
+      progress('serve: two gateway nodes measured')
+    } catch (error) {
+      cluster = { failed: error instanceof Error ? error.message : String(error) }
+      progress('serve: two gateway nodes not measured')
+    }
+    return { columns, ...startup, ...pings, rss, approvals, cluster }
   } catch (error) {
     return { failed: error instanceof Error ? error.message : String(error) }
   } finally {
@@ -480,5 +679,24 @@ export function renderServeSection(section: ServeSection): string {
         `| ${approval.transport === 'http-2025' ? '2025-11-25 (elicitation)' : '2026-07-28 (input_required, retry)'} | ${formatMs(approval.askedMs.median)} ms | ${formatMs(approval.unaskedMs.median)} ms | ${formatMs(approval.askedMs.median - approval.unaskedMs.median)} ms |`,
     ),
     '',
+    ...renderCluster(section.cluster),
   ].join('\n')}\n`
+}
+
+/** The cluster rows: each pair on one node and across the two, and what crossing adds. */
+function renderCluster(cluster: ServeMeasurements['cluster']): string[] {
+  const intro =
+    'Across gateway nodes (a nats-server, one runner, two `serve --http --nats` nodes with one `--state-key`, check off; the 2026-07-28 client in manual mode answers at once): an approval paused on one node and resumed by a retry sent to the same node or to the other one (which forwards it over NATS), and a run in a session by handle sent to the node that ran the last one or to the other one (which takes the session over on its runner). Medians of interleaved rounds.'
+  if ('failed' in cluster) return [intro, '', `Not measured: ${cluster.failed.slice(0, 300)}`, '']
+  const row = (name: string, same: SampleSummary, other: SampleSummary): string =>
+    `| ${name} | ${formatMs(same.median)} ms | ${formatMs(other.median)} ms | ${formatMs(other.median - same.median)} ms |`
+  return [
+    intro,
+    '',
+    '| call | on one node | across nodes | what crossing adds |',
+    '|---|---|---|---|',
+    row('approval: pause → retry → resume', cluster.approvalSameNodeMs, cluster.approvalOtherNodeMs),
+    row('a run in a session by handle', cluster.sessionSameNodeMs, cluster.sessionAlternatingMs),
+    '',
+  ]
 }
