@@ -5,45 +5,35 @@
  */
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { startCodeRuntime } from '@code-runtime/core'
 import { NatsCodeRuntime } from '@code-runtime/nats'
 import { startNatsServer, type NatsServer } from '@code-runtime/nats/local-server'
 import { join } from 'node:path'
-import { CLI_PATH, installedBin, makeTempDirectory, startServe } from './serve-harness.js'
+import {
+  CLI_PATH,
+  installedBin,
+  makeTempDirectory,
+  startRunnerProcess,
+  startServe,
+  type RunnerProcess,
+} from './serve-harness.js'
 
 const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url))
 
-/** Starts `code-runtime runner`; resolves with the process and its id once it takes runs. */
-function startRunnerProcess(url: string): Promise<{ child: ChildProcess; id: string; stderr: () => string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        CLI_PATH,
-        'runner',
-        '--nats',
-        url,
-        '--insecure-no-auth',
-        '--backend',
-        'worker-thread',
-        '--concurrency',
-        '1',
-        '--grace-ms',
-        '20000',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    )
-    let stderr = ''
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-      const id = /runner: (\S+) takes up to 1 runs/.exec(stderr)?.[1]
-      if (id !== undefined) resolve({ child, id, stderr: () => stderr })
-    })
-    child.once('exit', code => reject(new Error(`runner exited (${String(code)}): ${stderr}`)))
-  })
+/** A runner as an operator starts it for these tests: one run at a time, a long drain. */
+function startTestRunner(url: string): Promise<RunnerProcess> {
+  return startRunnerProcess(url, [
+    '--insecure-no-auth',
+    '--backend',
+    'worker-thread',
+    '--concurrency',
+    '1',
+    '--grace-ms',
+    '20000',
+  ])
 }
 
 describe('code-runtime runner', () => {
@@ -54,7 +44,7 @@ describe('code-runtime runner', () => {
   after(() => server.dispose())
 
   it("runs a caller's program, then drains on SIGTERM: the running one finishes, no new one starts, exit 0", async () => {
-    const runner = await startRunnerProcess(server.url)
+    const runner = await startTestRunner(server.url)
     const { runtime, dispose } = await startCodeRuntime(NatsCodeRuntime, { servers: server.url, maxQueueMs: 1_000 })
     try {
       let release!: () => void
@@ -95,7 +85,7 @@ describe('code-runtime runner', () => {
   })
 
   it('serves run_code with --nats: the program runs on a runner, its variables kept in a session there', async () => {
-    const runner = await startRunnerProcess(server.url)
+    const runner = await startTestRunner(server.url)
     const temp = await makeTempDirectory('code-runtime-serve-nats-')
     try {
       const serve = await startServe(

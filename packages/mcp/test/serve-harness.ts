@@ -4,7 +4,7 @@
  * serve-protocol-revisions.test.ts drives it with SDK 2 too), with real upstream servers from npm.
  */
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -215,4 +215,35 @@ export async function startServe(
     },
   }
   return session
+}
+
+/** A started `code-runtime runner`: its process, its id, and what it wrote to stderr so far. */
+export interface RunnerProcess {
+  readonly child: ChildProcess
+  readonly id: string
+  stderr(): string
+}
+
+/**
+ * Starts `code-runtime runner --nats <url>` with `args` (and `env` in place of the environment);
+ * resolves once it says it takes runs.
+ */
+export function startRunnerProcess(
+  url: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunnerProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_PATH, 'runner', '--nats', url, ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env,
+    })
+    let stderr = ''
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+      const id = /runner: (\S+) takes up to/.exec(stderr)?.[1]
+      if (id !== undefined) resolve({ child, id, stderr: () => stderr })
+    })
+    child.once('exit', code => reject(new Error(`runner exited (${String(code)}): ${stderr}`)))
+  })
 }

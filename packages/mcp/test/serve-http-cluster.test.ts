@@ -8,16 +8,14 @@
  * other; a SIGKILLed runner's sessions say "session lost" on both nodes.
  */
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { chmod, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import type { Client } from '@modelcontextprotocol/client'
 import { startNatsServer, type NatsServer } from '@code-runtime/nats/local-server'
 import {
-  bearer,
   connectV2,
   firstText,
   startHttpServe,
@@ -25,46 +23,23 @@ import {
   type HttpServe,
   ALICE_KEY,
   BOB_KEY,
+  callManually,
+  connectManual,
+  type InputRequired,
 } from './serve-http-harness.js'
-import { CLI_PATH, FLAKY_SERVER_PATH, makeTempDirectory } from './serve-harness.js'
+import { FLAKY_SERVER_PATH, makeTempDirectory, startRunnerProcess, type RunnerProcess } from './serve-harness.js'
 
 const NATS_USER = 'fleet'
 const NATS_PASS = randomBytes(12).toString('hex')
 const ENV = { PATH: process.env.PATH ?? '', NATS_USER, NATS_PASS }
 
-interface RunnerProcess {
-  readonly child: ChildProcess
-  readonly id: string
-}
-
-/** Starts `code-runtime runner`; resolves once it takes runs. */
-function startRunnerProcess(url: string): Promise<RunnerProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      // Every node is one caller identity to the runners: its sessions and runs share one per-caller bound.
-      [
-        CLI_PATH,
-        'runner',
-        '--nats',
-        url,
-        '--backend',
-        'worker-thread',
-        '--concurrency',
-        '32',
-        '--max-runs-per-caller',
-        '32',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'], env: ENV },
-    )
-    let stderr = ''
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-      const id = /runner: (\S+) takes up to/.exec(stderr)?.[1]
-      if (id !== undefined) resolve({ child, id })
-    })
-    child.once('exit', code => reject(new Error(`runner exited (${String(code)}): ${stderr}`)))
-  })
+/** A runner of the fleet: every node is one caller identity to it, so its per-caller share is all of it. */
+function startFleetRunner(url: string): Promise<RunnerProcess> {
+  return startRunnerProcess(
+    url,
+    ['--backend', 'worker-thread', '--concurrency', '32', '--max-runs-per-caller', '32'],
+    ENV,
+  )
 }
 
 interface Answer {
@@ -85,30 +60,6 @@ async function run(client: Client, code: string, session?: string): Promise<Answ
   return { text, isError: result.isError === true, session: line }
 }
 
-/** SDK 2's client in manual mode: an `input_required` answer comes back to the test. */
-async function connectManual(url: URL, token: string): Promise<Client> {
-  const client = new Client(
-    { name: 'code-runtime-cluster-tests', version: '1.0.0' },
-    {
-      versionNegotiation: { mode: { pin: '2026-07-28' } },
-      capabilities: { elicitation: { form: {} } },
-      inputRequired: { autoFulfill: false },
-    },
-  )
-  await client.connect(new StreamableHTTPClientTransport(url, bearer(token)))
-  return client
-}
-
-interface InputRequired {
-  readonly resultType: 'input_required'
-  readonly inputRequests: Record<string, unknown>
-  readonly requestState: string
-}
-
-function callManually(client: Client, params: Record<string, unknown>): Promise<unknown> {
-  return client.callTool({ name: 'run_code', ...params } as never, { allowInputRequired: true } as never)
-}
-
 describe('serve --http --nats: two gateway nodes, two runners, one session', { timeout: 240_000 }, () => {
   let temp: Awaited<ReturnType<typeof makeTempDirectory>>
   let nats: NatsServer
@@ -125,7 +76,7 @@ describe('serve --http --nats: two gateway nodes, two runners, one session', { t
   before(async () => {
     temp = await makeTempDirectory('code-runtime-cluster-')
     nats = await startNatsServer({ user: NATS_USER, pass: NATS_PASS })
-    runners.push(...(await Promise.all([startRunnerProcess(nats.url), startRunnerProcess(nats.url)])))
+    runners.push(...(await Promise.all([startFleetRunner(nats.url), startFleetRunner(nats.url)])))
     flakyLog = join(temp.path, 'flaky.log')
     const keysPath = await writeKeysFile(temp.path, { alice: ALICE_KEY, bob: BOB_KEY })
     const stateKey = join(temp.path, 'state.key')

@@ -182,3 +182,36 @@ export const INITIALIZE_BODY = JSON.stringify({
 
 /** The headers a Streamable HTTP POST carries. */
 export const MCP_POST_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+
+/** What a 2026-07-28 server answers when it needs input first. */
+export interface InputRequired {
+  readonly resultType: 'input_required'
+  readonly inputRequests: Record<string, { method: string; params: { message: string } }>
+  readonly requestState: string
+}
+
+export function isInputRequired(value: unknown): value is InputRequired {
+  return (value as { resultType?: unknown }).resultType === 'input_required'
+}
+
+/**
+ * SDK 2's client pinned to 2026-07-28 that can show forms but answers nothing itself: an
+ * `input_required` answer comes back to the caller (the driver's manual mode).
+ */
+export async function connectManual(url: URL, token: string): Promise<Client> {
+  const client = new Client(
+    { name: 'code-runtime-manual-tests', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      capabilities: { elicitation: { form: {} } },
+      inputRequired: { autoFulfill: false },
+    },
+  )
+  await client.connect(new StreamableHTTPClientTransport(url, bearer(token)))
+  return client
+}
+
+/** A manual-mode call of run_code: the first answer, `input_required` or the result. */
+export function callManually(client: Client, params: Record<string, unknown>): Promise<unknown> {
+  return client.callTool({ name: 'run_code', ...params } as never, { allowInputRequired: true } as never)
+}

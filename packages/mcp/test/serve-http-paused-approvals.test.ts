@@ -12,9 +12,7 @@ import { chmod, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, it } from 'node:test'
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import {
-  bearer,
   connectV2,
   firstText,
   runServeToEnd,
@@ -23,6 +21,9 @@ import {
   type HttpServe,
   ALICE_KEY,
   BOB_KEY,
+  callManually,
+  connectManual,
+  isInputRequired,
 } from './serve-http-harness.js'
 import { FLAKY_SERVER_PATH, makeTempDirectory, waitFor } from './serve-harness.js'
 
@@ -30,33 +31,6 @@ import { FLAKY_SERVER_PATH, makeTempDirectory, waitFor } from './serve-harness.j
 const TIMEOUT_MS = 60_000
 /** The budget of the server whose runs nobody resumes: short, so that they end within the test. */
 const SHORT_TIMEOUT_MS = 3_000
-
-interface InputRequired {
-  readonly resultType: 'input_required'
-  readonly inputRequests: Record<string, { method: string; params: { message: string } }>
-  readonly requestState: string
-}
-
-function isInputRequired(value: unknown): value is InputRequired {
-  return (value as { resultType?: unknown }).resultType === 'input_required'
-}
-
-/**
- * SDK 2's client pinned to 2026-07-28 that can show forms but answers nothing itself: an
- * `input_required` answer comes back to the caller (the driver's manual mode).
- */
-async function connectManual(url: URL, token: string): Promise<Client> {
-  const client = new Client(
-    { name: 'code-runtime-paused-tests', version: '1.0.0' },
-    {
-      versionNegotiation: { mode: { pin: '2026-07-28' } },
-      capabilities: { elicitation: { form: {} } },
-      inputRequired: { autoFulfill: false },
-    },
-  )
-  await client.connect(new StreamableHTTPClientTransport(url, bearer(token)))
-  return client
-}
 
 /** A `serve --http` in front of the flaky fixture (logging every call it runs), with the keys of alice and bob. */
 async function startPausingServe(
@@ -72,11 +46,6 @@ async function startPausingServe(
     ['--http', '0', '--auth-keys', keysPath, '--backend', 'worker-thread', ...args],
   )
   return { temp, serve, flakyLog }
-}
-
-/** A manual-mode call of run_code: the first answer, `input_required` or the result. */
-function callManually(client: Client, params: Record<string, unknown>): Promise<unknown> {
-  return client.callTool({ name: 'run_code', ...params } as never, { allowInputRequired: true } as never)
 }
 
 describe('serve --http: approvals paused for 2026-07-28 clients', () => {
