@@ -5,7 +5,8 @@
  * 2026-07-28 sends each call to whichever node the test picks: the session's variables (and the
  * check's knowledge of their types, under `--type-check strict`) follow it from node to node; a
  * paused approval is resumed through the other node; a SIGKILLed node's sessions go on on the
- * other; a SIGKILLed runner's sessions say "session lost" on both nodes.
+ * other (its paused run is lost with it), and so do a SIGTERMed node's; a SIGKILLed runner's
+ * sessions say "session lost" on both nodes.
  */
 import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
@@ -273,6 +274,24 @@ describe('serve --http --nats: two gateway nodes, two runners, one session', { t
       const after = await run(b, "notes.push('after')\nreturn notes.join(' ')", opened.session)
       assert.equal(after.isError, false, after.text)
       assert.match(after.text, /^kept after\n/)
+    } finally {
+      await b.close()
+      nodes[0] = await startNode()
+    }
+  })
+
+  it('leaves its sessions to the other node when a node is stopped with SIGTERM (a rolling restart)', async () => {
+    const a = await connectV2(node(0).url, ALICE_KEY, 'modern')
+    const b = await connectV2(node(1).url, ALICE_KEY, 'modern')
+    try {
+      const opened = await run(a, "const greeting = 'still here'\nreturn greeting.length")
+      assert.equal(opened.isError, false, opened.text)
+      await a.close().catch(() => undefined)
+      assert.equal(await node(0).stop('SIGTERM'), 143)
+      await new Promise(resolve => setTimeout(resolve, 2_500))
+      const after = await run(b, 'return greeting.toUpperCase()', opened.session)
+      assert.equal(after.isError, false, after.text)
+      assert.match(after.text, /^STILL HERE\n/)
     } finally {
       await b.close()
       nodes[0] = await startNode()

@@ -46,6 +46,14 @@ export interface AdoptableSession extends CodeSession {
    *   `CODE_RUNTIME_SESSION_CLOSED` when the session ended or moved, or the runner did not answer.
    */
   keepMemo(memo: string): Promise<void>
+  /**
+   * Lets the session go without ending it (a gateway node that stops, for another to go on): this
+   * side stops beating and runs nothing more (as `movedAway`), and the runner keeps the session,
+   * as for a caller that fell silent, until someone adopts it or it expires idle. Only an
+   * adoptable session can be let go; another is disposed instead. Resolves once nothing of it is
+   * in flight here.
+   */
+  release(): Promise<void>
 }
 
 /** Where a session is held, as its caller knows it. */
@@ -329,6 +337,17 @@ export class RemoteSession implements AdoptableSession {
     }
     await Promise.allSettled([...this.inFlight])
     this.forget()
+  }
+
+  async release(): Promise<void> {
+    if (this.address === undefined) return this.dispose()
+    if (this.ended !== undefined) {
+      this.forget()
+      return
+    }
+    // Runs in flight end first: a session is let go between runs, never in the middle of one.
+    await Promise.allSettled([...this.inFlight])
+    this.movedToAnotherCaller()
   }
 
   /** Another caller adopted the session: it ended here as lost; nothing more is sent or heard. */

@@ -122,6 +122,29 @@ describe('adoptable sessions under the tenant permissions', () => {
     await assert.rejects(b.adoptSession(session.address ?? ''), isCode('CODE_RUNTIME_SESSION_CLOSED', /session lost/))
   })
 
+  it(
+    'lets a session go without ending it: the runner keeps it past lostAfterMs for an adopter',
+    TEST_LIMIT,
+    async () => {
+      const stopping = await caller()
+      const b = await caller()
+      const session = await stopping.openSession()
+      assert.equal((await session.run({ program: 'let kept = "let go"', bindings: [] })).error, undefined)
+      await session.release()
+      assert.equal(session.movedAway, true)
+      assert.equal((await session.run({ program: 'kept', bindings: [] })).error?.kind, 'worker-exit')
+      // Longer than the runner waits for a silent caller: a session let go is not ended by the silence.
+      await new Promise(resolve => setTimeout(resolve, TIMING.lostAfterMs * 2))
+      const adopted = await b.adoptSession(session.address ?? '')
+      assert.equal((await adopted.session.run({ program: 'kept', bindings: [] })).value, 'let go')
+      // A session that cannot be adopted is disposed instead: nobody else could ever reach it.
+      const plain = await (await caller({}, false)).openSession()
+      await plain.release()
+      assert.equal(plain.endReason, 'disposed')
+      await adopted.session.dispose()
+    },
+  )
+
   it('refuses an adopter with another key as a lost session; the holder keeps it', TEST_LIMIT, async () => {
     const holder = await caller()
     const stranger = await caller({ adoptionKey: randomBytes(32) })

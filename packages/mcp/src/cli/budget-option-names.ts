@@ -50,12 +50,13 @@ function sessionWithOptionNames(session: CodeSession): CodeSession {
     dispose: () => session.dispose(),
   }
   const movable = session as Partial<MovableSession>
-  const { keepMemo } = movable
-  if (keepMemo === undefined) return named
+  const { keepMemo, release } = movable
+  if (keepMemo === undefined || release === undefined) return named
   return Object.defineProperties(named, {
     address: { get: () => movable.address, enumerable: true },
     movedAway: { get: () => movable.movedAway === true, enumerable: true },
     keepMemo: { value: (memo: string) => keepMemo.call(session, memo), enumerable: true },
+    release: { value: () => release.call(session), enumerable: true },
   })
 }
 

@@ -23,6 +23,8 @@ export interface MovableSession extends CodeSession {
   readonly movedAway: boolean
   /** Stores `memo` with the session on its runner, replacing the last. */
   keepMemo(memo: string): Promise<void>
+  /** Lets the session go without ending it: its runner keeps it for another node. */
+  release(): Promise<void>
 }
 
 /** The runtime of a gateway node: opens sessions, and takes over those other nodes opened. */
@@ -140,16 +142,23 @@ export class SharedSessions {
     return this.#lease(held)
   }
 
-  /** Ends every session this node holds (the server closes). */
-  async endAll(): Promise<void> {
+  /**
+   * Lets go of every session this node holds (the server stops): each stays on its runner, with
+   * what the check knows of it, for the next call on another node to take over.
+   */
+  async releaseAll(): Promise<void> {
     const held = [...this.#byPrincipal.values()].flatMap(sessions => [...sessions.values()])
     this.#byPrincipal.clear()
-    await Promise.allSettled(held.map(entry => entry.session.dispose()))
+    await Promise.allSettled(held.map(entry => entry.remote.release()))
   }
 
   async #openRemote(): Promise<MovableSession> {
     const opened = (await this.#fleet.openSession(this.#options)) as Partial<MovableSession> & CodeSession
-    if (typeof opened.address !== 'string' || typeof opened.keepMemo !== 'function') {
+    if (
+      typeof opened.address !== 'string' ||
+      typeof opened.keepMemo !== 'function' ||
+      typeof opened.release !== 'function'
+    ) {
       await opened.dispose()
       throw new Error('the runtime opened a session no other node can take over (no adoption key)')
     }

@@ -216,7 +216,10 @@ export interface CodeModeService {
   onToolsChanged(listener: () => void): () => void
   /** Ends the session of a connection that went away (its variables go with it). */
   endConnection(caller: ServiceCaller): Promise<void>
-  /** Aborts runs in flight and ends every session. Upstream servers stay the caller's to close. */
+  /**
+   * Aborts runs in flight and ends every session (one of several gateway nodes lets its sessions
+   * by handle go instead: they stay on their runners). Upstream servers stay the caller's to close.
+   */
   close(): Promise<void>
 }
 
@@ -873,7 +876,8 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
       toolsChangedListeners.clear()
       handles.clear()
       pausedRuns.clear()
-      await Promise.all([sessions?.endAll(), shared?.endAll()])
+      // Sessions by handle stay on their runners for the other nodes; a connection's end with it.
+      await Promise.all([sessions?.endAll(), shared?.releaseAll()])
     },
   }
 }
