@@ -48,9 +48,11 @@ export interface PeerBus {
   /**
    * Answers requests of `kind` (a subject token) sent to this node; the handler's bytes are the
    * answer. A throwing handler answers a failure the asker rejects with. `signal` fires on close.
+   * Resolves once the NATS server routes those requests here (before, an asker finds no
+   * responders); it never rejects: a connection gone meanwhile shows in `ask`.
    * @throws {CodeRuntimeError} `CODE_RUNTIME_INVALID_REQUEST` for a bad kind or one served already.
    */
-  serve(kind: string, handler: (body: Uint8Array, signal: AbortSignal) => Promise<Uint8Array>): void
+  serve(kind: string, handler: (body: Uint8Array, signal: AbortSignal) => Promise<Uint8Array>): Promise<void>
   /**
    * Asks `node`; rejects with {@link PeerUnreachable} when no node `node` serves `kind` (no
    * responders) or it did not answer within `timeoutMs`, with {@link PeerFailed} when its handler
@@ -199,6 +201,7 @@ export async function connectPeerBus(options: PeerBusOptions): Promise<PeerBus> 
           },
         }),
       )
+      return connection.flush().catch(() => undefined)
     },
 
     ask(target, kind, body, { timeoutMs, signal }) {

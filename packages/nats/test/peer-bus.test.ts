@@ -48,15 +48,15 @@ describe('peer bus', () => {
     alpha = await connectPeerBus({ nats: { servers: server.url, inboxPrefix: '_INBOX.gw' }, node: 'alpha', key: KEY })
     beta = await connectPeerBus({ nats: { servers: server.url, inboxPrefix: '_INBOX.gw' }, node: 'beta', key: KEY })
     spy = await connect({ servers: server.url })
-    beta.serve('echo', async body => {
+    await beta.serve('echo', async body => {
       handled.push(decoder.decode(body))
       return encoder.encode(`echo ${decoder.decode(body)}`)
     })
-    beta.serve('slow', async body => {
+    await beta.serve('slow', async body => {
       await new Promise(resolve => setTimeout(resolve, 300))
       return body
     })
-    beta.serve('fail', async () => {
+    await beta.serve('fail', async () => {
       throw new Error('the paused run is gone')
     })
   })

@@ -171,7 +171,8 @@ export interface CodeModeServiceOptions {
 
 /** The gateway nodes' bus, as the service uses it (`@code-runtime/nats`'s peer bus). */
 export interface GatewayPeers {
-  serve(kind: string, handler: (body: Uint8Array, signal: AbortSignal) => Promise<Uint8Array>): void
+  /** Answers requests of `kind` sent to this node; resolves once they are routed here. */
+  serve(kind: string, handler: (body: Uint8Array, signal: AbortSignal) => Promise<Uint8Array>): Promise<void>
   ask(
     node: string,
     kind: string,
@@ -799,7 +800,8 @@ export function createCodeModeService(options: CodeModeServiceOptions): CodeMode
       return encodeForwarded({ kind: 'failed', message: error instanceof Error ? error.message : String(error) })
     }
   }
-  options.cluster?.peers.serve(RESUME_KIND, answerForwarded)
+  // Routed before the first client can have a state of this node's: minting waits for a run to pause.
+  void options.cluster?.peers.serve(RESUME_KIND, answerForwarded)
 
   /** Writes the audit line of a refused `requestState`. */
   function auditRefusal(caller: ServiceCaller, reason: StateRefusal | 'node-unreachable'): void {
