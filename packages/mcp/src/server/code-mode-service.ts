@@ -51,6 +51,7 @@ import {
   type TypeCheckMode,
 } from '@code-runtime/code-mode'
 import type { CodeSessionOptions } from '@code-runtime/core'
+import type { PeerBus } from '@code-runtime/nats'
 import {
   APPROVAL_FORM,
   canAskInRounds,
@@ -169,17 +170,8 @@ export interface CodeModeServiceOptions {
   readonly cluster?: ServiceCluster
 }
 
-/** The gateway nodes' bus, as the service uses it (`@code-runtime/nats`'s peer bus). */
-export interface GatewayPeers {
-  /** Answers requests of `kind` sent to this node; resolves once they are routed here. */
-  serve(kind: string, handler: (body: Uint8Array, signal: AbortSignal) => Promise<Uint8Array>): Promise<void>
-  ask(
-    node: string,
-    kind: string,
-    body: Uint8Array,
-    options: { readonly timeoutMs: number; readonly signal?: AbortSignal },
-  ): Promise<Uint8Array>
-}
+/** The gateway nodes' bus, as the service uses it: `@code-runtime/nats`'s peer bus. */
+export type GatewayPeers = Pick<PeerBus, 'serve' | 'ask'>
 
 /** What one gateway node of several needs: its id, the bus to the others, and the key the nodes sign handles with. */
 export interface ServiceCluster {
