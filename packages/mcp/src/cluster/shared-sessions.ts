@@ -12,20 +12,16 @@
  */
 import { createCodeModeSession, type CodeModeSession } from '@code-runtime/code-mode'
 import { CodeRuntimeError, type CodeSession, type CodeSessionOptions } from '@code-runtime/core'
+import type { AdoptableSession } from '@code-runtime/nats'
 import { DEFAULT_MAX_SESSIONS_PER_PRINCIPAL } from '../server/session-handles.js'
 import type { SignedHandles } from './signed-handles.js'
 
-/** A runtime session another node can take over: its address, and a note it keeps for whoever holds it next. */
-export interface MovableSession extends CodeSession {
-  /** Where the session lives, for a takeover; `undefined` when it cannot be taken over. */
-  readonly address: string | undefined
-  /** True once another node took it over: this node holds it no more. */
-  readonly movedAway: boolean
-  /** Stores `memo` with the session on its runner, replacing the last. */
-  keepMemo(memo: string): Promise<void>
-  /** Lets the session go without ending it: its runner keeps it for another node. */
-  release(): Promise<void>
-}
+/**
+ * A runtime session another node can take over: its address, a note it keeps for whoever holds it
+ * next, and how to let it go without ending it (`@code-runtime/nats`'s sessions, opened with an
+ * adoption key).
+ */
+export type MovableSession = AdoptableSession
 
 /** The runtime of a gateway node: opens sessions, and takes over those other nodes opened. */
 export interface SessionFleet {
@@ -70,6 +66,13 @@ function readMemo(memo: string | undefined): readonly (readonly [string, string]
   }
 }
 
+function everySessionBusy(): RefusedSession {
+  return {
+    kind: 'refused',
+    text: 'Every session you keep here is running a program; nothing ran. Retry when one has finished, or pass the `session` of one of them.',
+  }
+}
+
 function sessionLost(handle: string, why: string): RefusedSession {
   return {
     kind: 'refused',
@@ -101,12 +104,7 @@ export class SharedSessions {
 
   /** A new session for `principal`, opened now (so its result can name it). */
   async open(principal: string): Promise<SharedSessionLease | RefusedSession> {
-    if (!this.#makeRoom(principal)) {
-      return {
-        kind: 'refused',
-        text: 'Every session you keep here is running a program; nothing ran. Retry when one has finished, or pass the `session` of one of them.',
-      }
-    }
+    if (!this.#makeRoom(principal)) return everySessionBusy()
     let remote: MovableSession
     try {
       remote = await this.#openRemote()
@@ -135,6 +133,8 @@ export class SharedSessions {
       held = undefined
     }
     if (held === undefined) {
+      // A session taken over counts in the principal's bound here, as one opened here does.
+      if (!this.#makeRoom(principal)) return everySessionBusy()
       const adopted = await this.#adopt(principal, address, handle)
       if ('kind' in adopted) return adopted
       held = adopted
@@ -172,7 +172,8 @@ export class SharedSessions {
       adopting = this.#fleet.adoptSession(address).then(
         ({ session, memo }) => this.#hold(principal, session, memo),
         (error: unknown): RefusedSession => {
-          if (CodeRuntimeError.is(error) && /session lost/i.test(error.message))
+          // The runtime's word for a session its runner does not hold (ended, or the runner gone).
+          if (CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_SESSION_CLOSED')
             return sessionLost(handle, 'no runner holds it any more: it ended, or its runner stopped')
           if (CodeRuntimeError.is(error) && error.code === 'CODE_RUNTIME_SESSION_START_FAILED')
             return {
